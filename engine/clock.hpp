@@ -1,0 +1,29 @@
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/message.hpp>
+
+#include "engine/time.hpp"
+
+namespace stepwise {
+
+/// The one source of time for the engine: everything that reads the time or
+/// sets a timer goes through it, so that tests can use a virtual clock and
+/// run timers instantly and deterministically.
+///
+/// Thread-safe: actors on any scheduler thread call it concurrently.
+class clock {
+public:
+  virtual ~clock() = default;
+
+  /// Returns the current wall-clock time.
+  virtual time_point now() const = 0;
+
+  /// Delivers `msg` to `target` at `due` (at once when `due` has passed).
+  /// A scheduled message cannot be cancelled: receivers tag their timers
+  /// and drop stale ones.
+  virtual void schedule(time_point due, const caf::actor& target,
+                        caf::message msg) = 0;
+};
+
+} // namespace stepwise

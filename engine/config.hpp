@@ -1,0 +1,35 @@
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "engine/clock.hpp"
+#include "engine/time.hpp"
+
+namespace stepwise {
+
+/// Everything an embedding program sets to start an engine.
+struct engine_config {
+  /// `sqlite:PATH` (default) or `postgresql://...`.
+  std::string store_uri = "sqlite:./stepwise.db";
+  /// Threads that run steps (blocking work).
+  size_t step_workers = 8;
+  /// Threads that serve reads of operations not in memory.
+  size_t read_workers = 2;
+  /// Most checkpoints written in one transaction.
+  size_t max_batch = 8192;
+  /// An operation waiting at least this long is passivated: its actor
+  /// stops and only its wake-up time stays in memory.
+  duration passivate_after = std::chrono::seconds(1);
+  /// How long the embedding functions wait for the engine's answer.
+  duration request_timeout = std::chrono::seconds(30);
+  /// Most operations listed per page.
+  size_t max_page = 500;
+  /// The clock; null means the real wall clock.
+  std::shared_ptr<stepwise::clock> clock;
+  /// Seed of the jitter random numbers (0: from the clock).
+  uint64_t seed = 0;
+};
+
+} // namespace stepwise

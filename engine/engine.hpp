@@ -1,0 +1,117 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/json.hpp>
+#include <caf/actor.hpp>
+#include <caf/expected.hpp>
+#include <caf/fwd.hpp>
+
+#include "engine/config.hpp"
+#include "engine/event.hpp"
+#include "engine/operation.hpp"
+#include "engine/registry.hpp"
+#include "engine/store.hpp"
+
+namespace stepwise {
+
+/// A request to start an operation.
+struct start_request {
+  std::string workflow;
+  /// Empty: the newest registered version.
+  std::optional<int32_t> version;
+  boost::json::object input;
+  /// Same key and same request again: the same operation; different
+  /// request: `errc::idempotency_conflict`.
+  std::string idempotency_key;
+  std::optional<time_point> deadline;
+};
+
+/// The answer to `engine::start`.
+struct start_result {
+  operation op;
+  /// False when an idempotency key replayed an existing operation.
+  bool created = true;
+};
+
+/// A batch of committed events, pushed to subscribers in log order.
+struct event_batch {
+  std::vector<event> events;
+};
+
+/// The embedding API: a handle to an engine running inside the host's
+/// `caf::actor_system`. Cheap to copy. Each function sends one request to
+/// the engine actor and waits for its answer (at most
+/// `engine_config::request_timeout`); do not call them from inside an
+/// actor's handler (send messages to `actor()` there instead).
+///
+/// Operations returned to callers have secret input values replaced by
+/// `"***"`.
+class engine {
+public:
+  /// Opens the store, spawns the engine in `sys` and resumes every
+  /// non-terminal operation. Fails with context when the store cannot be
+  /// opened or recovery fails.
+  [[nodiscard]] static caf::expected<engine>
+  launch(caf::actor_system& sys, engine_config cfg, registry workflows);
+
+  /// Starts an operation (durably created on return).
+  [[nodiscard]] caf::expected<start_result> start(const start_request& req);
+
+  /// Returns the operation.
+  [[nodiscard]] caf::expected<operation> get(const std::string& id);
+
+  /// Cancels a pending, running or waiting operation.
+  [[nodiscard]] caf::expected<operation> cancel(const std::string& id);
+
+  /// Resumes a failed operation at its failed step.
+  [[nodiscard]] caf::expected<operation> retry(const std::string& id);
+
+  /// Returns a page of operations, newest first.
+  [[nodiscard]] caf::expected<operation_page> list(const list_filter& f);
+
+  /// Returns up to `limit` events with `seq > after`, oldest first.
+  [[nodiscard]] caf::expected<std::vector<event>> events(int64_t after,
+                                                         size_t limit);
+
+  /// Waits until the operation is terminal or `timeout` passes (then
+  /// returns its current state).
+  [[nodiscard]] caf::expected<operation> wait(const std::string& id,
+                                              duration timeout);
+
+  /// Sends every event committed from now on to `listener` as
+  /// `event_batch` messages, until `listener` terminates.
+  void subscribe(const caf::actor& listener);
+
+  /// Stops taking new work, writes what is in flight and stops the engine.
+  void shutdown();
+
+  /// Returns the registered workflows.
+  const registry& workflows() const;
+
+  /// Returns the engine actor (messages: see actors/messages.hpp).
+  const caf::actor& actor() const {
+    return actor_;
+  }
+
+  /// Returns the engine's clock.
+  stepwise::clock& clock() const;
+
+  engine() = default;
+
+private:
+  struct shared;
+  engine(caf::actor_system* sys, caf::actor a, std::shared_ptr<shared> s)
+    : sys_(sys), actor_(std::move(a)), shared_(std::move(s)) {
+    // nop
+  }
+
+  caf::actor_system* sys_ = nullptr;
+  caf::actor actor_;
+  std::shared_ptr<shared> shared_;
+};
+
+} // namespace stepwise

@@ -1,0 +1,33 @@
+#include "engine/event.hpp"
+
+#include <array>
+
+namespace stepwise {
+
+namespace {
+
+constexpr std::array<std::string_view, 16> names{
+  "operation_created",     "step_started",
+  "step_succeeded",        "step_retry_scheduled",
+  "step_failed",           "step_timed_out",
+  "step_skipped",          "step_incomplete",
+  "compensation_started",  "compensation_succeeded",
+  "compensation_failed",   "operation_waiting",
+  "operation_succeeded",   "operation_failed",
+  "operation_canceled",    "infrastructure_task_completed",
+};
+
+} // namespace
+
+std::string_view to_string(event_type x) {
+  return names[static_cast<size_t>(x)];
+}
+
+std::optional<event_type> parse_event_type(std::string_view s) {
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == s)
+      return static_cast<event_type>(i);
+  return std::nullopt;
+}
+
+} // namespace stepwise

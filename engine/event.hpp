@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <boost/json.hpp>
+
+#include "engine/time.hpp"
+
+namespace stepwise {
+
+/// The kinds of events in the durable event log.
+enum class event_type : uint8_t {
+  operation_created,
+  step_started,
+  step_succeeded,
+  step_retry_scheduled,
+  step_failed,
+  step_timed_out,
+  step_skipped,
+  step_incomplete,
+  compensation_started,
+  compensation_succeeded,
+  compensation_failed,
+  operation_waiting,
+  operation_succeeded,
+  operation_failed,
+  operation_canceled,
+  infrastructure_task_completed,
+};
+
+std::string_view to_string(event_type x);
+std::optional<event_type> parse_event_type(std::string_view s);
+
+/// Returns whether `x` ends an operation (exactly one per operation).
+inline bool is_terminal(event_type x) {
+  return x == event_type::operation_succeeded
+         || x == event_type::operation_failed
+         || x == event_type::operation_canceled;
+}
+
+/// One entry of the event log. `seq` is assigned by the store at commit:
+/// strictly increasing, never reused.
+struct event {
+  int64_t seq = 0;
+  time_point time;
+  std::string operation_id;
+  event_type type = event_type::operation_created;
+  std::string step;
+  int32_t attempt = 0;
+  std::string state;
+  std::string error;
+  /// Further fields of some types (infrastructure_task_completed).
+  boost::json::object extra;
+};
+
+} // namespace stepwise

@@ -1,0 +1,99 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "engine/time.hpp"
+
+namespace stepwise {
+
+/// The lifecycle state of an operation.
+enum class op_state : uint8_t {
+  pending,
+  in_progress,
+  /// A retry or sleep is due later.
+  waiting,
+  succeeded,
+  failed,
+  canceled,
+  /// A saga runs its compensations.
+  compensating,
+};
+
+/// The state of one step within an operation.
+enum class step_state : uint8_t {
+  pending,
+  running,
+  /// A retry or sleep is due at `next_attempt_at`.
+  waiting,
+  succeeded,
+  failed,
+  skipped,
+  /// A best-effort step that gave up; the operation went on.
+  incomplete,
+};
+
+std::string_view to_string(op_state x);
+std::string_view to_string(step_state x);
+std::optional<op_state> parse_op_state(std::string_view s);
+std::optional<step_state> parse_step_state(std::string_view s);
+
+/// Returns whether no further transition can happen (but retry).
+inline bool is_terminal(op_state x) {
+  return x == op_state::succeeded || x == op_state::failed
+         || x == op_state::canceled;
+}
+
+/// Returns whether a step in this state will not run again.
+inline bool is_settled(step_state x) {
+  return x == step_state::succeeded || x == step_state::skipped
+         || x == step_state::incomplete;
+}
+
+/// The record of one step of one operation.
+struct step_record {
+  std::string name;
+  int32_t weight = 0;
+  step_state state = step_state::pending;
+  int32_t attempts = 0;
+  std::optional<time_point> first_attempt_at;
+  std::optional<time_point> last_attempt_at;
+  std::optional<time_point> next_attempt_at;
+  int64_t duration_ms = 0;
+  std::string last_error;
+};
+
+/// One run of a workflow, as stored.
+struct operation {
+  std::string id;
+  std::string workflow;
+  int32_t workflow_version = 0;
+  op_state state = op_state::pending;
+  /// Immutable after creation, so it is shared rather than copied.
+  std::shared_ptr<const boost::json::object> input;
+  boost::json::object data;
+  std::vector<step_record> steps;
+  std::string error;
+  time_point created_at;
+  time_point updated_at;
+  std::optional<time_point> deadline;
+  std::string idempotency_key;
+  /// Fingerprint of the create request, to tell a replay from a conflict.
+  std::string request_hash;
+  /// Optimistic-concurrency counter: 1 on create, +1 per write.
+  int64_t revision = 0;
+  /// When the operation must be woken (a due retry or sleep), if waiting.
+  std::optional<time_point> wake_at;
+
+  /// Returns the index of the first step that has not settled, or
+  /// `steps.size()` when all have.
+  size_t cursor() const;
+};
+
+} // namespace stepwise

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "engine/operation.hpp"
+#include "engine/step_context.hpp"
+
+namespace stepwise {
+
+/// The text shown instead of a secret value.
+inline constexpr const char* secret_mask = "***";
+
+/// Returns `input` with the values at `pointers` (JSON pointers) replaced
+/// by `"***"`.
+boost::json::object mask_paths(const boost::json::object& input,
+                               const std::vector<std::string>& pointers);
+
+/// Collects the string forms of every secret value: the input values at
+/// `pointers` and the transient values flagged secret.
+std::vector<std::string> secret_strings(const boost::json::object& input,
+                                        const std::vector<std::string>& pointers,
+                                        const transient_map& transient);
+
+/// Returns `text` with every occurrence of each secret replaced by `"***"`,
+/// so that no error message carries a secret.
+std::string scrub(std::string text, const std::vector<std::string>& secrets);
+
+} // namespace stepwise

@@ -1,0 +1,91 @@
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "engine/outcome.hpp"
+#include "engine/retry_policy.hpp"
+#include "engine/step_context.hpp"
+
+namespace stepwise {
+
+/// The body of a step. Runs on a blocking worker, never on a CAF scheduler
+/// thread; may block. An exception it throws becomes `fail(what())`.
+using step_fn = std::function<outcome(step_context&)>;
+
+/// Skips the step when it returns false (the skip is recorded).
+using step_condition = std::function<bool(const step_context&)>;
+
+/// One step of a workflow definition.
+struct step_def {
+  std::string name;
+  /// Order within the workflow (ascending; ties keep registration order).
+  int32_t weight = 1;
+  step_fn run;
+  /// Bounds the retries; without one retries are unbounded.
+  std::optional<retry_policy> policy;
+  /// An attempt running longer is reported as timed out (and retried per
+  /// policy); the worker is not waited for.
+  std::optional<duration> timeout;
+  std::optional<step_condition> condition;
+  /// After its retries run out, the operation goes on and the step is
+  /// recorded as incomplete.
+  bool best_effort = false;
+  /// Set for a durable sleep: the step completes `sleep` after it starts.
+  std::optional<duration> sleep;
+
+  // -- fluent setters ---------------------------------------------------------
+
+  step_def& with_policy(retry_policy p) {
+    policy = std::move(p);
+    return *this;
+  }
+
+  step_def& with_timeout(duration d) {
+    timeout = d;
+    return *this;
+  }
+
+  step_def& when(step_condition c) {
+    condition = std::move(c);
+    return *this;
+  }
+
+  step_def& as_best_effort(bool flag = true) {
+    best_effort = flag;
+    return *this;
+  }
+};
+
+/// Returns a step named `name` running `fn`.
+inline step_def make_step(std::string name, step_fn fn) {
+  step_def s;
+  s.name = std::move(name);
+  s.run = std::move(fn);
+  return s;
+}
+
+/// Returns a step from a class with `name()` and `outcome run(step_context&)`
+/// (the seeds' Step interface). The object is shared by all operations and
+/// must be safe to call from several workers at once.
+template <class T, class... Ts>
+step_def make_step(Ts&&... xs) {
+  auto obj = std::make_shared<T>(std::forward<Ts>(xs)...);
+  step_def s;
+  s.name = obj->name();
+  s.run = [obj](step_context& ctx) { return obj->run(ctx); };
+  return s;
+}
+
+/// Returns a durable sleep of `d`: its due time is stored, so it survives
+/// restarts, and it holds no thread while it waits.
+inline step_def make_sleep(std::string name, duration d) {
+  step_def s;
+  s.name = std::move(name);
+  s.sleep = d;
+  return s;
+}
+
+} // namespace stepwise

@@ -1,0 +1,113 @@
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include <boost/json.hpp>
+
+#include "engine/time.hpp"
+
+namespace stepwise {
+
+class clock;
+
+/// A value that lives only while the operation runs in this process (the
+/// seeds' overrides): never stored, empty again after a restart.
+struct transient_value {
+  boost::json::value value;
+  /// Secret values never appear in logs, events, API output or errors.
+  bool secret = false;
+};
+
+/// Transient data of one operation, by key.
+using transient_map = std::map<std::string, transient_value>;
+
+/// What a step sees when it runs. Owned by the worker for the duration of
+/// one attempt; the operation actor does not touch it meanwhile.
+class step_context {
+public:
+  step_context(std::string operation_id, std::string step_name,
+               int32_t attempt,
+               std::shared_ptr<const boost::json::object> input,
+               boost::json::object data, transient_map transient,
+               const stepwise::clock* clk)
+    : operation_id_(std::move(operation_id)),
+      step_name_(std::move(step_name)),
+      attempt_(attempt),
+      input_(std::move(input)),
+      data_(std::move(data)),
+      transient_(std::move(transient)),
+      clock_(clk) {
+    // nop
+  }
+
+  /// Returns the id of the running operation.
+  const std::string& operation_id() const {
+    return operation_id_;
+  }
+
+  /// Returns the name of the running step.
+  const std::string& step_name() const {
+    return step_name_;
+  }
+
+  /// Returns a key that is the same for every attempt of this step of this
+  /// operation: pass it to external systems to make the step idempotent.
+  std::string idempotency_key() const {
+    return operation_id_ + ":" + step_name_;
+  }
+
+  /// Returns the attempt number, 1 for the first attempt.
+  int32_t attempt() const {
+    return attempt_;
+  }
+
+  /// Returns the operation's input (read-only).
+  const boost::json::object& input() const {
+    return *input_;
+  }
+
+  /// Returns the persisted data; changes are stored with the checkpoint.
+  boost::json::object& data() {
+    return data_;
+  }
+
+  const boost::json::object& data() const {
+    return data_;
+  }
+
+  /// Returns the transient data; never stored.
+  transient_map& transient() {
+    return transient_;
+  }
+
+  /// Sets a transient value (an override), optionally flagged secret.
+  void set_transient(std::string key, boost::json::value v, bool secret = false) {
+    transient_[std::move(key)] = transient_value{std::move(v), secret};
+  }
+
+  /// Returns the engine's current time (virtual in tests).
+  time_point now() const;
+
+  // -- handing state back to the engine -------------------------------------
+
+  boost::json::object take_data() {
+    return std::move(data_);
+  }
+
+  transient_map take_transient() {
+    return std::move(transient_);
+  }
+
+private:
+  std::string operation_id_;
+  std::string step_name_;
+  int32_t attempt_;
+  std::shared_ptr<const boost::json::object> input_;
+  boost::json::object data_;
+  transient_map transient_;
+  const stepwise::clock* clock_;
+};
+
+} // namespace stepwise

@@ -1,0 +1,112 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+#include "engine/event.hpp"
+#include "engine/operation.hpp"
+
+namespace stepwise {
+
+/// One durable write: an operation's new state and the events it caused.
+/// Both commit together or not at all.
+struct checkpoint {
+  enum class kind : uint8_t {
+    /// Insert a new operation (fails per item on a taken idempotency key).
+    create,
+    /// Replace the operation whose revision is `op->revision - 1`.
+    update,
+  };
+
+  kind what = kind::update;
+  std::shared_ptr<const operation> op;
+  std::vector<event> events;
+};
+
+/// The per-item result of a commit.
+enum class write_status : uint8_t {
+  ok,
+  /// A create whose idempotency key is taken: nothing was written for it.
+  duplicate_key,
+  /// An update whose expected revision is not the stored one (another
+  /// writer won, or the operation is gone): nothing was written for it.
+  stale_revision,
+};
+
+/// What a commit wrote.
+struct commit_result {
+  /// One status per checkpoint, in order.
+  std::vector<write_status> status;
+  /// The events written, with their `seq`, in log order.
+  std::vector<event> events;
+};
+
+/// Filters and pages `store::list`.
+struct list_filter {
+  std::optional<op_state> state;
+  std::string workflow;
+  size_t limit = 50;
+  /// Opaque position from a previous page's `next_cursor`; empty: first page.
+  std::string cursor;
+};
+
+/// A page of operations, newest first (created time, then id).
+struct operation_page {
+  std::vector<operation> items;
+  /// Empty on the last page.
+  std::string next_cursor;
+};
+
+/// The storage interface. Every backend (SQLite, PostgreSQL) passes the
+/// same test suite.
+///
+/// Threading: `commit` is called by one writer thread at a time; the
+/// read functions may be called from several threads at once. All calls
+/// may block: never call them on a CAF scheduler thread.
+class store {
+public:
+  virtual ~store() = default;
+
+  /// Returns the backend name, e.g. `"sqlite"`.
+  virtual std::string backend() const = 0;
+
+  // -- writes -----------------------------------------------------------------
+
+  /// Writes all `batch` items in one transaction, durable on return. An
+  /// error means nothing of the batch was written.
+  [[nodiscard]] virtual caf::expected<commit_result>
+  commit(const std::vector<checkpoint>& batch) = 0;
+
+  // -- reads ------------------------------------------------------------------
+
+  /// Returns the operation, or none.
+  [[nodiscard]] virtual caf::expected<std::optional<operation>>
+  load(const std::string& id) = 0;
+
+  /// Returns the operation created with `key`, or none.
+  [[nodiscard]] virtual caf::expected<std::optional<operation>>
+  find_by_key(const std::string& key) = 0;
+
+  /// Returns every operation that is not terminal (for recovery).
+  [[nodiscard]] virtual caf::expected<std::vector<operation>> load_active() = 0;
+
+  /// Returns a page of operations, newest first.
+  [[nodiscard]] virtual caf::expected<operation_page>
+  list(const list_filter& filter) = 0;
+
+  /// Returns up to `limit` events with `seq > after`, oldest first.
+  [[nodiscard]] virtual caf::expected<std::vector<event>>
+  events_after(int64_t after, size_t limit) = 0;
+
+  /// Returns the highest `seq` written so far (0 when none).
+  [[nodiscard]] virtual caf::expected<int64_t> last_seq() = 0;
+};
+
+using store_ptr = std::shared_ptr<store>;
+
+} // namespace stepwise

@@ -1,0 +1,76 @@
+#include "engine/workflow.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "engine/errc.hpp"
+
+namespace stepwise {
+
+workflow::workflow(std::string name, int32_t version)
+  : name_(std::move(name)), version_(version) {
+  // nop
+}
+
+workflow& workflow::step(int32_t weight, step_def s) {
+  s.weight = weight;
+  steps_.emplace_back(std::move(s));
+  return *this;
+}
+
+workflow& workflow::secret(std::string json_pointer) {
+  secrets_.emplace_back(std::move(json_pointer));
+  return *this;
+}
+
+caf::expected<void> workflow::validate() const {
+  auto bad = [this](std::string what) {
+    return make_error(errc::invalid_definition,
+                      "workflow '" + name_ + "' v" + std::to_string(version_)
+                        + ": " + what);
+  };
+  if (name_.empty())
+    return make_error(errc::invalid_definition, "workflow name is empty");
+  if (version_ < 1)
+    return bad("version must be at least 1");
+  if (steps_.empty())
+    return bad("has no steps");
+  std::set<std::string> names;
+  for (auto& s : steps_) {
+    if (s.name.empty())
+      return bad("a step has an empty name");
+    if (!names.insert(s.name).second)
+      return bad("step name '" + s.name + "' is used twice");
+    if (s.weight < 1)
+      return bad("step '" + s.name + "' has weight < 1");
+    if (!s.run && !s.sleep)
+      return bad("step '" + s.name + "' has no run function");
+    if (s.sleep && s.sleep->count() < 0)
+      return bad("step '" + s.name + "' sleeps for a negative time");
+    if (s.timeout && s.timeout->count() <= 0)
+      return bad("step '" + s.name + "' has a timeout <= 0");
+    if (s.policy && (s.policy->multiplier < 1.0 || s.policy->jitter < 0.0
+                     || s.policy->jitter > 1.0 || s.policy->max_attempts < 0))
+      return bad("step '" + s.name + "' has an invalid retry policy");
+  }
+  for (auto& p : secrets_)
+    if (p.empty() || p[0] != '/')
+      return bad("secret path '" + p + "' is not a JSON pointer");
+  return caf::unit;
+}
+
+void workflow::sort_steps() {
+  std::stable_sort(steps_.begin(), steps_.end(),
+                   [](const step_def& a, const step_def& b) {
+                     return a.weight < b.weight;
+                   });
+}
+
+int32_t workflow::index_of(const std::string& name) const {
+  for (size_t i = 0; i < steps_.size(); ++i)
+    if (steps_[i].name == name)
+      return static_cast<int32_t>(i);
+  return -1;
+}
+
+} // namespace stepwise
