@@ -12,6 +12,7 @@
 
 #include "engine/config.hpp"
 #include "engine/event.hpp"
+#include "engine/metrics.hpp"
 #include "engine/operation.hpp"
 #include "engine/registry.hpp"
 #include "engine/store.hpp"
@@ -99,6 +100,15 @@ public:
 
   /// Returns the engine's clock.
   stepwise::clock& clock() const;
+
+  /// Returns the engine's live counters (for the metrics endpoint).
+  const stepwise::metrics& stats() const;
+
+  /// Returns the backend name of the store (`sqlite`, `postgresql`).
+  std::string store_backend() const;
+
+  /// Returns whether recovery is done and the store answered recently.
+  bool ready() const;
 
   engine() = default;
 

@@ -1,0 +1,67 @@
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+namespace stepwise {
+
+/// A histogram with fixed upper bounds, safe to update from any thread.
+/// `bounds` are in the histogram's unit (seconds or a count); the last
+/// bucket is +Inf.
+template <size_t N>
+struct histogram {
+  std::array<double, N> bounds;
+  std::array<std::atomic<uint64_t>, N + 1> buckets{};
+  std::atomic<uint64_t> count{0};
+  /// Sum in micro-units (value * 1e6), so it can be an atomic integer.
+  std::atomic<uint64_t> sum_micro{0};
+
+  explicit histogram(std::array<double, N> b) : bounds(b) {
+    // nop
+  }
+
+  void observe(double v) {
+    size_t i = 0;
+    while (i < N && v > bounds[i])
+      ++i;
+    buckets[i].fetch_add(1, std::memory_order_relaxed);
+    count.fetch_add(1, std::memory_order_relaxed);
+    sum_micro.fetch_add(static_cast<uint64_t>(v * 1e6), std::memory_order_relaxed);
+  }
+};
+
+/// Counters and histograms of one engine, updated by its actors and
+/// threads, read by the metrics endpoint. Names follow what they export.
+struct metrics {
+  using counter = std::atomic<uint64_t>;
+  using gauge = std::atomic<int64_t>;
+
+  counter operations_started{0};
+  counter operations_succeeded{0};
+  counter operations_failed{0};
+  counter operations_canceled{0};
+  counter steps_started{0};
+  counter steps_succeeded{0};
+  counter steps_failed{0};
+  counter steps_retried{0};
+  counter steps_timed_out{0};
+  /// Operations with a live actor.
+  gauge operations_live{0};
+  /// Operations passivated, waiting for their wake-up time.
+  gauge operations_sleeping{0};
+  /// Timers armed and not yet fired (retries, sleeps, deadlines).
+  gauge timers_pending{0};
+  counter commits{0};
+  counter commit_errors{0};
+  /// Step run time in seconds.
+  histogram<12> step_duration_seconds{
+    {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5}};
+  /// Store commit latency in seconds.
+  histogram<10> commit_latency_seconds{
+    {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5, 1}};
+  /// Checkpoints per commit.
+  histogram<10> commit_batch_size{{1, 2, 5, 10, 20, 50, 100, 500, 1000, 5000}};
+};
+
+} // namespace stepwise
