@@ -11,6 +11,7 @@
 #include "actors/real_clock.hpp"
 #include "actors/reader_actor.hpp"
 #include "engine/errc.hpp"
+#include "storage/open_store.hpp"
 
 namespace stepwise {
 
@@ -95,6 +96,14 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
   sh->sys = &sys;
   sh->actor = a;
   return engine{&sys, a, std::move(sh)};
+}
+
+caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
+                                     registry workflows) {
+  auto st = open_store(cfg.store_uri);
+  if (!st)
+    return st.error();
+  return launch(sys, std::move(cfg), std::move(workflows), std::move(*st));
 }
 
 caf::expected<start_result> engine::start(const start_request& req) {
