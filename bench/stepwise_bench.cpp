@@ -157,6 +157,15 @@ int main(int argc, char** argv) {
       {"settings", {{"synchronous", "FULL"}, {"pool", o.pool},
                     {"rss_per_sleeping_op_bytes",
                      res.peak_timers > 0 ? (res.rss_at_peak_kib - rss0) * 1024 / res.peak_timers : 0}}},
+      {"commits", eng->stats().commits.load()},
+      {"mean_commit_batch", eng->stats().commits.load() > 0
+                              ? static_cast<double>(eng->stats().commit_batch_size.sum_micro.load()) / 1e6
+                                  / static_cast<double>(eng->stats().commits.load())
+                              : 0.0},
+      {"mean_commit_ms", eng->stats().commits.load() > 0
+                           ? static_cast<double>(eng->stats().commit_latency_seconds.sum_micro.load()) / 1e3
+                               / static_cast<double>(eng->stats().commits.load())
+                           : 0.0},
       {"version", STEPWISE_GIT_SHA}, {"ts", now_iso()}};
     std::cout << boost::json::serialize(line) << std::endl;
     eng->shutdown();
