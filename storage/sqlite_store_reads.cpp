@@ -189,7 +189,10 @@ caf::expected<int64_t> sqlite_store::last_seq() {
     auto conn = readers_->acquire();
     if (!conn)
       return std::move(conn.error());
-    auto stmt = (*conn)->prepare("SELECT COALESCE(MAX(seq), 0) FROM events");
+    // AUTOINCREMENT keeps the highest seq ever assigned here, which stays
+    // right even if old events are deleted one day.
+    auto stmt = (*conn)->prepare("SELECT COALESCE((SELECT seq FROM "
+                                 "sqlite_sequence WHERE name = 'events'), 0)");
     if (!stmt)
       return std::move(stmt.error());
     statement_reset guard{**stmt};
