@@ -24,18 +24,19 @@ caf::error bad_column(std::string_view table, std::string_view column,
 
 // -- operations ---------------------------------------------------------------
 
-const char* const operation_columns
-  = "id, workflow, workflow_version, state, input, data, steps, error, "
-    "created_at, updated_at, deadline, idempotency_key, request_hash, "
-    "revision, wake_at";
+// A macro so that constant statements below can contain it as a literal.
+#define OPERATION_COLUMNS                                                      \
+  "id, workflow, workflow_version, state, input, data, steps, error, "         \
+  "created_at, updated_at, deadline, idempotency_key, request_hash, "          \
+  "revision, wake_at"
+
+const char* const operation_columns = OPERATION_COLUMNS;
 
 // Without a conflict target, DO NOTHING covers both the id and the
 // idempotency key; the caller sees zero changes either way.
 const char* const insert_operation_sql
-  = "INSERT INTO operations (id, workflow, workflow_version, state, input, "
-    "data, steps, error, created_at, updated_at, deadline, idempotency_key, "
-    "request_hash, revision, wake_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-    "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) ON CONFLICT DO NOTHING";
+  = "INSERT INTO operations (" OPERATION_COLUMNS ") VALUES (?1, ?2, ?3, ?4, "
+    "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) ON CONFLICT DO NOTHING";
 
 // Input, creation time, idempotency key and request hash are fixed at
 // creation: an update neither rewrites nor changes them.
@@ -43,6 +44,23 @@ const char* const update_operation_sql
   = "UPDATE operations SET workflow = ?2, workflow_version = ?3, state = ?4, "
     "data = ?5, steps = ?6, error = ?7, updated_at = ?8, deadline = ?9, "
     "revision = ?10, wake_at = ?11 WHERE id = ?1 AND revision = ?12";
+
+const char* const select_active_sql
+  = "SELECT " OPERATION_COLUMNS " FROM operations WHERE state <> 'succeeded' "
+    "AND state <> 'failed' AND state <> 'canceled' ORDER BY created_at, id";
+
+std::string select_list_sql(bool by_state, bool by_workflow, bool after) {
+  std::string sql = std::string{"SELECT "} + operation_columns
+                    + " FROM operations WHERE 1";
+  if (by_state)
+    sql += " AND state = ?1";
+  if (by_workflow)
+    sql += " AND workflow = ?2";
+  if (after)
+    sql += " AND (created_at, id) < (?3, ?4)";
+  sql += " ORDER BY created_at DESC, id DESC LIMIT ?5";
+  return sql;
+}
 
 void bind_insert(sqlite_statement& stmt, const operation& op,
                  row_buffers& buf) {

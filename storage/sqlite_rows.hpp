@@ -46,6 +46,16 @@ void bind_insert(sqlite_statement& stmt, const operation& op,
 void bind_update(sqlite_statement& stmt, const operation& op,
                  row_buffers& buf);
 
+/// Selects the operations that are not terminal, oldest first. Its
+/// condition repeats the one of the partial index operations_active.
+extern const char* const select_active_sql;
+
+/// Returns the list query for the filters in use, with parameters `?1`
+/// state, `?2` workflow, `?3`/`?4` created_at/id of the cursor and `?5` the
+/// row limit. One text per combination: a condition like
+/// "?1 IS NULL OR state = ?1" would keep SQLite from using the indexes.
+std::string select_list_sql(bool by_state, bool by_workflow, bool after);
+
 /// Reads the current row of a statement that selected `operation_columns`.
 [[nodiscard]] caf::expected<operation>
 read_operation(const sqlite_statement& stmt);

@@ -7,6 +7,7 @@
 
 #include "storage/open_store.hpp"
 #include "storage/sqlite_migrations.hpp"
+#include "storage/sqlite_rows.hpp"
 #include "storage/sqlite_store.hpp"
 #include "tests/storage/store_backends.hpp"
 #include "tests/storage/store_fixtures.hpp"
@@ -143,6 +144,45 @@ TEST_CASE("a database from a newer binary is refused", "[storage][sqlite]") {
   CHECK(contains(msg, path));
   // Refusing left the file as it was.
   CHECK(raw_sql(path, "SELECT MAX(version) FROM schema_migrations") == newer);
+}
+
+TEST_CASE("reads and writes use their indexes", "[storage][sqlite]") {
+  temp_dir dir;
+  auto path = dir.file("store.db");
+  open_ok(path);
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  // Returns the query plan of `sql` as one line per step.
+  auto plan = [db](const std::string& sql) {
+    sqlite3_stmt* stmt = nullptr;
+    auto rc = sqlite3_prepare_v2(db, ("EXPLAIN QUERY PLAN " + sql).c_str(),
+                                 -1, &stmt, nullptr);
+    INFO(sqlite3_errmsg(db));
+    REQUIRE(rc == SQLITE_OK);
+    std::string out;
+    while (sqlite3_step(stmt) == SQLITE_ROW)
+      out += std::string{reinterpret_cast<const char*>(
+               sqlite3_column_text(stmt, 3))}
+             + "\n";
+    sqlite3_finalize(stmt);
+    return out;
+  };
+  using namespace sqlite_rows;
+  CHECK(contains(plan(select_active_sql), "USING INDEX operations_active"));
+  CHECK(contains(plan(select_list_sql(false, false, false)),
+                 "operations_list_order"));
+  CHECK(contains(plan(select_list_sql(false, false, true)),
+                 "SEARCH operations USING INDEX operations_list_order"));
+  CHECK(contains(plan(select_list_sql(true, false, true)),
+                 "SEARCH operations USING INDEX operations_state_order"));
+  CHECK(contains(plan(select_list_sql(true, true, false)),
+                 "operations_state_order"));
+  for (auto sql : {plan(select_list_sql(false, true, false)),
+                   plan(select_list_sql(true, false, false))})
+    CHECK_FALSE(contains(sql, "TEMP B-TREE")); // no sorting
+  CHECK(contains(plan(update_operation_sql),
+                 "sqlite_autoindex_operations_1 (id=?)"));
+  sqlite3_close(db);
 }
 
 TEST_CASE("the file is in WAL mode", "[storage][sqlite]") {
