@@ -1,6 +1,8 @@
 // Tests of what only the SQLite store has: a file that outlives the store
 // object, its migrations, its URI and damaged files.
 
+#include <cstdio>
+
 #include <sqlite3.h>
 
 #include <catch2/catch.hpp>
@@ -230,6 +232,23 @@ TEST_CASE("damaged rows are store failures, not crashes", "[storage][sqlite]") {
   auto evs = st->events_after(0, 10);
   REQUIRE_FALSE(evs);
   CHECK(contains(message_of(evs.error()), "event extra"));
+}
+
+TEST_CASE("a file that is not a database is a store failure",
+          "[storage][sqlite]") {
+  temp_dir dir;
+  auto path = dir.file("garbage.db");
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    REQUIRE(f != nullptr);
+    std::string junk(8192, 'j');
+    std::fwrite(junk.data(), 1, junk.size(), f);
+    std::fclose(f);
+  }
+  auto st = sqlite_store::open(path);
+  REQUIRE_FALSE(st);
+  CHECK(code_of(st.error()) == static_cast<uint8_t>(errc::store_failure));
+  CHECK(contains(message_of(st.error()), "not a database"));
 }
 
 TEST_CASE("open_store picks the backend from the URI", "[storage][sqlite]") {
