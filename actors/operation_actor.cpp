@@ -25,6 +25,11 @@ void execute(self_ptr self, next_action act);
 /// Writes the working copy with `events`; `act` runs once it is durable.
 void persist(self_ptr self, std::vector<event> events, next_action act) {
   auto& st = self->state;
+  if (!st.carry.empty()) {
+    events.insert(events.begin(), std::make_move_iterator(st.carry.begin()),
+                  std::make_move_iterator(st.carry.end()));
+    st.carry.clear();
+  }
   st.op.revision += 1;
   st.in_flight = std::make_shared<const operation>(st.op);
   st.committing = true;
@@ -226,8 +231,16 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
         return;
       std::vector<event> events;
       auto act = progress::wake(st.op, *st.wf, st.core->clk->now(), events);
-      if (!events.empty())
+      if (act.what == next_action::kind::run_step) {
+        // The wait was durable; the attempt starts now rather than after
+        // one more commit, and its start is written with its result. A
+        // crash before that write runs the attempt again.
+        for (auto& e : events)
+          st.carry.emplace_back(std::move(e));
+        execute(self, act);
+      } else if (!events.empty()) {
         persist(self, std::move(events), act);
+      }
     },
     [=](step_timeout_atom, uint64_t gen) {
       auto& st = self->state;
