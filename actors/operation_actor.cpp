@@ -1,5 +1,6 @@
 #include "actors/operation_actor.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 #include <caf/event_based_actor.hpp>
@@ -169,7 +170,9 @@ void on_step_done(self_ptr self, step_done& msg) {
     m.steps_retried.fetch_add(1, std::memory_order_relaxed);
   else
     m.steps_failed.fetch_add(1, std::memory_order_relaxed);
-  auto now = st.core->clk->now();
+  // Never earlier than the last transition: clocks of threads may differ
+  // by a hair, and a record must not go back in time.
+  auto now = std::max(r.finished_at, st.op.updated_at);
   std::vector<event> events;
   auto idx = st.op.cursor();
   auto act = progress::apply_result(st.op, *st.wf, idx, r.result, r.skipped,
