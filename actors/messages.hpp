@@ -83,9 +83,11 @@ struct commit_ack {
   write_status status = write_status::ok;
 };
 
-/// An operation read from the store, or none.
+/// An operation read from the store (by id or key), none, or the error.
 struct maybe_op {
+  std::string id;
   std::optional<operation> value;
+  caf::error err;
 };
 
 /// The non-terminal operations found at start.
