@@ -1,0 +1,61 @@
+#pragma once
+
+#include <caf/error.hpp>
+
+namespace stepwise {
+
+class pg_connection;
+
+/// Names of the statements every store connection prepares once, right
+/// after connecting (and again after a reconnect).
+namespace pg_stmt {
+
+// -- writes -------------------------------------------------------------------
+
+/// Inserts an operation unless its id or idempotency key is taken.
+/// Returns one row when inserted. Parameters: see `pg_commit.cpp`.
+constexpr auto create = "sw_create";
+/// As `create`, owned by the lease holder `$16`.
+constexpr auto create_owned = "sw_create_owned";
+/// Replaces an operation's mutable fields at an expected revision.
+/// Returns one row when updated.
+constexpr auto update = "sw_update";
+/// As `update`, only when the lease holder `$11` owns the operation.
+constexpr auto update_owned = "sw_update_owned";
+/// Takes `$1` sequence numbers from the counter (locking it until the
+/// transaction ends) and inserts the events of the unnested arrays with
+/// them. Returns the last number taken.
+constexpr auto append_events = "sw_append_events";
+/// Extends the lease of owner `$1` by `$2` microseconds unless it expired.
+/// Returns one row when renewed.
+constexpr auto renew_owner = "sw_renew_owner";
+
+// -- reads --------------------------------------------------------------------
+
+/// The operation with id `$1`.
+constexpr auto load = "sw_load";
+/// The operation created with idempotency key `$1`.
+constexpr auto find_by_key = "sw_find_by_key";
+/// Every operation that is not terminal, oldest first.
+constexpr auto load_active = "sw_load_active";
+/// Up to `$2` events with `seq > $1`, oldest first.
+constexpr auto events_after = "sw_events_after";
+/// The highest seq written.
+constexpr auto last_seq = "sw_last_seq";
+
+} // namespace pg_stmt
+
+/// The columns `pg_rows` decodes, in its order.
+#define STEPWISE_PG_OP_COLUMNS                                                 \
+  "id, workflow, workflow_version, state, input, data, steps, error, "         \
+  "created_at, updated_at, deadline, idempotency_key, request_hash, "          \
+  "revision, wake_at"
+
+/// The event columns `pg_rows` decodes, in its order.
+#define STEPWISE_PG_EVENT_COLUMNS                                              \
+  "seq, time, operation_id, type, step, attempt, state, error, extra"
+
+/// Prepares every statement above on `conn` (its schema must be migrated).
+[[nodiscard]] caf::error pg_prepare_all(pg_connection& conn);
+
+} // namespace stepwise
