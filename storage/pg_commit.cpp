@@ -209,6 +209,13 @@ caf::error append_and_commit(pg_connection& conn,
 caf::expected<commit_result> pg_commit(pg_connection& conn,
                                        const std::vector<checkpoint>& batch,
                                        const pg_fence* fence) {
+  // A checkpoint without an operation is a caller bug: refused before
+  // anything is sent.
+  for (size_t i = 0; i < batch.size(); ++i)
+    if (!batch[i].op)
+      return make_error(errc::invalid_argument,
+                        "commit failed: checkpoint " + std::to_string(i)
+                          + " has no operation");
   commit_result res;
   res.status.assign(batch.size(), write_status::ok);
   if (batch.empty() && fence == nullptr)

@@ -1,5 +1,6 @@
 #include "storage/pg_reads.hpp"
 
+#include "engine/errc.hpp"
 #include "storage/codec.hpp"
 #include "storage/pg_connection.hpp"
 #include "storage/pg_rows.hpp"
@@ -54,6 +55,8 @@ caf::expected<std::vector<operation>> load_active(pg_connection& conn) {
 
 caf::expected<operation_page> list(pg_connection& conn,
                                    const list_filter& filter) {
+  if (filter.limit == 0)
+    return make_error(errc::invalid_argument, "list limit must be positive");
   // Built per call so the planner sees which filters are present and picks
   // the matching index.
   std::string sql = "SELECT " STEPWISE_PG_OP_COLUMNS " FROM operations";

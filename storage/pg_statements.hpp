@@ -26,8 +26,9 @@ constexpr auto update_owned = "sw_update_owned";
 /// transaction ends) and inserts the events of the unnested arrays with
 /// them. Returns the last number taken.
 constexpr auto append_events = "sw_append_events";
-/// Extends the lease of owner `$1` by `$2` microseconds unless it expired.
-/// Returns one row when renewed.
+/// Extends the lease of owner `$1` to `$2` microseconds from now, unless
+/// another process ended it (deleted its row; an expired row that nobody
+/// ended yet is still ours). Returns one row when renewed.
 constexpr auto renew_owner = "sw_renew_owner";
 
 // -- reads --------------------------------------------------------------------
