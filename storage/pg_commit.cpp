@@ -228,6 +228,12 @@ caf::expected<commit_result> pg_commit(pg_connection& conn,
                                       "pg: lease lost: owner '" + fence->owner
                                         + "' expired or was taken over"));
   if (auto err = append_and_commit(conn, batch, res)) {
+    // The server may have committed before the connection broke: say so,
+    // the engine's retry will then meet stale revisions.
+    if (conn.broken())
+      return make_error(errc::store_failure,
+                        "pg: commit outcome unknown (connection lost): "
+                          + message_of(err));
     // A failed COMMIT ended the transaction already; after an earlier
     // failure the ROLLBACK ends it.
     return roll_back(conn, std::move(err));
