@@ -25,7 +25,7 @@ TEST_CASE("steps round-trip through their JSON text", "[storage][codec]") {
   // Compact: no whitespace between tokens.
   CHECK(text.find("\": ") == std::string::npos);
   CHECK(text.find(", ") == std::string::npos);
-  CHECK(text.find("next_attempt_at") != std::string::npos);
+  CHECK(text.find("\"na\":1795333200123456") != std::string::npos);
   auto back = codec::decode_steps(text);
   REQUIRE(back);
   REQUIRE(back->size() == steps.size());
@@ -47,6 +47,46 @@ TEST_CASE("steps round-trip through their JSON text", "[storage][codec]") {
   auto none = codec::decode_steps("[]");
   REQUIRE(none);
   CHECK(none->empty());
+}
+
+TEST_CASE("stored JSON is always valid UTF-8", "[storage][codec]") {
+  // A step error taken from a driver's bytes must not poison the row.
+  std::vector<step_record> steps(1);
+  steps[0].name = "ok ✓";
+  steps[0].last_error = std::string{"bad \xFF\xC0\x80 \xED\xA0\x80 end\x01"};
+  auto text = codec::encode_steps(steps);
+  boost::json::parse_options strict; // rejects invalid UTF-8
+  boost::json::error_code ec;
+  boost::json::parse(text, ec, {}, strict);
+  CHECK_FALSE(ec);
+  auto back = codec::decode_steps(text);
+  REQUIRE(back);
+  CHECK((*back)[0].name == "ok ✓");
+  CHECK((*back)[0].last_error
+        == "bad \uFFFD\uFFFD\uFFFD \uFFFD\uFFFD\uFFFD end\x01");
+  boost::json::object obj{{"s", std::string{"\xFFx\"\\\n"}},
+                          {std::string{"k\xFE"}, 1}};
+  auto obj_text = codec::encode_object(obj);
+  boost::json::parse(obj_text, ec, {}, strict);
+  CHECK_FALSE(ec);
+  auto obj_back = codec::decode_object(obj_text, "data");
+  REQUIRE(obj_back);
+  CHECK(obj_back->at("s") == "\uFFFDx\"\\\n");
+  CHECK(obj_back->contains("k\uFFFD"));
+}
+
+TEST_CASE("stored JSON keeps every value and its type", "[storage][codec]") {
+  auto obj = boost::json::parse(R"({
+    "d": 3.0, "e": 1e300, "f": -0.5, "i": -9223372036854775808,
+    "u": 18446744073709551615, "b": [true, false, null], "s": "\u0000\t",
+    "deep": [[[[[[[[[[{"x": {}}]]]]]]]]]], "": ""
+  })").as_object();
+  auto back = codec::decode_object(codec::encode_object(obj), "data");
+  REQUIRE(back);
+  CHECK(*back == obj);
+  CHECK(back->at("d").is_double());
+  CHECK(back->at("u").is_uint64());
+  CHECK(back->at("s").as_string().size() == 2);
 }
 
 TEST_CASE("damaged step text is a store failure", "[storage][codec]") {

@@ -1,12 +1,15 @@
 // Tests of what only the SQLite store has: a file that outlives the store
 // object, its migrations, its URI and damaged files.
 
+#include <cstdio>
+
 #include <sqlite3.h>
 
 #include <catch2/catch.hpp>
 
 #include "storage/open_store.hpp"
 #include "storage/sqlite_migrations.hpp"
+#include "storage/sqlite_rows.hpp"
 #include "storage/sqlite_store.hpp"
 #include "tests/storage/store_backends.hpp"
 #include "tests/storage/store_fixtures.hpp"
@@ -145,6 +148,45 @@ TEST_CASE("a database from a newer binary is refused", "[storage][sqlite]") {
   CHECK(raw_sql(path, "SELECT MAX(version) FROM schema_migrations") == newer);
 }
 
+TEST_CASE("reads and writes use their indexes", "[storage][sqlite]") {
+  temp_dir dir;
+  auto path = dir.file("store.db");
+  open_ok(path);
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  // Returns the query plan of `sql` as one line per step.
+  auto plan = [db](const std::string& sql) {
+    sqlite3_stmt* stmt = nullptr;
+    auto rc = sqlite3_prepare_v2(db, ("EXPLAIN QUERY PLAN " + sql).c_str(),
+                                 -1, &stmt, nullptr);
+    INFO(sqlite3_errmsg(db));
+    REQUIRE(rc == SQLITE_OK);
+    std::string out;
+    while (sqlite3_step(stmt) == SQLITE_ROW)
+      out += std::string{reinterpret_cast<const char*>(
+               sqlite3_column_text(stmt, 3))}
+             + "\n";
+    sqlite3_finalize(stmt);
+    return out;
+  };
+  using namespace sqlite_rows;
+  CHECK(contains(plan(select_active_sql), "USING INDEX operations_active"));
+  CHECK(contains(plan(select_list_sql(false, false, false)),
+                 "operations_list_order"));
+  CHECK(contains(plan(select_list_sql(false, false, true)),
+                 "SEARCH operations USING INDEX operations_list_order"));
+  CHECK(contains(plan(select_list_sql(true, false, true)),
+                 "SEARCH operations USING INDEX operations_state_order"));
+  CHECK(contains(plan(select_list_sql(true, true, false)),
+                 "operations_state_order"));
+  for (auto sql : {plan(select_list_sql(false, true, false)),
+                   plan(select_list_sql(true, false, false))})
+    CHECK_FALSE(contains(sql, "TEMP B-TREE")); // no sorting
+  CHECK(contains(plan(update_operation_sql),
+                 "sqlite_autoindex_operations_1 (id=?)"));
+  sqlite3_close(db);
+}
+
 TEST_CASE("the file is in WAL mode", "[storage][sqlite]") {
   temp_dir dir;
   auto path = dir.file("store.db");
@@ -190,6 +232,23 @@ TEST_CASE("damaged rows are store failures, not crashes", "[storage][sqlite]") {
   auto evs = st->events_after(0, 10);
   REQUIRE_FALSE(evs);
   CHECK(contains(message_of(evs.error()), "event extra"));
+}
+
+TEST_CASE("a file that is not a database is a store failure",
+          "[storage][sqlite]") {
+  temp_dir dir;
+  auto path = dir.file("garbage.db");
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    REQUIRE(f != nullptr);
+    std::string junk(8192, 'j');
+    std::fwrite(junk.data(), 1, junk.size(), f);
+    std::fclose(f);
+  }
+  auto st = sqlite_store::open(path);
+  REQUIRE_FALSE(st);
+  CHECK(code_of(st.error()) == static_cast<uint8_t>(errc::store_failure));
+  CHECK(contains(message_of(st.error()), "not a database"));
 }
 
 TEST_CASE("open_store picks the backend from the URI", "[storage][sqlite]") {

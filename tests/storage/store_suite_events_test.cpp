@@ -1,5 +1,5 @@
-// The backend-independent store suite, part 3: the event log and the
-// all-or-nothing batch.
+// The backend-independent store suite, part 3: the event log and batches
+// (in order, all or nothing).
 
 #include <catch2/catch.hpp>
 
@@ -185,6 +185,33 @@ TEST_CASE("a failed commit writes nothing of its batch", "[storage]") {
       check_same(load_ok(*st, "op-a"), a2);
       check_same(load_ok(*st, "op-b"), b);
       CHECK(all_events(*st).size() == 1);
+    }
+  }
+}
+
+TEST_CASE("successive writes of one operation in one batch apply in order",
+          "[storage]") {
+  for (auto& [name, make] : test_backends()) {
+    DYNAMIC_SECTION("backend " << name) {
+      auto st = make();
+      // Group commit may gather a create and the next steps' checkpoints.
+      auto v1 = make_op("op-a", 1);
+      auto v2 = next(v1, op_state::in_progress, 10);
+      auto v3 = next(v2, op_state::succeeded, 20);
+      auto res = commit_ok(
+        *st, {create(v1, {make_event("op-a", event_type::operation_created)}),
+              update(v2, {make_event("op-a", event_type::step_started)}),
+              update(v3, {make_event("op-a", event_type::operation_succeeded)}),
+              update(v2, {make_event("op-a", event_type::step_failed)})});
+      CHECK(res.status == std::vector<write_status>{
+                            write_status::ok, write_status::ok,
+                            write_status::ok, write_status::stale_revision});
+      check_same(load_ok(*st, "op-a"), v3);
+      REQUIRE(res.events.size() == 3);
+      CHECK(res.events.back().type == event_type::operation_succeeded);
+      auto active = st->load_active();
+      REQUIRE(active);
+      CHECK(active->empty());
     }
   }
 }
