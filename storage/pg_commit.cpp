@@ -1,7 +1,10 @@
 #include "storage/pg_commit.hpp"
 
+#include <string_view>
+#include <unordered_set>
+
 #include "engine/errc.hpp"
-#include "storage/codec.hpp"
+#include "storage/pg_columns.hpp"
 #include "storage/pg_pipeline.hpp"
 #include "storage/pg_statements.hpp"
 
@@ -9,84 +12,69 @@ namespace stepwise {
 
 namespace {
 
-void add_create_params(pg_params& p, const operation& op) {
-  static const boost::json::object empty;
-  p.add(op.id);
-  p.add(op.workflow);
-  p.add(op.workflow_version);
-  p.add(to_string(op.state));
-  p.add(codec::encode_object(op.input ? *op.input : empty));
-  p.add(codec::encode_object(op.data));
-  p.add(codec::encode_steps(op.steps));
-  p.add(op.error);
-  p.add(to_micros(op.created_at));
-  p.add(to_micros(op.updated_at));
-  p.add(codec::encode_time(op.deadline));
-  p.add_or_null(op.idempotency_key);
-  p.add(op.request_hash);
-  p.add(op.revision);
-  p.add(codec::encode_time(op.wake_at));
-}
-
-void add_update_params(pg_params& p, const operation& op) {
-  p.add(op.id);
-  p.add(op.revision - 1);
-  p.add(to_string(op.state));
-  p.add(codec::encode_object(op.data));
-  p.add(codec::encode_steps(op.steps));
-  p.add(op.error);
-  p.add(to_micros(op.updated_at));
-  p.add(codec::encode_time(op.deadline));
-  p.add(op.revision);
-  p.add(codec::encode_time(op.wake_at));
-}
-
-caf::error send_item(pg_pipeline& pl, const checkpoint& item,
-                     const pg_fence* fence) {
-  pg_params p{16};
-  if (item.what == checkpoint::kind::create) {
-    add_create_params(p, *item.op);
-    if (fence == nullptr)
-      return pl.send_prepared(pg_stmt::create, p);
-    p.add(fence->owner);
-    return pl.send_prepared(pg_stmt::create_owned, p);
-  }
-  add_update_params(p, *item.op);
-  if (fence == nullptr)
-    return pl.send_prepared(pg_stmt::update, p);
-  p.add(fence->owner);
-  return pl.send_prepared(pg_stmt::update_owned, p);
-}
-
-/// The events of the written items as the array parameters of
-/// `append_events`.
-struct event_arrays {
-  pg_array time, op, type, step, attempt, state, error, extra;
-  int64_t count = 0;
-
-  void add(const event& ev) {
-    time.add(to_micros(ev.time));
-    op.add(ev.operation_id);
-    type.add(to_string(ev.type));
-    step.add(ev.step);
-    attempt.add(static_cast<int64_t>(ev.attempt));
-    state.add(ev.state);
-    error.add(ev.error);
-    if (ev.extra.empty())
-      extra.add_null();
-    else
-      extra.add(codec::encode_object(ev.extra));
-    ++count;
-  }
-
-  pg_params params() const {
-    pg_params p{9};
-    p.add(count);
-    for (auto* a : {&time, &op, &type, &step, &attempt, &state, &error, &extra})
-      p.add(a->str());
-    return p;
-  }
+/// Items of a batch that one create and one update statement can write:
+/// their ids are distinct, so the order among them does not matter.
+struct segment {
+  std::vector<size_t> creates;
+  std::vector<size_t> updates;
 };
+
+// Splits `batch` where an id repeats: a later write of an operation must
+// see the earlier one, so it goes to a later statement.
+std::vector<segment> split(const std::vector<checkpoint>& batch) {
+  std::vector<segment> out(1);
+  std::unordered_set<std::string_view> ids;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    auto& op = *batch[i].op;
+    if (!ids.insert(op.id).second) {
+      out.emplace_back();
+      ids.clear();
+      ids.insert(op.id);
+    }
+    auto& seg = out.back();
+    (batch[i].what == checkpoint::kind::create ? seg.creates : seg.updates)
+      .push_back(i);
+  }
+  return out;
+}
+
+caf::error send_segment(pg_pipeline& pl, const std::vector<checkpoint>& batch,
+                        const segment& seg, const pg_fence* fence) {
+  auto* owner = fence != nullptr ? &fence->owner : nullptr;
+  if (!seg.creates.empty()) {
+    pg_create_columns cols;
+    for (auto i : seg.creates)
+      cols.add(*batch[i].op);
+    auto p = cols.params(owner);
+    if (auto err = pl.send_prepared(owner != nullptr ? pg_stmt::create_many_owned
+                                                     : pg_stmt::create_many,
+                                    p))
+      return err;
+  }
+  if (!seg.updates.empty()) {
+    pg_update_columns cols;
+    for (auto i : seg.updates)
+      cols.add(*batch[i].op);
+    auto p = cols.params(owner);
+    if (auto err = pl.send_prepared(owner != nullptr ? pg_stmt::update_many_owned
+                                                     : pg_stmt::update_many,
+                                    p))
+      return err;
+  }
+  return caf::none;
+}
+
+// Marks the items of `items` whose id the statement did not return.
+void mark_missing(const pg_result& r, const std::vector<checkpoint>& batch,
+                  const std::vector<size_t>& items, write_status why,
+                  commit_result& res) {
+  std::unordered_set<std::string_view> written;
+  for (int row = 0; row < r.rows(); ++row)
+    written.insert(r.text(row, 0));
+  for (auto i : items)
+    if (written.count(batch[i].op->id) == 0)
+      res.status[i] = why;
+}
 
 // Ends the transaction without writing; `cause` is what the caller reports.
 caf::error roll_back(pg_connection& conn, caf::error cause) {
@@ -108,11 +96,12 @@ caf::error roll_back(pg_connection& conn, caf::error cause) {
   return cause;
 }
 
-// Round trip 1: BEGIN, the lease renewal and one statement per item.
-// Fills `res.status`; returns whether the lease (if any) was renewed.
+// Round trip 1: BEGIN, the lease renewal and the writes. Fills
+// `res.status`; returns whether the lease (if any) was renewed.
 caf::expected<bool> write_items(pg_connection& conn,
                                 const std::vector<checkpoint>& batch,
                                 const pg_fence* fence, commit_result& res) {
+  auto segments = split(batch);
   pg_pipeline pl{conn};
   pg_params none;
   if (auto err = pl.start())
@@ -126,8 +115,8 @@ caf::expected<bool> write_items(pg_connection& conn,
     if (auto err = pl.send_prepared(pg_stmt::renew_owner, p))
       return err;
   }
-  for (auto& item : batch)
-    if (auto err = send_item(pl, item, fence))
+  for (auto& seg : segments)
+    if (auto err = send_segment(pl, batch, seg, fence))
       return err;
   if (auto err = pl.sync())
     return err;
@@ -147,14 +136,18 @@ caf::expected<bool> write_items(pg_connection& conn,
     else
       note(std::move(r.error()));
   }
-  for (size_t i = 0; i < batch.size(); ++i) {
-    auto create = batch[i].what == checkpoint::kind::create;
-    auto r = pl.result(create ? "create" : "update");
-    if (!r)
+  auto read = [&](const std::vector<size_t>& items, const char* what,
+                  write_status why) {
+    if (items.empty())
+      return;
+    if (auto r = pl.result(what))
+      mark_missing(*r, batch, items, why, res);
+    else
       note(std::move(r.error()));
-    else if (r->rows() == 0)
-      res.status[i] = create ? write_status::duplicate_key
-                             : write_status::stale_revision;
+  };
+  for (auto& seg : segments) {
+    read(seg.creates, "create", write_status::duplicate_key);
+    read(seg.updates, "update", write_status::stale_revision);
   }
   if (auto err = pl.await_sync())
     note(std::move(err));
@@ -167,19 +160,19 @@ caf::expected<bool> write_items(pg_connection& conn,
 caf::error append_and_commit(pg_connection& conn,
                              const std::vector<checkpoint>& batch,
                              commit_result& res) {
-  event_arrays arrays;
+  pg_event_columns cols;
   for (size_t i = 0; i < batch.size(); ++i)
     if (res.status[i] == write_status::ok)
       for (auto& ev : batch[i].events) {
-        arrays.add(ev);
+        cols.add(ev);
         res.events.push_back(ev);
       }
   pg_pipeline pl{conn};
   pg_params none;
   if (auto err = pl.start())
     return err;
-  if (arrays.count > 0) {
-    auto p = arrays.params();
+  if (cols.size() > 0) {
+    auto p = cols.params();
     if (auto err = pl.send_prepared(pg_stmt::append_events, p))
       return err;
   }
@@ -188,9 +181,9 @@ caf::error append_and_commit(pg_connection& conn,
   if (auto err = pl.sync())
     return err;
   caf::error first;
-  if (arrays.count > 0) {
+  if (cols.size() > 0) {
     if (auto r = pl.result("append events")) {
-      auto seq = r->int64(0, 0) - arrays.count;
+      auto seq = r->int64(0, 0) - cols.size();
       for (auto& ev : res.events)
         ev.seq = ++seq;
     } else {

@@ -23,12 +23,14 @@ struct pg_fence {
 
 /// Writes `batch` in one transaction on `conn` (the store's write path).
 ///
-/// Two round trips: the first sends BEGIN and one statement per item and
-/// learns from their RETURNING rows which items were written; the second
-/// appends the events of those items in one statement and commits. Event
-/// numbers are taken from a counter row that stays locked until COMMIT,
-/// so transactions of several processes commit their numbers in order and
-/// a reader never sees seq N+1 before seq N.
+/// Two round trips whatever the batch size: the first sends BEGIN and one
+/// multi-row statement per kind (create, update), whose RETURNING ids tell
+/// which items were written; the second appends the events of those items
+/// in one statement and commits. A batch that writes one operation twice
+/// is split where the id repeats, so a later write sees the earlier one.
+/// Event numbers are taken from a counter row that stays locked until
+/// COMMIT, so transactions of several processes commit their numbers in
+/// order and a reader never sees seq N+1 before seq N.
 ///
 /// With a `fence`, creates record `fence->owner` as the owner, updates only
 /// succeed on operations it owns, and the owner's lease is renewed in the

@@ -6,15 +6,35 @@ namespace stepwise {
 
 namespace {
 
-#define SW_CREATE                                                              \
+// Rows arrive as one array per column (see pg_columns.hpp). Inserting in
+// array order makes the first of two creates with one key win, as it would
+// one statement per item.
+#define SW_CREATE_MANY(OWNER_COL, OWNER_VAL)                                   \
   "INSERT INTO operations (id, workflow, workflow_version, state, input, "     \
   "data, steps, error, created_at, updated_at, deadline, idempotency_key, "    \
-  "request_hash, revision, wake_at"
+  "request_hash, revision, wake_at" OWNER_COL ") "                             \
+  "SELECT u.id, u.workflow, u.workflow_version, u.state, u.input, u.data, "    \
+  "u.steps, u.error, u.created_at, u.updated_at, u.deadline, "                 \
+  "u.idempotency_key, u.request_hash, u.revision, u.wake_at" OWNER_VAL " "     \
+  "FROM unnest($1::TEXT[], $2::TEXT[], $3::INTEGER[], $4::TEXT[], "            \
+  "$5::TEXT[], $6::TEXT[], $7::TEXT[], $8::TEXT[], $9::BIGINT[], "             \
+  "$10::BIGINT[], $11::BIGINT[], $12::TEXT[], $13::TEXT[], $14::BIGINT[], "    \
+  "$15::BIGINT[]) WITH ORDINALITY AS u(id, workflow, workflow_version, "       \
+  "state, input, data, steps, error, created_at, updated_at, deadline, "       \
+  "idempotency_key, request_hash, revision, wake_at, ord) ORDER BY u.ord "     \
+  "ON CONFLICT DO NOTHING RETURNING id"
 
-#define SW_UPDATE                                                              \
-  "UPDATE operations SET state = $3, data = $4, steps = $5, error = $6, "      \
-  "updated_at = $7, deadline = $8, revision = $9, wake_at = $10 "              \
-  "WHERE id = $1 AND revision = $2"
+// The ids of one statement's rows are distinct (pg_commit splits the batch
+// where an id repeats), so each row is matched once.
+#define SW_UPDATE_MANY(OWNER_COND)                                             \
+  "UPDATE operations o SET state = u.state, data = u.data, steps = u.steps, "  \
+  "error = u.error, updated_at = u.updated_at, deadline = u.deadline, "        \
+  "revision = u.revision, wake_at = u.wake_at "                                \
+  "FROM unnest($1::TEXT[], $2::BIGINT[], $3::TEXT[], $4::TEXT[], "             \
+  "$5::TEXT[], $6::TEXT[], $7::BIGINT[], $8::BIGINT[], $9::BIGINT[], "         \
+  "$10::BIGINT[]) AS u(id, expected, state, data, steps, error, updated_at, "  \
+  "deadline, revision, wake_at) "                                              \
+  "WHERE o.id = u.id AND o.revision = u.expected" OWNER_COND " RETURNING o.id"
 
 #define SW_TERMINAL "('succeeded', 'failed', 'canceled')"
 
@@ -24,14 +44,10 @@ struct statement {
 };
 
 constexpr statement statements[] = {
-  {pg_stmt::create,
-   SW_CREATE ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
-             "$13, $14, $15) ON CONFLICT DO NOTHING RETURNING 1"},
-  {pg_stmt::create_owned,
-   SW_CREATE ", owner) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
-             "$12, $13, $14, $15, $16) ON CONFLICT DO NOTHING RETURNING 1"},
-  {pg_stmt::update, SW_UPDATE " RETURNING 1"},
-  {pg_stmt::update_owned, SW_UPDATE " AND owner = $11 RETURNING 1"},
+  {pg_stmt::create_many, SW_CREATE_MANY("", "")},
+  {pg_stmt::create_many_owned, SW_CREATE_MANY(", owner", ", $16")},
+  {pg_stmt::update_many, SW_UPDATE_MANY("")},
+  {pg_stmt::update_many_owned, SW_UPDATE_MANY(" AND o.owner = $11")},
   {pg_stmt::append_events,
    "WITH c AS (UPDATE event_counter SET last_seq = last_seq + $1 "
    "WHERE id = 1 RETURNING last_seq), "

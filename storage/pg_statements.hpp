@@ -12,16 +12,16 @@ namespace pg_stmt {
 
 // -- writes -------------------------------------------------------------------
 
-/// Inserts an operation unless its id or idempotency key is taken.
-/// Returns one row when inserted. Parameters: see `pg_commit.cpp`.
-constexpr auto create = "sw_create";
-/// As `create`, owned by the lease holder `$16`.
-constexpr auto create_owned = "sw_create_owned";
-/// Replaces an operation's mutable fields at an expected revision.
-/// Returns one row when updated.
-constexpr auto update = "sw_update";
-/// As `update`, only when the lease holder `$11` owns the operation.
-constexpr auto update_owned = "sw_update_owned";
+/// Inserts operations (one array per column) unless their id or
+/// idempotency key is taken. Returns the ids inserted.
+constexpr auto create_many = "sw_create_many";
+/// As `create_many`, owned by the lease holder `$16`.
+constexpr auto create_many_owned = "sw_create_many_owned";
+/// Replaces operations' mutable fields where the stored revision is the
+/// expected one. Returns the ids updated.
+constexpr auto update_many = "sw_update_many";
+/// As `update_many`, only operations the lease holder `$11` owns.
+constexpr auto update_many_owned = "sw_update_many_owned";
 /// Takes `$1` sequence numbers from the counter (locking it until the
 /// transaction ends) and inserts the events of the unnested arrays with
 /// them. Returns the last number taken.
