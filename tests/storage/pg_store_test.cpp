@@ -155,3 +155,41 @@ TEST_CASE("pg: a lost connection fails one call, the next reconnects",
   CHECK(load_ok(*st, "a").revision == 2);
   CHECK(last_seq_ok(*st) == 0);
 }
+
+TEST_CASE("pg: a server error in either round trip rolls the batch back",
+          "[storage][pg]") {
+  auto schema = pg_schema_or_skip();
+  if (!schema)
+    return;
+  auto st = schema->open();
+  auto a = make_op("a");
+  commit_ok(*st, {create(a)});
+  // Triggers make the server fail on chosen rows: a create of operation
+  // "bad" (first round trip) or an event of operation "bad-ev" (second).
+  auto s = schema->name();
+  schema->admin("CREATE FUNCTION " + s + ".boom() RETURNS trigger LANGUAGE "
+                "plpgsql AS $$ BEGIN RAISE EXCEPTION 'boom'; END $$");
+  schema->admin("CREATE TRIGGER boom_op BEFORE INSERT ON " + s
+                + ".operations FOR EACH ROW WHEN (NEW.id = 'bad') "
+                  "EXECUTE FUNCTION " + s + ".boom()");
+  schema->admin("CREATE TRIGGER boom_ev BEFORE INSERT ON " + s
+                + ".events FOR EACH ROW WHEN (NEW.operation_id = 'bad-ev') "
+                  "EXECUTE FUNCTION " + s + ".boom()");
+  auto a2 = next(a, op_state::in_progress, 1);
+  auto ev = make_event("a", event_type::step_started);
+  for (auto bad : {"bad", "bad-ev"}) {
+    INFO("failing on " << bad);
+    auto res = st->commit({update(a2, {ev}),
+                           create(make_op(bad), {make_event(bad, event_type::operation_created)})});
+    REQUIRE_FALSE(res);
+    CHECK(code_of(res.error()) == static_cast<uint8_t>(errc::store_failure));
+    CHECK_THAT(message_of(res.error()), Catch::Contains("boom"));
+    CHECK(load_ok(*st, "a").revision == 1);
+    require_absent(*st, bad);
+    CHECK(last_seq_ok(*st) == 0);
+  }
+  // The same connection goes on: nothing was left half-read.
+  auto res = commit_ok(*st, {update(a2, {ev})});
+  CHECK(res.events.at(0).seq == 1);
+  CHECK(load_ok(*st, "a").revision == 2);
+}
