@@ -76,33 +76,37 @@ void add_sleeper(self_ptr self, const std::string& id, time_point due) {
 }
 
 /// Loads a passivated (or unowned) operation and gives it an actor again;
-/// requests for it are held meanwhile.
+/// requests for it are held meanwhile. The answer comes back as a
+/// `maybe_op` message: many wake-ups may be in flight at once, and CAF
+/// 0.17 looks pending `request(...).then` handlers up linearly.
 void wake(self_ptr self, const std::string& id) {
   forget_sleeper(self, id);
   self->state.held[id]; // hold requests from now on
-  self->request(self->state.core->reader(), caf::infinite, load_atom::value, id)
-    .then(
-      [=](maybe_op& res) {
-        if (!res.value || is_terminal(res.value->state)) {
-          // Gone or finished meanwhile: answer what was held from the store.
-          auto held = std::move(self->state.held[id]);
-          self->state.held.erase(id);
-          for (auto& fn : held)
-            fn(caf::actor{});
-          return;
-        }
-        auto a = spawn_op(self, std::move(*res.value), {}, op_start::recover);
-        release(self, id, a);
-      },
-      [=](caf::error& err) {
-        // The store did not answer: keep it asleep and try again shortly.
-        auto held = std::move(self->state.held[id]);
-        self->state.held.erase(id);
-        for (auto& fn : held)
-          fn(caf::actor{});
-        add_sleeper(self, id, self->state.core->clk->now() + std::chrono::seconds(1));
-        (void) err;
-      });
+  self->send(self->state.core->reader(), load_atom::value, id);
+}
+
+/// Continues `wake` with what the store had.
+void woken(self_ptr self, maybe_op& res) {
+  auto& id = res.id;
+  auto answer_held = [&] {
+    auto held = std::move(self->state.held[id]);
+    self->state.held.erase(id);
+    for (auto& fn : held)
+      fn(caf::actor{});
+  };
+  if (res.err) {
+    // The store did not answer: keep it asleep and try again shortly.
+    answer_held();
+    add_sleeper(self, id, self->state.core->clk->now() + std::chrono::seconds(1));
+    return;
+  }
+  if (!res.value || is_terminal(res.value->state)) {
+    // Gone or finished meanwhile: answer what was held from the store.
+    answer_held();
+    return;
+  }
+  auto a = spawn_op(self, std::move(*res.value), {}, op_start::recover);
+  release(self, id, a);
 }
 
 /// Routes a request about operation `id` to the actor that owns it, or
@@ -240,6 +244,7 @@ caf::behavior engine_actor(self_ptr self, core_ptr core) {
       for (auto& fn : held)
         fn(caf::actor{});
     },
+    [=](maybe_op& res) { woken(self, res); },
     [=](event_batch& batch) {
       // Copy for all but the last subscriber, which gets the batch itself.
       auto& subs = self->state.subscribers;

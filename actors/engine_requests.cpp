@@ -37,6 +37,10 @@ void replay(self_ptr self, pending_create pc) {
   self->request(self->state.core->reader(), caf::infinite, load_key_atom::value, key)
     .then(
       [=](maybe_op& res) mutable {
+        if (res.err) {
+          rp.deliver(res.err);
+          return;
+        }
         if (!res.value) {
           rp.deliver(make_error(errc::store_failure,
                                 "idempotency key '" + key
@@ -129,6 +133,10 @@ void command_absent(self_ptr self, caf::response_promise rp, const std::string& 
   self->request(st.core->reader(), caf::infinite, load_atom::value, id)
     .then(
       [=](maybe_op& res) mutable {
+        if (res.err) {
+          rp.deliver(res.err);
+          return;
+        }
         if (!res.value) {
           rp.deliver(not_found(id));
           return;

@@ -64,6 +64,9 @@ struct step_result {
   outcome result;
   bool skipped = false;
   duration took{0};
+  /// When the attempt ended, on the engine's clock: a retry's delay and a
+  /// following sleep count from here, not from when the actor got to it.
+  time_point finished_at;
   boost::json::object data;
   transient_map transient;
 };
@@ -80,9 +83,11 @@ struct commit_ack {
   write_status status = write_status::ok;
 };
 
-/// An operation read from the store, or none.
+/// An operation read from the store (by id or key), none, or the error.
 struct maybe_op {
+  std::string id;
   std::optional<operation> value;
+  caf::error err;
 };
 
 /// The non-terminal operations found at start.

@@ -73,32 +73,34 @@ caf::behavior driver(driver_ptr self, engine* eng, std::string workflow, size_t 
   self->send(eng->actor(), subscribe_atom::value, caf::actor_cast<caf::actor>(self));
   st.n = n;
   st.submitted.resize(n);
+  // Plain sends, not request/then: the answers come back as messages, and
+  // CAF 0.17 would look each of n pending handlers up linearly.
   for (size_t i = 0; i < n; ++i) {
     start_request req;
     req.workflow = workflow;
     req.input = {{"i", i}};
     st.submitted[i] = steady::now();
-    self->request(eng->actor(), caf::infinite, start_atom::value, std::move(req))
-      .then(
-        [=](start_result& r) {
-          auto& st = self->state;
-          auto id = r.op.id;
-          st.index.emplace(id, i);
-          auto e = st.finished_early.find(id);
-          if (e != st.finished_early.end()) {
-            finish_one(self, id, i, e->second, st.failed_early[id]);
-            st.finished_early.erase(e);
-          }
-        },
-        [=](caf::error&) {
-          auto& st = self->state;
-          st.res.errors += 1;
-          if (st.res.completed + st.res.errors == st.n)
-            deliver(st);
-        });
+    self->send(eng->actor(), start_atom::value, std::move(req));
   }
   return {
     [=](stop_atom) { deliver(self->state); },
+    [=](start_result& r) {
+      auto& st = self->state;
+      auto id = r.op.id;
+      auto i = static_cast<size_t>(r.op.input->at("i").to_number<int64_t>());
+      st.index.emplace(id, i);
+      auto e = st.finished_early.find(id);
+      if (e != st.finished_early.end()) {
+        finish_one(self, id, i, e->second, st.failed_early[id]);
+        st.finished_early.erase(e);
+      }
+    },
+    [=](caf::error&) {
+      auto& st = self->state;
+      st.res.errors += 1;
+      if (st.res.completed + st.res.errors == st.n)
+        deliver(st);
+    },
     [=](event_batch& b) {
       auto now = steady::now();
       sample(self);
