@@ -54,7 +54,7 @@ pg_params pg_create_columns::params(const std::string* owner) const {
   for (auto* a : {&id_, &workflow_, &version_, &state_, &input_, &data_,
                   &steps_, &error_, &created_, &updated_, &deadline_, &key_,
                   &hash_, &revision_, &wake_})
-    p.add(a->str());
+    p.add_binary(a->bytes());
   if (owner != nullptr)
     p.add(*owner);
   return p;
@@ -82,7 +82,7 @@ pg_params pg_update_columns::params(const std::string* owner) const {
   pg_params p{11};
   for (auto* a : {&id_, &expected_, &state_, &data_, &steps_, &error_,
                   &updated_, &deadline_, &revision_, &wake_})
-    p.add(a->str());
+    p.add_binary(a->bytes());
   if (owner != nullptr)
     p.add(*owner);
   return p;
@@ -110,7 +110,7 @@ pg_params pg_event_columns::params() const {
   p.add(rows_);
   for (auto* a : {&time_, &op_, &type_, &step_, &attempt_, &state_, &error_,
                   &extra_})
-    p.add(a->str());
+    p.add_binary(a->bytes());
   return p;
 }
 

@@ -8,7 +8,7 @@
 
 namespace stepwise {
 
-/// Rows of a commit as column arrays: one parameter per column, unnested
+/// Rows of a commit as column arrays (binary): one parameter per column, unnested
 /// by one multi-row statement. Per row, the server then does only the
 /// write itself, not the parse/bind/execute round of a statement.
 
@@ -26,8 +26,11 @@ public:
   pg_params params(const std::string* owner) const;
 
 private:
-  pg_array id_, workflow_, version_, state_, input_, data_, steps_, error_,
-    created_, updated_, deadline_, key_, hash_, revision_, wake_;
+  using t = pg_array::type;
+  pg_array id_{t::text}, workflow_{t::text}, version_{t::int4},
+    state_{t::text}, input_{t::text}, data_{t::text}, steps_{t::text},
+    error_{t::text}, created_{t::int8}, updated_{t::int8}, deadline_{t::int8},
+    key_{t::text}, hash_{t::text}, revision_{t::int8}, wake_{t::int8};
   std::string scratch_;
   size_t rows_ = 0;
 };
@@ -44,8 +47,10 @@ public:
   pg_params params(const std::string* owner) const;
 
 private:
-  pg_array id_, expected_, state_, data_, steps_, error_, updated_,
-    deadline_, revision_, wake_;
+  using t = pg_array::type;
+  pg_array id_{t::text}, expected_{t::int8}, state_{t::text}, data_{t::text},
+    steps_{t::text}, error_{t::text}, updated_{t::int8}, deadline_{t::int8},
+    revision_{t::int8}, wake_{t::int8};
   std::string scratch_;
   size_t rows_ = 0;
 };
@@ -62,7 +67,9 @@ public:
   pg_params params() const;
 
 private:
-  pg_array time_, op_, type_, step_, attempt_, state_, error_, extra_;
+  using t = pg_array::type;
+  pg_array time_{t::int8}, op_{t::text}, type_{t::text}, step_{t::text},
+    attempt_{t::int4}, state_{t::text}, error_{t::text}, extra_{t::text};
   std::string scratch_;
   int64_t rows_ = 0;
 };

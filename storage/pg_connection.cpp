@@ -70,7 +70,8 @@ caf::expected<pg_result> pg_connection::exec(const char* sql,
                                              pg_params& params,
                                              std::string_view what) {
   return check(PQexecParams(conn_, sql, params.size(), nullptr,
-                            params.values(), nullptr, nullptr, 0),
+                            params.values(), params.lengths(),
+                            params.formats(), 0),
                what);
 }
 
@@ -78,7 +79,7 @@ caf::expected<pg_result> pg_connection::exec_prepared(const char* name,
                                                       pg_params& params,
                                                       std::string_view what) {
   return check(PQexecPrepared(conn_, name, params.size(), params.values(),
-                              nullptr, nullptr, 0),
+                              params.lengths(), params.formats(), 0),
                what);
 }
 

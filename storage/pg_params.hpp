@@ -8,23 +8,23 @@
 
 namespace stepwise {
 
-/// The text-format parameters of one libpq statement.
+/// The parameters of one libpq statement: text values, or binary ones
+/// (arrays built by `pg_array`).
 ///
-/// Values are copied, so callers may pass temporaries; `values()` is valid
-/// until the next `add` (the pointers refer into this object).
+/// Values are copied or moved in, so callers may pass temporaries; the
+/// pointers of `values()` are valid until the next `add`.
 class pg_params {
 public:
   pg_params() = default;
 
   /// Reserves room for `n` parameters.
   explicit pg_params(size_t n) {
-    text_.reserve(n);
-    null_.reserve(n);
+    data_.reserve(n);
+    kind_.reserve(n);
   }
 
   void add(std::string_view x) {
-    text_.emplace_back(x);
-    null_.push_back(false);
+    push(std::string{x}, text);
   }
 
   void add(const std::string& x) {
@@ -36,16 +36,15 @@ public:
   }
 
   void add(std::string&& x) {
-    text_.emplace_back(std::move(x));
-    null_.push_back(false);
+    push(std::move(x), text);
   }
 
   void add(int64_t x) {
-    add(std::to_string(x));
+    push(std::to_string(x), text);
   }
 
   void add(int32_t x) {
-    add(std::to_string(x));
+    push(std::to_string(x), text);
   }
 
   void add(std::optional<int64_t> x) {
@@ -64,59 +63,80 @@ public:
   }
 
   void add_null() {
-    text_.emplace_back();
-    null_.push_back(true);
+    push({}, null);
+  }
+
+  /// Adds a value in PostgreSQL's binary format for the parameter's type.
+  void add_binary(std::string bytes) {
+    push(std::move(bytes), binary);
   }
 
   int size() const noexcept {
-    return static_cast<int>(text_.size());
+    return static_cast<int>(data_.size());
   }
 
   /// Returns the value pointers libpq takes (null for NULL).
-  const char* const* values() {
-    ptrs_.clear();
-    ptrs_.reserve(text_.size());
-    for (size_t i = 0; i < text_.size(); ++i)
-      ptrs_.push_back(null_[i] ? nullptr : text_[i].c_str());
-    return ptrs_.data();
-  }
+  const char* const* values();
+
+  /// Returns the value lengths (libpq reads them for binary values only).
+  const int* lengths();
+
+  /// Returns the formats (0 text, 1 binary).
+  const int* formats();
 
 private:
-  std::vector<std::string> text_;
-  std::vector<bool> null_;
+  enum kind_t : uint8_t { text, binary, null };
+
+  void push(std::string x, kind_t k) {
+    data_.emplace_back(std::move(x));
+    kind_.push_back(k);
+  }
+
+  std::vector<std::string> data_;
+  std::vector<kind_t> kind_;
   std::vector<const char*> ptrs_;
+  std::vector<int> lengths_;
+  std::vector<int> formats_;
 };
 
-/// Builds a PostgreSQL array literal (`{"a","b",NULL}`) of text elements,
-/// to send many rows as one parameter of an `unnest(...)` statement.
+/// Builds a one-dimensional array parameter in PostgreSQL's binary format,
+/// to send many rows as one parameter of an `unnest(...)` statement. The
+/// server copies the elements instead of parsing (and the client escaping)
+/// an array literal, which costs much for megabytes of JSON text.
 class pg_array {
 public:
+  /// The element types in use.
+  enum class type : uint32_t {
+    int4 = 23,
+    int8 = 20,
+    text = 25,
+  };
+
+  explicit pg_array(type elem);
+
+  /// Adds a text element (`type::text` arrays). A NUL byte or malformed
+  /// UTF-8 becomes U+FFFD, as PostgreSQL refuses them.
   void add(std::string_view x);
 
-  void add(int64_t x) {
-    sep();
-    buf_ += std::to_string(x);
+  /// Adds a number (`type::int4` or `type::int8` arrays).
+  void add(int64_t x);
+
+  void add_null();
+
+  size_t size() const noexcept {
+    return count_;
   }
 
-  void add_null() {
-    sep();
-    buf_ += "NULL";
-  }
-
-  /// Returns the literal.
-  std::string str() const {
-    return '{' + buf_ + '}';
-  }
+  /// Returns the binary value.
+  std::string bytes() const;
 
 private:
-  void sep() {
-    if (!first_)
-      buf_ += ',';
-    first_ = false;
-  }
+  void put32(uint32_t x);
 
-  std::string buf_;
-  bool first_ = true;
+  type elem_;
+  std::string body_;
+  size_t count_ = 0;
+  bool has_null_ = false;
 };
 
 } // namespace stepwise

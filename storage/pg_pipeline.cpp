@@ -35,7 +35,7 @@ caf::error pg_pipeline::start() {
 
 caf::error pg_pipeline::send(const char* sql, pg_params& params) {
   if (PQsendQueryParams(conn_.get(), sql, params.size(), nullptr,
-                        params.values(), nullptr, nullptr, 0)
+                        params.values(), params.lengths(), params.formats(), 0)
       != 1)
     return conn_.fail("send");
   return caf::none;
@@ -43,7 +43,7 @@ caf::error pg_pipeline::send(const char* sql, pg_params& params) {
 
 caf::error pg_pipeline::send_prepared(const char* name, pg_params& params) {
   if (PQsendQueryPrepared(conn_.get(), name, params.size(), params.values(),
-                          nullptr, nullptr, 0)
+                          params.lengths(), params.formats(), 0)
       != 1)
     return conn_.fail(std::string{"send "} + name);
   return caf::none;

@@ -193,3 +193,22 @@ TEST_CASE("pg: a server error in either round trip rolls the batch back",
   CHECK(res.events.at(0).seq == 1);
   CHECK(load_ok(*st, "a").revision == 2);
 }
+
+TEST_CASE("pg: bytes PostgreSQL refuses in text do not fail the batch",
+          "[storage][pg]") {
+  auto schema = pg_schema_or_skip();
+  if (!schema)
+    return;
+  auto st = schema->open();
+  // An exception message from a driver may hold anything.
+  auto op = make_op("a");
+  op.error = std::string{"bad \xC3 byte, nul \0 here, ok \xE2\x9C\x93", 30};
+  auto ev = make_event("a", event_type::step_failed);
+  ev.error = "\xFF\xFE";
+  auto res = commit_ok(*st, {create(op, {ev}), create(make_op("b"))});
+  CHECK(res.status == std::vector<write_status>{write_status::ok,
+                                                write_status::ok});
+  CHECK(load_ok(*st, "a").error
+        == "bad \xEF\xBF\xBD byte, nul \xEF\xBF\xBD here, ok \xE2\x9C\x93");
+  CHECK(all_events(*st).at(0).error == "\xEF\xBF\xBD\xEF\xBF\xBD");
+}
