@@ -27,10 +27,10 @@ struct owner_info {
 ///
 /// Model: every process holds one lease row (its owner id and expiry,
 /// renewed by every `store::commit` once joined, or by `renew`), and every
-/// operation records its owner. An operation whose owner has no lease row,
-/// or none at all, is an orphan that `claim_orphans` hands to the caller.
-/// A lease that expired is ended by the first process that claims
-/// orphans after the expiry; its owner learns it at its next commit or
+/// operation records its owner. An operation whose owner's lease was
+/// ended, or that has no owner, is an orphan that `claim_orphans` hands to
+/// the caller. A lease that expired is ended by the first process that
+/// claims orphans after the expiry; its owner learns it at its next commit or
 /// renewal (`errc::stale_revision`, "lease lost") and must stop driving
 /// every operation it had.
 ///
@@ -75,15 +75,16 @@ public:
   /// lease was ended.
   [[nodiscard]] virtual caf::error renew() = 0;
 
-  /// Takes over up to `limit` orphaned operations, oldest first: ends every
-  /// expired lease of another owner, then makes this process the owner of
-  /// the orphans and bumps their revision (so a write prepared by the old
-  /// owner is stale even without the owner check). Returns them as stored
-  /// now; the caller resumes them and re-arms their timers.
+  /// Takes over up to `limit` orphaned operations (which ones, when there
+  /// are more, is unspecified): ends every expired lease of another owner,
+  /// then makes this process the owner of the orphans and bumps their
+  /// revision (so a write prepared by the old owner is stale even without
+  /// the owner check). Returns them as stored now, oldest first; the caller
+  /// resumes them and re-arms their timers.
   [[nodiscard]] virtual caf::expected<std::vector<operation>>
   claim_orphans(size_t limit) = 0;
 
-  /// Returns the lease rows, live or expired but not yet ended.
+  /// Returns the leases not ended (live, or expired but not yet ended).
   [[nodiscard]] virtual caf::expected<std::vector<owner_info>> owners() = 0;
 
   /// Ends this process's lease now (graceful shutdown, after the last

@@ -54,7 +54,13 @@ pg_connection::open(const std::string& uri) {
   // Silence NOTICEs (e.g. "relation already exists, skipping"): they
   // would go to stderr.
   PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
-  return std::unique_ptr<pg_connection>{new pg_connection(conn)};
+  std::unique_ptr<pg_connection> out{new pg_connection(conn)};
+  // Our statements are short; JIT compiling one whose estimated cost
+  // crosses jit_above_cost (a large batch, a big table) takes longer than
+  // running it.
+  if (auto r = out->exec("SET jit = off", "connect"); !r)
+    return std::move(r.error());
+  return out;
 }
 
 pg_connection::~pg_connection() {

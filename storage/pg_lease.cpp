@@ -1,4 +1,7 @@
 // The lease_store side of pg_store; see lease_store.hpp for the model.
+#include <algorithm>
+#include <tuple>
+
 #include "engine/errc.hpp"
 #include "storage/pg_connection.hpp"
 #include "storage/pg_rows.hpp"
@@ -14,29 +17,44 @@ constexpr auto join_sql
     "lease_expires_at) SELECT $1, n, n, n + $2 FROM stepwise_now_us() AS n "
     "ON CONFLICT DO NOTHING RETURNING 1";
 
-// Ending expired leases and claiming orphans happen in one transaction:
-// the DELETE locks each expired lease row, so an owner renewing at the
-// same moment either renews first (and its row is then no longer expired
-// when re-checked) or finds its row gone. SKIP LOCKED leaves operations a
-// concurrent claimer or a live owner is writing to.
+// Ending expired leases and claiming orphans happen in one transaction.
+// The UPDATE locks each expired lease row, so an owner renewing at the same
+// moment either renews first (and its row is no longer expired when
+// re-checked) or finds it ended. An ended row stays while operations name
+// it, so orphans are found through the owner index, not by scanning every
+// live operation. SKIP LOCKED leaves operations a concurrent claimer or a
+// live owner is writing to.
 constexpr auto end_expired_sql
-  = "DELETE FROM engine_owners WHERE lease_expires_at < stepwise_now_us() "
-    "AND owner <> $1";
+  = "UPDATE engine_owners SET ended = true WHERE NOT ended "
+    "AND lease_expires_at < stepwise_now_us() AND owner <> $1";
 
+#define SW_ACTIVE "o.state NOT IN ('succeeded', 'failed', 'canceled')"
+
+// Two probes of the owner index, so that a poll finding no orphan costs
+// next to nothing with millions of live operations: operations of ended
+// owners, and operations without owner. No ORDER BY: with one the planner
+// walks every live operation in creation order.
 constexpr auto claim_sql
-  = "UPDATE operations SET owner = $1, revision = revision + 1 "
-    "WHERE id IN (SELECT o.id FROM operations o "
-    "WHERE o.state NOT IN ('succeeded', 'failed', 'canceled') "
-    "AND (o.owner IS NULL OR NOT EXISTS (SELECT 1 FROM engine_owners e "
-    "WHERE e.owner = o.owner)) "
-    "ORDER BY o.created_at, o.id LIMIT $2 FOR UPDATE SKIP LOCKED) "
-    "RETURNING " STEPWISE_PG_OP_COLUMNS;
+  = "WITH ended AS (SELECT o.id FROM operations o WHERE o.owner = ANY(ARRAY("
+    "SELECT owner FROM engine_owners WHERE ended)) AND " SW_ACTIVE " LIMIT $2 "
+    "FOR UPDATE OF o SKIP LOCKED), "
+    "unowned AS (SELECT o.id FROM operations o WHERE o.owner IS NULL AND "
+    SW_ACTIVE " LIMIT $2 FOR UPDATE OF o SKIP LOCKED) "
+    "UPDATE operations SET owner = $1, revision = revision + 1 "
+    "WHERE id IN (SELECT id FROM ended UNION ALL SELECT id FROM unowned "
+    "LIMIT $2) RETURNING " STEPWISE_PG_OP_COLUMNS;
 
-constexpr auto leave_sql = "DELETE FROM engine_owners WHERE owner = $1";
+// Ended leases that no live operation names any more.
+constexpr auto forget_ended_sql
+  = "DELETE FROM engine_owners e WHERE ended AND NOT EXISTS (SELECT 1 "
+    "FROM operations o WHERE o.owner = e.owner AND " SW_ACTIVE ")";
+
+constexpr auto leave_sql
+  = "UPDATE engine_owners SET ended = true WHERE owner = $1";
 
 constexpr auto owners_sql
   = "SELECT owner, started_at, renewed_at, lease_expires_at "
-    "FROM engine_owners ORDER BY owner";
+    "FROM engine_owners WHERE NOT ended ORDER BY owner";
 
 caf::error not_joined() {
   return make_error(errc::invalid_state, "pg: lease: join first");
@@ -96,7 +114,10 @@ caf::expected<std::vector<operation>> pg_store::claim_orphans(size_t limit) {
     return std::move(conn.error());
   auto& c = **conn;
   auto run = [&]() -> caf::expected<std::vector<operation>> {
-    if (auto r = c.exec("BEGIN", "claim"); !r)
+    // The planner, trusting statistics that say orphans are many, would
+    // scan every live operation even when none is orphaned; the index
+    // probes cost next to nothing either way.
+    if (auto r = c.exec("BEGIN; SET LOCAL enable_seqscan = off", "claim"); !r)
       return std::move(r.error());
     pg_params p1{1};
     p1.add(fence_->owner);
@@ -104,13 +125,18 @@ caf::expected<std::vector<operation>> pg_store::claim_orphans(size_t limit) {
       return std::move(r.error());
     pg_params p2{2};
     p2.add(fence_->owner);
-    p2.add(static_cast<int64_t>(limit));
+    p2.add(static_cast<int64_t>(std::min<size_t>(limit, size_t{1} << 30)));
     auto r = c.exec(claim_sql, p2, "claim orphans");
     if (!r)
       return std::move(r.error());
     auto ops = pg_decode_operations(*r);
     if (!ops)
       return std::move(ops.error());
+    std::sort(ops->begin(), ops->end(), [](auto& x, auto& y) {
+      return std::tie(x.created_at, x.id) < std::tie(y.created_at, y.id);
+    });
+    if (auto f = c.exec(forget_ended_sql, "forget ended leases"); !f)
+      return std::move(f.error());
     if (auto done = c.exec("COMMIT", "claim"); !done)
       return std::move(done.error());
     return ops;

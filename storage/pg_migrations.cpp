@@ -67,7 +67,8 @@ CREATE TABLE engine_owners (
   owner TEXT PRIMARY KEY,
   started_at BIGINT NOT NULL,
   renewed_at BIGINT NOT NULL,
-  lease_expires_at BIGINT NOT NULL
+  lease_expires_at BIGINT NOT NULL,
+  ended BOOLEAN NOT NULL DEFAULT false
 );
 ALTER TABLE operations ADD COLUMN owner TEXT;
 CREATE INDEX operations_active_by_owner ON operations (owner)

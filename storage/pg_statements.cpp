@@ -61,7 +61,7 @@ constexpr statement statements[] = {
   {pg_stmt::renew_owner,
    "UPDATE engine_owners SET renewed_at = stepwise_now_us(), "
    "lease_expires_at = stepwise_now_us() + $2 "
-   "WHERE owner = $1 RETURNING 1"},
+   "WHERE owner = $1 AND NOT ended RETURNING 1"},
   {pg_stmt::load,
    "SELECT " STEPWISE_PG_OP_COLUMNS " FROM operations WHERE id = $1"},
   {pg_stmt::find_by_key, "SELECT " STEPWISE_PG_OP_COLUMNS

@@ -27,8 +27,8 @@ constexpr auto update_many_owned = "sw_update_many_owned";
 /// them. Returns the last number taken.
 constexpr auto append_events = "sw_append_events";
 /// Extends the lease of owner `$1` to `$2` microseconds from now, unless
-/// another process ended it (deleted its row; an expired row that nobody
-/// ended yet is still ours). Returns one row when renewed.
+/// another process ended it (an expired lease that nobody ended yet is
+/// still ours). Returns one row when renewed.
 constexpr auto renew_owner = "sw_renew_owner";
 
 // -- reads --------------------------------------------------------------------
