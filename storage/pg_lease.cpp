@@ -56,6 +56,11 @@ constexpr auto owners_sql
   = "SELECT owner, started_at, renewed_at, lease_expires_at "
     "FROM engine_owners WHERE NOT ended ORDER BY owner";
 
+caf::error lease_lost(const std::string& owner) {
+  return make_error(errc::stale_revision, "pg: lease lost: owner '" + owner
+                                            + "' expired or was taken over");
+}
+
 caf::error not_joined() {
   return make_error(errc::invalid_state, "pg: lease: join first");
 }
@@ -99,9 +104,7 @@ caf::error pg_store::renew() {
   if (!r)
     return std::move(r.error());
   if (r->rows() == 0)
-    return make_error(errc::stale_revision, "pg: lease lost: owner '"
-                                              + fence_->owner
-                                              + "' expired or was taken over");
+    return lease_lost(fence_->owner);
   return caf::none;
 }
 
@@ -119,6 +122,16 @@ caf::expected<std::vector<operation>> pg_store::claim_orphans(size_t limit) {
     // probes cost next to nothing either way.
     if (auto r = c.exec("BEGIN; SET LOCAL enable_seqscan = off", "claim"); !r)
       return std::move(r.error());
+    // Claiming under a lease that was ended would hand the operations to
+    // nobody: renew first, which also fails when it was ended.
+    pg_params p0{2};
+    p0.add(fence_->owner);
+    p0.add(static_cast<int64_t>(fence_->ttl.count()));
+    auto mine = c.exec_prepared(pg_stmt::renew_owner, p0, "renew lease");
+    if (!mine)
+      return std::move(mine.error());
+    if (mine->rows() == 0)
+      return lease_lost(fence_->owner);
     pg_params p1{1};
     p1.add(fence_->owner);
     if (auto r = c.exec(end_expired_sql, p1, "end expired leases"); !r)

@@ -110,6 +110,9 @@ TEST_CASE("pg lease: an expired owner's operations are taken over and it "
   CHECK(is_lease_lost(late.error()));
   require_absent(*b, "z");
   CHECK(is_lease_lost(a->renew()));
+  auto claimed = a->claim_orphans(10);
+  REQUIRE_FALSE(claimed);
+  CHECK(is_lease_lost(claimed.error()));
   // B goes on from what it claimed.
   auto res = commit_ok(*b, {update(next(taken[0], op_state::in_progress, 6))});
   CHECK(res.status[0] == write_status::ok);
