@@ -123,7 +123,7 @@ void get_from_store(self_ptr self, caf::response_promise rp, const std::string& 
 template <class Atom>
 void command_absent(self_ptr self, caf::response_promise rp, const std::string& id) {
   auto& st = self->state;
-  if (st.sleeping.count(id)) {
+  if (st.sleepers.contains(id)) {
     engine_wake(self, id);
     engine_route(self, id,
                  [=](const caf::actor& a) mutable { rp.delegate(a, Atom::value, id); },
@@ -194,7 +194,7 @@ caf::message_handler engine_requests(self_ptr self) {
     [=](wait_atom, const std::string& id) -> caf::result<operation> {
       auto& st = self->state;
       auto rp = self->make_response_promise();
-      if (st.live.count(id) || st.held.count(id) || st.sleeping.count(id))
+      if (st.live.count(id) || st.held.count(id) || st.sleepers.contains(id))
         st.waiters.emplace(id, rp);
       else
         get_from_store(self, rp, id);

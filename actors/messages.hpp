@@ -56,6 +56,8 @@ using passivated_atom = caf::atom_constant<caf::atom("sw_passed")>;
 using stay_atom = caf::atom_constant<caf::atom("sw_stay")>;
 /// Operation actor -> engine: the operation is terminal (id, snapshot).
 using finished_atom = caf::atom_constant<caf::atom("sw_done")>;
+/// The engine's housekeeping tick (real time, not the engine's clock).
+using tidy_atom = caf::atom_constant<caf::atom("sw_tidy")>;
 /// Engine -> operation actor: resume a failed operation.
 using resume_atom = caf::atom_constant<caf::atom("sw_resume")>;
 
