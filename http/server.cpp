@@ -80,6 +80,8 @@ void server::install_handlers() {
     }
     auto path = req.path.empty() ? path_of_target(req.target) : req.path;
     requests_.record(req.method, router_.label(path), res.status, secs);
+    if (cfg_.access_log)
+      cfg_.access_log(req, res);
   });
   // One catch-all per method: the router does the matching, so that 404 and
   // 405 follow one rule for every path.

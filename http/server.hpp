@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -38,6 +39,9 @@ struct server_config {
   size_t keep_alive_max = 100000;
   /// Events kept in memory for tailing readers (single-writer stores only).
   size_t event_cache = 16384;
+  /// Called after each answer (access log); empty: none.
+  std::function<void(const httplib::Request&, const httplib::Response&)>
+    access_log;
 };
 
 /// The HTTP gateway: cpp-httplib in front of an engine. Translation only:
