@@ -59,6 +59,12 @@ public:
   [[nodiscard]] static caf::expected<engine>
   launch(caf::actor_system& sys, engine_config cfg, registry workflows);
 
+  /// Like the above, on a store the caller opened (`cfg.store_uri` is
+  /// ignored).
+  [[nodiscard]] static caf::expected<engine>
+  launch(caf::actor_system& sys, engine_config cfg, registry workflows,
+         store_ptr st);
+
   /// Starts an operation (durably created on return).
   [[nodiscard]] caf::expected<start_result> start(const start_request& req);
 

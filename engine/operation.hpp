@@ -96,4 +96,7 @@ struct operation {
   size_t cursor() const;
 };
 
+/// A shared, immutable operation snapshot.
+using op_snapshot = std::shared_ptr<const operation>;
+
 } // namespace stepwise

@@ -1,0 +1,125 @@
+#include "actors/commit_writer.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+
+#include <caf/send.hpp>
+#include <pthread.h>
+
+#include "actors/messages.hpp"
+#include "engine/errc.hpp"
+
+namespace stepwise {
+
+commit_writer::commit_writer(store_ptr st, caf::actor events_sink, metrics& m,
+                             size_t max_batch)
+  : store_(std::move(st)),
+    events_sink_(std::move(events_sink)),
+    metrics_(m),
+    max_batch_(std::max<size_t>(1, max_batch)) {
+  thread_ = std::thread{[this] {
+    pthread_setname_np(pthread_self(), "sw-writer");
+    run();
+  }};
+}
+
+commit_writer::~commit_writer() {
+  stop();
+}
+
+bool commit_writer::submit(checkpoint cp, caf::actor reply_to, uint64_t tag) {
+  bool wake;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    if (stopping_)
+      return false;
+    wake = queue_.empty();
+    queue_.emplace_back(std::move(cp));
+    waiting_.push_back(item{std::move(reply_to), tag});
+  }
+  if (wake)
+    cv_.notify_one();
+  return true;
+}
+
+void commit_writer::stop() {
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable())
+    thread_.join();
+}
+
+bool commit_writer::healthy() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return healthy_;
+}
+
+void commit_writer::run() {
+  std::vector<checkpoint> batch;
+  std::vector<item> replies;
+  auto backoff = std::chrono::milliseconds(10);
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> guard{mtx_};
+      cv_.wait(guard, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty())
+        return;
+      if (queue_.size() <= max_batch_) {
+        batch.swap(queue_);
+        replies.swap(waiting_);
+      } else {
+        auto n = static_cast<std::ptrdiff_t>(max_batch_);
+        batch.assign(std::make_move_iterator(queue_.begin()),
+                     std::make_move_iterator(queue_.begin() + n));
+        queue_.erase(queue_.begin(), queue_.begin() + n);
+        replies.assign(waiting_.begin(), waiting_.begin() + n);
+        waiting_.erase(waiting_.begin(), waiting_.begin() + n);
+      }
+    }
+    for (;;) {
+      auto t0 = std::chrono::steady_clock::now();
+      auto res = store_->commit(batch);
+      auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (res) {
+        metrics_.commits.fetch_add(1, std::memory_order_relaxed);
+        metrics_.commit_latency_seconds.observe(secs);
+        metrics_.commit_batch_size.observe(static_cast<double>(batch.size()));
+        {
+          std::lock_guard<std::mutex> guard{mtx_};
+          healthy_ = true;
+        }
+        for (size_t i = 0; i < replies.size(); ++i)
+          caf::anon_send(replies[i].reply_to,
+                         commit_ack{replies[i].tag, res->status[i]});
+        if (!res->events.empty())
+          caf::anon_send(events_sink_, event_batch{std::move(res->events)});
+        backoff = std::chrono::milliseconds(10);
+        break;
+      }
+      // Nothing of the batch was written: keep it and try again. The
+      // senders wait; none of them is told "done" or "failed".
+      metrics_.commit_errors.fetch_add(1, std::memory_order_relaxed);
+      std::cerr << "stepwise: commit of " << batch.size()
+                << " checkpoints failed, retrying in " << backoff.count()
+                << " ms: " << message_of(res.error()) << '\n';
+      {
+        std::unique_lock<std::mutex> guard{mtx_};
+        healthy_ = false;
+        if (cv_.wait_for(guard, backoff, [this] { return stopping_; })) {
+          // Shutting down with a store that does not answer: the batch
+          // was never acknowledged, so dropping it loses nothing promised.
+          return;
+        }
+      }
+      backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
+    }
+    batch.clear();
+    replies.clear();
+  }
+}
+
+} // namespace stepwise

@@ -1,0 +1,177 @@
+#include "engine/engine.hpp"
+
+#include <optional>
+
+#include <caf/actor_system.hpp>
+#include <caf/scoped_actor.hpp>
+#include <caf/send.hpp>
+
+#include "actors/engine_actor.hpp"
+#include "actors/messages.hpp"
+#include "actors/real_clock.hpp"
+#include "actors/reader_actor.hpp"
+#include "engine/errc.hpp"
+#include "storage/open_store.hpp"
+
+namespace stepwise {
+
+/// What all copies of an engine handle share; the last one shuts it down.
+struct engine::shared {
+  core_ptr core;
+  caf::actor_system* sys = nullptr;
+  caf::actor actor;
+  std::atomic<bool> down{false};
+
+  void shutdown();
+
+  ~shared() {
+    shutdown();
+  }
+};
+
+void engine::shared::shutdown() {
+  if (down.exchange(true))
+    return;
+  {
+    caf::scoped_actor self{*sys};
+    self->request(actor, std::chrono::seconds(10), shutdown_atom::value)
+      .receive([] {}, [](caf::error&) {});
+  }
+  // Running steps finish (their results may be dropped: they run again
+  // after a restart); every checkpoint already queued is written.
+  core->stop();
+  for (auto& r : core->readers)
+    caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
+  core->readers.clear();
+  caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+}
+
+namespace {
+
+/// Sends a request to the engine and waits for the answer.
+template <class T, class... Ts>
+caf::expected<T> ask(caf::actor_system& sys, const caf::actor& a,
+                     duration timeout, Ts&&... xs) {
+  std::optional<T> value;
+  caf::error err;
+  caf::scoped_actor self{sys};
+  self->request(a, timeout, std::forward<Ts>(xs)...)
+    .receive([&](T& x) { value = std::move(x); },
+             [&](caf::error& e) { err = std::move(e); });
+  if (value)
+    return std::move(*value);
+  if (err.category() == caf::atom("system")
+      && err.code() == static_cast<uint8_t>(caf::sec::request_timeout))
+    return make_error(errc::timeout,
+                      "the engine did not answer within "
+                        + std::to_string(timeout.count() / 1000) + " ms");
+  return err;
+}
+
+} // namespace
+
+caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
+                                     registry workflows, store_ptr st) {
+  if (!st)
+    return make_error(errc::invalid_argument, "no store given");
+  auto active = st->load_active();
+  if (!active)
+    return make_error(errc::store_failure,
+                      "recovery: cannot load the active operations: "
+                        + message_of(active.error()));
+  auto core = std::make_shared<engine_core>();
+  core->cfg = cfg;
+  core->workflows = std::move(workflows);
+  core->store = std::move(st);
+  core->clk = cfg.clock ? cfg.clock : std::make_shared<real_clock>(sys);
+  core->step_pool = std::make_unique<worker_pool>("sw-step", cfg.step_workers);
+  for (size_t i = 0; i < std::max<size_t>(1, cfg.read_workers); ++i)
+    core->readers.push_back(sys.spawn<caf::detached>(reader_actor, core));
+  auto a = sys.spawn(engine_actor, core);
+  core->writer = std::make_unique<commit_writer>(core->store, a, core->stats,
+                                                 cfg.max_batch);
+  caf::anon_send(a, recover_atom::value, recovered_ops{std::move(*active)});
+  auto sh = std::make_shared<shared>();
+  sh->core = core;
+  sh->sys = &sys;
+  sh->actor = a;
+  return engine{&sys, a, std::move(sh)};
+}
+
+caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
+                                     registry workflows) {
+  auto st = open_store(cfg.store_uri);
+  if (!st)
+    return st.error();
+  return launch(sys, std::move(cfg), std::move(workflows), std::move(*st));
+}
+
+caf::expected<start_result> engine::start(const start_request& req) {
+  return ask<start_result>(*sys_, actor_, shared_->core->cfg.request_timeout,
+                           start_atom::value, req);
+}
+
+caf::expected<operation> engine::get(const std::string& id) {
+  return ask<operation>(*sys_, actor_, shared_->core->cfg.request_timeout,
+                        get_atom::value, id);
+}
+
+caf::expected<operation> engine::cancel(const std::string& id) {
+  return ask<operation>(*sys_, actor_, shared_->core->cfg.request_timeout,
+                        cancel_atom::value, id);
+}
+
+caf::expected<operation> engine::retry(const std::string& id) {
+  return ask<operation>(*sys_, actor_, shared_->core->cfg.request_timeout,
+                        retry_atom::value, id);
+}
+
+caf::expected<operation_page> engine::list(const list_filter& f) {
+  return ask<operation_page>(*sys_, actor_, shared_->core->cfg.request_timeout,
+                             list_atom::value, f);
+}
+
+caf::expected<std::vector<event>> engine::events(int64_t after, size_t limit) {
+  return ask<std::vector<event>>(*sys_, actor_, shared_->core->cfg.request_timeout,
+                                 events_atom::value, after,
+                                 static_cast<uint64_t>(limit));
+}
+
+caf::expected<operation> engine::wait(const std::string& id, duration timeout) {
+  auto res = ask<operation>(*sys_, actor_, timeout, wait_atom::value, id);
+  if (!res && code_of(res.error()) == static_cast<uint8_t>(errc::timeout))
+    return get(id);
+  return res;
+}
+
+void engine::subscribe(const caf::actor& listener) {
+  caf::anon_send(actor_, subscribe_atom::value, listener);
+}
+
+void engine::shutdown() {
+  if (shared_)
+    shared_->shutdown();
+}
+
+const registry& engine::workflows() const {
+  return shared_->core->workflows;
+}
+
+stepwise::clock& engine::clock() const {
+  return *shared_->core->clk;
+}
+
+const stepwise::metrics& engine::stats() const {
+  return shared_->core->stats;
+}
+
+std::string engine::store_backend() const {
+  return shared_->core->store->backend();
+}
+
+bool engine::ready() const {
+  return shared_->core->recovered && shared_->core->writer->healthy()
+         && !shared_->down;
+}
+
+} // namespace stepwise

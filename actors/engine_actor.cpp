@@ -1,0 +1,255 @@
+#include "actors/engine_actor.hpp"
+
+#include <algorithm>
+#include <iostream>
+
+#include <unistd.h>
+
+#include <caf/event_based_actor.hpp>
+#include <caf/system_messages.hpp>
+
+#include "actors/messages.hpp"
+#include "actors/new_operation.hpp"
+#include "actors/operation_actor.hpp"
+#include "engine/errc.hpp"
+
+namespace stepwise {
+
+namespace {
+
+using self_ptr = caf::stateful_actor<engine_state>*;
+
+caf::actor spawn_op(self_ptr self, operation op, next_action act, op_start mode) {
+  auto id = op.id;
+  auto a = self->spawn(operation_actor, self->state.core,
+                       caf::actor_cast<caf::actor>(self), std::move(op), act,
+                       mode);
+  self->state.live[id] = a;
+  return a;
+}
+
+/// Hands every request held for `id` to `a`, in arrival order.
+void release(self_ptr self, const std::string& id, const caf::actor& a) {
+  auto i = self->state.held.find(id);
+  if (i == self->state.held.end())
+    return;
+  auto pending = std::move(i->second);
+  self->state.held.erase(i);
+  for (auto& fn : pending)
+    fn(a);
+}
+
+void arm_sleepers(self_ptr self) {
+  auto& st = self->state;
+  if (st.sleepers.empty())
+    return;
+  auto due = st.sleepers.begin()->first;
+  if (st.armed && *st.armed <= due)
+    return;
+  st.armed = due;
+  st.wake_gen += 1;
+  st.core->clk->schedule(due, caf::actor_cast<caf::actor>(self),
+                         caf::make_message(wake_atom::value, st.wake_gen));
+}
+
+void forget_sleeper(self_ptr self, const std::string& id) {
+  auto& st = self->state;
+  auto i = st.sleeping.find(id);
+  if (i == st.sleeping.end())
+    return;
+  auto range = st.sleepers.equal_range(i->second);
+  for (auto j = range.first; j != range.second; ++j)
+    if (j->second == id) {
+      st.sleepers.erase(j);
+      break;
+    }
+  st.sleeping.erase(i);
+  st.core->stats.operations_sleeping.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void add_sleeper(self_ptr self, const std::string& id, time_point due) {
+  auto& st = self->state;
+  st.sleepers.emplace(due, id);
+  st.sleeping.emplace(id, due);
+  st.core->stats.operations_sleeping.fetch_add(1, std::memory_order_relaxed);
+  arm_sleepers(self);
+}
+
+/// Loads a passivated (or unowned) operation and gives it an actor again;
+/// requests for it are held meanwhile.
+void wake(self_ptr self, const std::string& id) {
+  forget_sleeper(self, id);
+  self->state.held[id]; // hold requests from now on
+  self->request(self->state.core->reader(), caf::infinite, load_atom::value, id)
+    .then(
+      [=](maybe_op& res) {
+        if (!res.value || is_terminal(res.value->state)) {
+          // Gone or finished meanwhile: answer what was held from the store.
+          auto held = std::move(self->state.held[id]);
+          self->state.held.erase(id);
+          for (auto& fn : held)
+            fn(caf::actor{});
+          return;
+        }
+        auto a = spawn_op(self, std::move(*res.value), {}, op_start::recover);
+        release(self, id, a);
+      },
+      [=](caf::error& err) {
+        // The store did not answer: keep it asleep and try again shortly.
+        auto held = std::move(self->state.held[id]);
+        self->state.held.erase(id);
+        for (auto& fn : held)
+          fn(caf::actor{});
+        add_sleeper(self, id, self->state.core->clk->now() + std::chrono::seconds(1));
+        (void) err;
+      });
+}
+
+/// Routes a request about operation `id` to the actor that owns it, or
+/// runs `absent` when no actor does. `deliver(actor)` forwards it; with a
+/// null actor (the operation vanished while held) it falls back to `absent`.
+template <class Forward, class Absent>
+void route(self_ptr self, const std::string& id, Forward forward, Absent absent) {
+  auto& st = self->state;
+  if (auto i = st.held.find(id); i != st.held.end()) {
+    i->second.emplace_back([=](const caf::actor& a) mutable {
+      if (a)
+        forward(a);
+      else
+        absent();
+    });
+    return;
+  }
+  if (auto i = st.live.find(id); i != st.live.end()) {
+    forward(i->second);
+    return;
+  }
+  absent();
+}
+
+} // namespace
+
+// Defined in engine_requests.cpp: the handlers of the public requests.
+caf::message_handler engine_requests(self_ptr self);
+
+void engine_route(self_ptr self, const std::string& id,
+                  std::function<void(const caf::actor&)> forward,
+                  std::function<void()> absent) {
+  route(self, id, std::move(forward), std::move(absent));
+}
+
+void engine_wake(self_ptr self, const std::string& id) {
+  wake(self, id);
+}
+
+caf::actor engine_spawn(self_ptr self, operation op, next_action act,
+                        op_start mode) {
+  return spawn_op(self, std::move(op), act, mode);
+}
+
+caf::behavior engine_actor(self_ptr self, core_ptr core) {
+  self->state.core = std::move(core);
+  self->state.node = static_cast<uint32_t>(
+    std::hash<std::string>{}(std::to_string(self->state.core->clk->now().time_since_epoch().count()))
+    ^ static_cast<uint32_t>(::getpid()));
+  self->set_down_handler([=](caf::down_msg& dm) {
+    auto& subs = self->state.subscribers;
+    subs.erase(std::remove_if(subs.begin(), subs.end(),
+                              [&](const caf::actor& a) { return a.address() == dm.source; }),
+               subs.end());
+  });
+  auto internal = caf::message_handler{
+    [=](recover_atom, recovered_ops& found) {
+      auto& st = self->state;
+      auto now = st.core->clk->now();
+      for (auto& op : found.ops) {
+        if (!st.core->workflows.find(op.workflow, op.workflow_version)) {
+          std::cerr << "stepwise: operation " << op.id << " uses workflow '"
+                    << op.workflow << "' v" << op.workflow_version
+                    << " which is not registered; it stays as it is\n";
+          continue;
+        }
+        auto due = op.wake_at;
+        if (op.state == op_state::waiting && due
+            && *due - now >= st.core->cfg.passivate_after) {
+          if (op.deadline && *op.deadline < *due)
+            due = op.deadline;
+          add_sleeper(self, op.id, *due);
+          continue;
+        }
+        spawn_op(self, std::move(op), {}, op_start::recover);
+      }
+      st.core->recovered = true;
+    },
+    [=](passivate_atom, const std::string& id, time_point due, uint64_t gen) {
+      auto& st = self->state;
+      auto i = st.live.find(id);
+      if (i == st.live.end() || st.stopping)
+        return;
+      st.held[id]; // hold requests until the actor says yes or no
+      self->send(i->second, passivate_ok_atom::value, gen);
+      st.passivating[id] = due;
+    },
+    [=](passivated_atom, const std::string& id) {
+      auto& st = self->state;
+      st.live.erase(id);
+      auto due = st.passivating[id];
+      st.passivating.erase(id);
+      if (!st.held[id].empty()) {
+        wake(self, id); // requests arrived meanwhile: back it comes
+        return;
+      }
+      st.held.erase(id);
+      add_sleeper(self, id, due);
+    },
+    [=](stay_atom, const std::string& id) {
+      auto& st = self->state;
+      st.passivating.erase(id);
+      if (auto i = st.live.find(id); i != st.live.end())
+        release(self, id, i->second);
+    },
+    [=](wake_atom, uint64_t gen) {
+      auto& st = self->state;
+      if (gen != st.wake_gen)
+        return;
+      st.armed.reset();
+      auto now = st.core->clk->now();
+      std::vector<std::string> due;
+      for (auto i = st.sleepers.begin(); i != st.sleepers.end() && i->first <= now; ++i)
+        due.push_back(i->second);
+      for (auto& id : due)
+        wake(self, id);
+      arm_sleepers(self);
+    },
+    [=](finished_atom, const std::string& id, op_snapshot& snap) {
+      auto& st = self->state;
+      st.live.erase(id);
+      auto range = st.waiters.equal_range(id);
+      for (auto i = range.first; i != range.second; ++i) {
+        if (snap)
+          i->second.deliver(st.core->present(*snap));
+        else
+          i->second.delegate(st.core->reader(), get_atom::value, id);
+      }
+      st.waiters.erase(range.first, range.second);
+      if (!st.held.count(id))
+        return;
+      // Requests held for a finished operation are answered from the store.
+      auto held = std::move(st.held[id]);
+      st.held.erase(id);
+      for (auto& fn : held)
+        fn(caf::actor{});
+    },
+    [=](event_batch& batch) {
+      for (auto& sub : self->state.subscribers)
+        self->send(sub, batch);
+    },
+    [=](subscribe_atom, caf::actor& listener) {
+      self->monitor(listener);
+      self->state.subscribers.emplace_back(std::move(listener));
+    },
+  };
+  return caf::behavior{internal.or_else(engine_requests(self))};
+}
+
+} // namespace stepwise

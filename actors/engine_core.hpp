@@ -1,0 +1,53 @@
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include <caf/actor.hpp>
+
+#include "actors/commit_writer.hpp"
+#include "actors/worker_pool.hpp"
+#include "engine/clock.hpp"
+#include "engine/config.hpp"
+#include "engine/metrics.hpp"
+#include "engine/operation.hpp"
+#include "engine/registry.hpp"
+#include "engine/store.hpp"
+
+namespace stepwise {
+
+/// What the engine's actors share: configuration, definitions, the store,
+/// the clock, the blocking pools and the group-commit writer. Created by
+/// `engine::launch`; lives as long as any actor holding it.
+struct engine_core {
+  engine_config cfg;
+  registry workflows;
+  store_ptr store;
+  std::shared_ptr<clock> clk;
+  metrics stats;
+  std::unique_ptr<worker_pool> step_pool;
+  std::unique_ptr<commit_writer> writer;
+  /// Actors that serve store reads (detached: each owns a thread).
+  std::vector<caf::actor> readers;
+  std::atomic<size_t> next_reader{0};
+  std::atomic<bool> recovered{false};
+
+  /// Returns a reader, round robin.
+  const caf::actor& reader() {
+    return readers[next_reader.fetch_add(1, std::memory_order_relaxed)
+                   % readers.size()];
+  }
+
+  /// Returns `op` as shown to callers: secret input values masked.
+  operation present(const operation& op) const;
+
+  /// Stops the pools and the writer (draining what is queued). Idempotent.
+  void stop();
+
+  ~engine_core();
+};
+
+using core_ptr = std::shared_ptr<engine_core>;
+
+} // namespace stepwise

@@ -1,0 +1,109 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/atom.hpp>
+
+#include "engine/engine.hpp"
+#include "engine/outcome.hpp"
+#include "engine/progress.hpp"
+#include "engine/step_context.hpp"
+#include "engine/store.hpp"
+
+/// The messages between the engine actor, operation actors, the step
+/// workers and the commit writer. All are local-only, so they are
+/// whitelisted rather than serializable.
+
+namespace stepwise {
+
+// -- requests to the engine actor (the embedding API sends these) -----------
+
+using start_atom = caf::atom_constant<caf::atom("sw_start")>;
+using get_atom = caf::atom_constant<caf::atom("sw_get")>;
+using cancel_atom = caf::atom_constant<caf::atom("sw_cancel")>;
+using retry_atom = caf::atom_constant<caf::atom("sw_retry")>;
+using list_atom = caf::atom_constant<caf::atom("sw_list")>;
+using events_atom = caf::atom_constant<caf::atom("sw_events")>;
+using wait_atom = caf::atom_constant<caf::atom("sw_wait")>;
+using subscribe_atom = caf::atom_constant<caf::atom("sw_sub")>;
+using shutdown_atom = caf::atom_constant<caf::atom("sw_stop")>;
+/// Store reads: an operation by id / by idempotency key, raw (not masked).
+using load_atom = caf::atom_constant<caf::atom("sw_load")>;
+using load_key_atom = caf::atom_constant<caf::atom("sw_loadkey")>;
+/// Launch -> engine: the non-terminal operations found at start.
+using recover_atom = caf::atom_constant<caf::atom("sw_recover")>;
+
+// -- internal ------------------------------------------------------------------
+
+/// A timer of an operation actor: (timer_atom, generation).
+using timer_atom = caf::atom_constant<caf::atom("sw_timer")>;
+/// A step attempt overran its timeout: (step_timeout_atom, generation).
+using step_timeout_atom = caf::atom_constant<caf::atom("sw_stepto")>;
+/// The operation's deadline passed.
+using deadline_atom = caf::atom_constant<caf::atom("sw_dline")>;
+/// The engine's sleeper timer: (wake_atom, generation).
+using wake_atom = caf::atom_constant<caf::atom("sw_wake")>;
+/// Operation actor -> engine: may I passivate? (id, due, generation).
+using passivate_atom = caf::atom_constant<caf::atom("sw_pass")>;
+/// Engine -> operation actor: go ahead, nothing more will be routed to you.
+using passivate_ok_atom = caf::atom_constant<caf::atom("sw_passok")>;
+/// Operation actor -> engine: I stopped; wake me at `due`.
+using passivated_atom = caf::atom_constant<caf::atom("sw_passed")>;
+/// Operation actor -> engine: I stay alive after all.
+using stay_atom = caf::atom_constant<caf::atom("sw_stay")>;
+/// Operation actor -> engine: the operation is terminal (id, snapshot).
+using finished_atom = caf::atom_constant<caf::atom("sw_done")>;
+/// Engine -> operation actor: resume a failed operation.
+using resume_atom = caf::atom_constant<caf::atom("sw_resume")>;
+
+/// What a worker hands back after one attempt of a step.
+struct step_result {
+  outcome result;
+  bool skipped = false;
+  duration took{0};
+  boost::json::object data;
+  transient_map transient;
+};
+
+/// Worker -> operation actor: (step_done, generation, result).
+struct step_done {
+  uint64_t generation = 0;
+  std::shared_ptr<step_result> result;
+};
+
+/// Writer -> operation actor or engine: a checkpoint is durable (or not).
+struct commit_ack {
+  uint64_t tag = 0;
+  write_status status = write_status::ok;
+};
+
+/// An operation read from the store, or none.
+struct maybe_op {
+  std::optional<operation> value;
+};
+
+/// The non-terminal operations found at start.
+struct recovered_ops {
+  std::vector<operation> ops;
+};
+
+} // namespace stepwise
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::operation)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::op_snapshot)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::start_request)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::start_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::list_filter)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::operation_page)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::event_batch)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<stepwise::event>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::step_done)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::commit_ack)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::maybe_op)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::recovered_ops)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::next_action)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::time_point)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::duration)

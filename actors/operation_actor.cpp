@@ -1,0 +1,320 @@
+#include "actors/operation_actor.hpp"
+
+#include <iostream>
+
+#include <caf/event_based_actor.hpp>
+#include <caf/send.hpp>
+
+#include "actors/messages.hpp"
+#include "actors/step_runner.hpp"
+#include "engine/errc.hpp"
+#include "engine/redact.hpp"
+
+namespace stepwise {
+
+namespace {
+
+using self_ptr = caf::stateful_actor<operation_state>*;
+
+double unit_random(operation_state& st) {
+  return std::uniform_real_distribution<double>{0.0, 1.0}(st.rng);
+}
+
+void execute(self_ptr self, next_action act);
+
+/// Writes the working copy with `events`; `act` runs once it is durable.
+void persist(self_ptr self, std::vector<event> events, next_action act) {
+  auto& st = self->state;
+  st.op.revision += 1;
+  st.in_flight = std::make_shared<const operation>(st.op);
+  st.committing = true;
+  st.pending = act;
+  checkpoint cp{checkpoint::kind::update, st.in_flight, std::move(events)};
+  if (!st.core->writer->submit(std::move(cp), caf::actor_cast<caf::actor>(self),
+                               st.gen)) {
+    // Shutting down: the store keeps the last durable state, which a
+    // restart resumes from.
+    self->quit(caf::exit_reason::user_shutdown);
+  }
+}
+
+void arm(self_ptr self, time_point due, caf::message msg) {
+  self->state.core->stats.timers_pending.fetch_add(1, std::memory_order_relaxed);
+  self->state.core->clk->schedule(due, caf::actor_cast<caf::actor>(self),
+                                  std::move(msg));
+}
+
+void arm_deadline(self_ptr self) {
+  auto& st = self->state;
+  if (!st.op.deadline || st.deadline_armed || is_terminal(st.op.state))
+    return;
+  st.deadline_armed = true;
+  arm(self, *st.op.deadline, caf::make_message(deadline_atom::value));
+}
+
+void execute(self_ptr self, next_action act) {
+  auto& st = self->state;
+  auto now = st.core->clk->now();
+  switch (act.what) {
+    case next_action::kind::none:
+      return;
+    case next_action::kind::run_step: {
+      auto& def = st.wf->steps()[act.step];
+      st.gen += 1;
+      st.step_running = true;
+      st.core->stats.steps_started.fetch_add(1, std::memory_order_relaxed);
+      if (def.timeout)
+        arm(self, now + *def.timeout,
+            caf::make_message(step_timeout_atom::value, st.gen));
+      step_context ctx{st.op.id,   def.name, act.attempt,
+                       st.op.input, st.op.data, std::move(st.transient),
+                       st.core->clk.get()};
+      st.transient = {};
+      run_step(*st.core->step_pool, st.wf, act.step, std::move(ctx),
+               caf::actor_cast<caf::actor>(self), st.gen);
+      return;
+    }
+    case next_action::kind::wait:
+      st.gen += 1;
+      if (act.due - now >= st.core->cfg.passivate_after && st.transient.empty()) {
+        // Long wait: hand the wake-up time to the engine and stop. A
+        // deadline earlier than the wake-up wakes it earlier.
+        auto due = act.due;
+        if (st.op.deadline && *st.op.deadline < due)
+          due = *st.op.deadline;
+        self->send(st.engine, passivate_atom::value, st.op.id, due, st.gen);
+        return;
+      }
+      arm(self, act.due, caf::make_message(timer_atom::value, st.gen));
+      return;
+    case next_action::kind::finish: {
+      auto& m = st.core->stats;
+      if (st.op.state == op_state::succeeded)
+        m.operations_succeeded.fetch_add(1, std::memory_order_relaxed);
+      else if (st.op.state == op_state::failed)
+        m.operations_failed.fetch_add(1, std::memory_order_relaxed);
+      else if (st.op.state == op_state::canceled)
+        m.operations_canceled.fetch_add(1, std::memory_order_relaxed);
+      self->send(st.engine, finished_atom::value, st.op.id, st.committed);
+      self->quit();
+      return;
+    }
+  }
+}
+
+/// Runs `fn` now, or after the commit in flight when there is one.
+template <class F>
+void when_idle(self_ptr self, F fn) {
+  if (self->state.committing)
+    self->state.deferred.emplace_back(std::move(fn));
+  else
+    fn();
+}
+
+void on_ack(self_ptr self, write_status status) {
+  auto& st = self->state;
+  if (status != write_status::ok) {
+    std::cerr << "stepwise: operation " << st.op.id
+              << " lost a write race (stale revision); its actor stops\n";
+    self->send(st.engine, finished_atom::value, st.op.id, op_snapshot{});
+    self->quit();
+    return;
+  }
+  st.committing = false;
+  st.committed = std::move(st.in_flight);
+  auto act = st.pending;
+  st.pending = {};
+  auto waiting = std::move(st.on_commit);
+  st.on_commit.clear();
+  for (auto& rp : waiting)
+    rp.deliver(st.core->present(*st.committed));
+  auto deferred = std::move(st.deferred);
+  st.deferred.clear();
+  for (size_t i = 0; i < deferred.size(); ++i) {
+    if (st.committing) {
+      // A deferred request began a new commit: it supersedes `act`; the
+      // rest wait for that commit.
+      for (size_t j = i; j < deferred.size(); ++j)
+        st.deferred.emplace_back(std::move(deferred[j]));
+      return;
+    }
+    deferred[i]();
+  }
+  if (!st.committing)
+    execute(self, act);
+}
+
+void on_step_done(self_ptr self, step_done& msg) {
+  auto& st = self->state;
+  if (msg.generation != st.gen || !st.step_running)
+    return; // a late result of an attempt that timed out or was canceled
+  st.step_running = false;
+  auto& r = *msg.result;
+  st.op.data = std::move(r.data);
+  st.transient = std::move(r.transient);
+  auto& m = st.core->stats;
+  m.step_duration_seconds.observe(std::chrono::duration<double>(r.took).count());
+  if (!r.result.message.empty()) {
+    auto secrets = secret_strings(*st.op.input, st.wf->secrets(), st.transient);
+    r.result.message = scrub(std::move(r.result.message), secrets);
+  }
+  if (r.skipped || r.result.what == outcome::kind::done)
+    m.steps_succeeded.fetch_add(1, std::memory_order_relaxed);
+  else if (r.result.what == outcome::kind::retry)
+    m.steps_retried.fetch_add(1, std::memory_order_relaxed);
+  else
+    m.steps_failed.fetch_add(1, std::memory_order_relaxed);
+  auto now = st.core->clk->now();
+  std::vector<event> events;
+  auto idx = st.op.cursor();
+  auto act = progress::apply_result(st.op, *st.wf, idx, r.result, r.skipped,
+                                    r.took, now, unit_random(st), events);
+  persist(self, std::move(events), act);
+}
+
+void start(self_ptr self, next_action act, op_start mode) {
+  auto& st = self->state;
+  switch (mode) {
+    case op_start::execute:
+      st.committed = std::make_shared<const operation>(st.op);
+      arm_deadline(self);
+      execute(self, act);
+      return;
+    case op_start::recover: {
+      st.committed = std::make_shared<const operation>(st.op);
+      std::vector<event> events;
+      auto next = progress::recover(st.op, *st.wf, st.core->clk->now(), events);
+      arm_deadline(self);
+      if (events.empty())
+        execute(self, next);
+      else
+        persist(self, std::move(events), next);
+      return;
+    }
+    case op_start::idle:
+      st.committed = std::make_shared<const operation>(st.op);
+      return;
+  }
+}
+
+} // namespace
+
+operation_state::~operation_state() {
+  if (core)
+    core->stats.operations_live.fetch_sub(1, std::memory_order_relaxed);
+}
+
+caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
+                              core_ptr core, caf::actor engine, operation op,
+                              next_action act, op_start mode) {
+  auto& st = self->state;
+  st.core = std::move(core);
+  st.engine = std::move(engine);
+  st.wf = st.core->workflows.find(op.workflow, op.workflow_version);
+  st.op = std::move(op);
+  st.rng.seed(static_cast<uint32_t>(std::hash<std::string>{}(st.op.id)
+                                    ^ st.core->cfg.seed));
+  st.core->stats.operations_live.fetch_add(1, std::memory_order_relaxed);
+  start(self, act, mode);
+  return {
+    [=](commit_ack& ack) { on_ack(self, ack.status); },
+    [=](step_done& msg) { on_step_done(self, msg); },
+    [=](timer_atom, uint64_t gen) {
+      auto& st = self->state;
+      st.core->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+      if (gen != st.gen || st.committing || st.step_running)
+        return;
+      std::vector<event> events;
+      auto act = progress::wake(st.op, *st.wf, st.core->clk->now(), events);
+      if (!events.empty())
+        persist(self, std::move(events), act);
+    },
+    [=](step_timeout_atom, uint64_t gen) {
+      auto& st = self->state;
+      st.core->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+      if (gen != st.gen || !st.step_running)
+        return;
+      // The worker is not waited for: its late result has an old generation.
+      st.step_running = false;
+      st.gen += 1;
+      st.core->stats.steps_timed_out.fetch_add(1, std::memory_order_relaxed);
+      std::vector<event> events;
+      auto act = progress::apply_timeout(st.op, *st.wf, st.op.cursor(),
+                                         st.core->clk->now(), unit_random(st),
+                                         events);
+      persist(self, std::move(events), act);
+    },
+    [=](deadline_atom) {
+      self->state.core->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+      when_idle(self, [=] {
+        auto& st = self->state;
+        if (is_terminal(st.op.state))
+          return;
+        st.gen += 1;
+        st.step_running = false;
+        std::vector<event> events;
+        progress::expire(st.op, st.core->clk->now(), events);
+        persist(self, std::move(events), {next_action::kind::finish, 0, 0, {}});
+      });
+    },
+    [=](passivate_ok_atom, uint64_t gen) {
+      auto& st = self->state;
+      if (gen == st.gen && !st.committing && !st.step_running
+          && st.op.state == op_state::waiting && st.deferred.empty()) {
+        self->send(st.engine, passivated_atom::value, st.op.id);
+        self->quit();
+        return;
+      }
+      self->send(st.engine, stay_atom::value, st.op.id);
+      // Still waiting but not passivated: arm the timer here instead.
+      if (gen == st.gen && st.op.state == op_state::waiting && st.op.wake_at)
+        arm(self, *st.op.wake_at, caf::make_message(timer_atom::value, st.gen));
+    },
+    [=](get_atom, const std::string&) -> operation {
+      return self->state.core->present(*self->state.committed);
+    },
+    [=](cancel_atom, const std::string&) -> caf::result<operation> {
+      auto rp = self->make_response_promise();
+      when_idle(self, [=]() mutable {
+        auto& st = self->state;
+        if (!progress::can_cancel(st.op)) {
+          rp.deliver(make_error(errc::invalid_state,
+                                "operation '" + st.op.id + "' is "
+                                  + std::string{to_string(st.op.state)}
+                                  + ": only pending, in_progress or waiting "
+                                    "operations can be canceled"));
+          return;
+        }
+        st.gen += 1;
+        st.step_running = false;
+        std::vector<event> events;
+        progress::cancel(st.op, st.core->clk->now(), events);
+        st.on_commit.push_back(rp);
+        persist(self, std::move(events), {next_action::kind::finish, 0, 0, {}});
+      });
+      return rp;
+    },
+    [=](retry_atom, const std::string&) -> caf::result<operation> {
+      auto rp = self->make_response_promise();
+      when_idle(self, [=]() mutable {
+        auto& st = self->state;
+        if (!progress::can_resume(st.op)) {
+          rp.deliver(make_error(errc::invalid_state,
+                                "operation '" + st.op.id + "' is "
+                                  + std::string{to_string(st.op.state)}
+                                  + ": only failed operations can be retried"));
+          if (is_terminal(st.op.state))
+            execute(self, {next_action::kind::finish, 0, 0, {}});
+          return;
+        }
+        std::vector<event> events;
+        auto act = progress::resume(st.op, *st.wf, st.core->clk->now(), events);
+        st.on_commit.push_back(rp);
+        persist(self, std::move(events), act);
+      });
+      return rp;
+    },
+  };
+}
+
+} // namespace stepwise

@@ -1,0 +1,141 @@
+#include "bench/embedded_driver.hpp"
+
+#include <chrono>
+#include <future>
+#include <unordered_map>
+
+#include <caf/event_based_actor.hpp>
+#include <caf/send.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include "actors/messages.hpp"
+#include "bench/proc_stats.hpp"
+
+namespace stepwise::bench {
+
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+struct driver_state {
+  static inline const char* name = "bench.driver";
+  engine* eng = nullptr;
+  size_t n = 0;
+  std::vector<steady::time_point> submitted;
+  std::unordered_map<std::string, size_t> index;
+  std::unordered_map<std::string, steady::time_point> finished_early;
+  std::unordered_map<std::string, bool> failed_early;
+  run_result res;
+  std::shared_ptr<std::promise<run_result>> done;
+  bool delivered = false;
+};
+
+using stop_atom = caf::atom_constant<caf::atom("bench_stop")>;
+
+void deliver(driver_state& st) {
+  if (st.delivered)
+    return;
+  st.delivered = true;
+  st.done->set_value(std::move(st.res));
+}
+
+using driver_ptr = caf::stateful_actor<driver_state>*;
+
+void sample(driver_ptr self) {
+  auto& m = self->state.eng->stats();
+  auto t = m.operations_sleeping.load() + m.timers_pending.load();
+  if (t > self->state.res.peak_timers) {
+    self->state.res.peak_timers = t;
+    self->state.res.rss_at_peak_kib = rss_kib();
+  }
+}
+
+void finish_one(driver_ptr self, const std::string& id, size_t idx,
+                steady::time_point at, bool failed) {
+  auto& st = self->state;
+  auto ms = std::chrono::duration<double, std::milli>(at - st.submitted[idx]).count();
+  st.res.latency_ms.push_back(ms);
+  st.res.ids.push_back(id);
+  if (failed)
+    st.res.errors += 1;
+  else
+    st.res.completed += 1;
+  if (st.res.completed + st.res.errors == st.n)
+    deliver(st);
+}
+
+caf::behavior driver(driver_ptr self, engine* eng, std::string workflow, size_t n,
+                     std::shared_ptr<std::promise<run_result>> done) {
+  auto& st = self->state;
+  st.done = std::move(done);
+  st.eng = eng;
+  // Subscribe before submitting: same sender, so the engine sees it first.
+  self->send(eng->actor(), subscribe_atom::value, caf::actor_cast<caf::actor>(self));
+  st.n = n;
+  st.submitted.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    start_request req;
+    req.workflow = workflow;
+    req.input = {{"i", i}};
+    st.submitted[i] = steady::now();
+    self->request(eng->actor(), caf::infinite, start_atom::value, std::move(req))
+      .then(
+        [=](start_result& r) {
+          auto& st = self->state;
+          auto id = r.op.id;
+          st.index.emplace(id, i);
+          auto e = st.finished_early.find(id);
+          if (e != st.finished_early.end()) {
+            finish_one(self, id, i, e->second, st.failed_early[id]);
+            st.finished_early.erase(e);
+          }
+        },
+        [=](caf::error&) {
+          auto& st = self->state;
+          st.res.errors += 1;
+          if (st.res.completed + st.res.errors == st.n)
+            deliver(st);
+        });
+  }
+  return {
+    [=](stop_atom) { deliver(self->state); },
+    [=](event_batch& b) {
+      auto now = steady::now();
+      sample(self);
+      auto& st = self->state;
+      for (auto& e : b.events) {
+        if (!is_terminal(e.type))
+          continue;
+        bool failed = e.type != event_type::operation_succeeded;
+        auto i = st.index.find(e.operation_id);
+        if (i == st.index.end()) {
+          st.finished_early[e.operation_id] = now;
+          st.failed_early[e.operation_id] = failed;
+          continue;
+        }
+        finish_one(self, e.operation_id, i->second, now, failed);
+      }
+    },
+  };
+}
+
+} // namespace
+
+run_result run_embedded(caf::actor_system& sys, engine& eng,
+                        const std::string& workflow, size_t n, double limit_s) {
+  auto prom = std::make_shared<std::promise<run_result>>();
+  auto fut = prom->get_future();
+  auto cpu0 = cpu_seconds();
+  auto t0 = steady::now();
+  auto a = sys.spawn(driver, &eng, workflow, n, prom);
+  auto limit = std::chrono::duration<double>(limit_s);
+  if (fut.wait_for(limit) != std::future_status::ready)
+    caf::anon_send(a, stop_atom::value); // report what finished so far
+  auto res = fut.get();
+  res.wall_s = std::chrono::duration<double>(steady::now() - t0).count();
+  res.cpu_s = cpu_seconds() - cpu0;
+  caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  return res;
+}
+
+} // namespace stepwise::bench

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/engine.hpp"
+
+namespace stepwise::bench {
+
+/// What one run measured.
+struct run_result {
+  size_t completed = 0;
+  size_t errors = 0;
+  double wall_s = 0;
+  /// Submit-to-finished latency per completed operation, in ms.
+  std::vector<double> latency_ms;
+  /// Ids of the operations that finished, for reading their results.
+  std::vector<std::string> ids;
+  /// Most operations sleeping or with a timer armed at once.
+  int64_t peak_timers = 0;
+  /// Resident memory (KiB) when the most operations were sleeping.
+  int64_t rss_at_peak_kib = 0;
+  double cpu_s = 0;
+};
+
+/// Submits `n` operations of `workflow` at once through the embedding API
+/// (asynchronous requests to the engine actor) and waits, at most
+/// `limit_s` seconds, until each has finished, as seen in the event stream.
+run_result run_embedded(caf::actor_system& sys, engine& eng,
+                        const std::string& workflow, size_t n, double limit_s);
+
+} // namespace stepwise::bench

@@ -1,0 +1,174 @@
+// stepwise-bench: the workloads of shared/benchmarks.md, one JSON line per
+// run. See bench/README.md for the figures and how they were produced.
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+
+#include "bench/embedded_driver.hpp"
+#include "bench/proc_stats.hpp"
+#include "bench/stats.hpp"
+#include "bench/workloads.hpp"
+#include "engine/errc.hpp"
+
+#ifndef STEPWISE_GIT_SHA
+#define STEPWISE_GIT_SHA "unknown"
+#endif
+
+using namespace stepwise;
+
+namespace {
+
+struct options {
+  std::string workload = "steps";
+  size_t n = 1000;
+  int runs = 1;
+  std::string via = "embedded";
+  std::string store;
+  std::string url = "http://127.0.0.1:8080";
+  size_t pool = 8;
+  double limit_s = 300;
+};
+
+int usage(const char* why) {
+  std::fprintf(stderr,
+               "stepwise-bench: %s\n"
+               "usage: stepwise-bench --workload steps|retry|timers --n N [--runs R]\n"
+               "       [--via embedded|http] [--store URI] [--url URL] [--pool P]\n"
+               "       [--limit SECONDS]\n",
+               why);
+  return 2;
+}
+
+bool parse(int argc, char** argv, options& o, std::string& err) {
+  for (int i = 1; i < argc; ++i) {
+    std::string k = argv[i];
+    if (i + 1 >= argc) {
+      err = "flag " + k + " needs a value";
+      return false;
+    }
+    std::string v = argv[++i];
+    try {
+      if (k == "--workload") o.workload = v;
+      else if (k == "--n") o.n = std::stoul(v);
+      else if (k == "--runs") o.runs = std::stoi(v);
+      else if (k == "--via") o.via = v;
+      else if (k == "--store") o.store = v;
+      else if (k == "--url") o.url = v;
+      else if (k == "--pool") o.pool = std::stoul(v);
+      else if (k == "--limit") o.limit_s = std::stod(v);
+      else {
+        err = "unknown flag " + k;
+        return false;
+      }
+    } catch (const std::exception&) {
+      err = "bad value '" + v + "' for " + k;
+      return false;
+    }
+  }
+  if (bench::workflow_of(o.workload).empty()) {
+    err = "unknown workload '" + o.workload + "'";
+    return false;
+  }
+  if (o.n == 0 || o.runs < 1) {
+    err = "--n and --runs must be positive";
+    return false;
+  }
+  return true;
+}
+
+std::string now_iso() {
+  return format_time(std::chrono::time_point_cast<duration>(std::chrono::system_clock::now()));
+}
+
+/// A fresh SQLite file per run unless the caller named a store.
+std::string store_for_run(const options& o, int run) {
+  if (!o.store.empty())
+    return o.store;
+  auto path = "/tmp/stepwise-bench-" + std::to_string(::getpid()) + "-"
+              + std::to_string(run) + ".db";
+  for (auto suffix : {"", "-wal", "-shm"})
+    std::remove((path + suffix).c_str());
+  return "sqlite:" + path;
+}
+
+/// Reads the durable step results: W2 lateness and W3 overshoot, in ms.
+void durable_figures(engine& eng, const std::vector<std::string>& ids,
+                     const std::string& workload, std::vector<double>& out) {
+  for (auto& id : ids) {
+    auto op = eng.get(id);
+    if (!op)
+      continue;
+    auto& d = op->data;
+    if (workload == "retry" && d.contains("s3"))
+      out.push_back(static_cast<double>(d.at("s3").at("late_us").to_number<int64_t>()) / 1000.0);
+    if (workload == "timers" && d.contains("s1") && d.contains("s2")) {
+      auto t1 = d.at("s1").at("t").to_number<int64_t>();
+      auto t2 = d.at("s2").at("t").to_number<int64_t>();
+      out.push_back(static_cast<double>(t2 - t1) / 1000.0 - 1000.0);
+    }
+  }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  options o;
+  std::string err;
+  if (!parse(argc, argv, o, err))
+    return usage(err.c_str());
+  if (o.via != "embedded")
+    return usage("only --via embedded is built in so far");
+  for (int run = 1; run <= o.runs; ++run) {
+    caf::actor_system_config cfg;
+    caf::actor_system sys{cfg};
+    engine_config ec;
+    ec.store_uri = store_for_run(o, run);
+    ec.step_workers = o.pool;
+    auto eng = engine::launch(sys, ec, bench::bench_workflows());
+    if (!eng) {
+      std::cerr << "stepwise-bench: " << message_of(eng.error()) << '\n';
+      return 1;
+    }
+    auto rss0 = bench::rss_kib();
+    auto res = bench::run_embedded(sys, *eng, bench::workflow_of(o.workload), o.n, o.limit_s);
+    std::vector<double> figures;
+    durable_figures(*eng, res.ids, o.workload, figures);
+    auto steps = o.workload == "timers" ? 2 : 5;
+    boost::json::object line{
+      {"engine", "stepwise"}, {"workload", o.workload}, {"n", o.n}, {"k", steps},
+      {"run", run}, {"via", o.via}, {"store", eng->store_backend()},
+      {"completed", res.completed}, {"errors", res.errors}, {"wall_s", res.wall_s},
+      {"ops_per_s", static_cast<double>(res.completed) / res.wall_s},
+      {"steps_per_s", static_cast<double>(res.completed * static_cast<size_t>(steps)) / res.wall_s},
+      {"latency_ms", {{"p50", bench::quantile(res.latency_ms, 0.5)},
+                      {"p99", bench::quantile(res.latency_ms, 0.99)},
+                      {"max", bench::quantile(res.latency_ms, 1.0)}}},
+      {"retry_late_ms", {{"p50", o.workload == "retry" ? bench::quantile(figures, 0.5) : 0.0},
+                         {"p99", o.workload == "retry" ? bench::quantile(figures, 0.99) : 0.0}}},
+      {"timer_overshoot_ms", {{"p50", o.workload == "timers" ? bench::quantile(figures, 0.5) : 0.0},
+                              {"p99", o.workload == "timers" ? bench::quantile(figures, 0.99) : 0.0}}},
+      {"peak_concurrent_timers", res.peak_timers},
+      {"cpu_s", {{"engine", res.cpu_s}, {"store", 0.0}}},
+      {"peak_rss_mib", {{"engine", bench::peak_rss_kib() / 1024}, {"store", 0}}},
+      {"settings", {{"synchronous", "FULL"}, {"pool", o.pool},
+                    {"rss_per_sleeping_op_bytes",
+                     res.peak_timers > 0 ? (res.rss_at_peak_kib - rss0) * 1024 / res.peak_timers : 0}}},
+      {"commits", eng->stats().commits.load()},
+      {"mean_commit_batch", eng->stats().commits.load() > 0
+                              ? static_cast<double>(eng->stats().commit_batch_size.sum_micro.load()) / 1e6
+                                  / static_cast<double>(eng->stats().commits.load())
+                              : 0.0},
+      {"mean_commit_ms", eng->stats().commits.load() > 0
+                           ? static_cast<double>(eng->stats().commit_latency_seconds.sum_micro.load()) / 1e3
+                               / static_cast<double>(eng->stats().commits.load())
+                           : 0.0},
+      {"version", STEPWISE_GIT_SHA}, {"ts", now_iso()}};
+    std::cout << boost::json::serialize(line) << std::endl;
+    eng->shutdown();
+  }
+  return 0;
+}

@@ -1,0 +1,258 @@
+#include "engine/progress.hpp"
+
+#include <string>
+
+namespace stepwise::progress {
+
+namespace {
+
+void emit(std::vector<event>& out, const operation& op, event_type type,
+          time_point now, const step_record* rec = nullptr,
+          std::string error = {}) {
+  event e;
+  e.time = now;
+  e.operation_id = op.id;
+  e.type = type;
+  if (rec) {
+    e.step = rec->name;
+    e.attempt = rec->attempts;
+  }
+  e.state = std::string{to_string(op.state)};
+  e.error = std::move(error);
+  out.emplace_back(std::move(e));
+}
+
+next_action finish(operation& op, op_state st, std::string error,
+                   time_point now, std::vector<event>& out) {
+  op.state = st;
+  op.error = std::move(error);
+  op.wake_at.reset();
+  op.updated_at = now;
+  auto type = st == op_state::succeeded ? event_type::operation_succeeded
+              : st == op_state::canceled ? event_type::operation_canceled
+                                         : event_type::operation_failed;
+  emit(out, op, type, now, nullptr, op.error);
+  return {next_action::kind::finish, 0, 0, {}};
+}
+
+next_action start_attempt(operation& op, size_t idx, time_point now,
+                          std::vector<event>& out) {
+  auto& rec = op.steps[idx];
+  rec.state = step_state::running;
+  rec.attempts += 1;
+  if (!rec.first_attempt_at)
+    rec.first_attempt_at = now;
+  rec.last_attempt_at = now;
+  rec.next_attempt_at.reset();
+  op.state = op_state::in_progress;
+  op.wake_at.reset();
+  op.updated_at = now;
+  emit(out, op, event_type::step_started, now, &rec);
+  return {next_action::kind::run_step, idx, rec.attempts, {}};
+}
+
+next_action schedule_wait(operation& op, size_t idx, time_point due,
+                          time_point now) {
+  auto& rec = op.steps[idx];
+  rec.state = step_state::waiting;
+  rec.next_attempt_at = due;
+  op.state = op_state::waiting;
+  op.wake_at = due;
+  op.updated_at = now;
+  return {next_action::kind::wait, idx, rec.attempts, due};
+}
+
+// A step that cannot go on: best-effort steps are recorded as incomplete
+// and the operation continues; others fail the operation.
+next_action give_up(operation& op, const workflow& wf, size_t idx,
+                    std::string error, time_point now,
+                    std::vector<event>& out) {
+  auto& rec = op.steps[idx];
+  rec.last_error = error;
+  rec.next_attempt_at.reset();
+  if (wf.steps()[idx].best_effort) {
+    rec.state = step_state::incomplete;
+    emit(out, op, event_type::step_incomplete, now, &rec, error);
+    return begin_next(op, wf, now, out);
+  }
+  rec.state = step_state::failed;
+  op.updated_at = now;
+  emit(out, op, event_type::step_failed, now, &rec, error);
+  return finish(op, op_state::failed, "step '" + rec.name + "': " + error, now,
+                out);
+}
+
+// Schedules another attempt after `delay` if the policy allows it.
+next_action try_again(operation& op, const workflow& wf, size_t idx,
+                      duration delay, std::string reason, time_point now,
+                      std::vector<event>& out) {
+  auto& rec = op.steps[idx];
+  auto& def = wf.steps()[idx];
+  auto due = now + delay;
+  if (def.policy
+      && !def.policy->allows(rec.attempts, rec.first_attempt_at.value_or(now),
+                             due))
+    return give_up(op, wf, idx,
+                   "gave up after " + std::to_string(rec.attempts)
+                     + " attempts: " + reason,
+                   now, out);
+  rec.last_error = std::move(reason);
+  auto act = schedule_wait(op, idx, due, now);
+  emit(out, op, event_type::step_retry_scheduled, now, &rec, rec.last_error);
+  return act;
+}
+
+duration policy_delay(const step_def& def, int32_t attempt, double rnd) {
+  static const retry_policy fallback;
+  return (def.policy ? *def.policy : fallback).backoff(attempt, rnd);
+}
+
+} // namespace
+
+next_action begin_next(operation& op, const workflow& wf, time_point now,
+                       std::vector<event>& out) {
+  if (op.deadline && now >= *op.deadline) {
+    expire(op, now, out);
+    return {next_action::kind::finish, 0, 0, {}};
+  }
+  auto idx = op.cursor();
+  if (idx >= op.steps.size())
+    return finish(op, op_state::succeeded, {}, now, out);
+  auto& def = wf.steps()[idx];
+  if (def.sleep) {
+    auto& rec = op.steps[idx];
+    rec.attempts += 1;
+    rec.first_attempt_at = now;
+    rec.last_attempt_at = now;
+    emit(out, op, event_type::step_started, now, &rec);
+    auto act = schedule_wait(op, idx, now + *def.sleep, now);
+    emit(out, op, event_type::operation_waiting, now, &rec);
+    return act;
+  }
+  return start_attempt(op, idx, now, out);
+}
+
+next_action apply_result(operation& op, const workflow& wf, size_t idx,
+                         const outcome& result, bool skipped, duration took,
+                         time_point now, double unit_random,
+                         std::vector<event>& out) {
+  auto& rec = op.steps[idx];
+  rec.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(took).count();
+  op.updated_at = now;
+  if (skipped) {
+    rec.state = step_state::skipped;
+    emit(out, op, event_type::step_skipped, now, &rec);
+    return begin_next(op, wf, now, out);
+  }
+  switch (result.what) {
+    case outcome::kind::done:
+      rec.state = step_state::succeeded;
+      emit(out, op, event_type::step_succeeded, now, &rec);
+      return begin_next(op, wf, now, out);
+    case outcome::kind::retry: {
+      auto delay = result.delay.count() > 0
+                     ? result.delay
+                     : policy_delay(wf.steps()[idx], rec.attempts, unit_random);
+      return try_again(op, wf, idx, delay, result.message, now, out);
+    }
+    case outcome::kind::fail:
+      break;
+  }
+  return give_up(op, wf, idx, result.message, now, out);
+}
+
+next_action apply_timeout(operation& op, const workflow& wf, size_t idx,
+                          time_point now, double unit_random,
+                          std::vector<event>& out) {
+  auto& rec = op.steps[idx];
+  auto& def = wf.steps()[idx];
+  auto limit = std::chrono::duration_cast<std::chrono::milliseconds>(
+    def.timeout.value_or(duration{0}));
+  std::string reason = "timed out after " + std::to_string(limit.count()) + " ms";
+  rec.duration_ms = limit.count();
+  rec.last_error = reason;
+  emit(out, op, event_type::step_timed_out, now, &rec, reason);
+  return try_again(op, wf, idx, policy_delay(def, rec.attempts, unit_random),
+                   std::move(reason), now, out);
+}
+
+next_action wake(operation& op, const workflow& wf, time_point now,
+                 std::vector<event>& out) {
+  auto idx = op.cursor();
+  if (op.state != op_state::waiting || idx >= op.steps.size())
+    return {};
+  if (op.deadline && now >= *op.deadline) {
+    expire(op, now, out);
+    return {next_action::kind::finish, 0, 0, {}};
+  }
+  auto& rec = op.steps[idx];
+  if (wf.steps()[idx].sleep) {
+    rec.state = step_state::succeeded;
+    rec.next_attempt_at.reset();
+    rec.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        now - rec.first_attempt_at.value_or(now))
+                        .count();
+    op.state = op_state::in_progress;
+    emit(out, op, event_type::step_succeeded, now, &rec);
+    return begin_next(op, wf, now, out);
+  }
+  return start_attempt(op, idx, now, out);
+}
+
+next_action recover(operation& op, const workflow& wf, time_point now,
+                    std::vector<event>& out) {
+  auto idx = op.cursor();
+  if (op.state == op_state::waiting && idx < op.steps.size()
+      && op.steps[idx].state == step_state::waiting
+      && op.steps[idx].next_attempt_at)
+    return {next_action::kind::wait, idx, op.steps[idx].attempts,
+            *op.steps[idx].next_attempt_at};
+  // A step recorded as running was interrupted: it runs again (steps are
+  // at-least-once), as a new attempt.
+  return begin_next(op, wf, now, out);
+}
+
+void cancel(operation& op, time_point now, std::vector<event>& out) {
+  auto idx = op.cursor();
+  if (idx < op.steps.size()) {
+    auto& rec = op.steps[idx];
+    if (rec.state == step_state::running || rec.state == step_state::waiting) {
+      rec.state = step_state::failed;
+      rec.next_attempt_at.reset();
+      rec.last_error = "canceled";
+    }
+  }
+  finish(op, op_state::canceled, {}, now, out);
+}
+
+void expire(operation& op, time_point now, std::vector<event>& out) {
+  auto idx = op.cursor();
+  if (idx < op.steps.size()) {
+    auto& rec = op.steps[idx];
+    if (rec.state == step_state::running || rec.state == step_state::waiting) {
+      rec.state = step_state::failed;
+      rec.next_attempt_at.reset();
+      rec.last_error = "deadline exceeded";
+      emit(out, op, event_type::step_failed, now, &rec, rec.last_error);
+    }
+  }
+  finish(op, op_state::failed, "deadline exceeded", now, out);
+}
+
+next_action resume(operation& op, const workflow& wf, time_point now,
+                   std::vector<event>& out) {
+  auto idx = op.cursor();
+  if (idx < op.steps.size()) {
+    // A fresh retry budget: attempts and elapsed time count anew.
+    auto& rec = op.steps[idx];
+    rec.state = step_state::pending;
+    rec.attempts = 0;
+    rec.first_attempt_at.reset();
+    rec.next_attempt_at.reset();
+  }
+  op.error.clear();
+  op.state = op_state::pending;
+  return begin_next(op, wf, now, out);
+}
+
+} // namespace stepwise::progress

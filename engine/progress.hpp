@@ -1,0 +1,85 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/event.hpp"
+#include "engine/operation.hpp"
+#include "engine/outcome.hpp"
+#include "engine/workflow.hpp"
+
+namespace stepwise {
+
+/// What the operation actor does once the checkpoint it just built is
+/// durable.
+struct next_action {
+  enum class kind : uint8_t {
+    /// Nothing (e.g. a cancel while waiting for a step's late result).
+    none,
+    /// Run attempt `attempt` of step `step` on a worker.
+    run_step,
+    /// Arm a timer for `due` (a retry or a sleep), or passivate.
+    wait,
+    /// The operation is terminal.
+    finish,
+  };
+
+  kind what = kind::none;
+  size_t step = 0;
+  int32_t attempt = 0;
+  time_point due;
+};
+
+/// The transitions of an operation: pure functions of (operation, input,
+/// now) that mutate the operation, append the events they cause, and say
+/// what to do once that is durable. No I/O, no actors: tested on their own.
+namespace progress {
+
+/// Starts whatever comes next: the next attempt of the current step, a
+/// sleep, or the end of the operation.
+next_action begin_next(operation& op, const workflow& wf, time_point now,
+                       std::vector<event>& out);
+
+/// Applies the result of attempt `attempt` of step `idx`. `unit_random` in
+/// [0, 1) drives the policy's jitter.
+next_action apply_result(operation& op, const workflow& wf, size_t idx,
+                         const outcome& result, bool skipped, duration took,
+                         time_point now, double unit_random,
+                         std::vector<event>& out);
+
+/// The running attempt of step `idx` overran its timeout.
+next_action apply_timeout(operation& op, const workflow& wf, size_t idx,
+                          time_point now, double unit_random,
+                          std::vector<event>& out);
+
+/// The current step's wait is over: finish a sleep or start the retry.
+next_action wake(operation& op, const workflow& wf, time_point now,
+                 std::vector<event>& out);
+
+/// Returns how to continue an operation loaded after a restart.
+next_action recover(operation& op, const workflow& wf, time_point now,
+                    std::vector<event>& out);
+
+/// Cancels the operation (the caller checked `can_cancel`).
+void cancel(operation& op, time_point now, std::vector<event>& out);
+
+/// Fails the operation because its deadline passed.
+void expire(operation& op, time_point now, std::vector<event>& out);
+
+/// Resumes a failed operation at its failed step (completed steps are
+/// never run again).
+next_action resume(operation& op, const workflow& wf, time_point now,
+                   std::vector<event>& out);
+
+inline bool can_cancel(const operation& op) {
+  return op.state == op_state::pending || op.state == op_state::in_progress
+         || op.state == op_state::waiting;
+}
+
+inline bool can_resume(const operation& op) {
+  return op.state == op_state::failed;
+}
+
+} // namespace progress
+
+} // namespace stepwise

@@ -1,0 +1,117 @@
+#include "storage/memory_store.hpp"
+
+#include <algorithm>
+
+#include "engine/errc.hpp"
+
+namespace stepwise {
+
+std::string memory_store::backend() const {
+  return "memory";
+}
+
+caf::expected<commit_result> memory_store::commit(const std::vector<checkpoint>& batch) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  if (failing_)
+    return make_error(errc::store_failure, "memory store: commit failed (injected)");
+  commit_result res;
+  for (auto& cp : batch) {
+    auto& op = *cp.op;
+    auto status = write_status::ok;
+    if (cp.what == checkpoint::kind::create) {
+      if (!op.idempotency_key.empty() && keys_.count(op.idempotency_key))
+        status = write_status::duplicate_key;
+      else {
+        if (!op.idempotency_key.empty())
+          keys_[op.idempotency_key] = op.id;
+        ops_[op.id] = op;
+      }
+    } else {
+      auto i = ops_.find(op.id);
+      if (i == ops_.end() || i->second.revision != op.revision - 1)
+        status = write_status::stale_revision;
+      else
+        i->second = op;
+    }
+    res.status.push_back(status);
+    if (status != write_status::ok)
+      continue;
+    for (auto e : cp.events) {
+      e.seq = static_cast<int64_t>(events_.size()) + 1;
+      events_.push_back(e);
+      res.events.emplace_back(std::move(e));
+    }
+  }
+  return res;
+}
+
+caf::expected<std::optional<operation>> memory_store::load(const std::string& id) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  auto i = ops_.find(id);
+  if (i == ops_.end())
+    return std::optional<operation>{};
+  return std::optional<operation>{i->second};
+}
+
+caf::expected<std::optional<operation>> memory_store::find_by_key(const std::string& key) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  auto k = keys_.find(key);
+  if (k == keys_.end())
+    return std::optional<operation>{};
+  return std::optional<operation>{ops_.at(k->second)};
+}
+
+caf::expected<std::vector<operation>> memory_store::load_active() {
+  std::lock_guard<std::mutex> guard{mtx_};
+  std::vector<operation> out;
+  for (auto& kv : ops_)
+    if (!is_terminal(kv.second.state))
+      out.push_back(kv.second);
+  return out;
+}
+
+caf::expected<operation_page> memory_store::list(const list_filter& f) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  std::vector<const operation*> all;
+  for (auto& kv : ops_)
+    if ((!f.state || kv.second.state == *f.state)
+        && (f.workflow.empty() || kv.second.workflow == f.workflow))
+      all.push_back(&kv.second);
+  std::sort(all.begin(), all.end(), [](auto* a, auto* b) {
+    return a->created_at != b->created_at ? a->created_at > b->created_at
+                                          : a->id > b->id;
+  });
+  size_t start = 0;
+  if (!f.cursor.empty()) {
+    while (start < all.size() && all[start]->id != f.cursor)
+      ++start;
+    ++start;
+  }
+  operation_page page;
+  for (size_t i = start; i < all.size() && page.items.size() < f.limit; ++i)
+    page.items.push_back(*all[i]);
+  if (start + page.items.size() < all.size() && !page.items.empty())
+    page.next_cursor = page.items.back().id;
+  return page;
+}
+
+caf::expected<std::vector<event>> memory_store::events_after(int64_t after, size_t limit) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  std::vector<event> out;
+  for (auto i = static_cast<size_t>(std::max<int64_t>(after, 0));
+       i < events_.size() && out.size() < limit; ++i)
+    out.push_back(events_[i]);
+  return out;
+}
+
+caf::expected<int64_t> memory_store::last_seq() {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return static_cast<int64_t>(events_.size());
+}
+
+void memory_store::fail_commits(bool flag) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  failing_ = flag;
+}
+
+} // namespace stepwise

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/store.hpp"
+
+namespace stepwise {
+
+/// A store in memory: a test double for fast actor tests, nothing more.
+/// Durability and store tests run on the real backends.
+class memory_store : public store {
+public:
+  std::string backend() const override;
+
+  caf::expected<commit_result> commit(const std::vector<checkpoint>& batch) override;
+
+  caf::expected<std::optional<operation>> load(const std::string& id) override;
+
+  caf::expected<std::optional<operation>> find_by_key(const std::string& key) override;
+
+  caf::expected<std::vector<operation>> load_active() override;
+
+  caf::expected<operation_page> list(const list_filter& filter) override;
+
+  caf::expected<std::vector<event>> events_after(int64_t after, size_t limit) override;
+
+  caf::expected<int64_t> last_seq() override;
+
+  /// Makes every following commit fail until called with false.
+  void fail_commits(bool flag);
+
+private:
+  std::mutex mtx_;
+  std::unordered_map<std::string, operation> ops_;
+  std::unordered_map<std::string, std::string> keys_;
+  std::vector<event> events_;
+  bool failing_ = false;
+};
+
+} // namespace stepwise

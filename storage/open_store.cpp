@@ -1,0 +1,69 @@
+#include "storage/open_store.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
+#include "engine/errc.hpp"
+#include "storage/sqlite_store.hpp"
+
+namespace stepwise {
+
+namespace {
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+std::string upper(std::string_view s) {
+  std::string out{s};
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) {
+    return static_cast<char>(std::toupper(c));
+  });
+  return out;
+}
+
+caf::expected<store_ptr> open_sqlite(const std::string& uri) {
+  std::string_view rest{uri};
+  rest.remove_prefix(std::string_view{"sqlite:"}.size());
+  auto query = rest.find('?');
+  std::string path{rest.substr(0, query)};
+  sqlite_options opts;
+  if (query != std::string_view::npos) {
+    auto param = rest.substr(query + 1);
+    constexpr std::string_view key = "synchronous=";
+    auto value = starts_with(param, key) ? upper(param.substr(key.size()))
+                                         : std::string{};
+    if (value == "FULL")
+      opts.synchronous = sqlite_sync::full;
+    else if (value == "NORMAL")
+      opts.synchronous = sqlite_sync::normal;
+    else
+      return make_error(errc::invalid_argument,
+                        "invalid store URI '" + uri
+                          + "': the only option is synchronous=FULL|NORMAL");
+  }
+  if (path.empty())
+    return make_error(errc::invalid_argument,
+                      "invalid store URI '" + uri + "': the path is empty");
+  auto st = sqlite_store::open(path, opts);
+  if (!st)
+    return std::move(st.error());
+  return store_ptr{std::move(*st)};
+}
+
+} // namespace
+
+caf::expected<store_ptr> open_store(const std::string& uri) {
+  if (starts_with(uri, "sqlite:"))
+    return open_sqlite(uri);
+  if (starts_with(uri, "postgresql://") || starts_with(uri, "postgres://"))
+    return make_error(errc::invalid_argument,
+                      "store URI '" + uri
+                        + "': the PostgreSQL backend is not built in yet");
+  return make_error(errc::invalid_argument,
+                    "invalid store URI '" + uri
+                      + "': expected sqlite:PATH or postgresql://...");
+}
+
+} // namespace stepwise

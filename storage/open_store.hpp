@@ -1,0 +1,21 @@
+#pragma once
+
+#include <string>
+
+#include <caf/expected.hpp>
+
+#include "engine/store.hpp"
+
+namespace stepwise {
+
+/// Opens the store that `uri` names:
+///
+/// - `sqlite:PATH` or `sqlite:PATH?synchronous=NORMAL` (default `FULL`):
+///   the embedded store in the file PATH, created if missing;
+/// - `postgresql://...` or `postgres://...`: the PostgreSQL store (not built
+///   in yet: an `errc::invalid_argument` error for now).
+///
+/// Any other URI is an `errc::invalid_argument` error naming it.
+[[nodiscard]] caf::expected<store_ptr> open_store(const std::string& uri);
+
+} // namespace stepwise

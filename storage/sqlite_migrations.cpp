@@ -1,0 +1,149 @@
+#include "storage/sqlite_migrations.hpp"
+
+#include <array>
+#include <chrono>
+
+#include "engine/errc.hpp"
+#include "engine/time.hpp"
+
+namespace stepwise {
+
+namespace {
+
+struct migration {
+  int64_t version;
+  const char* name;
+  const char* sql;
+};
+
+// Append-only: a released migration is never edited, since databases in
+// the field already ran it. Change the schema with a new entry.
+// Times are microseconds since the Unix epoch; JSON is stored as text.
+constexpr std::array<migration, 1> migrations{{
+  {1, "operations and events", R"sql(
+CREATE TABLE operations (
+  id               TEXT PRIMARY KEY NOT NULL,
+  workflow         TEXT NOT NULL,
+  workflow_version INTEGER NOT NULL,
+  state            TEXT NOT NULL,
+  input            TEXT NOT NULL,
+  data             TEXT NOT NULL,
+  steps            TEXT NOT NULL,
+  error            TEXT NOT NULL DEFAULT '',
+  created_at       INTEGER NOT NULL,
+  updated_at       INTEGER NOT NULL,
+  deadline         INTEGER,
+  idempotency_key  TEXT,
+  request_hash     TEXT NOT NULL DEFAULT '',
+  revision         INTEGER NOT NULL,
+  wake_at          INTEGER
+);
+-- An absent key is NULL, so any number of operations may have none.
+CREATE UNIQUE INDEX operations_idempotency_key
+  ON operations (idempotency_key) WHERE idempotency_key IS NOT NULL;
+-- The list order, unfiltered and filtered by state.
+CREATE INDEX operations_list_order ON operations (created_at DESC, id DESC);
+CREATE INDEX operations_state_order
+  ON operations (state, created_at DESC, id DESC);
+-- Recovery reads the few live operations among many finished ones.
+CREATE INDEX operations_active ON operations (state)
+  WHERE state NOT IN ('succeeded', 'failed', 'canceled');
+-- AUTOINCREMENT: a seq is never reused, even after the newest rows go.
+CREATE TABLE events (
+  seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+  time         INTEGER NOT NULL,
+  operation_id TEXT NOT NULL,
+  type         TEXT NOT NULL,
+  step         TEXT NOT NULL DEFAULT '',
+  attempt      INTEGER NOT NULL DEFAULT 0,
+  state        TEXT NOT NULL DEFAULT '',
+  error        TEXT NOT NULL DEFAULT '',
+  extra        TEXT
+);
+)sql"},
+}};
+
+constexpr bool numbered_from_one() {
+  for (size_t i = 0; i < migrations.size(); ++i)
+    if (migrations[i].version != static_cast<int64_t>(i + 1))
+      return false;
+  return true;
+}
+
+static_assert(numbered_from_one(), "migrations are numbered 1, 2, 3, ...");
+
+caf::expected<int64_t> current_version(sqlite_connection& conn) {
+  auto stmt = conn.prepare("SELECT COALESCE(MAX(version), 0) "
+                           "FROM schema_migrations");
+  if (!stmt)
+    return std::move(stmt.error());
+  statement_reset guard{**stmt};
+  auto rc = (*stmt)->step();
+  if (rc != SQLITE_ROW)
+    return conn.failure("reading the schema version", rc);
+  return (*stmt)->int64(0);
+}
+
+caf::error apply(sqlite_connection& conn, const migration& m) {
+  auto what = "applying migration " + std::to_string(m.version) + " ("
+              + m.name + ")";
+  if (auto err = conn.exec(m.sql, what))
+    return err;
+  auto stmt = conn.prepare("INSERT INTO schema_migrations (version, "
+                           "applied_at) VALUES (?1, ?2)");
+  if (!stmt)
+    return std::move(stmt.error());
+  statement_reset guard{**stmt};
+  auto now = std::chrono::time_point_cast<duration>(
+    std::chrono::system_clock::now());
+  (*stmt)->bind(1, m.version);
+  (*stmt)->bind(2, to_micros(now));
+  auto rc = (*stmt)->step();
+  if (rc != SQLITE_DONE)
+    return conn.failure("recording " + what, rc);
+  return caf::error{};
+}
+
+caf::error migrate_in_transaction(sqlite_connection& conn,
+                                  const std::string& path) {
+  if (auto err = conn.exec("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                           "version INTEGER PRIMARY KEY, "
+                           "applied_at INTEGER NOT NULL)",
+                           "creating schema_migrations"))
+    return err;
+  auto have = current_version(conn);
+  if (!have)
+    return std::move(have.error());
+  if (*have > sqlite_schema_version())
+    return make_error(errc::store_failure,
+                      "database " + path + " has schema version "
+                        + std::to_string(*have) + ", newer than version "
+                        + std::to_string(sqlite_schema_version())
+                        + " that this stepwise binary knows: upgrade "
+                          "stepwise to open it");
+  for (auto& m : migrations)
+    if (m.version > *have)
+      if (auto err = apply(conn, m))
+        return err;
+  return caf::error{};
+}
+
+} // namespace
+
+int64_t sqlite_schema_version() {
+  return migrations.back().version;
+}
+
+caf::error migrate(sqlite_connection& conn, const std::string& path) {
+  // IMMEDIATE: two processes opening a new file at once must not both
+  // decide to create the schema.
+  if (auto err = conn.exec("BEGIN IMMEDIATE", "starting the migration"))
+    return err;
+  if (auto err = migrate_in_transaction(conn, path)) {
+    static_cast<void>(conn.exec("ROLLBACK", "rolling back the migration"));
+    return err;
+  }
+  return conn.exec("COMMIT", "committing the migration");
+}
+
+} // namespace stepwise

@@ -1,0 +1,188 @@
+#include "storage/sqlite_store.hpp"
+
+#include <exception>
+
+#include "engine/errc.hpp"
+#include "storage/sqlite_connection.hpp"
+#include "storage/sqlite_migrations.hpp"
+#include "storage/sqlite_read_pool.hpp"
+#include "storage/sqlite_rows.hpp"
+
+namespace stepwise {
+
+struct sqlite_store::write_statements {
+  sqlite_statement* begin = nullptr;
+  sqlite_statement* commit = nullptr;
+  sqlite_statement* rollback = nullptr;
+  sqlite_statement* insert_operation = nullptr;
+  sqlite_statement* update_operation = nullptr;
+  sqlite_statement* insert_event = nullptr;
+};
+
+namespace {
+
+// Runs a statement that returns no rows, e.g. BEGIN.
+caf::error run(sqlite_connection& conn, sqlite_statement& stmt,
+               std::string_view what) {
+  statement_reset guard{stmt};
+  auto rc = stmt.step();
+  if (rc != SQLITE_DONE)
+    return conn.failure(what, rc);
+  return caf::error{};
+}
+
+caf::error set_pragmas(sqlite_connection& conn, const sqlite_options& opts) {
+  // journal_mode answers with the mode it got: a file system without
+  // shared memory support stays in another mode, which we refuse since
+  // readers would then block the writer.
+  auto mode = conn.prepare("PRAGMA journal_mode = WAL");
+  if (!mode)
+    return std::move(mode.error());
+  {
+    statement_reset guard{**mode};
+    if ((*mode)->step() != SQLITE_ROW)
+      return conn.failure("setting journal_mode = WAL");
+    if ((*mode)->text(0) != "wal")
+      return make_error(errc::store_failure,
+                        "setting journal_mode = WAL failed: got "
+                          + std::string{(*mode)->text(0)});
+  }
+  auto sync = opts.synchronous == sqlite_sync::full
+                ? "PRAGMA synchronous = FULL"
+                : "PRAGMA synchronous = NORMAL";
+  return conn.exec(sync, sync);
+}
+
+} // namespace
+
+caf::expected<std::shared_ptr<sqlite_store>>
+sqlite_store::open(const std::string& path, sqlite_options opts) {
+  if (path.empty() || path == ":memory:" || path.rfind("file:", 0) == 0)
+    return make_error(errc::invalid_argument,
+                      "the SQLite store needs a file path, got '" + path
+                        + "'");
+  auto writer = sqlite_connection::open(
+    path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, opts.busy_timeout);
+  if (!writer)
+    return std::move(writer.error());
+  auto& conn = **writer;
+  if (auto err = set_pragmas(conn, opts))
+    return err;
+  if (auto err = migrate(conn, path))
+    return err;
+  auto stmts = std::make_unique<write_statements>();
+  std::pair<sqlite_statement**, const char*> wanted[] = {
+    {&stmts->begin, "BEGIN IMMEDIATE"},
+    {&stmts->commit, "COMMIT"},
+    {&stmts->rollback, "ROLLBACK"},
+    {&stmts->insert_operation, sqlite_rows::insert_operation_sql},
+    {&stmts->update_operation, sqlite_rows::update_operation_sql},
+    {&stmts->insert_event, sqlite_rows::insert_event_sql},
+  };
+  for (auto& [slot, sql] : wanted) {
+    auto stmt = conn.prepare(sql);
+    if (!stmt)
+      return std::move(stmt.error());
+    *slot = *stmt;
+  }
+  auto readers = std::make_unique<sqlite_read_pool>(path, opts.busy_timeout,
+                                                    opts.idle_readers);
+  return std::shared_ptr<sqlite_store>{
+    new sqlite_store(path, std::move(*writer), std::move(stmts),
+                     std::move(readers))};
+}
+
+sqlite_store::sqlite_store(std::string path,
+                           std::unique_ptr<sqlite_connection> writer,
+                           std::unique_ptr<write_statements> stmts,
+                           std::unique_ptr<sqlite_read_pool> readers)
+  : path_(std::move(path)),
+    writer_(std::move(writer)),
+    stmts_(std::move(stmts)),
+    readers_(std::move(readers)) {
+  // nop
+}
+
+sqlite_store::~sqlite_store() = default;
+
+std::string sqlite_store::backend() const {
+  return "sqlite";
+}
+
+// -- writes -------------------------------------------------------------------
+
+caf::expected<commit_result>
+sqlite_store::commit(const std::vector<checkpoint>& batch) {
+  std::lock_guard<std::mutex> guard{write_mtx_};
+  if (batch.empty())
+    return commit_result{};
+  if (auto err = run(*writer_, *stmts_->begin, "BEGIN IMMEDIATE"))
+    return err;
+  caf::expected<commit_result> result{commit_result{}};
+  try {
+    result = write_batch(batch);
+  } catch (const std::exception& ex) {
+    result = make_error(errc::store_failure,
+                        std::string{"commit failed: "} + ex.what());
+  }
+  if (result) {
+    if (auto err = run(*writer_, *stmts_->commit, "COMMIT"))
+      result = std::move(err);
+  }
+  // SQLite rolls back by itself after some errors (I/O, full disk); only
+  // roll back a transaction that is still open.
+  if (!result && sqlite3_get_autocommit(writer_->handle()) == 0)
+    static_cast<void>(run(*writer_, *stmts_->rollback, "ROLLBACK"));
+  return result;
+}
+
+caf::expected<commit_result>
+sqlite_store::write_batch(const std::vector<checkpoint>& batch) {
+  auto* db = writer_->handle();
+  commit_result out;
+  out.status.reserve(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    auto& item = batch[i];
+    if (!item.op)
+      return make_error(errc::invalid_argument,
+                        "commit failed: checkpoint " + std::to_string(i)
+                          + " has no operation");
+    auto& op = *item.op;
+    auto create = item.what == checkpoint::kind::create;
+    auto& stmt = create ? *stmts_->insert_operation : *stmts_->update_operation;
+    {
+      statement_reset reset{stmt};
+      if (create)
+        sqlite_rows::bind_insert(stmt, op);
+      else
+        sqlite_rows::bind_update(stmt, op);
+      auto rc = stmt.step();
+      if (rc != SQLITE_DONE)
+        return writer_->failure((create ? "inserting operation "
+                                        : "updating operation ")
+                                  + op.id,
+                                rc);
+    }
+    if (sqlite3_changes(db) == 0) {
+      // Its events describe a transition that did not happen: skip them.
+      out.status.push_back(create ? write_status::duplicate_key
+                                  : write_status::stale_revision);
+      continue;
+    }
+    out.status.push_back(write_status::ok);
+    auto& ins = *stmts_->insert_event;
+    for (auto& ev : item.events) {
+      statement_reset reset{ins};
+      sqlite_rows::bind_event(ins, ev);
+      auto rc = ins.step();
+      if (rc != SQLITE_DONE)
+        return writer_->failure("inserting an event of operation " + op.id,
+                                rc);
+      auto& written = out.events.emplace_back(ev);
+      written.seq = sqlite3_last_insert_rowid(db);
+    }
+  }
+  return out;
+}
+
+} // namespace stepwise

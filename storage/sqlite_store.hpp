@@ -1,0 +1,111 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <caf/expected.hpp>
+
+#include "engine/store.hpp"
+
+namespace stepwise {
+
+class sqlite_connection;
+class sqlite_read_pool;
+class sqlite_statement;
+
+/// How SQLite makes a commit durable.
+enum class sqlite_sync : uint8_t {
+  /// Every commit is on disk when `commit` returns (fsync per commit).
+  full,
+  /// A commit survives a crash of the process but may be lost on power
+  /// loss; much faster for small batches.
+  normal,
+};
+
+/// Options of `sqlite_store::open`.
+struct sqlite_options {
+  sqlite_sync synchronous = sqlite_sync::full;
+  /// How long a statement waits for a lock held by another connection
+  /// (another process, or WAL recovery) before it fails.
+  std::chrono::milliseconds busy_timeout{5000};
+  /// Read connections kept open for reuse.
+  size_t idle_readers = 4;
+};
+
+/// The embedded store: one SQLite file in WAL mode, created and upgraded by
+/// versioned migrations at open.
+///
+/// Writes go through one connection, one transaction per `commit`, with
+/// prepared statements reused across commits. Reads use separate
+/// read-only connections from a pool: they see the last commit and never
+/// wait for a write under way.
+///
+/// An update rewrites the mutable fields only: `input`, `created_at`,
+/// `idempotency_key` and `request_hash` keep the values of the create.
+/// A create whose id or idempotency key is taken reports `duplicate_key`.
+///
+/// Threading: `commit` may be called from any thread (calls are
+/// serialized); reads from several threads at once, also during a commit.
+class sqlite_store : public store {
+public:
+  /// Opens (creating if needed) the database file at `path` and migrates
+  /// its schema.
+  [[nodiscard]] static caf::expected<std::shared_ptr<sqlite_store>>
+  open(const std::string& path, sqlite_options options = {});
+
+  ~sqlite_store() override;
+
+  /// Returns the path of the database file.
+  const std::string& path() const noexcept {
+    return path_;
+  }
+
+  // -- store interface --------------------------------------------------------
+
+  std::string backend() const override;
+
+  caf::expected<commit_result>
+  commit(const std::vector<checkpoint>& batch) override;
+
+  caf::expected<std::optional<operation>> load(const std::string& id) override;
+
+  caf::expected<std::optional<operation>>
+  find_by_key(const std::string& key) override;
+
+  caf::expected<std::vector<operation>> load_active() override;
+
+  caf::expected<operation_page> list(const list_filter& filter) override;
+
+  caf::expected<std::vector<event>> events_after(int64_t after,
+                                                 size_t limit) override;
+
+  caf::expected<int64_t> last_seq() override;
+
+private:
+  /// The prepared statements of the write path, prepared once at open.
+  struct write_statements;
+
+  sqlite_store(std::string path, std::unique_ptr<sqlite_connection> writer,
+               std::unique_ptr<write_statements> stmts,
+               std::unique_ptr<sqlite_read_pool> readers);
+
+  /// Writes the items of `batch` inside an open transaction.
+  caf::expected<commit_result> write_batch(const std::vector<checkpoint>& batch);
+
+  /// Returns the operation selected by `where` (one `?1` parameter).
+  caf::expected<std::optional<operation>> load_one(const std::string& where,
+                                                   const std::string& arg);
+
+  std::string path_;
+  std::mutex write_mtx_;
+  // Destroyed in reverse order: the readers and the write statements go
+  // before the write connection, which closes last.
+  std::unique_ptr<sqlite_connection> writer_;
+  std::unique_ptr<write_statements> stmts_;
+  std::unique_ptr<sqlite_read_pool> readers_;
+};
+
+} // namespace stepwise

@@ -1,0 +1,203 @@
+// The read functions of sqlite_store: each runs on a pooled read-only
+// connection, never on the write connection.
+
+#include <algorithm>
+#include <exception>
+#include <limits>
+
+#include "engine/errc.hpp"
+#include "storage/codec.hpp"
+#include "storage/sqlite_connection.hpp"
+#include "storage/sqlite_read_pool.hpp"
+#include "storage/sqlite_rows.hpp"
+#include "storage/sqlite_store.hpp"
+
+namespace stepwise {
+
+namespace {
+
+// Turns an exception (allocation failure, a bug) into the error value the
+// store interface promises.
+template <class F>
+auto guarded(std::string_view what, F&& fun) -> decltype(fun()) {
+  try {
+    return fun();
+  } catch (const std::exception& ex) {
+    return make_error(errc::store_failure,
+                      std::string{what} + " failed: " + ex.what());
+  }
+}
+
+// Runs `stmt` (bound already) and reads each row with `read` into `out`.
+template <class T, class Read>
+caf::error collect(sqlite_connection& conn, sqlite_statement& stmt,
+                   std::string_view what, Read read, std::vector<T>& out) {
+  statement_reset guard{stmt};
+  for (;;) {
+    auto rc = stmt.step();
+    if (rc == SQLITE_DONE)
+      return caf::error{};
+    if (rc != SQLITE_ROW)
+      return conn.failure(what, rc);
+    auto item = read(stmt);
+    if (!item)
+      return std::move(item.error());
+    out.emplace_back(std::move(*item));
+  }
+}
+
+// SQLite counts in int64; a larger limit means "all" anyway.
+int64_t clamp_limit(size_t limit) {
+  constexpr size_t most = std::numeric_limits<int32_t>::max();
+  return static_cast<int64_t>(std::min(limit, most));
+}
+
+} // namespace
+
+caf::expected<std::optional<operation>>
+sqlite_store::load_one(const std::string& where, const std::string& arg) {
+  auto conn = readers_->acquire();
+  if (!conn)
+    return std::move(conn.error());
+  auto stmt = (*conn)->prepare(std::string{"SELECT "}
+                               + sqlite_rows::operation_columns
+                               + " FROM operations WHERE " + where);
+  if (!stmt)
+    return std::move(stmt.error());
+  (*stmt)->bind(1, arg);
+  std::vector<operation> found;
+  if (auto err = collect(**conn, **stmt, "loading an operation",
+                         sqlite_rows::read_operation, found))
+    return err;
+  if (found.empty())
+    return std::optional<operation>{};
+  return std::optional<operation>{std::move(found.front())};
+}
+
+caf::expected<std::optional<operation>>
+sqlite_store::load(const std::string& id) {
+  return guarded("load", [&] { return load_one("id = ?1", id); });
+}
+
+caf::expected<std::optional<operation>>
+sqlite_store::find_by_key(const std::string& key) {
+  // No operation has an empty key: absent keys are stored as NULL.
+  if (key.empty())
+    return std::optional<operation>{};
+  return guarded("find_by_key",
+                 [&] { return load_one("idempotency_key = ?1", key); });
+}
+
+caf::expected<std::vector<operation>> sqlite_store::load_active() {
+  return guarded("load_active", [&]() -> caf::expected<std::vector<operation>> {
+    auto conn = readers_->acquire();
+    if (!conn)
+      return std::move(conn.error());
+    // The condition matches the partial index operations_active.
+    auto stmt = (*conn)->prepare(
+      std::string{"SELECT "} + sqlite_rows::operation_columns
+      + " FROM operations WHERE state NOT IN ('succeeded', 'failed', "
+        "'canceled') ORDER BY created_at, id");
+    if (!stmt)
+      return std::move(stmt.error());
+    std::vector<operation> out;
+    if (auto err = collect(**conn, **stmt, "loading active operations",
+                           sqlite_rows::read_operation, out))
+      return err;
+    return out;
+  });
+}
+
+caf::expected<operation_page> sqlite_store::list(const list_filter& filter) {
+  return guarded("list", [&]() -> caf::expected<operation_page> {
+    if (filter.limit == 0)
+      return make_error(errc::invalid_argument, "list limit must be positive");
+    std::optional<codec::list_position> after;
+    if (!filter.cursor.empty()) {
+      auto pos = codec::decode_cursor(filter.cursor);
+      if (!pos)
+        return std::move(pos.error());
+      after = std::move(*pos);
+    }
+    // One statement text per combination of filters, each cached: a
+    // condition like "?1 IS NULL OR state = ?1" would defeat the indexes.
+    std::string sql = std::string{"SELECT "} + sqlite_rows::operation_columns
+                      + " FROM operations WHERE 1";
+    if (filter.state)
+      sql += " AND state = ?1";
+    if (!filter.workflow.empty())
+      sql += " AND workflow = ?2";
+    if (after)
+      sql += " AND (created_at, id) < (?3, ?4)";
+    sql += " ORDER BY created_at DESC, id DESC LIMIT ?5";
+    auto conn = readers_->acquire();
+    if (!conn)
+      return std::move(conn.error());
+    auto stmt = (*conn)->prepare(sql);
+    if (!stmt)
+      return std::move(stmt.error());
+    auto& s = **stmt;
+    if (filter.state)
+      s.bind(1, to_string(*filter.state));
+    if (!filter.workflow.empty())
+      s.bind(2, filter.workflow);
+    if (after) {
+      s.bind(3, to_micros(after->created_at));
+      s.bind(4, after->id);
+    }
+    // One row more than asked tells whether another page follows.
+    s.bind(5, clamp_limit(filter.limit) + 1);
+    operation_page page;
+    if (auto err = collect(**conn, s, "listing operations",
+                           sqlite_rows::read_operation, page.items))
+      return err;
+    if (page.items.size() > filter.limit) {
+      page.items.pop_back();
+      auto& last = page.items.back();
+      page.next_cursor = codec::encode_cursor({last.created_at, last.id});
+    }
+    return page;
+  });
+}
+
+caf::expected<std::vector<event>> sqlite_store::events_after(int64_t after,
+                                                             size_t limit) {
+  return guarded("events_after", [&]() -> caf::expected<std::vector<event>> {
+    std::vector<event> out;
+    if (limit == 0)
+      return out;
+    auto conn = readers_->acquire();
+    if (!conn)
+      return std::move(conn.error());
+    auto stmt = (*conn)->prepare(std::string{"SELECT "}
+                                 + sqlite_rows::event_columns
+                                 + " FROM events WHERE seq > ?1 "
+                                   "ORDER BY seq LIMIT ?2");
+    if (!stmt)
+      return std::move(stmt.error());
+    (*stmt)->bind(1, after);
+    (*stmt)->bind(2, clamp_limit(limit));
+    if (auto err = collect(**conn, **stmt, "reading events",
+                           sqlite_rows::read_event, out))
+      return err;
+    return out;
+  });
+}
+
+caf::expected<int64_t> sqlite_store::last_seq() {
+  return guarded("last_seq", [&]() -> caf::expected<int64_t> {
+    auto conn = readers_->acquire();
+    if (!conn)
+      return std::move(conn.error());
+    auto stmt = (*conn)->prepare("SELECT COALESCE(MAX(seq), 0) FROM events");
+    if (!stmt)
+      return std::move(stmt.error());
+    statement_reset guard{**stmt};
+    auto rc = (*stmt)->step();
+    if (rc != SQLITE_ROW)
+      return (*conn)->failure("reading the last seq", rc);
+    return (*stmt)->int64(0);
+  });
+}
+
+} // namespace stepwise

@@ -1,0 +1,79 @@
+#include "tests/actors/harness.hpp"
+
+#include <catch2/catch.hpp>
+
+namespace stepwise::test {
+
+harness::harness(registry reg, std::shared_ptr<memory_store> st,
+                 engine_config ec) {
+  cfg.set("scheduler.max-threads", 2);
+  cfg.set("logger.console", caf::atom("none"));
+  sys = std::make_unique<caf::actor_system>(cfg);
+  clk = std::make_shared<virtual_clock>(from_micros(1'800'000'000'000'000));
+  store = st ? st : std::make_shared<memory_store>();
+  ec.clock = clk;
+  ec.step_workers = 4;
+  auto e = engine::launch(*sys, ec, std::move(reg), store);
+  REQUIRE(e);
+  eng = *e;
+  events = std::make_unique<caf::scoped_actor>(*sys);
+  eng.subscribe(caf::actor_cast<caf::actor>(*events));
+}
+
+harness::~harness() {
+  eng.shutdown();
+  events.reset();
+}
+
+std::string harness::start(const std::string& workflow,
+                           boost::json::object input, std::string key) {
+  start_request req;
+  req.workflow = workflow;
+  req.input = std::move(input);
+  req.idempotency_key = std::move(key);
+  auto res = eng.start(req);
+  REQUIRE(res);
+  return res->op.id;
+}
+
+bool harness::await(const std::function<bool(const event&)>& pred) {
+  for (auto& e : seen)
+    if (pred(e))
+      return true;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  bool found = false;
+  while (!found && std::chrono::steady_clock::now() < deadline) {
+    (*events)->receive(
+      [&](event_batch& b) {
+        for (auto& e : b.events) {
+          seen.push_back(e);
+          found = found || pred(e);
+        }
+      },
+      caf::after(std::chrono::milliseconds(100)) >> [] {});
+  }
+  return found;
+}
+
+bool harness::await(const std::string& id, event_type type, const std::string& step) {
+  return await([&](const event& e) {
+    return e.operation_id == id && e.type == type && (step.empty() || e.step == step);
+  });
+}
+
+size_t harness::count(const std::string& id, event_type type) const {
+  size_t n = 0;
+  for (auto& e : seen)
+    n += e.operation_id == id && e.type == type ? 1 : 0;
+  return n;
+}
+
+operation harness::finish(const std::string& id) {
+  auto done = await([&](const event& e) { return e.operation_id == id && is_terminal(e.type); });
+  REQUIRE(done);
+  auto op = eng.wait(id, std::chrono::seconds(10));
+  REQUIRE(op);
+  return *op;
+}
+
+} // namespace stepwise::test

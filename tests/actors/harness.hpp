@@ -1,0 +1,55 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/scoped_actor.hpp>
+
+#include "actors/messages.hpp"
+#include "actors/virtual_clock.hpp"
+#include "engine/engine.hpp"
+#include "storage/memory_store.hpp"
+
+namespace stepwise::test {
+
+/// A CAF system, a memory store, a virtual clock and an engine on them.
+/// Time moves only through `clk->advance`; waits for events are bounded in
+/// real time but never sleep.
+struct harness {
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  std::shared_ptr<virtual_clock> clk;
+  std::shared_ptr<memory_store> store;
+  engine eng;
+  std::unique_ptr<caf::scoped_actor> events;
+  std::vector<event> seen;
+
+  explicit harness(registry reg, std::shared_ptr<memory_store> st = nullptr,
+                   engine_config ec = {});
+
+  ~harness();
+
+  /// Starts `workflow` with `input`; fails the test on an error.
+  std::string start(const std::string& workflow, boost::json::object input = {},
+                    std::string key = {});
+
+  /// Waits (at most 10 s of real time) until an event matching `pred` was
+  /// committed; returns false if none came.
+  bool await(const std::function<bool(const event&)>& pred);
+
+  /// Waits for event `type` of operation `id` (and step, when given).
+  bool await(const std::string& id, event_type type, const std::string& step = {});
+
+  /// Returns how many events of `type` operation `id` has seen.
+  size_t count(const std::string& id, event_type type) const;
+
+  /// Waits until the operation is terminal and returns it.
+  operation finish(const std::string& id);
+};
+
+} // namespace stepwise::test
