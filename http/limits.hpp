@@ -10,6 +10,10 @@ namespace stepwise::http {
 struct limits {
   /// Largest accepted request body in bytes (413 above).
   size_t max_body_bytes = 1 << 20;
+  /// Most bytes of a rejected body read and dropped so that the client sees
+  /// the answer (closing on unread data resets the connection and loses
+  /// it). Longer bodies are cut off by closing the connection.
+  size_t max_drain_bytes = 16 << 20;
   /// Deepest accepted JSON nesting of a request body (400 above).
   size_t max_json_depth = 32;
   /// Largest accepted sum of header name and value bytes (431 above).

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <chrono>
 #include <exception>
+#include <optional>
 
 namespace stepwise::http {
 
@@ -81,8 +84,32 @@ std::string path_of_target(std::string_view target) {
   return out;
 }
 
-router::router(limits lim) : limits_(lim) {
+namespace {
+
+// When the current request started routing: set by the pre-routing check
+// and read where the answer is recorded, both on the same worker thread.
+thread_local std::optional<std::chrono::steady_clock::time_point> started;
+
+} // namespace
+
+router::router(limits lim, request_metrics* metrics)
+  : limits_(lim), metrics_(metrics) {
   // nop
+}
+
+void router::record(const httplib::Request& req,
+                    const httplib::Response& res) const {
+  std::optional<double> secs;
+  if (started) {
+    secs = std::chrono::duration<double>(std::chrono::steady_clock::now()
+                                         - *started)
+             .count();
+    started.reset();
+  }
+  if (metrics_ == nullptr)
+    return;
+  auto path = req.path.empty() ? path_of_target(req.target) : req.path;
+  metrics_->record(req.method, label(path), res.status, secs);
 }
 
 void router::add(std::string method, std::string pattern, handler fn) {
@@ -205,18 +232,23 @@ bool router::read_body(const httplib::Request& req, httplib::Response& res,
   if (!has_body(req))
     return true;
   bool too_big = false;
+  size_t seen = 0;
   auto ok = (*reader)([&](const char* data, size_t n) {
-    if (out.size() + n > limits_.max_body_bytes) {
+    seen += n;
+    if (seen > limits_.max_body_bytes) {
+      // Keep reading to drop the rest, so that the client, still sending,
+      // is not reset before it reads the 413.
       too_big = true;
-      return false;
+      out.clear();
+      return seen <= limits_.max_drain_bytes;
     }
     out.append(data, n);
     return true;
   });
-  if (ok)
+  if (ok && !too_big)
     return true;
   // httplib may have judged the length itself (a Content-Length over the
-  // limit, status 413).
+  // limit, status 413, the body skipped).
   if (too_big || res.status == 413)
     write(req.path, res,
           {413, "payload_too_large",
@@ -224,12 +256,21 @@ bool router::read_body(const httplib::Request& req, httplib::Response& res,
              + " bytes"});
   else
     write(req.path, res, {400, "bad_request", "request body could not be read"});
-  force_close(res);
+  if (!ok)
+    force_close(res);
   return false;
 }
 
 void router::serve(const httplib::Request& req, httplib::Response& res,
                    const httplib::ContentReader* reader) const {
+  dispatch(req, res, reader);
+  if (res.status == -1)
+    res.status = 200;
+  record(req, res);
+}
+
+void router::dispatch(const httplib::Request& req, httplib::Response& res,
+                      const httplib::ContentReader* reader) const {
   try {
     auto m = find(req.method, req.path);
     if (m.hit == nullptr) {
@@ -276,6 +317,15 @@ void router::reject(const std::string& method, const std::string& path,
 
 bool router::pre_route(const httplib::Request& req,
                        httplib::Response& res) const {
+  started = std::chrono::steady_clock::now();
+  if (!check_early(req, res))
+    return false;
+  record(req, res);
+  return true;
+}
+
+bool router::check_early(const httplib::Request& req,
+                         httplib::Response& res) const {
   size_t header_bytes = 0;
   for (auto& kv : req.headers)
     header_bytes += kv.first.size() + kv.second.size();
@@ -289,8 +339,22 @@ bool router::pre_route(const httplib::Request& req,
   }
   bool body_methods = req.method == "POST" || req.method == "PUT"
                       || req.method == "PATCH" || req.method == "DELETE";
-  if (body_methods)
+  if (body_methods) {
+    // httplib would read and drop a declared length of any size: refuse a
+    // body too long to be worth draining before reading any of it.
+    auto len = req.get_header_value("Content-Length");
+    if (len.size() > 12
+        || (!len.empty()
+            && std::strtoull(len.c_str(), nullptr, 10) > limits_.max_drain_bytes)) {
+      write(req.path, res,
+            {413, "payload_too_large",
+             "request body exceeds " + std::to_string(limits_.max_body_bytes)
+               + " bytes"});
+      force_close(res);
+      return true;
+    }
     return false;
+  }
   bool no_handler = req.method != "GET" && req.method != "HEAD"
                     && req.method != "OPTIONS";
   // httplib would read these bodies without any bound (or not at all):
@@ -321,6 +385,7 @@ bool router::answer_error(const httplib::Request& req,
     reject(req.method, path, find(req.method, path), res);
     // The headers of a rejected request line were never read.
     force_close(res);
+    record(req, res);
     return true;
   }
   std::string message;
@@ -338,6 +403,7 @@ bool router::answer_error(const httplib::Request& req,
   // A request httplib could not parse leaves the stream at an unknown place.
   if (res.status == 400 || res.status == 414)
     force_close(res);
+  record(req, res);
   return true;
 }
 

@@ -9,6 +9,7 @@
 
 #include "http/errors.hpp"
 #include "http/limits.hpp"
+#include "http/request_metrics.hpp"
 
 namespace stepwise::http {
 
@@ -53,7 +54,8 @@ public:
     std::string allow;
   };
 
-  explicit router(limits lim);
+  /// `metrics` (optional) counts every answer the router gives.
+  explicit router(limits lim, request_metrics* metrics = nullptr);
 
   /// Adds a route. GET routes also answer HEAD.
   void add(std::string method, std::string pattern, handler fn);
@@ -84,6 +86,11 @@ public:
   /// Returns false when `res` already has a body.
   bool answer_error(const httplib::Request& req, httplib::Response& res) const;
 
+  /// Counts the answer `res` to `req` in the request metrics. Called where
+  /// the status is final and before it is sent, so that a client that saw
+  /// the answer also sees it counted.
+  void record(const httplib::Request& req, const httplib::Response& res) const;
+
   /// Writes `e` for a request to `path` with the error writer of its prefix.
   void write(std::string_view path, httplib::Response& res,
              const api_error& e) const;
@@ -100,6 +107,11 @@ private:
   static bool matches(const route& r, const std::vector<std::string_view>& segs,
                       std::vector<std::string>* params);
 
+  void dispatch(const httplib::Request& req, httplib::Response& res,
+                const httplib::ContentReader* reader) const;
+
+  bool check_early(const httplib::Request& req, httplib::Response& res) const;
+
   void reject(const std::string& method, const std::string& path,
               const match& m, httplib::Response& res) const;
 
@@ -107,6 +119,7 @@ private:
                  const httplib::ContentReader* reader, std::string& out) const;
 
   limits limits_;
+  request_metrics* metrics_;
   std::vector<route> routes_;
   std::vector<std::pair<std::string, error_writer>> writers_;
 };

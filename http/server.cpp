@@ -9,17 +9,9 @@
 
 namespace stepwise::http {
 
-namespace {
-
-// When the current request started routing: set by the pre-routing handler
-// and read by the logger, which run on the same worker thread.
-thread_local std::optional<std::chrono::steady_clock::time_point> started;
-
-} // namespace
-
 server::server(caf::actor_system& sys, stepwise::engine& eng,
                server_config cfg)
-  : sys_(sys), eng_(eng), cfg_(std::move(cfg)), router_(cfg_.lim) {
+  : sys_(sys), eng_(eng), cfg_(std::move(cfg)), router_(cfg_.lim, &requests_) {
   // Only a single writer pushes every event in commit order; see event_hub.
   auto cache = eng_.store_backend() == "sqlite" ? cfg_.event_cache : 0;
   hub_ = std::make_shared<event_hub>(cache);
@@ -52,7 +44,6 @@ void server::install_handlers() {
   svr_.set_payload_max_length(cfg_.lim.max_body_bytes);
   svr_.set_pre_routing_handler(
     [this](const httplib::Request& req, httplib::Response& res) {
-      started = std::chrono::steady_clock::now();
       return router_.pre_route(req, res) ? httplib::Server::HandlerResponse::Handled
                                          : httplib::Server::HandlerResponse::Unhandled;
     });
@@ -68,21 +59,10 @@ void server::install_handlers() {
       res.headers.erase("Content-Type");
       res.body.clear();
       router_.write(req.path, res, internal_error("request handling failed"));
+      router_.record(req, res);
     });
-  svr_.set_logger([this](const httplib::Request& req,
-                         const httplib::Response& res) {
-    std::optional<double> secs;
-    if (started) {
-      secs = std::chrono::duration<double>(std::chrono::steady_clock::now()
-                                           - *started)
-               .count();
-      started.reset();
-    }
-    auto path = req.path.empty() ? path_of_target(req.target) : req.path;
-    requests_.record(req.method, router_.label(path), res.status, secs);
-    if (cfg_.access_log)
-      cfg_.access_log(req, res);
-  });
+  if (cfg_.access_log)
+    svr_.set_logger(cfg_.access_log);
   // One catch-all per method: the router does the matching, so that 404 and
   // 405 follow one rule for every path.
   auto plain = [this](const httplib::Request& req, httplib::Response& res) {

@@ -86,7 +86,8 @@ int run_serve(const serve_options& opts) {
                          + std::to_string(scfg.threads) + " HTTP threads)");
   log(log_level::info, "try: stepwise ops start demo --url " + url
                          + "   or: curl -X POST " + url
-                         + "/api/v1/operations -d "
+                         + "/api/v1/operations -H 'Content-Type: "
+                           "application/json' -d "
                            "'{\"workflow\":\"demo\",\"input\":{\"name\":\"you\"}}'");
   int sig = 0;
   sigwait(&signals, &sig);
