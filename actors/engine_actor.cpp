@@ -241,8 +241,12 @@ caf::behavior engine_actor(self_ptr self, core_ptr core) {
         fn(caf::actor{});
     },
     [=](event_batch& batch) {
-      for (auto& sub : self->state.subscribers)
-        self->send(sub, batch);
+      // Copy for all but the last subscriber, which gets the batch itself.
+      auto& subs = self->state.subscribers;
+      for (size_t i = 0; i + 1 < subs.size(); ++i)
+        self->send(subs[i], batch);
+      if (!subs.empty())
+        self->send(subs.back(), std::move(batch));
     },
     [=](subscribe_atom, caf::actor& listener) {
       self->monitor(listener);

@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "engine/errc.hpp"
+#include "storage/json_text.hpp"
 
 namespace stepwise::codec {
 
@@ -51,15 +52,11 @@ caf::expected<step_record> decode_step(const json::value& v, size_t index) {
   step_record rec;
   std::string state;
   std::optional<int64_t> weight, attempts, first, last, next, duration;
-  if (!read_string(*obj, "name", rec.name)
-      || !read_string(*obj, "state", state)
-      || !read_string(*obj, "last_error", rec.last_error)
-      || !read_int(*obj, "weight", weight)
-      || !read_int(*obj, "attempts", attempts)
-      || !read_int(*obj, "first_attempt_at", first)
-      || !read_int(*obj, "last_attempt_at", last)
-      || !read_int(*obj, "next_attempt_at", next)
-      || !read_int(*obj, "duration_ms", duration))
+  if (!read_string(*obj, "n", rec.name) || !read_string(*obj, "s", state)
+      || !read_string(*obj, "e", rec.last_error)
+      || !read_int(*obj, "w", weight) || !read_int(*obj, "a", attempts)
+      || !read_int(*obj, "fa", first) || !read_int(*obj, "la", last)
+      || !read_int(*obj, "na", next) || !read_int(*obj, "d", duration))
     return bad_step(index, "a member has the wrong type");
   auto parsed = parse_step_state(state);
   if (!parsed)
@@ -72,6 +69,12 @@ caf::expected<step_record> decode_step(const json::value& v, size_t index) {
   rec.next_attempt_at = decode_time(next);
   rec.duration_ms = duration.value_or(0);
   return rec;
+}
+
+void append_int(std::string& out, int64_t x) {
+  char buf[24];
+  auto res = std::to_chars(buf, buf + sizeof(buf), x);
+  out.append(buf, res.ptr);
 }
 
 // -- base64url (no padding) ---------------------------------------------------
@@ -123,32 +126,55 @@ std::optional<std::string> b64_decode(std::string_view in) {
 // -- JSON documents -----------------------------------------------------------
 
 std::string encode_steps(const std::vector<step_record>& steps) {
-  json::array arr;
-  arr.reserve(steps.size());
+  std::string out;
+  encode_steps(out, steps);
+  return out;
+}
+
+void encode_steps(std::string& out, const std::vector<step_record>& steps) {
+  // Written by hand rather than through json::object: this runs for every
+  // checkpoint, and building the objects cost more than the SQL.
+  out += '[';
+  bool first = true;
   for (auto& s : steps) {
-    json::object obj;
-    obj.reserve(9);
-    obj.emplace("name", s.name);
-    obj.emplace("weight", s.weight);
-    obj.emplace("state", to_string(s.state));
-    obj.emplace("attempts", s.attempts);
+    if (!first)
+      out += ',';
+    first = false;
+    out += "{\"n\":";
+    json_text::append_string(out, s.name);
+    out += ",\"w\":";
+    append_int(out, s.weight);
+    out += ",\"s\":\"";
+    out += to_string(s.state);
+    out += '"';
+    auto member = [&out](const char* key, int64_t value) {
+      out += ",\"";
+      out += key;
+      out += "\":";
+      append_int(out, value);
+    };
+    if (s.attempts != 0)
+      member("a", s.attempts);
     if (s.first_attempt_at)
-      obj.emplace("first_attempt_at", to_micros(*s.first_attempt_at));
+      member("fa", to_micros(*s.first_attempt_at));
     if (s.last_attempt_at)
-      obj.emplace("last_attempt_at", to_micros(*s.last_attempt_at));
+      member("la", to_micros(*s.last_attempt_at));
     if (s.next_attempt_at)
-      obj.emplace("next_attempt_at", to_micros(*s.next_attempt_at));
-    obj.emplace("duration_ms", s.duration_ms);
-    if (!s.last_error.empty())
-      obj.emplace("last_error", s.last_error);
-    arr.emplace_back(std::move(obj));
+      member("na", to_micros(*s.next_attempt_at));
+    if (s.duration_ms != 0)
+      member("d", s.duration_ms);
+    if (!s.last_error.empty()) {
+      out += ",\"e\":";
+      json_text::append_string(out, s.last_error);
+    }
+    out += '}';
   }
-  return json::serialize(arr);
+  out += ']';
 }
 
 caf::expected<std::vector<step_record>> decode_steps(std::string_view text) {
   json::error_code ec;
-  auto v = json::parse(text, ec);
+  auto v = json_text::parse(text, ec);
   if (ec)
     return make_error(errc::store_failure,
                       "decoding steps failed: " + ec.message());
@@ -168,13 +194,19 @@ caf::expected<std::vector<step_record>> decode_steps(std::string_view text) {
 }
 
 std::string encode_object(const boost::json::object& x) {
-  return json::serialize(x);
+  std::string out;
+  json_text::append_object(out, x);
+  return out;
+}
+
+void encode_object(std::string& out, const boost::json::object& x) {
+  json_text::append_object(out, x);
 }
 
 caf::expected<boost::json::object> decode_object(std::string_view text,
                                                  std::string_view what) {
   json::error_code ec;
-  auto v = json::parse(text, ec);
+  auto v = json_text::parse(text, ec);
   if (ec)
     return make_error(errc::store_failure, "decoding " + std::string{what}
                                              + " failed: " + ec.message());

@@ -23,16 +23,26 @@ namespace stepwise::codec {
 
 // -- JSON documents -----------------------------------------------------------
 
-/// Returns `steps` as compact JSON text: an array of objects that omit
-/// absent times and empty errors.
+/// Returns `steps` as compact JSON text: an array of objects with short
+/// keys, since every checkpoint rewrites them: `n` name, `w` weight, `s`
+/// state, `a` attempts, `fa`/`la`/`na` first/last/next attempt time (us),
+/// `d` duration_ms, `e` last_error. Zero counts, absent times and empty
+/// errors are left out.
 std::string encode_steps(const std::vector<step_record>& steps);
+
+/// Appends what `encode_steps` returns to `out` (reusing its capacity).
+void encode_steps(std::string& out, const std::vector<step_record>& steps);
 
 /// Parses what `encode_steps` wrote.
 [[nodiscard]] caf::expected<std::vector<step_record>>
 decode_steps(std::string_view text);
 
-/// Returns `x` as compact JSON text (operation input and data, event extra).
+/// Returns `x` as compact JSON text (operation input and data, event extra),
+/// always valid UTF-8 (see json_text.hpp).
 std::string encode_object(const boost::json::object& x);
+
+/// Appends what `encode_object` returns to `out` (reusing its capacity).
+void encode_object(std::string& out, const boost::json::object& x);
 
 /// Parses a JSON object; `what` names the field in the error context.
 [[nodiscard]] caf::expected<boost::json::object>

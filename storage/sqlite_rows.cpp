@@ -24,18 +24,19 @@ caf::error bad_column(std::string_view table, std::string_view column,
 
 // -- operations ---------------------------------------------------------------
 
-const char* const operation_columns
-  = "id, workflow, workflow_version, state, input, data, steps, error, "
-    "created_at, updated_at, deadline, idempotency_key, request_hash, "
-    "revision, wake_at";
+// A macro so that constant statements below can contain it as a literal.
+#define OPERATION_COLUMNS                                                      \
+  "id, workflow, workflow_version, state, input, data, steps, error, "         \
+  "created_at, updated_at, deadline, idempotency_key, request_hash, "          \
+  "revision, wake_at"
+
+const char* const operation_columns = OPERATION_COLUMNS;
 
 // Without a conflict target, DO NOTHING covers both the id and the
 // idempotency key; the caller sees zero changes either way.
 const char* const insert_operation_sql
-  = "INSERT INTO operations (id, workflow, workflow_version, state, input, "
-    "data, steps, error, created_at, updated_at, deadline, idempotency_key, "
-    "request_hash, revision, wake_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-    "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) ON CONFLICT DO NOTHING";
+  = "INSERT INTO operations (" OPERATION_COLUMNS ") VALUES (?1, ?2, ?3, ?4, "
+    "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) ON CONFLICT DO NOTHING";
 
 // Input, creation time, idempotency key and request hash are fixed at
 // creation: an update neither rewrites nor changes them.
@@ -44,35 +45,67 @@ const char* const update_operation_sql
     "data = ?5, steps = ?6, error = ?7, updated_at = ?8, deadline = ?9, "
     "revision = ?10, wake_at = ?11 WHERE id = ?1 AND revision = ?12";
 
-void bind_insert(sqlite_statement& stmt, const operation& op) {
-  stmt.bind(1, op.id);
-  stmt.bind(2, op.workflow);
+const char* const select_active_sql
+  = "SELECT " OPERATION_COLUMNS " FROM operations WHERE state <> 'succeeded' "
+    "AND state <> 'failed' AND state <> 'canceled' ORDER BY created_at, id";
+
+std::string select_list_sql(bool by_state, bool by_workflow, bool after) {
+  std::string sql = std::string{"SELECT "} + operation_columns
+                    + " FROM operations WHERE 1";
+  if (by_state)
+    sql += " AND state = ?1";
+  if (by_workflow)
+    sql += " AND workflow = ?2";
+  if (after)
+    sql += " AND (created_at, id) < (?3, ?4)";
+  sql += " ORDER BY created_at DESC, id DESC LIMIT ?5";
+  return sql;
+}
+
+void bind_insert(sqlite_statement& stmt, const operation& op,
+                 row_buffers& buf) {
+  buf.input.clear();
+  if (op.input)
+    codec::encode_object(buf.input, *op.input);
+  else
+    buf.input = "{}";
+  buf.data.clear();
+  codec::encode_object(buf.data, op.data);
+  buf.steps.clear();
+  codec::encode_steps(buf.steps, op.steps);
+  stmt.bind_ref(1, op.id);
+  stmt.bind_ref(2, op.workflow);
   stmt.bind(3, int64_t{op.workflow_version});
-  stmt.bind(4, to_string(op.state));
-  stmt.bind(5, op.input ? codec::encode_object(*op.input) : "{}");
-  stmt.bind(6, codec::encode_object(op.data));
-  stmt.bind(7, codec::encode_steps(op.steps));
-  stmt.bind(8, op.error);
+  stmt.bind_ref(4, to_string(op.state));
+  stmt.bind_ref(5, buf.input);
+  stmt.bind_ref(6, buf.data);
+  stmt.bind_ref(7, buf.steps);
+  stmt.bind_ref(8, op.error);
   stmt.bind(9, to_micros(op.created_at));
   stmt.bind(10, to_micros(op.updated_at));
   stmt.bind(11, codec::encode_time(op.deadline));
   if (op.idempotency_key.empty())
     stmt.bind_null(12);
   else
-    stmt.bind(12, op.idempotency_key);
-  stmt.bind(13, op.request_hash);
+    stmt.bind_ref(12, op.idempotency_key);
+  stmt.bind_ref(13, op.request_hash);
   stmt.bind(14, op.revision);
   stmt.bind(15, codec::encode_time(op.wake_at));
 }
 
-void bind_update(sqlite_statement& stmt, const operation& op) {
-  stmt.bind(1, op.id);
-  stmt.bind(2, op.workflow);
+void bind_update(sqlite_statement& stmt, const operation& op,
+                 row_buffers& buf) {
+  buf.data.clear();
+  codec::encode_object(buf.data, op.data);
+  buf.steps.clear();
+  codec::encode_steps(buf.steps, op.steps);
+  stmt.bind_ref(1, op.id);
+  stmt.bind_ref(2, op.workflow);
   stmt.bind(3, int64_t{op.workflow_version});
-  stmt.bind(4, to_string(op.state));
-  stmt.bind(5, codec::encode_object(op.data));
-  stmt.bind(6, codec::encode_steps(op.steps));
-  stmt.bind(7, op.error);
+  stmt.bind_ref(4, to_string(op.state));
+  stmt.bind_ref(5, buf.data);
+  stmt.bind_ref(6, buf.steps);
+  stmt.bind_ref(7, op.error);
   stmt.bind(8, to_micros(op.updated_at));
   stmt.bind(9, codec::encode_time(op.deadline));
   stmt.bind(10, op.revision);
@@ -121,19 +154,22 @@ const char* const insert_event_sql
   = "INSERT INTO events (time, operation_id, type, step, attempt, state, "
     "error, extra) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 
-void bind_event(sqlite_statement& stmt, const event& ev) {
+void bind_event(sqlite_statement& stmt, const event& ev, row_buffers& buf) {
   stmt.bind(1, to_micros(ev.time));
-  stmt.bind(2, ev.operation_id);
-  stmt.bind(3, to_string(ev.type));
-  stmt.bind(4, ev.step);
+  stmt.bind_ref(2, ev.operation_id);
+  stmt.bind_ref(3, to_string(ev.type));
+  stmt.bind_ref(4, ev.step);
   stmt.bind(5, int64_t{ev.attempt});
-  stmt.bind(6, ev.state);
-  stmt.bind(7, ev.error);
+  stmt.bind_ref(6, ev.state);
+  stmt.bind_ref(7, ev.error);
   // Most events have no extra fields: store none rather than "{}".
-  if (ev.extra.empty())
+  if (ev.extra.empty()) {
     stmt.bind_null(8);
-  else
-    stmt.bind(8, codec::encode_object(ev.extra));
+  } else {
+    buf.extra.clear();
+    codec::encode_object(buf.extra, ev.extra);
+    stmt.bind_ref(8, buf.extra);
+  }
 }
 
 caf::expected<event> read_event(const sqlite_statement& stmt) {

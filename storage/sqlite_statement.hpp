@@ -14,7 +14,8 @@ namespace stepwise {
 ///
 /// Binding errors (out of memory, too big) are remembered and reported by
 /// the next `step`, so call sites check one return code per execution.
-/// Text is bound as a copy: callers may bind temporaries.
+/// `bind` copies text, so callers may bind temporaries; `bind_ref` does
+/// not, for the hot path: the bytes must outlive the next `reset`.
 ///
 /// Not thread-safe: it belongs to its connection's thread of use.
 class sqlite_statement {
@@ -56,6 +57,13 @@ public:
   void bind(int index, std::string_view value) {
     note(sqlite3_bind_text64(handle_, index, value.data(), value.size(),
                              SQLITE_TRANSIENT, SQLITE_UTF8));
+  }
+
+  /// Binds `value` without copying it: it must stay valid and unchanged
+  /// until the statement is reset.
+  void bind_ref(int index, std::string_view value) {
+    note(sqlite3_bind_text64(handle_, index, value.data(), value.size(),
+                             SQLITE_STATIC, SQLITE_UTF8));
   }
 
   void bind(int index, const std::string& value) {

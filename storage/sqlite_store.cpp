@@ -50,7 +50,16 @@ caf::error set_pragmas(sqlite_connection& conn, const sqlite_options& opts) {
   auto sync = opts.synchronous == sqlite_sync::full
                 ? "PRAGMA synchronous = FULL"
                 : "PRAGMA synchronous = NORMAL";
-  return conn.exec(sync, sync);
+  if (auto err = conn.exec(sync, sync))
+    return err;
+  // A larger WAL lets many commits' versions of the same hot pages reach
+  // the database file in one checkpoint (see sqlite_options).
+  auto checkpoint = "PRAGMA wal_autocheckpoint = "
+                    + std::to_string(opts.wal_autocheckpoint_pages);
+  if (auto err = conn.exec(checkpoint.c_str(), checkpoint))
+    return err;
+  auto cache = "PRAGMA cache_size = -" + std::to_string(opts.cache_kib);
+  return conn.exec(cache.c_str(), cache);
 }
 
 } // namespace
@@ -99,7 +108,8 @@ sqlite_store::sqlite_store(std::string path,
   : path_(std::move(path)),
     writer_(std::move(writer)),
     stmts_(std::move(stmts)),
-    readers_(std::move(readers)) {
+    readers_(std::move(readers)),
+    buffers_(std::make_unique<sqlite_rows::row_buffers>()) {
   // nop
 }
 
@@ -153,9 +163,9 @@ sqlite_store::write_batch(const std::vector<checkpoint>& batch) {
     {
       statement_reset reset{stmt};
       if (create)
-        sqlite_rows::bind_insert(stmt, op);
+        sqlite_rows::bind_insert(stmt, op, *buffers_);
       else
-        sqlite_rows::bind_update(stmt, op);
+        sqlite_rows::bind_update(stmt, op, *buffers_);
       auto rc = stmt.step();
       if (rc != SQLITE_DONE)
         return writer_->failure((create ? "inserting operation "
@@ -173,7 +183,7 @@ sqlite_store::write_batch(const std::vector<checkpoint>& batch) {
     auto& ins = *stmts_->insert_event;
     for (auto& ev : item.events) {
       statement_reset reset{ins};
-      sqlite_rows::bind_event(ins, ev);
+      sqlite_rows::bind_event(ins, ev, *buffers_);
       auto rc = ins.step();
       if (rc != SQLITE_DONE)
         return writer_->failure("inserting an event of operation " + op.id,

@@ -93,11 +93,7 @@ caf::expected<std::vector<operation>> sqlite_store::load_active() {
     auto conn = readers_->acquire();
     if (!conn)
       return std::move(conn.error());
-    // The condition matches the partial index operations_active.
-    auto stmt = (*conn)->prepare(
-      std::string{"SELECT "} + sqlite_rows::operation_columns
-      + " FROM operations WHERE state NOT IN ('succeeded', 'failed', "
-        "'canceled') ORDER BY created_at, id");
+    auto stmt = (*conn)->prepare(sqlite_rows::select_active_sql);
     if (!stmt)
       return std::move(stmt.error());
     std::vector<operation> out;
@@ -119,21 +115,11 @@ caf::expected<operation_page> sqlite_store::list(const list_filter& filter) {
         return std::move(pos.error());
       after = std::move(*pos);
     }
-    // One statement text per combination of filters, each cached: a
-    // condition like "?1 IS NULL OR state = ?1" would defeat the indexes.
-    std::string sql = std::string{"SELECT "} + sqlite_rows::operation_columns
-                      + " FROM operations WHERE 1";
-    if (filter.state)
-      sql += " AND state = ?1";
-    if (!filter.workflow.empty())
-      sql += " AND workflow = ?2";
-    if (after)
-      sql += " AND (created_at, id) < (?3, ?4)";
-    sql += " ORDER BY created_at DESC, id DESC LIMIT ?5";
     auto conn = readers_->acquire();
     if (!conn)
       return std::move(conn.error());
-    auto stmt = (*conn)->prepare(sql);
+    auto stmt = (*conn)->prepare(sqlite_rows::select_list_sql(
+      filter.state.has_value(), !filter.workflow.empty(), after.has_value()));
     if (!stmt)
       return std::move(stmt.error());
     auto& s = **stmt;
@@ -189,7 +175,10 @@ caf::expected<int64_t> sqlite_store::last_seq() {
     auto conn = readers_->acquire();
     if (!conn)
       return std::move(conn.error());
-    auto stmt = (*conn)->prepare("SELECT COALESCE(MAX(seq), 0) FROM events");
+    // AUTOINCREMENT keeps the highest seq ever assigned here, which stays
+    // right even if old events are deleted one day.
+    auto stmt = (*conn)->prepare("SELECT COALESCE((SELECT seq FROM "
+                                 "sqlite_sequence WHERE name = 'events'), 0)");
     if (!stmt)
       return std::move(stmt.error());
     statement_reset guard{**stmt};

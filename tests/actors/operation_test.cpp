@@ -337,3 +337,27 @@ TEST_CASE("a restarted engine resumes waiting operations from the store", "[acto
   CHECK(op.steps[0].attempts == 2);
   CHECK(runs == 2);
 }
+
+TEST_CASE("a store outage delays checkpoints but fails and loses nothing", "[actors]") {
+  std::atomic<int> runs{0};
+  harness h{one(workflow("w", 1).step(1, ok("a", &runs)).step(2, ok("b", &runs)))};
+  auto id = h.start("w");
+  REQUIRE(h.await(id, event_type::step_started, "a"));
+  h.store->fail_commits(true);
+  // The first step's result cannot be written: the writer keeps retrying
+  // and the operation neither fails nor moves on.
+  auto& m = h.eng.stats();
+  auto waited = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (m.commit_errors.load() < 2 && std::chrono::steady_clock::now() < waited)
+    std::this_thread::yield();
+  CHECK(m.commit_errors.load() >= 2);
+  CHECK(!h.eng.ready());
+  auto during = h.store->load(id);
+  REQUIRE(during);
+  CHECK((*during)->state == op_state::in_progress);
+  h.store->fail_commits(false);
+  auto op = h.finish(id);
+  CHECK(op.state == op_state::succeeded);
+  CHECK(runs == 2);
+  CHECK(h.eng.ready());
+}

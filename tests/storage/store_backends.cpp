@@ -1,0 +1,78 @@
+#include "tests/storage/store_backends.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+#include <catch2/catch.hpp>
+
+#include "engine/errc.hpp"
+#include "storage/open_store.hpp"
+#include "storage/sqlite_store.hpp"
+
+namespace stepwise::test {
+
+// -- temp_dir -----------------------------------------------------------------
+
+temp_dir::temp_dir() {
+  auto base = std::filesystem::temp_directory_path() / "stepwise-test-XXXXXX";
+  std::string templ = base.string();
+  if (mkdtemp(templ.data()) == nullptr)
+    FAIL("mkdtemp failed for " << templ);
+  path_ = templ;
+}
+
+temp_dir::~temp_dir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::string temp_dir::file(const std::string& name) const {
+  return (std::filesystem::path{path_} / name).string();
+}
+
+// -- factories ----------------------------------------------------------------
+
+namespace {
+
+store_ptr make_sqlite_store() {
+  auto dir = std::make_shared<temp_dir>();
+  auto opened = sqlite_store::open(dir->file("store.db"));
+  if (!opened)
+    FAIL("opening a SQLite store failed: " << message_of(opened.error()));
+  std::shared_ptr<sqlite_store> owner = std::move(*opened);
+  auto* ptr = owner.get();
+  // The store closes its file before the directory goes.
+  return store_ptr{ptr, [owner, dir](store*) mutable {
+                     owner.reset();
+                     dir.reset();
+                   }};
+}
+
+// PG-HOOK: the PostgreSQL backend plugs in here. Each call must return a
+// store on a fresh, empty schema (e.g. CREATE SCHEMA test_<pid>_<n>, open
+// the store with that search_path, DROP SCHEMA ... CASCADE in the deleter as
+// above), since every test expects an empty store (seq starting at 1,
+// empty lists). Until the backend exists, open_store fails and each test
+// reports why.
+store_ptr make_pg_store(const std::string& uri) {
+  auto opened = open_store(uri);
+  if (!opened)
+    FAIL("opening the PostgreSQL store failed: " << message_of(opened.error()));
+  return std::move(*opened);
+}
+
+} // namespace
+
+std::vector<std::pair<std::string, store_factory>> test_backends() {
+  std::vector<std::pair<std::string, store_factory>> out;
+  out.emplace_back("sqlite", make_sqlite_store);
+  if (const char* uri = std::getenv("STEPWISE_TEST_PG_URI");
+      uri != nullptr && *uri != '\0') {
+    std::string pg_uri{uri};
+    out.emplace_back("postgresql", [pg_uri] { return make_pg_store(pg_uri); });
+  }
+  return out;
+}
+
+} // namespace stepwise::test
