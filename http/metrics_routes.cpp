@@ -1,3 +1,4 @@
+#include "http/process_metrics.hpp"
 #include "http/prometheus.hpp"
 #include "http/query.hpp"
 #include "http/routes.hpp"
@@ -85,6 +86,7 @@ std::string render(const route_context& ctx) {
   w.sample("stepwise_build_info", {{"version", STEPWISE_VERSION},
                                    {"store", backend}},
            1);
+  render_process_metrics(w);
   return w.text();
 }
 

@@ -8,6 +8,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 
+#include "bench/workloads.hpp"
 #include "engine/engine.hpp"
 #include "engine/errc.hpp"
 #include "engine/workflows/demo.hpp"
@@ -33,10 +34,18 @@ std::string url_of(const std::string& host, int port) {
 }
 
 // Every workflow the server offers. Add new definitions here.
-caf::expected<registry> make_registry() {
+caf::expected<registry> make_registry(const std::vector<std::string>& sets) {
   registry reg;
-  if (auto ok = reg.add(workflows::demo()); !ok)
-    return ok.error();
+  for (auto& set : sets) {
+    if (set == "demo") {
+      if (auto ok = reg.add(workflows::demo()); !ok)
+        return ok.error();
+    } else if (set == "bench") {
+      for (auto& wf : bench::bench_workflows().all())
+        if (auto ok = reg.add(*wf); !ok)
+          return ok.error();
+    }
+  }
   return reg;
 }
 
@@ -52,7 +61,7 @@ int run_serve(const serve_options& opts) {
   if (opts.scheduler_threads > 0)
     cfg.set("scheduler.max-threads", opts.scheduler_threads);
   caf::actor_system sys{cfg};
-  auto reg = make_registry();
+  auto reg = make_registry(opts.workflow_sets);
   if (!reg) {
     log(log_level::error, "invalid workflow definition: " + message_of(reg.error()));
     return 1;

@@ -76,6 +76,23 @@ std::optional<std::string> set_level(serve_options& o, const std::string& v) {
   return std::nullopt;
 }
 
+std::optional<std::string> set_workflows(serve_options& o, const std::string& v) {
+  std::vector<std::string> sets;
+  size_t pos = 0;
+  while (pos <= v.size()) {
+    auto comma = v.find(',', pos);
+    auto item = v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (item != "demo" && item != "bench")
+      return "must list demo and/or bench, not '" + item + "'";
+    sets.push_back(item);
+    if (comma == std::string::npos)
+      break;
+    pos = comma + 1;
+  }
+  o.workflow_sets = std::move(sets);
+  return std::nullopt;
+}
+
 struct option_spec {
   const char* name;
   const char* env;
@@ -95,6 +112,10 @@ const option_spec specs[] = {
    "read settings from FILE: one 'name = value' per line, names as the flags "
    "without '--', '#' starts a comment",
    set_config},
+  {"workflows", "STEPWISE_WORKFLOWS", "LIST",
+   "built-in workflows to register: demo (default), bench (the steps, retry "
+   "and timers workloads of stepwise-bench --via http), or demo,bench",
+   set_workflows},
   {"http-threads", "STEPWISE_HTTP_THREADS", "N",
    "HTTP worker threads (default 32); each open keep-alive connection, long "
    "poll and event stream holds one",

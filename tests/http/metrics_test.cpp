@@ -24,7 +24,7 @@ TEST_CASE("GET /metrics is well-formed Prometheus text", "[http][metrics]") {
   std::map<std::string, std::string> types;
   std::map<std::string, double> samples;
   std::regex sample_re(R"(^([a-z_]+)(\{.*\})? (\S+)$)");
-  std::regex name_re(R"(^stepwise_[a-z_]+$)");
+  std::regex name_re(R"(^(stepwise|process)_[a-z_]+$)");
   while (std::getline(in, line)) {
     if (line.rfind("# HELP ", 0) == 0)
       continue;
