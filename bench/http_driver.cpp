@@ -1,6 +1,7 @@
 #include "bench/http_driver.hpp"
 
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -59,8 +60,7 @@ struct shared_state {
   size_t terminal = 0;
 };
 
-void read_stream(const std::string& url, int64_t after, shared_state& st) {
-  auto c = connect(url);
+void read_stream(httplib::Client* c, int64_t after, shared_state& st) {
   std::string buf;
   std::string data;
   while (!st.stop) {
@@ -102,7 +102,8 @@ run_result run_http(const std::string& url, const std::string& workflow,
   auto start_seq = log_end(*probe);
   auto cpu0 = metric(*probe, "process_cpu_seconds_total");
   shared_state st;
-  std::thread reader([&] { read_stream(url, start_seq, st); });
+  auto stream_client = connect(url);
+  std::thread reader([&] { read_stream(stream_client.get(), start_seq, st); });
   std::vector<steady::time_point> submitted(n);
   std::vector<std::string> ids(n);
   std::atomic<size_t> next{0};
@@ -117,10 +118,14 @@ run_result run_http(const std::string& url, const std::string& workflow,
                     + std::to_string(i) + "}}";
         submitted[i] = steady::now();
         auto r = c->Post("/api/v1/operations", body, "application/json");
-        if (r && r->status == 201)
+        if (r && r->status == 201) {
           ids[i] = std::string(boost::json::parse(r->body).at("id").as_string());
-        else
-          ++submit_errors;
+        } else {
+          if (submit_errors++ < 3)
+            std::fprintf(stderr, "stepwise-bench: submit failed: %s\n",
+                         r ? (std::to_string(r->status) + " " + r->body).c_str()
+                           : httplib::to_string(r.error()).c_str());
+        }
       }
     });
   for (auto& t : submitters)
@@ -134,12 +139,18 @@ run_result run_http(const std::string& url, const std::string& workflow,
   }
   res.wall_s = std::chrono::duration<double>(steady::now() - t0).count();
   st.stop = true;
+  // Do not wait for the next heartbeat: close the stream now.
+  stream_client->stop();
   reader.join();
   res.errors = submit_errors;
   for (size_t i = 0; i < n; ++i) {
     auto f = st.finished.find(ids[i]);
-    if (ids[i].empty() || f == st.finished.end())
+    if (ids[i].empty() || f == st.finished.end()) {
+      if (!ids[i].empty())
+        std::fprintf(stderr, "stepwise-bench: no terminal event seen for %s\n",
+                     ids[i].c_str());
       continue;
+    }
     res.latency_ms.push_back(
       std::chrono::duration<double, std::milli>(f->second.first - submitted[i]).count());
     res.ids.push_back(ids[i]);

@@ -1,5 +1,7 @@
 #include "http/server.hpp"
 
+#include <sys/socket.h>
+
 #include <caf/actor_system.hpp>
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
@@ -94,6 +96,8 @@ caf::expected<int> server::bind() {
                           + " (address in use or not local?)");
     port_ = cfg_.port;
   }
+  // Linux updates the backlog of a socket that listens already.
+  ::listen(svr_.listening_socket(), cfg_.backlog);
   return port_;
 }
 

@@ -37,6 +37,10 @@ struct server_config {
   std::chrono::seconds keep_alive_timeout{5};
   /// Requests per connection before it is closed (httplib's default is 5).
   size_t keep_alive_max = 100000;
+  /// Connections the kernel queues before they are accepted. httplib listens
+  /// with 5, which drops the SYNs of clients that connect at once (each
+  /// retried after a second).
+  int backlog = 1024;
   /// Events kept in memory for tailing readers (single-writer stores only).
   size_t event_cache = 16384;
   /// Called after each answer (access log); empty: none.
@@ -100,7 +104,14 @@ private:
   request_metrics requests_;
   std::shared_ptr<event_hub> hub_;
   caf::actor feeder_;
-  httplib::Server svr_;
+  /// httplib's server, opened up to reach its listening socket.
+  struct http_server : httplib::Server {
+    socket_t listening_socket() const {
+      return svr_sock_;
+    }
+  };
+
+  http_server svr_;
   std::thread thread_;
   int port_ = -1;
   std::atomic<bool> listen_returned_{false};
