@@ -45,6 +45,7 @@ event_hub::cached_after(int64_t after, size_t limit) const {
   std::vector<event> out;
   for (auto i = first; i != cache_.end() && out.size() < limit; ++i)
     out.push_back(*i);
+  cache_reads_.fetch_add(1, std::memory_order_relaxed);
   return out;
 }
 

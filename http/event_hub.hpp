@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -7,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include <caf/actor.hpp>
@@ -56,6 +58,18 @@ public:
   /// Returns the highest published seq (0 before the first batch).
   int64_t last_seq() const;
 
+  /// Returns how many reads the cache answered and how many went to the
+  /// store (for the metrics endpoint).
+  std::pair<uint64_t, uint64_t> read_counts() const {
+    return {cache_reads_.load(std::memory_order_relaxed),
+            store_reads_.load(std::memory_order_relaxed)};
+  }
+
+  /// Counts a read that the cache could not answer.
+  void count_store_read() {
+    store_reads_.fetch_add(1, std::memory_order_relaxed);
+  }
+
   // -- admission of waiting requests ------------------------------------------
 
   /// A slot of a waiting request; releases it when destroyed.
@@ -88,6 +102,8 @@ private:
   int64_t last_seq_ = 0;
   bool closed_ = false;
   size_t waiting_ = 0;
+  mutable std::atomic<uint64_t> cache_reads_{0};
+  std::atomic<uint64_t> store_reads_{0};
 };
 
 /// Spawns the actor that feeds `hub` from `event_batch` messages. Subscribe

@@ -21,6 +21,7 @@ caf::expected<std::vector<event>> fetch(const route_context& ctx,
                                         int64_t after, size_t limit) {
   if (auto cached = ctx.hub->cached_after(after, limit))
     return std::move(*cached);
+  ctx.hub->count_store_read();
   return ctx.eng.events(after, limit);
 }
 

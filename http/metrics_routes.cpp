@@ -78,6 +78,14 @@ std::string render(const route_context& ctx) {
   gauge(w, "stepwise_http_waiting_requests",
         "Long polls and event streams open right now.",
         static_cast<double>(ctx.hub->waiting()));
+  auto [cache_reads, store_reads] = ctx.hub->read_counts();
+  w.family("stepwise_http_event_reads_total", "counter",
+           "Event reads of long polls and streams, by where they were "
+           "answered from (the in-memory tail or the store).");
+  w.sample("stepwise_http_event_reads_total", {{"source", "cache"}},
+           static_cast<double>(cache_reads));
+  w.sample("stepwise_http_event_reads_total", {{"source", "store"}},
+           static_cast<double>(store_reads));
   gauge(w, "stepwise_ready", "1 when recovery is done and the store answers.",
         ctx.eng.ready() ? 1 : 0);
   auto backend = ctx.eng.store_backend();
