@@ -39,6 +39,13 @@ void server::install_handlers() {
   // httplib's defaults (Nagle on, 5 requests per connection) cost two orders
   // of magnitude of throughput on keep-alive connections.
   svr_.set_tcp_nodelay(true);
+  // httplib sets SO_REUSEPORT, which lets a second server bind the same port
+  // and silently take half of its connections. SO_REUSEADDR only allows a
+  // quick restart over connections in TIME_WAIT.
+  svr_.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   svr_.set_keep_alive_max_count(cfg_.keep_alive_max);
   svr_.set_keep_alive_timeout(cfg_.keep_alive_timeout.count());
   svr_.set_read_timeout(cfg_.read_timeout.count(), 0);

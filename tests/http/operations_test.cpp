@@ -188,3 +188,12 @@ TEST_CASE("health and readiness", "[http][health]") {
   CHECK(r.status == 200);
   CHECK(r.json.at("store") == "sqlite");
 }
+
+TEST_CASE("a second server cannot take a port in use", "[http][server]") {
+  http_fixture fx;
+  auto cfg = http_fixture::default_config();
+  cfg.port = fx.port();
+  http::server other{*fx.sys, fx.eng, cfg};
+  auto bound = other.bind();
+  CHECK_FALSE(bound);
+}
