@@ -69,7 +69,13 @@ int run_serve(const serve_options& opts) {
   log(log_level::info, "opening store " + redact_uri(opts.store));
   auto eng = engine::launch(sys, opts.engine_config(), std::move(*reg));
   if (!eng) {
-    log(log_level::error, "cannot start the engine: " + message_of(eng.error()));
+    // The store's error may quote the URI, password included.
+    auto msg = message_of(eng.error());
+    auto safe = redact_uri(opts.store);
+    for (auto pos = msg.find(opts.store); pos != std::string::npos;
+         pos = msg.find(opts.store, pos + safe.size()))
+      msg.replace(pos, opts.store.size(), safe);
+    log(log_level::error, "cannot start the engine: " + msg);
     return 1;
   }
   auto scfg = opts.server_config();

@@ -170,3 +170,11 @@ TEST_CASE("stepwise serve --help documents every flag", "[http][process]") {
     CHECK(help.find(s) != std::string::npos);
   CHECK(run_cli("serve --bogus").find("unknown flag") != std::string::npos);
 }
+
+TEST_CASE("a store password never reaches the output", "[http][process]") {
+  auto out = run_cli("serve --listen 127.0.0.1:0 --store "
+                     "postgresql://ann:topsecret@127.0.0.1:1/db");
+  INFO(out);
+  CHECK(out.find("topsecret") == std::string::npos);
+  CHECK(out.find("ann:***@") != std::string::npos);
+}
