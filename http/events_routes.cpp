@@ -127,6 +127,10 @@ void stream(const router& r, const route_context& ctx, request& rq,
   res.set_chunked_content_provider(
     "text/event-stream", [st](size_t, httplib::DataSink& sink) {
       auto& c = st->ctx;
+      // httplib does not check between calls: a client that left is noticed
+      // here, within one poll slice, and frees its slot.
+      if (!sink.is_writable())
+        return false;
       auto now = steady::now();
       if (now >= st->next_heartbeat) {
         // Also the first write: it tells the client how fast to reconnect.
