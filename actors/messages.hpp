@@ -64,6 +64,9 @@ struct step_result {
   outcome result;
   bool skipped = false;
   duration took{0};
+  /// When the attempt ended, on the engine's clock: a retry's delay and a
+  /// following sleep count from here, not from when the actor got to it.
+  time_point finished_at;
   boost::json::object data;
   transient_map transient;
 };

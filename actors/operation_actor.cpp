@@ -1,5 +1,6 @@
 #include "actors/operation_actor.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 #include <caf/event_based_actor.hpp>
@@ -25,6 +26,11 @@ void execute(self_ptr self, next_action act);
 /// Writes the working copy with `events`; `act` runs once it is durable.
 void persist(self_ptr self, std::vector<event> events, next_action act) {
   auto& st = self->state;
+  if (!st.carry.empty()) {
+    events.insert(events.begin(), std::make_move_iterator(st.carry.begin()),
+                  std::make_move_iterator(st.carry.end()));
+    st.carry.clear();
+  }
   st.op.revision += 1;
   st.in_flight = std::make_shared<const operation>(st.op);
   st.committing = true;
@@ -164,7 +170,9 @@ void on_step_done(self_ptr self, step_done& msg) {
     m.steps_retried.fetch_add(1, std::memory_order_relaxed);
   else
     m.steps_failed.fetch_add(1, std::memory_order_relaxed);
-  auto now = st.core->clk->now();
+  // Never earlier than the last transition: clocks of threads may differ
+  // by a hair, and a record must not go back in time.
+  auto now = std::max(r.finished_at, st.op.updated_at);
   std::vector<event> events;
   auto idx = st.op.cursor();
   auto act = progress::apply_result(st.op, *st.wf, idx, r.result, r.skipped,
@@ -226,8 +234,16 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
         return;
       std::vector<event> events;
       auto act = progress::wake(st.op, *st.wf, st.core->clk->now(), events);
-      if (!events.empty())
+      if (act.what == next_action::kind::run_step) {
+        // The wait was durable; the attempt starts now rather than after
+        // one more commit, and its start is written with its result. A
+        // crash before that write runs the attempt again.
+        for (auto& e : events)
+          st.carry.emplace_back(std::move(e));
+        execute(self, act);
+      } else if (!events.empty()) {
         persist(self, std::move(events), act);
+      }
     },
     [=](step_timeout_atom, uint64_t gen) {
       auto& st = self->state;

@@ -48,6 +48,9 @@ struct operation_state {
   next_action pending;
   /// Answered with the operation when the commit in flight is durable.
   std::vector<caf::response_promise> on_commit;
+  /// Events of a start not yet written (an attempt begun by a timer runs at
+  /// once; its start is written with its result).
+  std::vector<event> carry;
   /// Requests that arrived while a commit was in flight.
   std::vector<std::function<void()>> deferred;
   std::minstd_rand rng;

@@ -38,6 +38,7 @@ void run_step(worker_pool& pool, workflow_ptr wf, size_t idx,
     auto t0 = std::chrono::steady_clock::now();
     attempt(wf->steps()[idx], *shared_ctx, *res);
     res->took = std::chrono::duration_cast<duration>(std::chrono::steady_clock::now() - t0);
+    res->finished_at = shared_ctx->now();
     res->data = shared_ctx->take_data();
     res->transient = shared_ctx->take_transient();
     caf::anon_send(reply_to, step_done{generation, std::move(res)});

@@ -1,6 +1,7 @@
 // stepwise-bench: the workloads of shared/benchmarks.md, one JSON line per
 // run. See bench/README.md for the figures and how they were produced.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -184,6 +185,8 @@ int main(int argc, char** argv) {
     return run_via_http(o);
   for (int run = 1; run <= o.runs; ++run) {
     caf::actor_system_config cfg;
+    if (auto p = std::getenv("STEPWISE_BENCH_SCHEDULER"); p && std::string{p} == "sharing")
+      cfg.set("scheduler.policy", caf::atom("sharing"));
     caf::actor_system sys{cfg};
     engine_config ec;
     ec.store_uri = store_for_run(o, run);
