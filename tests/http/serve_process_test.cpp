@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <regex>
+#include <thread>
 
 #include <catch2/catch.hpp>
 
@@ -59,11 +59,18 @@ struct child {
       ::close(err_fd);
   }
 
-  // Reads stderr until `re` matches (bounded); returns the match.
-  std::smatch await(const std::regex& re, std::chrono::seconds bound) {
+  // Reads stderr until it has "listening on http://127.0.0.1:PORT " (bounded);
+  // returns PORT, or 0.
+  int await_port(std::chrono::seconds bound) {
+    const std::string marker = "listening on http://127.0.0.1:";
     auto deadline = steady::now() + bound;
-    std::smatch m;
-    while (!std::regex_search(err, m, re)) {
+    for (;;) {
+      auto pos = err.find(marker);
+      if (pos != std::string::npos) {
+        auto end = err.find(' ', pos + marker.size());
+        if (end != std::string::npos)
+          return std::atoi(err.substr(pos + marker.size(), end - pos - marker.size()).c_str());
+      }
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                     deadline - steady::now()).count();
       if (left <= 0)
@@ -77,7 +84,7 @@ struct child {
         break;
       err.append(buf, static_cast<size_t>(n));
     }
-    return m;
+    return 0;
   }
 
   // Waits (bounded) for the exit; returns the exit code or -1.
@@ -114,19 +121,18 @@ TEST_CASE("stepwise serve stops on SIGTERM with 0 and resumes after a restart",
           "[http][process]") {
   temp_dir dir;
   auto store = "sqlite:" + dir.path + "/sw.db";
-  std::regex listening(R"(listening on (http://127\.0\.0\.1:(\d+)))");
   std::string id;
   {
     child srv({binary(), "serve", "--listen", "127.0.0.1:0", "--store", store});
-    auto m = srv.await(listening, std::chrono::seconds(20));
+    auto port = srv.await_port(std::chrono::seconds(20));
     INFO(srv.err);
-    REQUIRE(!m.empty());
-    auto url = m[1].str();
+    REQUIRE(port > 0);
+    auto url = "http://127.0.0.1:" + std::to_string(port);
     auto started = run_cli("ops start demo --input '{\"name\":\"t\",\"token\":\"tok-123\"}' --url " + url);
     INFO(started);
-    std::smatch sm;
-    REQUIRE(std::regex_search(started, sm, std::regex(R"(started (\S+) )")));
-    id = sm[1].str();
+    auto at = started.find("started ");
+    REQUIRE(at != std::string::npos);
+    id = started.substr(at + 8, started.find(' ', at + 8) - at - 8);
     auto listed = run_cli("ops list --url " + url);
     CHECK(listed.find(id) != std::string::npos);
     CHECK(listed.find("STATE") != std::string::npos);
@@ -140,9 +146,9 @@ TEST_CASE("stepwise serve stops on SIGTERM with 0 and resumes after a restart",
   }
   {
     child srv({binary(), "serve", "--listen", "127.0.0.1:0", "--store", store});
-    auto m = srv.await(listening, std::chrono::seconds(20));
-    REQUIRE(!m.empty());
-    httplib::Client c("127.0.0.1", std::stoi(m[2].str()));
+    auto port = srv.await_port(std::chrono::seconds(20));
+    REQUIRE(port > 0);
+    httplib::Client c("127.0.0.1", port);
     c.set_read_timeout(30, 0);
     // The demo sleeps 2 s and retries; after the restart it must finish.
     int64_t after = 0;
