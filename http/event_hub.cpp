@@ -91,13 +91,22 @@ size_t event_hub::waiting() const {
   return waiting_;
 }
 
+namespace {
+
+caf::behavior event_feeder(caf::event_based_actor*,
+                           std::shared_ptr<event_hub> hub) {
+  return {
+    [hub](const event_batch& batch) { hub->publish(batch.events); },
+  };
+}
+
+} // namespace
+
 caf::actor spawn_event_feeder(caf::actor_system& sys,
                               std::shared_ptr<event_hub> hub) {
-  return sys.spawn([hub](caf::event_based_actor*) -> caf::behavior {
-    return {
-      [hub](const event_batch& batch) { hub->publish(batch.events); },
-    };
-  });
+  // The hub travels as a spawn argument: CAF 0.17 dereferences a null
+  // argument tuple for an actor spawned without any (UBSan reports it).
+  return sys.spawn(event_feeder, std::move(hub));
 }
 
 } // namespace stepwise::http
