@@ -28,7 +28,7 @@ struct server_config {
   /// HTTP worker threads. Each open keep-alive connection, long poll and
   /// event stream holds one, so size this above the expected number of
   /// concurrent clients.
-  size_t threads = 32;
+  size_t threads = 64;
   limits lim;
   /// A client that sends or receives nothing for this long is dropped.
   std::chrono::seconds read_timeout{10};

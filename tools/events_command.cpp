@@ -48,7 +48,7 @@ int follow(api_client& api, int64_t after, bool json) {
       if (auto seq = e.as_object().if_contains("seq"); seq && seq->is_int64())
         last = seq->get_int64();
       if (json)
-        std::printf("%s\n", ev.data.c_str()), std::fflush(stdout);
+        std::printf("%s\n", ev.data.c_str());
       else
         print_row(row(e));
       return true;

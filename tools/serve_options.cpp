@@ -117,7 +117,7 @@ const option_spec specs[] = {
    "and timers workloads of stepwise-bench --via http), or demo,bench",
    set_workflows},
   {"http-threads", "STEPWISE_HTTP_THREADS", "N",
-   "HTTP worker threads (default 32); each open keep-alive connection, long "
+   "HTTP worker threads (default 64); each open keep-alive connection, long "
    "poll and event stream holds one",
    set_size<&serve_options::http_threads, 2, 4096>},
   {"step-workers", "STEPWISE_STEP_WORKERS", "N",

@@ -22,7 +22,7 @@ struct serve_options {
   std::string listen = "127.0.0.1:8080";
   std::string store = "sqlite:./stepwise.db";
   std::string config_file;
-  size_t http_threads = 32;
+  size_t http_threads = 64;
   size_t step_workers = 8;
   size_t read_workers = 2;
   /// 0: CAF's default (one per core).
