@@ -10,6 +10,7 @@
 #include <caf/actor_system_config.hpp>
 
 #include "bench/embedded_driver.hpp"
+#include "bench/http_driver.hpp"
 #include "bench/proc_stats.hpp"
 #include "bench/stats.hpp"
 #include "bench/workloads.hpp"
@@ -33,6 +34,8 @@ struct options {
   size_t pool = 8;
   double limit_s = 300;
   int64_t passivate_ms = 1000;
+  /// --via http: connections submitting at once.
+  size_t concurrency = 64;
 };
 
 int usage(const char* why) {
@@ -40,7 +43,8 @@ int usage(const char* why) {
                "stepwise-bench: %s\n"
                "usage: stepwise-bench --workload steps|retry|timers --n N [--runs R]\n"
                "       [--via embedded|http] [--store URI] [--url URL] [--pool P]\n"
-               "       [--limit SECONDS] [--passivate-ms MS]\n",
+               "       [--limit SECONDS] [--passivate-ms MS] [--concurrency C]\n"
+               "--via http needs a running `stepwise serve --workflows demo,bench`.\n",
                why);
   return 2;
 }
@@ -63,6 +67,7 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
       else if (k == "--pool") o.pool = std::stoul(v);
       else if (k == "--limit") o.limit_s = std::stod(v);
       else if (k == "--passivate-ms") o.passivate_ms = std::stoll(v);
+      else if (k == "--concurrency") o.concurrency = std::stoul(v);
       else {
         err = "unknown flag " + k;
         return false;
@@ -116,6 +121,59 @@ void durable_figures(engine& eng, const std::vector<std::string>& ids,
   }
 }
 
+/// The workloads through a running server's HTTP API (benchmarks.md `http`).
+int run_via_http(const options& o) {
+  auto workflow = bench::workflow_of(o.workload);
+  auto store = bench::http_store_backend(o.url);
+  if (store == "unknown") {
+    std::cerr << "stepwise-bench: no ready server at " << o.url << '\n';
+    return 1;
+  }
+  for (int run = 1; run <= o.runs; ++run) {
+    auto res = bench::run_http(o.url, workflow, o.n, o.concurrency, o.limit_s);
+    std::vector<double> figures;
+    for (auto& id : res.ids) {
+      if (o.workload == "steps")
+        break;
+      auto d = bench::http_operation_data(o.url, id);
+      if (!d.is_object())
+        continue;
+      auto& obj = d.as_object();
+      if (o.workload == "retry" && obj.contains("s3"))
+        figures.push_back(static_cast<double>(obj.at("s3").at("late_us").to_number<int64_t>()) / 1000.0);
+      if (o.workload == "timers" && obj.contains("s1") && obj.contains("s2"))
+        figures.push_back(static_cast<double>(obj.at("s2").at("t").to_number<int64_t>()
+                                              - obj.at("s1").at("t").to_number<int64_t>())
+                            / 1000.0 - 1000.0);
+    }
+    auto steps = o.workload == "timers" ? 2 : 5;
+    auto q = [&](const std::vector<double>& xs, double p, bool on) {
+      return on ? bench::quantile(xs, p) : 0.0;
+    };
+    boost::json::object line{
+      {"engine", "stepwise"}, {"workload", o.workload}, {"n", o.n}, {"k", steps},
+      {"run", run}, {"via", "http"}, {"store", store},
+      {"completed", res.completed}, {"errors", res.errors}, {"wall_s", res.wall_s},
+      {"ops_per_s", static_cast<double>(res.completed) / res.wall_s},
+      {"steps_per_s", static_cast<double>(res.completed * static_cast<size_t>(steps)) / res.wall_s},
+      {"latency_ms", {{"p50", bench::quantile(res.latency_ms, 0.5)},
+                      {"p99", bench::quantile(res.latency_ms, 0.99)},
+                      {"max", bench::quantile(res.latency_ms, 1.0)}}},
+      {"retry_late_ms", {{"p50", q(figures, 0.5, o.workload == "retry")},
+                         {"p99", q(figures, 0.99, o.workload == "retry")}}},
+      {"timer_overshoot_ms", {{"p50", q(figures, 0.5, o.workload == "timers")},
+                              {"p99", q(figures, 0.99, o.workload == "timers")}}},
+      {"peak_concurrent_timers", res.peak_timers},
+      {"cpu_s", {{"engine", res.cpu_s}, {"store", 0.0}}},
+      {"peak_rss_mib", {{"engine", res.rss_at_peak_kib / 1024}, {"store", 0}}},
+      {"settings", {{"synchronous", "server's"}, {"concurrency", o.concurrency},
+                    {"url", o.url}}},
+      {"version", STEPWISE_GIT_SHA}, {"ts", now_iso()}};
+    std::cout << boost::json::serialize(line) << std::endl;
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -123,8 +181,10 @@ int main(int argc, char** argv) {
   std::string err;
   if (!parse(argc, argv, o, err))
     return usage(err.c_str());
-  if (o.via != "embedded")
-    return usage("only --via embedded is built in so far");
+  if (o.via != "embedded" && o.via != "http")
+    return usage("--via must be embedded or http");
+  if (o.via == "http")
+    return run_via_http(o);
   for (int run = 1; run <= o.runs; ++run) {
     caf::actor_system_config cfg;
     tune_actor_system(cfg);

@@ -1,0 +1,187 @@
+#include "bench/http_driver.hpp"
+
+#include <atomic>
+#include <cstdio>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include <boost/json.hpp>
+#include <httplib.h>
+
+namespace stepwise::bench {
+
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+std::unique_ptr<httplib::Client> connect(const std::string& url) {
+  auto c = std::make_unique<httplib::Client>(url);
+  c->set_keep_alive(true);
+  c->set_tcp_nodelay(true);
+  c->set_read_timeout(120, 0);
+  c->set_write_timeout(30, 0);
+  return c;
+}
+
+// Returns the sample `name` (no labels) of the server's /metrics, or -1.
+double metric(httplib::Client& c, const std::string& name) {
+  auto r = c.Get("/metrics");
+  if (!r || r->status != 200)
+    return -1;
+  auto pos = r->body.find("\n" + name + " ");
+  if (pos == std::string::npos)
+    return -1;
+  return std::stod(r->body.substr(pos + name.size() + 2));
+}
+
+// The seq of the newest event, so that the stream starts after the log.
+int64_t log_end(httplib::Client& c) {
+  int64_t after = 0;
+  for (;;) {
+    auto r = c.Get("/api/v1/events?limit=1000&after=" + std::to_string(after));
+    if (!r || r->status != 200)
+      return after;
+    auto v = boost::json::parse(r->body);
+    if (v.at("items").as_array().empty())
+      return after;
+    after = v.at("next_after").as_int64();
+  }
+}
+
+// What the stream reader and the submitters share.
+struct shared_state {
+  std::mutex mtx;
+  std::condition_variable cv;
+  std::unordered_map<std::string, std::pair<steady::time_point, bool>> finished;
+  std::atomic<bool> stop{false};
+  size_t terminal = 0;
+};
+
+void read_stream(httplib::Client* c, int64_t after, shared_state& st) {
+  std::string buf;
+  std::string data;
+  while (!st.stop) {
+    httplib::Headers hs{{"Last-Event-ID", std::to_string(after)}};
+    c->Get("/api/v1/events/stream", hs, [&](const char* d, size_t n) {
+      buf.append(d, n);
+      size_t pos;
+      while ((pos = buf.find('\n')) != std::string::npos) {
+        auto line = buf.substr(0, pos);
+        buf.erase(0, pos + 1);
+        if (line.rfind("data: ", 0) == 0) {
+          data = line.substr(6);
+        } else if (line.empty() && !data.empty()) {
+          auto e = boost::json::parse(data).as_object();
+          data.clear();
+          after = e.at("seq").as_int64();
+          auto type = e.at("type").as_string();
+          if (type == "operation_succeeded" || type == "operation_failed"
+              || type == "operation_canceled") {
+            std::lock_guard<std::mutex> guard{st.mtx};
+            st.finished[std::string(e.at("operation_id").as_string())]
+              = {steady::now(), type != "operation_succeeded"};
+            ++st.terminal;
+            st.cv.notify_all();
+          }
+        }
+      }
+      return !st.stop.load();
+    });
+  }
+}
+
+} // namespace
+
+run_result run_http(const std::string& url, const std::string& workflow,
+                    size_t n, size_t concurrency, double limit_s) {
+  run_result res;
+  auto probe = connect(url);
+  auto start_seq = log_end(*probe);
+  auto cpu0 = metric(*probe, "process_cpu_seconds_total");
+  shared_state st;
+  auto stream_client = connect(url);
+  std::thread reader([&] { read_stream(stream_client.get(), start_seq, st); });
+  std::vector<steady::time_point> submitted(n);
+  std::vector<std::string> ids(n);
+  std::atomic<size_t> next{0};
+  std::atomic<size_t> submit_errors{0};
+  auto t0 = steady::now();
+  std::vector<std::thread> submitters;
+  for (size_t k = 0; k < std::max<size_t>(1, concurrency); ++k)
+    submitters.emplace_back([&] {
+      auto c = connect(url);
+      for (size_t i = next++; i < n; i = next++) {
+        auto body = R"({"workflow":")" + workflow + R"(","input":{"i":)"
+                    + std::to_string(i) + "}}";
+        submitted[i] = steady::now();
+        auto r = c->Post("/api/v1/operations", body, "application/json");
+        if (r && r->status == 201) {
+          ids[i] = std::string(boost::json::parse(r->body).at("id").as_string());
+        } else {
+          if (submit_errors++ < 3)
+            std::fprintf(stderr, "stepwise-bench: submit failed: %s\n",
+                         r ? (std::to_string(r->status) + " " + r->body).c_str()
+                           : httplib::to_string(r.error()).c_str());
+        }
+      }
+    });
+  for (auto& t : submitters)
+    t.join();
+  {
+    std::unique_lock<std::mutex> guard{st.mtx};
+    auto accepted = n - submit_errors.load();
+    st.cv.wait_until(guard, t0 + std::chrono::duration_cast<steady::duration>(
+                                   std::chrono::duration<double>(limit_s)),
+                     [&] { return st.terminal >= accepted; });
+  }
+  res.wall_s = std::chrono::duration<double>(steady::now() - t0).count();
+  st.stop = true;
+  // Do not wait for the next heartbeat: close the stream now.
+  stream_client->stop();
+  reader.join();
+  res.errors = submit_errors;
+  for (size_t i = 0; i < n; ++i) {
+    auto f = st.finished.find(ids[i]);
+    if (ids[i].empty() || f == st.finished.end()) {
+      if (!ids[i].empty())
+        std::fprintf(stderr, "stepwise-bench: no terminal event seen for %s\n",
+                     ids[i].c_str());
+      continue;
+    }
+    res.latency_ms.push_back(
+      std::chrono::duration<double, std::milli>(f->second.first - submitted[i]).count());
+    res.ids.push_back(ids[i]);
+    if (f->second.second)
+      ++res.errors;
+    else
+      ++res.completed;
+  }
+  res.cpu_s = metric(*probe, "process_cpu_seconds_total") - cpu0;
+  res.rss_at_peak_kib = static_cast<int64_t>(
+    metric(*probe, "stepwise_process_peak_resident_memory_bytes") / 1024);
+  return res;
+}
+
+std::string http_store_backend(const std::string& url) {
+  auto c = connect(url);
+  auto r = c->Get("/readyz");
+  if (!r || r->status != 200)
+    return "unknown";
+  return std::string(boost::json::parse(r->body).at("store").as_string());
+}
+
+boost::json::value http_operation_data(const std::string& url,
+                                       const std::string& id) {
+  thread_local std::unique_ptr<httplib::Client> c;
+  if (!c)
+    c = connect(url);
+  auto r = c->Get("/api/v1/operations/" + id);
+  if (!r || r->status != 200)
+    return nullptr;
+  return boost::json::parse(r->body).at("data");
+}
+
+} // namespace stepwise::bench

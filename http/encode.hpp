@@ -1,0 +1,30 @@
+#pragma once
+
+#include <optional>
+
+#include <boost/json.hpp>
+
+#include "engine/event.hpp"
+#include "engine/operation.hpp"
+#include "engine/workflow.hpp"
+
+namespace stepwise::http {
+
+/// Returns `t` as an RFC 3339 string, or null.
+boost::json::value time_or_null(const std::optional<time_point>& t);
+
+/// Returns the API form of an operation (the engine has already masked its
+/// secret input values).
+boost::json::object to_json(const operation& op);
+
+/// Returns the API form of one step record.
+boost::json::object to_json(const step_record& s);
+
+/// Returns the API form of an event: `{seq, time, operation_id, type}` plus
+/// `step`, `attempt`, `state`, `error` when set and the type's extra fields.
+boost::json::object to_json(const event& e);
+
+/// Returns the API form of a workflow definition with its steps.
+boost::json::object to_json(const workflow& wf);
+
+} // namespace stepwise::http

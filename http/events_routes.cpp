@@ -1,0 +1,177 @@
+#include <chrono>
+
+#include "http/encode.hpp"
+#include "http/query.hpp"
+#include "http/reply.hpp"
+#include "http/routes.hpp"
+
+namespace stepwise::http {
+
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+// Longest a waiting reader trusts the hub alone: other writers of a shared
+// store do not publish to it, so the store is read again after this.
+constexpr auto poll_slice = std::chrono::seconds(1);
+
+constexpr int64_t max_seq = 1'000'000'000'000'000'000;
+
+caf::expected<std::vector<event>> fetch(const route_context& ctx,
+                                        int64_t after, size_t limit) {
+  if (auto cached = ctx.hub->cached_after(after, limit))
+    return std::move(*cached);
+  ctx.hub->count_store_read();
+  return ctx.eng.events(after, limit);
+}
+
+// Returns events after `after`, waiting until `deadline` for the first one.
+caf::expected<std::vector<event>> fetch_or_wait(const route_context& ctx,
+                                                int64_t after, size_t limit,
+                                                steady::time_point deadline) {
+  for (;;) {
+    auto items = fetch(ctx, after, limit);
+    if (!items || !items->empty() || ctx.hub->closed())
+      return items;
+    auto now = steady::now();
+    if (now >= deadline)
+      return items;
+    ctx.hub->wait_beyond(after, std::min(deadline, now + poll_slice));
+  }
+}
+
+void poll(const router& r, const route_context& ctx, request& rq,
+          httplib::Response& res) {
+  query q{rq.raw};
+  int64_t after = 0;
+  int64_t limit = 100;
+  double wait = 0;
+  if (auto err = q.only({"after", "limit", "wait"}))
+    return r.write(rq.raw.path, res, *err);
+  if (auto err = q.integer("after", 0, max_seq, after))
+    return r.write(rq.raw.path, res, *err);
+  if (auto err = q.integer("limit", 1,
+                           static_cast<int64_t>(ctx.lim.max_events_page), limit))
+    return r.write(rq.raw.path, res, *err);
+  if (auto err = q.seconds("wait", ctx.lim.max_wait_seconds, wait))
+    return r.write(rq.raw.path, res, *err);
+  std::shared_ptr<event_hub::ticket> ticket;
+  auto deadline = steady::now();
+  if (wait > 0) {
+    ticket = ctx.hub->admit(ctx.lim.max_streams);
+    if (!ticket)
+      return r.write(rq.raw.path, res,
+                     {503, "too_many_waiters",
+                      "too many long polls and streams are open; retry"});
+    deadline += std::chrono::duration_cast<steady::duration>(
+      std::chrono::duration<double>(wait));
+  }
+  auto items = fetch_or_wait(ctx, after, static_cast<size_t>(limit), deadline);
+  if (!items)
+    return r.write(rq.raw.path, res, from_engine(items.error()));
+  boost::json::array arr;
+  arr.reserve(items->size());
+  for (auto& e : *items)
+    arr.emplace_back(to_json(e));
+  boost::json::object out;
+  out["items"] = std::move(arr);
+  out["next_after"] = items->empty() ? after : items->back().seq;
+  write_json(res, 200, out);
+}
+
+std::string sse_frame(const event& e) {
+  std::string out = "id: " + std::to_string(e.seq) + "\nevent: ";
+  out += to_string(e.type);
+  out += "\ndata: ";
+  out += boost::json::serialize(to_json(e));
+  out += "\n\n";
+  return out;
+}
+
+// The state of one event stream, owned by its content provider.
+struct stream_state {
+  route_context ctx;
+  std::shared_ptr<event_hub::ticket> ticket;
+  int64_t last;
+  steady::time_point next_heartbeat;
+};
+
+void stream(const router& r, const route_context& ctx, request& rq,
+            httplib::Response& res) {
+  query q{rq.raw};
+  int64_t after = 0;
+  if (auto err = q.only({"after"}))
+    return r.write(rq.raw.path, res, *err);
+  if (auto err = q.integer("after", 0, max_seq, after))
+    return r.write(rq.raw.path, res, *err);
+  // A reconnecting EventSource sends the id of the last event it saw.
+  if (rq.raw.has_header("Last-Event-ID")) {
+    auto text = rq.raw.get_header_value("Last-Event-ID");
+    httplib::Request fake;
+    fake.params.emplace("Last-Event-ID", text);
+    if (auto err = query{fake}.integer("Last-Event-ID", 0, max_seq, after))
+      return r.write(rq.raw.path, res,
+                     invalid_argument("header Last-Event-ID must be an event "
+                                      "seq (a non-negative integer), not '"
+                                      + text + "'"));
+  }
+  auto ticket = ctx.hub->admit(ctx.lim.max_streams);
+  if (!ticket)
+    return r.write(rq.raw.path, res,
+                   {503, "too_many_waiters",
+                    "too many long polls and streams are open; retry"});
+  auto st = std::make_shared<stream_state>(
+    stream_state{ctx, std::move(ticket), after, steady::now()});
+  res.set_header("Cache-Control", "no-cache");
+  res.set_header("X-Accel-Buffering", "no");
+  res.set_chunked_content_provider(
+    "text/event-stream", [st](size_t, httplib::DataSink& sink) {
+      auto& c = st->ctx;
+      // httplib does not check between calls: a client that left is noticed
+      // here, within one poll slice, and frees its slot.
+      if (!sink.is_writable())
+        return false;
+      auto now = steady::now();
+      if (now >= st->next_heartbeat) {
+        // Also the first write: it tells the client how fast to reconnect.
+        st->next_heartbeat = now + c.lim.heartbeat;
+        std::string beat = ": keep-alive\nretry: 1000\n\n";
+        if (!sink.write(beat.data(), beat.size()))
+          return false;
+      }
+      auto until = std::min(st->next_heartbeat, now + poll_slice);
+      auto items = fetch_or_wait(c, st->last, 500,
+                                 std::chrono::time_point_cast<steady::duration>(until));
+      if (!items) {
+        // Ends the stream; the client reconnects with Last-Event-ID.
+        return false;
+      }
+      std::string chunk;
+      for (auto& e : *items)
+        chunk += sse_frame(e);
+      if (!items->empty()) {
+        st->last = items->back().seq;
+        if (!sink.write(chunk.data(), chunk.size()))
+          return false;
+      }
+      if (c.hub->closed())
+        sink.done();
+      return true;
+    });
+}
+
+} // namespace
+
+void add_events_routes(router& r, const route_context& ctx) {
+  const router* rp = &r;
+  r.add("GET", "/api/v1/events",
+        [rp, ctx](request& rq, httplib::Response& res) {
+          poll(*rp, ctx, rq, res);
+        });
+  r.add("GET", "/api/v1/events/stream",
+        [rp, ctx](request& rq, httplib::Response& res) {
+          stream(*rp, ctx, rq, res);
+        });
+}
+
+} // namespace stepwise::http

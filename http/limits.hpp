@@ -1,0 +1,35 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+
+namespace stepwise::http {
+
+/// Bounds that keep one client from taking more than its share of the
+/// server. Every field has a safe default; `stepwise serve` exposes them.
+struct limits {
+  /// Largest accepted request body in bytes (413 above).
+  size_t max_body_bytes = 1 << 20;
+  /// Most bytes of a rejected body read and dropped so that the client sees
+  /// the answer (closing on unread data resets the connection and loses
+  /// it). Longer bodies are cut off by closing the connection.
+  size_t max_drain_bytes = 16 << 20;
+  /// Deepest accepted JSON nesting of a request body (400 above).
+  size_t max_json_depth = 32;
+  /// Largest accepted sum of header name and value bytes (431 above).
+  size_t max_header_bytes = 16 * 1024;
+  /// Largest `limit` of one page of operations.
+  size_t max_page = 500;
+  /// Largest `limit` of one page of events.
+  size_t max_events_page = 1000;
+  /// Longest long-poll wait (seconds).
+  double max_wait_seconds = 60;
+  /// Most long polls and event streams waiting at once; each holds an HTTP
+  /// worker, so this stays below the pool size (503 above).
+  size_t max_streams = 16;
+  /// Interval of SSE comments that detect dead clients and keep proxies from
+  /// closing an idle stream.
+  std::chrono::milliseconds heartbeat{15000};
+};
+
+} // namespace stepwise::http

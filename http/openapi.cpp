@@ -1,0 +1,179 @@
+#include "http/openapi.hpp"
+
+#include <string>
+
+#include "http/query.hpp"
+#include "http/routes.hpp"
+
+namespace stepwise::http {
+
+const char* openapi_paths() {
+  return R"json({
+  "/api/v1/operations": {
+    "post": {
+      "summary": "Start an operation.",
+      "operationId": "startOperation",
+      "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/StartRequest"}}}},
+      "responses": {
+        "201": {"description": "Created.", "headers": {"Location": {"schema": {"type": "string"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},
+        "200": {"description": "The idempotency key replayed an existing operation with the same request.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},
+        "400": {"$ref": "#/components/responses/BadRequest"},
+        "405": {"$ref": "#/components/responses/MethodNotAllowed"},
+        "409": {"$ref": "#/components/responses/Conflict"},
+        "413": {"$ref": "#/components/responses/PayloadTooLarge"},
+        "415": {"$ref": "#/components/responses/UnsupportedMediaType"},
+        "503": {"$ref": "#/components/responses/Unavailable"}}
+    },
+    "get": {
+      "summary": "List operations, newest first (created time, then id).",
+      "operationId": "listOperations",
+      "parameters": [
+        {"name": "state", "in": "query", "schema": {"$ref": "#/components/schemas/OperationState"}},
+        {"name": "workflow", "in": "query", "schema": {"type": "string"}},
+        {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50}},
+        {"name": "cursor", "in": "query", "schema": {"type": "string"}, "description": "next_cursor of the previous page."}],
+      "responses": {
+        "200": {"description": "A page.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/OperationPage"}}}},
+        "400": {"$ref": "#/components/responses/BadRequest"},
+        "503": {"$ref": "#/components/responses/Unavailable"}}
+    }
+  },
+  "/api/v1/operations/{id}": {
+    "get": {
+      "summary": "Get an operation with its steps.",
+      "operationId": "getOperation",
+      "parameters": [{"$ref": "#/components/parameters/OperationId"}],
+      "responses": {
+        "200": {"description": "The operation.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},
+        "404": {"$ref": "#/components/responses/NotFound"},
+        "503": {"$ref": "#/components/responses/Unavailable"}}
+    }
+  },
+  "/api/v1/operations/{id}/cancel": {
+    "post": {
+      "summary": "Cancel a pending, in_progress or waiting operation. The body may be empty or {}.",
+      "operationId": "cancelOperation",
+      "parameters": [{"$ref": "#/components/parameters/OperationId"}],
+      "responses": {
+        "202": {"description": "Accepted; the body may still show the old state; an operation_canceled event follows.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},
+        "400": {"$ref": "#/components/responses/BadRequest"},
+        "404": {"$ref": "#/components/responses/NotFound"},
+        "409": {"$ref": "#/components/responses/Conflict"},
+        "415": {"$ref": "#/components/responses/UnsupportedMediaType"},
+        "503": {"$ref": "#/components/responses/Unavailable"}}
+    }
+  },
+  "/api/v1/operations/{id}/retry": {
+    "post": {
+      "summary": "Resume a failed operation at its failed step. The body may be empty or {}.",
+      "operationId": "retryOperation",
+      "parameters": [{"$ref": "#/components/parameters/OperationId"}],
+      "responses": {
+        "202": {"description": "Accepted.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},
+        "400": {"$ref": "#/components/responses/BadRequest"},
+        "404": {"$ref": "#/components/responses/NotFound"},
+        "409": {"$ref": "#/components/responses/Conflict"},
+        "415": {"$ref": "#/components/responses/UnsupportedMediaType"},
+        "503": {"$ref": "#/components/responses/Unavailable"}}
+    }
+  },
+  "/api/v1/workflows": {
+    "get": {
+      "summary": "List every registered workflow definition (each version).",
+      "operationId": "listWorkflows",
+      "responses": {"200": {"description": "The definitions.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/WorkflowList"}}}}}
+    }
+  },
+  "/api/v1/workflows/{name}": {
+    "get": {
+      "summary": "Get a workflow definition: the newest version, or the one asked for.",
+      "operationId": "getWorkflow",
+      "parameters": [
+        {"name": "name", "in": "path", "required": true, "schema": {"type": "string"}},
+        {"name": "version", "in": "query", "schema": {"type": "integer", "minimum": 1}}],
+      "responses": {
+        "200": {"description": "The definition.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/WorkflowDetail"}}}},
+        "400": {"$ref": "#/components/responses/BadRequest"},
+        "404": {"$ref": "#/components/responses/NotFound"}}
+    }
+  },
+  "/api/v1/events": {
+    "get": {
+      "summary": "Read the event log (long poll): events with seq > after, oldest first.",
+      "operationId": "pollEvents",
+      "parameters": [
+        {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "default": 0}},
+        {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}},
+        {"name": "wait", "in": "query", "schema": {"type": "number", "minimum": 0, "maximum": 60, "default": 0}, "description": "Seconds to wait when there is no event yet; answers as soon as one exists."}],
+      "responses": {
+        "200": {"description": "Events (possibly none).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EventPage"}}}},
+        "400": {"$ref": "#/components/responses/BadRequest"},
+        "503": {"$ref": "#/components/responses/Unavailable"}}
+    }
+  },
+  "/api/v1/events/stream": {
+    "get": {
+      "summary": "Server-sent events: id = seq, event = type, data = the event's JSON. Resumes after the Last-Event-ID header (or the after parameter; default: from the start of the log), with no gap and no duplicate, across restarts.",
+      "operationId": "streamEvents",
+      "parameters": [
+        {"name": "Last-Event-ID", "in": "header", "schema": {"type": "integer", "minimum": 0}},
+        {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0}}],
+      "responses": {
+        "200": {"description": "An endless stream; comment lines keep it alive.", "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+        "400": {"$ref": "#/components/responses/BadRequest"},
+        "503": {"$ref": "#/components/responses/Unavailable"}}
+    }
+  },
+  "/api/v1/openapi.json": {
+    "get": {"summary": "This document.", "operationId": "openapi",
+      "responses": {"200": {"description": "OpenAPI 3 document.", "content": {"application/json": {"schema": {"type": "object", "required": ["openapi", "info", "paths"]}}}}}}
+  },
+  "/healthz": {
+    "get": {"summary": "Liveness: the process answers.", "operationId": "healthz",
+      "responses": {"200": {"description": "Up.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Health"}}}}}}
+  },
+  "/readyz": {
+    "get": {"summary": "Readiness: recovery is done and the store answers.", "operationId": "readyz",
+      "responses": {
+        "200": {"description": "Ready.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Ready"}}}},
+        "503": {"$ref": "#/components/responses/Unavailable"}}}
+  },
+  "/metrics": {
+    "get": {"summary": "Prometheus text format.", "operationId": "metrics",
+      "responses": {"200": {"description": "Metrics.", "content": {"text/plain": {"schema": {"type": "string"}}}}}}
+  }
+})json";
+}
+
+const boost::json::value& openapi_document() {
+  static const boost::json::value doc = [] {
+    boost::json::object d;
+    d["openapi"] = "3.0.3";
+    d["info"] = boost::json::object{
+      {"title", "stepwise"},
+      {"version", STEPWISE_VERSION},
+      {"description",
+       "Durable workflow engine. Errors are {\"error\":{\"code\",\"message\"}}. "
+       "Any method a path does not serve is 405 with Allow. Times are RFC "
+       "3339 UTC with milliseconds. Unknown body fields and query parameters "
+       "are rejected (400)."}};
+    d["paths"] = boost::json::parse(openapi_paths());
+    d["components"] = boost::json::parse(openapi_components());
+    return boost::json::value(std::move(d));
+  }();
+  return doc;
+}
+
+void add_openapi_routes(router& r, const route_context&) {
+  const router* rp = &r;
+  r.add("GET", "/api/v1/openapi.json",
+        [rp](request& rq, httplib::Response& res) {
+          if (auto err = query{rq.raw}.only({}))
+            return rp->write(rq.raw.path, res, *err);
+          static const std::string text = boost::json::serialize(openapi_document());
+          res.status = 200;
+          res.set_content(text, "application/json");
+        });
+}
+
+} // namespace stepwise::http

@@ -1,0 +1,18 @@
+#pragma once
+
+#include <boost/json.hpp>
+
+namespace stepwise::http {
+
+/// Returns our OpenAPI 3 document of every route this server answers
+/// (`GET /api/v1/openapi.json`). The tests check it against what the server
+/// really answers.
+const boost::json::value& openapi_document();
+
+/// Returns the `paths` object of the document as JSON text.
+const char* openapi_paths();
+
+/// Returns the `components` object of the document as JSON text.
+const char* openapi_components();
+
+} // namespace stepwise::http

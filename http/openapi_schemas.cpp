@@ -1,0 +1,137 @@
+// The `components` of our OpenAPI document: schemas and shared responses.
+// Kept apart from the paths so that each file stays readable.
+
+#include "http/openapi.hpp"
+
+namespace stepwise::http {
+
+const char* openapi_components() {
+  return R"json({
+  "schemas": {
+    "Error": {
+      "type": "object", "required": ["error"],
+      "properties": {"error": {"type": "object", "required": ["code", "message"],
+        "properties": {
+          "code": {"type": "string", "description": "Stable, snake_case: malformed_json, invalid_argument, unknown_workflow, not_found, method_not_allowed, invalid_state, idempotency_conflict, payload_too_large, unsupported_media_type, header_too_large, too_many_waiters, shutting_down, store_failure, timeout, internal_error."},
+          "message": {"type": "string", "description": "Names what was wrong."}}}}
+    },
+    "Time": {"type": "string", "format": "date-time", "description": "RFC 3339 UTC with milliseconds, e.g. 2026-11-22T07:40:00.123Z."},
+    "OperationState": {"type": "string", "enum": ["pending", "in_progress", "waiting", "succeeded", "failed", "canceled", "compensating"]},
+    "StepState": {"type": "string", "enum": ["pending", "running", "waiting", "succeeded", "failed", "skipped", "incomplete"]},
+    "StepRecord": {
+      "type": "object",
+      "required": ["name", "weight", "state", "attempts", "first_attempt_at", "last_attempt_at", "next_attempt_at", "duration_ms", "last_error"],
+      "properties": {
+        "name": {"type": "string"}, "weight": {"type": "integer"},
+        "state": {"$ref": "#/components/schemas/StepState"},
+        "attempts": {"type": "integer"},
+        "first_attempt_at": {"type": "string", "format": "date-time", "nullable": true},
+        "last_attempt_at": {"type": "string", "format": "date-time", "nullable": true},
+        "next_attempt_at": {"type": "string", "format": "date-time", "nullable": true},
+        "duration_ms": {"type": "integer"},
+        "last_error": {"type": "string", "nullable": true}}
+    },
+    "Operation": {
+      "type": "object",
+      "required": ["id", "workflow", "version", "state", "input", "data", "error", "created_at", "updated_at", "deadline", "steps"],
+      "properties": {
+        "id": {"type": "string", "description": "Opaque."},
+        "workflow": {"type": "string"}, "version": {"type": "integer"},
+        "state": {"$ref": "#/components/schemas/OperationState"},
+        "input": {"type": "object", "description": "As given, except values at the workflow's secret paths, shown as \"***\"."},
+        "data": {"type": "object", "description": "Data the steps persisted."},
+        "error": {"type": "string", "nullable": true},
+        "created_at": {"$ref": "#/components/schemas/Time"},
+        "updated_at": {"$ref": "#/components/schemas/Time"},
+        "deadline": {"type": "string", "format": "date-time", "nullable": true},
+        "steps": {"type": "array", "items": {"$ref": "#/components/schemas/StepRecord"}}}
+    },
+    "StartRequest": {
+      "type": "object", "required": ["workflow", "input"], "additionalProperties": false,
+      "properties": {
+        "workflow": {"type": "string", "minLength": 1},
+        "version": {"type": "integer", "minimum": 1, "nullable": true, "description": "Default: the newest registered version."},
+        "input": {"type": "object"},
+        "idempotency_key": {"type": "string", "minLength": 1, "maxLength": 255, "nullable": true, "description": "The same key with the same request again answers 200 with the same operation; with a different request 409."},
+        "deadline": {"type": "string", "format": "date-time", "nullable": true}}
+    },
+    "OperationPage": {
+      "type": "object", "required": ["items", "next_cursor"],
+      "properties": {
+        "items": {"type": "array", "items": {"$ref": "#/components/schemas/Operation"}},
+        "next_cursor": {"type": "string", "nullable": true, "description": "null on the last page."}}
+    },
+    "Event": {
+      "type": "object", "required": ["seq", "time", "operation_id", "type"],
+      "additionalProperties": true,
+      "description": "infrastructure_task_completed events also carry infrastructure_id, request_id, status, failure_details and outputs.",
+      "properties": {
+        "seq": {"type": "integer", "description": "Strictly increasing, never reused."},
+        "time": {"$ref": "#/components/schemas/Time"},
+        "operation_id": {"type": "string"},
+        "type": {"type": "string", "enum": ["operation_created", "step_started", "step_succeeded", "step_retry_scheduled", "step_failed", "step_timed_out", "step_skipped", "step_incomplete", "compensation_started", "compensation_succeeded", "compensation_failed", "operation_waiting", "operation_succeeded", "operation_failed", "operation_canceled", "infrastructure_task_completed"]},
+        "step": {"type": "string"}, "attempt": {"type": "integer"},
+        "state": {"type": "string"}, "error": {"type": "string"}}
+    },
+    "EventPage": {
+      "type": "object", "required": ["items", "next_after"],
+      "properties": {
+        "items": {"type": "array", "items": {"$ref": "#/components/schemas/Event"}},
+        "next_after": {"type": "integer", "description": "Pass as `after` to get the next events."}}
+    },
+    "RetryPolicy": {
+      "type": "object", "nullable": true,
+      "required": ["initial_interval_ms", "multiplier", "max_interval_ms", "jitter", "max_attempts", "max_elapsed_ms"],
+      "properties": {
+        "initial_interval_ms": {"type": "integer"}, "multiplier": {"type": "number"},
+        "max_interval_ms": {"type": "integer"}, "jitter": {"type": "number"},
+        "max_attempts": {"type": "integer", "description": "0: unbounded."},
+        "max_elapsed_ms": {"type": "integer", "nullable": true}}
+    },
+    "WorkflowStep": {
+      "type": "object",
+      "required": ["name", "weight", "kind", "sleep_ms", "timeout_ms", "best_effort", "conditional", "retry_policy"],
+      "properties": {
+        "name": {"type": "string"}, "weight": {"type": "integer"},
+        "kind": {"type": "string", "enum": ["run", "sleep"]},
+        "sleep_ms": {"type": "integer", "nullable": true},
+        "timeout_ms": {"type": "integer", "nullable": true},
+        "best_effort": {"type": "boolean"}, "conditional": {"type": "boolean"},
+        "retry_policy": {"$ref": "#/components/schemas/RetryPolicy"}}
+    },
+    "Workflow": {
+      "type": "object", "required": ["name", "version", "secret_paths", "steps"],
+      "properties": {
+        "name": {"type": "string"}, "version": {"type": "integer"},
+        "secret_paths": {"type": "array", "items": {"type": "string"}, "description": "JSON pointers into the input whose values are masked."},
+        "steps": {"type": "array", "items": {"$ref": "#/components/schemas/WorkflowStep"}}}
+    },
+    "WorkflowDetail": {
+      "allOf": [{"$ref": "#/components/schemas/Workflow"},
+                {"type": "object", "required": ["versions"],
+                 "properties": {"versions": {"type": "array", "items": {"type": "integer"}}}}]
+    },
+    "WorkflowList": {
+      "type": "object", "required": ["items"],
+      "properties": {"items": {"type": "array", "items": {"$ref": "#/components/schemas/Workflow"}}}
+    },
+    "Health": {"type": "object", "required": ["status"], "properties": {"status": {"type": "string", "enum": ["ok"]}}},
+    "Ready": {"type": "object", "required": ["status", "store"],
+              "properties": {"status": {"type": "string", "enum": ["ready"]}, "store": {"type": "string"}}}
+  },
+  "responses": {
+    "BadRequest": {"description": "Malformed JSON, a missing, wrong-typed or unknown field, an unknown workflow, or a malformed query parameter.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+    "NotFound": {"description": "No such resource.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+    "MethodNotAllowed": {"description": "The path does not serve this method; the Allow header lists those it does.", "headers": {"Allow": {"schema": {"type": "string"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+    "Conflict": {"description": "The operation's state does not allow this, or the idempotency key was used with a different request.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+    "PayloadTooLarge": {"description": "The body exceeds the configured limit.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+    "UnsupportedMediaType": {"description": "The Content-Type is not JSON (a missing Content-Type is read as JSON).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+    "Unavailable": {"description": "Shutting down, the store is unavailable, the engine did not answer in time, or too many waiting requests. Retry after the Retry-After header.", "headers": {"Retry-After": {"schema": {"type": "integer"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+  },
+  "parameters": {
+    "OperationId": {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}
+  }
+})json";
+}
+
+} // namespace stepwise::http

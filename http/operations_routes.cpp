@@ -1,0 +1,130 @@
+#include "engine/errc.hpp"
+#include "http/body.hpp"
+#include "http/encode.hpp"
+#include "http/query.hpp"
+#include "http/reply.hpp"
+#include "http/routes.hpp"
+
+namespace stepwise::http {
+
+namespace {
+
+constexpr const char* base = "/api/v1/operations";
+
+// Answers `err` when set; returns whether it did.
+bool failed(const router& r, const request& rq, httplib::Response& res,
+            const std::optional<api_error>& err) {
+  if (!err)
+    return false;
+  r.write(rq.raw.path, res, *err);
+  return true;
+}
+
+void start(const router& r, const route_context& ctx, request& rq,
+           httplib::Response& res) {
+  if (failed(r, rq, res, query{rq.raw}.only({})))
+    return;
+  boost::json::value body;
+  if (failed(r, rq, res, parse_json(rq.body, ctx.lim.max_json_depth, body)))
+    return;
+  start_request sr;
+  if (failed(r, rq, res, decode_start(body, sr)))
+    return;
+  auto result = ctx.eng.start(sr);
+  if (!result)
+    return r.write(rq.raw.path, res, from_engine(result.error()));
+  res.set_header("Location", std::string(base) + "/" + result->op.id);
+  write_json(res, result->created ? 201 : 200, to_json(result->op));
+}
+
+void list(const router& r, const route_context& ctx, request& rq,
+          httplib::Response& res) {
+  query q{rq.raw};
+  if (failed(r, rq, res, q.only({"state", "workflow", "limit", "cursor"})))
+    return;
+  list_filter f;
+  std::string state;
+  int64_t limit = 50;
+  if (failed(r, rq, res, q.text("state", state))
+      || failed(r, rq, res, q.text("workflow", f.workflow))
+      || failed(r, rq, res, q.text("cursor", f.cursor))
+      || failed(r, rq, res,
+                q.integer("limit", 1, static_cast<int64_t>(ctx.lim.max_page),
+                          limit)))
+    return;
+  if (!state.empty()) {
+    f.state = parse_op_state(state);
+    if (!f.state)
+      return r.write(rq.raw.path, res,
+                     invalid_argument("query parameter 'state' must be one of "
+                                      "pending, in_progress, waiting, "
+                                      "succeeded, failed, canceled, "
+                                      "compensating; not '"
+                                      + state + "'"));
+  }
+  f.limit = static_cast<size_t>(limit);
+  auto page = ctx.eng.list(f);
+  if (!page)
+    return r.write(rq.raw.path, res, from_engine(page.error()));
+  boost::json::array items;
+  items.reserve(page->items.size());
+  for (auto& op : page->items)
+    items.emplace_back(to_json(op));
+  boost::json::object out;
+  out["items"] = std::move(items);
+  out["next_cursor"] = page->next_cursor.empty()
+                         ? boost::json::value(nullptr)
+                         : boost::json::value(page->next_cursor);
+  write_json(res, 200, out);
+}
+
+void show(const router& r, const route_context& ctx, request& rq,
+          httplib::Response& res) {
+  if (failed(r, rq, res, query{rq.raw}.only({})))
+    return;
+  auto op = ctx.eng.get(rq.params[0]);
+  if (!op)
+    return r.write(rq.raw.path, res, from_engine(op.error()));
+  write_json(res, 200, to_json(*op));
+}
+
+template <class Command>
+void command(const router& r, const route_context& ctx, request& rq,
+             httplib::Response& res, Command cmd) {
+  if (failed(r, rq, res, query{rq.raw}.only({}))
+      || failed(r, rq, res, check_empty_command(rq.body, ctx.lim.max_json_depth)))
+    return;
+  auto op = cmd(rq.params[0]);
+  if (!op)
+    return r.write(rq.raw.path, res, from_engine(op.error()));
+  write_json(res, 202, to_json(*op));
+}
+
+} // namespace
+
+void add_operations_routes(router& r, const route_context& ctx) {
+  // The router outlives its routes, so handlers may keep a reference to it.
+  const router* rp = &r;
+  r.add("POST", base, [rp, ctx](request& rq, httplib::Response& res) {
+    start(*rp, ctx, rq, res);
+  });
+  r.add("GET", base, [rp, ctx](request& rq, httplib::Response& res) {
+    list(*rp, ctx, rq, res);
+  });
+  r.add("GET", std::string(base) + "/{id}",
+        [rp, ctx](request& rq, httplib::Response& res) {
+          show(*rp, ctx, rq, res);
+        });
+  r.add("POST", std::string(base) + "/{id}/cancel",
+        [rp, ctx](request& rq, httplib::Response& res) {
+          command(*rp, ctx, rq, res,
+                  [&](const std::string& id) { return ctx.eng.cancel(id); });
+        });
+  r.add("POST", std::string(base) + "/{id}/retry",
+        [rp, ctx](request& rq, httplib::Response& res) {
+          command(*rp, ctx, rq, res,
+                  [&](const std::string& id) { return ctx.eng.retry(id); });
+        });
+}
+
+} // namespace stepwise::http

@@ -1,0 +1,103 @@
+#include "http/query.hpp"
+
+#include <cctype>
+
+namespace stepwise::http {
+
+std::optional<api_error>
+query::only(std::initializer_list<std::string_view> known) const {
+  for (auto& kv : req_.params) {
+    bool ok = false;
+    for (auto k : known)
+      ok = ok || k == kv.first;
+    if (!ok) {
+      std::string list;
+      for (auto k : known)
+        list += (list.empty() ? "" : ", ") + std::string(k);
+      return invalid_argument("unknown query parameter '" + kv.first + "'"
+                              + (list.empty() ? " (none allowed)"
+                                              : " (allowed: " + list + ")"));
+    }
+    if (req_.params.count(kv.first) > 1)
+      return invalid_argument("query parameter '" + kv.first
+                              + "' is given more than once");
+  }
+  return std::nullopt;
+}
+
+std::optional<api_error> query::integer(const char* name, int64_t lo,
+                                        int64_t hi, int64_t& out) const {
+  if (!req_.has_param(name))
+    return std::nullopt;
+  auto text = req_.get_param_value(name);
+  auto bad = [&] {
+    return invalid_argument("query parameter '" + std::string(name)
+                            + "' must be an integer from " + std::to_string(lo)
+                            + " to " + std::to_string(hi) + ", not '" + text
+                            + "'");
+  };
+  size_t i = 0;
+  bool negative = !text.empty() && text[0] == '-';
+  if (negative)
+    i = 1;
+  if (i == text.size() || text.size() - i > 18)
+    return bad();
+  int64_t v = 0;
+  for (; i < text.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(text[i])))
+      return bad();
+    v = v * 10 + (text[i] - '0');
+  }
+  if (negative)
+    v = -v;
+  if (v < lo || v > hi)
+    return bad();
+  out = v;
+  return std::nullopt;
+}
+
+std::optional<api_error> query::seconds(const char* name, double hi,
+                                        double& out) const {
+  if (!req_.has_param(name))
+    return std::nullopt;
+  auto text = req_.get_param_value(name);
+  auto bad = [&] {
+    return invalid_argument("query parameter '" + std::string(name)
+                            + "' must be a number of seconds from 0 to "
+                            + std::to_string(static_cast<int64_t>(hi))
+                            + ", not '" + text + "'");
+  };
+  // Digits, optionally one dot and more digits: no signs, exponents, hex,
+  // "inf" or "nan" that strtod would take.
+  size_t digits = 0;
+  size_t dots = 0;
+  for (auto c : text) {
+    if (std::isdigit(static_cast<unsigned char>(c)))
+      ++digits;
+    else if (c == '.')
+      ++dots;
+    else
+      return bad();
+  }
+  if (digits == 0 || dots > 1 || text.size() > 16)
+    return bad();
+  auto v = std::stod(text);
+  if (v > hi)
+    return bad();
+  out = v;
+  return std::nullopt;
+}
+
+std::optional<api_error> query::text(const char* name, std::string& out,
+                                     bool allow_empty) const {
+  if (!req_.has_param(name))
+    return std::nullopt;
+  auto v = req_.get_param_value(name);
+  if (v.empty() && !allow_empty)
+    return invalid_argument("query parameter '" + std::string(name)
+                            + "' must not be empty");
+  out = std::move(v);
+  return std::nullopt;
+}
+
+} // namespace stepwise::http

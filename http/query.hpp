@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <httplib.h>
+
+#include "http/errors.hpp"
+
+namespace stepwise::http {
+
+/// Strict readers of query parameters. Each returns the error (400
+/// `invalid_argument`, naming the parameter and what it takes) or none; an
+/// absent parameter leaves `out` unchanged.
+class query {
+public:
+  explicit query(const httplib::Request& req) : req_(req) {
+    // nop
+  }
+
+  /// Rejects parameters not in `known` and parameters given twice, so that a
+  /// typo (`stat=failed`) cannot silently widen a request.
+  std::optional<api_error> only(std::initializer_list<std::string_view> known) const;
+
+  /// Reads a decimal integer in [lo, hi].
+  std::optional<api_error> integer(const char* name, int64_t lo, int64_t hi,
+                                   int64_t& out) const;
+
+  /// Reads a non-negative decimal number (`1`, `0.5`) in [0, hi].
+  std::optional<api_error> seconds(const char* name, double hi,
+                                   double& out) const;
+
+  /// Reads a string; `allow_empty` false makes `name=` an error.
+  std::optional<api_error> text(const char* name, std::string& out,
+                                bool allow_empty = false) const;
+
+private:
+  const httplib::Request& req_;
+};
+
+} // namespace stepwise::http

@@ -1,0 +1,121 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <caf/actor.hpp>
+#include <caf/expected.hpp>
+#include <caf/fwd.hpp>
+#include <httplib.h>
+
+#include "engine/engine.hpp"
+#include "http/event_hub.hpp"
+#include "http/limits.hpp"
+#include "http/request_metrics.hpp"
+#include "http/router.hpp"
+
+namespace stepwise::http {
+
+/// How the HTTP gateway listens and how much it lets one client take.
+struct server_config {
+  std::string host = "127.0.0.1";
+  /// 0: any free port (see `server::port`).
+  int port = 8080;
+  /// HTTP worker threads. Each open keep-alive connection, long poll and
+  /// event stream holds one, so size this above the expected number of
+  /// concurrent clients.
+  size_t threads = 64;
+  limits lim;
+  /// A client that sends or receives nothing for this long is dropped.
+  std::chrono::seconds read_timeout{10};
+  std::chrono::seconds write_timeout{10};
+  /// An idle keep-alive connection is closed after this long.
+  std::chrono::seconds keep_alive_timeout{5};
+  /// Requests per connection before it is closed (httplib's default is 5).
+  size_t keep_alive_max = 100000;
+  /// Connections the kernel queues before they are accepted. httplib listens
+  /// with 5, which drops the SYNs of clients that connect at once (each
+  /// retried after a second).
+  int backlog = 1024;
+  /// Events kept in memory for tailing readers (single-writer stores only).
+  size_t event_cache = 16384;
+  /// Called after each answer (access log); empty: none.
+  std::function<void(const httplib::Request&, const httplib::Response&)>
+    access_log;
+};
+
+/// The HTTP gateway: cpp-httplib in front of an engine. Translation only:
+/// each request becomes engine calls (which wait for the engine actor with a
+/// timeout); HTTP threads never touch operation state.
+///
+/// Lifecycle: construct (registers every `/api/v1` route, `/healthz`,
+/// `/readyz`, `/metrics`), optionally add routes through `routes()` (the
+/// `/api/infrastructure/*` routes mount there), `bind`, `start`, `stop`.
+/// The engine must outlive the server.
+class server {
+public:
+  server(caf::actor_system& sys, stepwise::engine& eng, server_config cfg);
+
+  server(const server&) = delete;
+  server& operator=(const server&) = delete;
+
+  /// Stops serving if still running.
+  ~server();
+
+  /// Returns the router, to mount more routes before `start`.
+  router& routes() {
+    return router_;
+  }
+
+  /// Binds the listening socket. Returns the bound port.
+  [[nodiscard]] caf::expected<int> bind();
+
+  /// Serves on a background thread; returns when it accepts connections.
+  void start();
+
+  /// Stops accepting, wakes waiting long polls and streams, and waits for
+  /// in-flight requests to finish. Idempotent.
+  void stop();
+
+  /// Returns the bound port (after `bind`).
+  int port() const {
+    return port_;
+  }
+
+  const request_metrics& requests() const {
+    return requests_;
+  }
+
+  const server_config& config() const {
+    return cfg_;
+  }
+
+private:
+  void install_handlers();
+
+  caf::actor_system& sys_;
+  stepwise::engine& eng_;
+  server_config cfg_;
+  router router_;
+  request_metrics requests_;
+  std::shared_ptr<event_hub> hub_;
+  caf::actor feeder_;
+  /// httplib's server, opened up to reach its listening socket.
+  struct http_server : httplib::Server {
+    socket_t listening_socket() const {
+      return svr_sock_;
+    }
+  };
+
+  http_server svr_;
+  std::thread thread_;
+  int port_ = -1;
+  std::atomic<bool> listen_returned_{false};
+  bool stopped_ = false;
+};
+
+} // namespace stepwise::http

@@ -1,0 +1,106 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include <boost/json.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <httplib.h>
+
+#include "engine/engine.hpp"
+#include "http/server.hpp"
+
+namespace stepwise::test {
+
+/// A directory under /tmp, removed with everything in it at destruction.
+struct temp_dir {
+  std::string path;
+  temp_dir();
+  ~temp_dir();
+};
+
+/// Lets the `flip` workflow's step succeed (it fails while false).
+extern std::atomic<bool> flip_allowed;
+
+/// The workflows of the HTTP tests: `quick` (one step), `flip` (fails until
+/// `flip_allowed`), `sleepy` (a step, then a one-hour sleep), `secretive`
+/// (`/password` is secret) and `demo`.
+registry test_registry();
+
+/// One answer, with its body parsed when it is JSON.
+struct reply {
+  int status = 0;
+  std::string body;
+  boost::json::value json;
+  httplib::Headers headers;
+
+  std::string header(const std::string& name) const;
+
+  /// Returns `json.error.code`, or "" when the body is no error.
+  std::string error_code() const;
+};
+
+/// Returns `r` as a reply (status 0 when the request failed).
+reply to_reply(const httplib::Result& r);
+
+/// An engine on a temporary SQLite file and the HTTP gateway in front of it
+/// on a free port of 127.0.0.1.
+struct http_fixture {
+  temp_dir dir;
+  http::server_config scfg;
+  std::unique_ptr<caf::actor_system_config> sys_cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  engine eng;
+  std::unique_ptr<http::server> srv;
+
+  explicit http_fixture(http::server_config cfg = default_config());
+  ~http_fixture();
+
+  static http::server_config default_config();
+
+  /// Starts engine and server (again, after `stop`) on the same store.
+  void start();
+
+  /// Stops the server, then the engine and the actor system.
+  void stop();
+
+  int port() const {
+    return srv->port();
+  }
+
+  /// Returns a client of the server (keep-alive, 30 s read timeout).
+  std::unique_ptr<httplib::Client> client() const;
+
+  reply get(const std::string& target) const;
+
+  reply post(const std::string& target, const std::string& body,
+             const std::string& content_type = "application/json") const;
+
+  /// Starts an operation through the API; fails the test unless 201.
+  std::string start_op(const std::string& workflow,
+                       const std::string& input = "{}") const;
+
+  /// Waits (bounded) until the operation is terminal; returns its state.
+  std::string finish(const std::string& id);
+
+  /// Waits (bounded, by long polls) for an event of `type` of `id`.
+  bool await_event(const std::string& id, const std::string& type) const;
+
+  /// Returns the number of operations in the store.
+  size_t count_ops() const;
+};
+
+/// Sends `text` on a new TCP connection to 127.0.0.1:`port` and returns
+/// what the server sends until it closes or `timeout` passes.
+std::string raw_exchange(int port, const std::string& text,
+                         std::chrono::milliseconds timeout
+                         = std::chrono::milliseconds(3000));
+
+/// Returns the status code of the first response in raw HTTP `text` (0
+/// when there is none).
+int raw_status(const std::string& text);
+
+} // namespace stepwise::test

@@ -1,0 +1,101 @@
+#include <fstream>
+#include <map>
+
+#include <catch2/catch.hpp>
+
+#include "engine/errc.hpp"
+#include "tests/http/fixture.hpp"
+#include "tools/serve_options.hpp"
+#include "tools/table.hpp"
+
+using namespace stepwise;
+using namespace stepwise::tools;
+
+namespace {
+
+env_reader fake_env(std::map<std::string, std::string> vars) {
+  return [vars](const char* name) -> std::optional<std::string> {
+    auto i = vars.find(name);
+    if (i == vars.end())
+      return std::nullopt;
+    return i->second;
+  };
+}
+
+} // namespace
+
+TEST_CASE("serve options have the documented defaults", "[cli]") {
+  auto o = parse_serve_options({}, fake_env({}));
+  REQUIRE(o);
+  CHECK(o->listen == "127.0.0.1:8080");
+  CHECK(o->host() == "127.0.0.1");
+  CHECK(o->port() == 8080);
+  CHECK(o->store == "sqlite:./stepwise.db");
+  CHECK(o->server_config().keep_alive_max > 5);
+}
+
+TEST_CASE("flags win over the environment, which wins over the file", "[cli]") {
+  test::temp_dir dir;
+  auto file = dir.path + "/stepwise.conf";
+  std::ofstream(file) << "# comment\nlisten = 0.0.0.0:9000\nhttp-threads = 40\n"
+                         "step-workers=3 # trailing comment\nlog-level = warn\n";
+  auto env = fake_env({{"STEPWISE_CONFIG", file},
+                       {"STEPWISE_HTTP_THREADS", "50"},
+                       {"STEPWISE_STORE", "sqlite:/tmp/x.db"}});
+  auto o = parse_serve_options({"--http-threads", "60", "--max-body=2048"}, env);
+  REQUIRE(o);
+  CHECK(o->listen == "0.0.0.0:9000");
+  CHECK(o->http_threads == 60);
+  CHECK(o->step_workers == 3);
+  CHECK(o->level == log_level::warn);
+  CHECK(o->store == "sqlite:/tmp/x.db");
+  CHECK(o->max_body == 2048);
+  auto only_env = parse_serve_options({}, env);
+  REQUIRE(only_env);
+  CHECK(only_env->http_threads == 50);
+}
+
+TEST_CASE("bad options are errors that name the culprit", "[cli]") {
+  auto msg = [](std::vector<std::string> args,
+                std::map<std::string, std::string> env = {}) {
+    auto o = parse_serve_options(args, fake_env(env));
+    REQUIRE_FALSE(o);
+    return message_of(o.error());
+  };
+  CHECK(msg({"--nope", "1"}).find("--nope") != std::string::npos);
+  CHECK(msg({"--listen"}).find("needs a value") != std::string::npos);
+  CHECK(msg({"--listen", "localhost"}).find("HOST:PORT") != std::string::npos);
+  CHECK(msg({"--listen", "h:99999"}).find("port") != std::string::npos);
+  CHECK(msg({"--http-threads", "x"}).find("--http-threads") != std::string::npos);
+  CHECK(msg({"--store", "mysql://u:pw@h/db"}).find("pw") == std::string::npos);
+  CHECK(msg({}, {{"STEPWISE_LOG_LEVEL", "loud"}}).find("STEPWISE_LOG_LEVEL")
+        != std::string::npos);
+  CHECK(msg({"--config", "/nonexistent/x"}).find("/nonexistent/x") != std::string::npos);
+  CHECK(msg({"serve"}).find("unexpected") != std::string::npos);
+}
+
+TEST_CASE("help lists every flag with its variable", "[cli]") {
+  auto o = parse_serve_options({"--help"}, fake_env({}));
+  REQUIRE(o);
+  CHECK(o->help);
+  auto h = serve_help();
+  for (auto s : {"--listen", "STEPWISE_LISTEN", "--store", "STEPWISE_STORE",
+                 "--config", "STEPWISE_CONFIG", "--http-threads",
+                 "--step-workers", "--log-level", "STEPWISE_LOG_LEVEL"})
+    CHECK(h.find(s) != std::string::npos);
+}
+
+TEST_CASE("passwords in store URIs are never printed", "[cli]") {
+  CHECK(redact_uri("postgresql://ann:s3cret@db:5432/sw") == "postgresql://ann:***@db:5432/sw");
+  CHECK(redact_uri("postgresql://db/sw?user=a&password=s3cret&x=1")
+        == "postgresql://db/sw?user=a&password=***&x=1");
+  CHECK(redact_uri("sqlite:./stepwise.db") == "sqlite:./stepwise.db");
+}
+
+TEST_CASE("tables pad columns", "[cli]") {
+  table t({"A", "LONGER"});
+  t.add({"xyz", "1"});
+  t.add({"\xc3\xa9", "2"});
+  CHECK(t.render() == "A    LONGER\nxyz  1\n\xc3\xa9    2\n");
+  CHECK(cell("abcdefghij", 6) == "abc...");
+}

@@ -1,0 +1,186 @@
+// Runs the real `stepwise` binary: it serves, answers the CLI, stops with
+// exit code 0 on SIGTERM and resumes its operations after a restart.
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "tests/http/fixture.hpp"
+
+using namespace stepwise::test;
+using steady = std::chrono::steady_clock;
+
+namespace {
+
+std::string binary() {
+  auto p = std::getenv("STEPWISE_BIN");
+  return p != nullptr ? p : "build/stepwise";
+}
+
+// A child process with its stderr on a pipe.
+struct child {
+  pid_t pid = -1;
+  int err_fd = -1;
+  std::string err;
+
+  explicit child(std::vector<std::string> args) {
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      ::dup2(fds[1], 2);
+      int out = ::open("/dev/null", O_WRONLY);
+      ::dup2(out, 1);
+      std::vector<char*> argv;
+      for (auto& a : args)
+        argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    err_fd = fds[0];
+  }
+
+  ~child() {
+    if (pid > 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+    if (err_fd >= 0)
+      ::close(err_fd);
+  }
+
+  // Reads stderr until it has "listening on http://127.0.0.1:PORT " (bounded);
+  // returns PORT, or 0.
+  int await_port(std::chrono::seconds bound) {
+    const std::string marker = "listening on http://127.0.0.1:";
+    auto deadline = steady::now() + bound;
+    for (;;) {
+      auto pos = err.find(marker);
+      if (pos != std::string::npos) {
+        auto end = err.find(' ', pos + marker.size());
+        if (end != std::string::npos)
+          return std::atoi(err.substr(pos + marker.size(), end - pos - marker.size()).c_str());
+      }
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - steady::now()).count();
+      if (left <= 0)
+        break;
+      pollfd p{err_fd, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left)) <= 0)
+        break;
+      char buf[1024];
+      auto n = ::read(err_fd, buf, sizeof(buf));
+      if (n <= 0)
+        break;
+      err.append(buf, static_cast<size_t>(n));
+    }
+    return 0;
+  }
+
+  // Waits (bounded) for the exit; returns the exit code or -1.
+  int wait_exit(std::chrono::seconds bound) {
+    auto deadline = steady::now() + bound;
+    while (steady::now() < deadline) {
+      int status = 0;
+      if (::waitpid(pid, &status, WNOHANG) == pid) {
+        pid = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return -1;
+  }
+};
+
+// Runs the CLI and returns its stdout.
+std::string run_cli(const std::string& args) {
+  std::string out;
+  auto pipe = ::popen((binary() + " " + args + " 2>&1").c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), pipe)) > 0)
+    out.append(buf, n);
+  ::pclose(pipe);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("stepwise serve stops on SIGTERM with 0 and resumes after a restart",
+          "[http][process]") {
+  temp_dir dir;
+  auto store = "sqlite:" + dir.path + "/sw.db";
+  std::string id;
+  {
+    child srv({binary(), "serve", "--listen", "127.0.0.1:0", "--store", store});
+    auto port = srv.await_port(std::chrono::seconds(20));
+    INFO(srv.err);
+    REQUIRE(port > 0);
+    auto url = "http://127.0.0.1:" + std::to_string(port);
+    auto started = run_cli("ops start demo --input '{\"name\":\"t\",\"token\":\"tok-123\"}' --url " + url);
+    INFO(started);
+    auto at = started.find("started ");
+    REQUIRE(at != std::string::npos);
+    id = started.substr(at + 8, started.find(' ', at + 8) - at - 8);
+    auto listed = run_cli("ops list --url " + url);
+    CHECK(listed.find(id) != std::string::npos);
+    CHECK(listed.find("STATE") != std::string::npos);
+    auto shown = run_cli("ops show " + id + " --url " + url);
+    CHECK(shown.find("greet") != std::string::npos);
+    CHECK(shown.find("tok-123") == std::string::npos);
+    CHECK(run_cli("events --url " + url).find("operation_created") != std::string::npos);
+    CHECK(run_cli("ops show nope --url " + url).find("404 not_found") != std::string::npos);
+    REQUIRE(::kill(srv.pid, SIGTERM) == 0);
+    CHECK(srv.wait_exit(std::chrono::seconds(30)) == 0);
+  }
+  {
+    child srv({binary(), "serve", "--listen", "127.0.0.1:0", "--store", store});
+    auto port = srv.await_port(std::chrono::seconds(20));
+    REQUIRE(port > 0);
+    httplib::Client c("127.0.0.1", port);
+    c.set_read_timeout(30, 0);
+    // The demo sleeps 2 s and retries; after the restart it must finish.
+    int64_t after = 0;
+    bool done = false;
+    auto deadline = steady::now() + std::chrono::seconds(30);
+    while (!done && steady::now() < deadline) {
+      auto r = to_reply(c.Get("/api/v1/events?wait=5&limit=1000&after="
+                              + std::to_string(after)));
+      REQUIRE(r.status == 200);
+      for (auto& e : r.json.at("items").as_array())
+        done = done || (e.at("operation_id") == id.c_str()
+                        && e.at("type") == "operation_succeeded");
+      after = r.json.at("next_after").as_int64();
+    }
+    CHECK(done);
+    REQUIRE(::kill(srv.pid, SIGINT) == 0);
+    CHECK(srv.wait_exit(std::chrono::seconds(30)) == 0);
+  }
+}
+
+TEST_CASE("stepwise serve --help documents every flag", "[http][process]") {
+  auto help = run_cli("serve --help");
+  for (auto s : {"--listen", "STEPWISE_LISTEN", "--store", "--config",
+                 "--http-threads", "--log-level"})
+    CHECK(help.find(s) != std::string::npos);
+  CHECK(run_cli("serve --bogus").find("unknown flag") != std::string::npos);
+}
+
+TEST_CASE("a store password never reaches the output", "[http][process]") {
+  auto out = run_cli("serve --listen 127.0.0.1:0 --store "
+                     "postgresql://ann:topsecret@127.0.0.1:1/db");
+  INFO(out);
+  CHECK(out.find("topsecret") == std::string::npos);
+  CHECK(out.find("ann:***@") != std::string::npos);
+}

@@ -1,0 +1,125 @@
+#include "tools/serve.hpp"
+
+#include <csignal>
+#include <cstdlib>
+#include <pthread.h>
+#include <thread>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+
+#include "bench/workloads.hpp"
+#include "engine/engine.hpp"
+#include "engine/errc.hpp"
+#include "engine/workflows/demo.hpp"
+#include "http/server.hpp"
+
+namespace stepwise::tools {
+
+namespace {
+
+sigset_t stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  return set;
+}
+
+std::string url_of(const std::string& host, int port) {
+  auto h = host == "0.0.0.0" || host == "::" ? std::string("127.0.0.1") : host;
+  if (h.find(':') != std::string::npos)
+    h = "[" + h + "]";
+  return "http://" + h + ":" + std::to_string(port);
+}
+
+// Every workflow the server offers. Add new definitions here.
+caf::expected<registry> make_registry(const std::vector<std::string>& sets) {
+  registry reg;
+  for (auto& set : sets) {
+    if (set == "demo") {
+      if (auto ok = reg.add(workflows::demo()); !ok)
+        return ok.error();
+    } else if (set == "bench") {
+      for (auto& wf : bench::bench_workflows().all())
+        if (auto ok = reg.add(*wf); !ok)
+          return ok.error();
+    }
+  }
+  return reg;
+}
+
+} // namespace
+
+int run_serve(const serve_options& opts) {
+  set_log_level(opts.level);
+  // Block the stop signals in every thread (threads inherit the mask), so
+  // that only the sigwait below receives them.
+  auto signals = stop_signals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  caf::actor_system_config cfg;
+  tune_actor_system(cfg);
+  if (opts.scheduler_threads > 0)
+    cfg.set("scheduler.max-threads", opts.scheduler_threads);
+  caf::actor_system sys{cfg};
+  auto reg = make_registry(opts.workflow_sets);
+  if (!reg) {
+    log(log_level::error, "invalid workflow definition: " + message_of(reg.error()));
+    return 1;
+  }
+  log(log_level::info, "opening store " + redact_uri(opts.store));
+  auto eng = engine::launch(sys, opts.engine_config(), std::move(*reg));
+  if (!eng) {
+    // The store's error may quote the URI, password included.
+    auto msg = message_of(eng.error());
+    auto safe = redact_uri(opts.store);
+    for (auto pos = msg.find(opts.store); pos != std::string::npos;
+         pos = msg.find(opts.store, pos + safe.size()))
+      msg.replace(pos, opts.store.size(), safe);
+    log(log_level::error, "cannot start the engine: " + msg);
+    return 1;
+  }
+  auto scfg = opts.server_config();
+  if (log_enabled(log_level::debug))
+    scfg.access_log = [](const httplib::Request& req,
+                         const httplib::Response& res) {
+      log(log_level::debug, req.method + " " + req.path + " "
+                              + std::to_string(res.status));
+    };
+  http::server srv{sys, *eng, scfg};
+  // Mount /api/infrastructure/* here (the Infrastructure API issue):
+  //   add_infrastructure_routes(srv.routes(), ...);
+  auto port = srv.bind();
+  if (!port) {
+    log(log_level::error, message_of(port.error()));
+    eng->shutdown();
+    return 1;
+  }
+  srv.start();
+  auto url = url_of(scfg.host, *port);
+  log(log_level::info, "stepwise listening on " + url + " (store "
+                         + redact_uri(opts.store) + ", "
+                         + std::to_string(scfg.threads) + " HTTP threads)");
+  log(log_level::info, "try: stepwise ops start demo --url " + url
+                         + "   or: curl -X POST " + url
+                         + "/api/v1/operations -H 'Content-Type: "
+                           "application/json' -d "
+                           "'{\"workflow\":\"demo\",\"input\":{\"name\":\"you\"}}'");
+  int sig = 0;
+  sigwait(&signals, &sig);
+  log(log_level::info, std::string("received ")
+                         + (sig == SIGTERM ? "SIGTERM" : "SIGINT")
+                         + ", shutting down");
+  // A second signal means "now": do not wait for the graceful path.
+  std::thread([signals] {
+    int again = 0;
+    sigwait(&signals, &again);
+    std::_Exit(1);
+  }).detach();
+  srv.stop();
+  eng->shutdown();
+  log(log_level::info, "stopped");
+  return 0;
+}
+
+} // namespace stepwise::tools

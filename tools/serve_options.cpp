@@ -1,0 +1,324 @@
+#include "tools/serve_options.hpp"
+
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+
+#include "engine/errc.hpp"
+
+namespace stepwise::tools {
+
+namespace {
+
+using setter = std::optional<std::string> (*)(serve_options&, const std::string&);
+
+std::optional<size_t> to_size(const std::string& s) {
+  if (s.empty() || s.size() > 12)
+    return std::nullopt;
+  size_t v = 0;
+  for (auto c : s) {
+    if (!std::isdigit(static_cast<unsigned char>(c)))
+      return std::nullopt;
+    v = v * 10 + static_cast<size_t>(c - '0');
+  }
+  return v;
+}
+
+template <size_t serve_options::*Field, size_t Lo, size_t Hi>
+std::optional<std::string> set_size(serve_options& o, const std::string& v) {
+  auto n = to_size(v);
+  if (!n || *n < Lo || *n > Hi)
+    return "must be an integer from " + std::to_string(Lo) + " to "
+           + std::to_string(Hi) + ", not '" + v + "'";
+  o.*Field = *n;
+  return std::nullopt;
+}
+
+template <int64_t serve_options::*Field, size_t Lo, size_t Hi>
+std::optional<std::string> set_seconds(serve_options& o, const std::string& v) {
+  auto n = to_size(v);
+  if (!n || *n < Lo || *n > Hi)
+    return "must be a number of seconds from " + std::to_string(Lo) + " to "
+           + std::to_string(Hi) + ", not '" + v + "'";
+  o.*Field = static_cast<int64_t>(*n);
+  return std::nullopt;
+}
+
+std::optional<std::string> set_listen(serve_options& o, const std::string& v) {
+  auto colon = v.rfind(':');
+  if (colon == std::string::npos || colon == 0)
+    return "must be HOST:PORT, not '" + v + "'";
+  auto port = to_size(v.substr(colon + 1));
+  if (!port || *port > 65535)
+    return "has an invalid port in '" + v + "' (0 to 65535)";
+  o.listen = v;
+  return std::nullopt;
+}
+
+std::optional<std::string> set_store(serve_options& o, const std::string& v) {
+  if (v.rfind("sqlite:", 0) != 0 && v.rfind("postgresql://", 0) != 0
+      && v.rfind("postgres://", 0) != 0)
+    return "must be sqlite:PATH or postgresql://..., not '" + redact_uri(v) + "'";
+  o.store = v;
+  return std::nullopt;
+}
+
+std::optional<std::string> set_config(serve_options& o, const std::string& v) {
+  o.config_file = v;
+  return std::nullopt;
+}
+
+std::optional<std::string> set_level(serve_options& o, const std::string& v) {
+  auto x = parse_log_level(v);
+  if (!x)
+    return "must be error, warn, info or debug, not '" + v + "'";
+  o.level = *x;
+  return std::nullopt;
+}
+
+std::optional<std::string> set_workflows(serve_options& o, const std::string& v) {
+  std::vector<std::string> sets;
+  size_t pos = 0;
+  while (pos <= v.size()) {
+    auto comma = v.find(',', pos);
+    auto item = v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (item != "demo" && item != "bench")
+      return "must list demo and/or bench, not '" + item + "'";
+    sets.push_back(item);
+    if (comma == std::string::npos)
+      break;
+    pos = comma + 1;
+  }
+  o.workflow_sets = std::move(sets);
+  return std::nullopt;
+}
+
+struct option_spec {
+  const char* name;
+  const char* env;
+  const char* arg;
+  const char* help;
+  setter set;
+};
+
+const option_spec specs[] = {
+  {"listen", "STEPWISE_LISTEN", "HOST:PORT",
+   "address to serve HTTP on (default 127.0.0.1:8080; port 0: any free port)",
+   set_listen},
+  {"store", "STEPWISE_STORE", "URI",
+   "sqlite:PATH or postgresql://... (default sqlite:./stepwise.db)",
+   set_store},
+  {"config", "STEPWISE_CONFIG", "FILE",
+   "read settings from FILE: one 'name = value' per line, names as the flags "
+   "without '--', '#' starts a comment",
+   set_config},
+  {"workflows", "STEPWISE_WORKFLOWS", "LIST",
+   "built-in workflows to register: demo (default), bench (the steps, retry "
+   "and timers workloads of stepwise-bench --via http), or demo,bench",
+   set_workflows},
+  {"http-threads", "STEPWISE_HTTP_THREADS", "N",
+   "HTTP worker threads (default 64); each open keep-alive connection, long "
+   "poll and event stream holds one",
+   set_size<&serve_options::http_threads, 2, 4096>},
+  {"step-workers", "STEPWISE_STEP_WORKERS", "N",
+   "threads that run step functions (default 8)",
+   set_size<&serve_options::step_workers, 1, 1024>},
+  {"read-workers", "STEPWISE_READ_WORKERS", "N",
+   "threads that read operations not in memory (default 2)",
+   set_size<&serve_options::read_workers, 1, 256>},
+  {"scheduler-threads", "STEPWISE_SCHEDULER_THREADS", "N",
+   "CAF scheduler threads (default 0: one per core)",
+   set_size<&serve_options::scheduler_threads, 0, 256>},
+  {"log-level", "STEPWISE_LOG_LEVEL", "LEVEL",
+   "error, warn, info (default) or debug (debug logs every request)",
+   set_level},
+  {"max-body", "STEPWISE_MAX_BODY", "BYTES",
+   "largest request body accepted (default 1048576; 413 above)",
+   set_size<&serve_options::max_body, 1024, 1 << 30>},
+  {"max-streams", "STEPWISE_MAX_STREAMS", "N",
+   "long polls and event streams open at once (default 16; keep below "
+   "--http-threads)",
+   set_size<&serve_options::max_streams, 1, 4096>},
+  {"request-timeout", "STEPWISE_REQUEST_TIMEOUT", "SECONDS",
+   "how long a request waits for the engine (default 30; 503 after)",
+   set_seconds<&serve_options::request_timeout_s, 1, 3600>},
+  {"io-timeout", "STEPWISE_IO_TIMEOUT", "SECONDS",
+   "a client that sends or takes nothing for this long is dropped (default "
+   "10)",
+   set_seconds<&serve_options::io_timeout_s, 1, 3600>},
+};
+
+const option_spec* find_spec(const std::string& name) {
+  for (auto& s : specs)
+    if (name == s.name)
+      return &s;
+  return nullptr;
+}
+
+caf::error bad(std::string what) {
+  return make_error(errc::invalid_argument, std::move(what));
+}
+
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos)
+    return {};
+  auto e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+caf::expected<void> read_file(serve_options& o, const std::string& path) {
+  std::ifstream in(path);
+  if (!in)
+    return bad("cannot read config file '" + path + "'");
+  std::string line;
+  for (int no = 1; std::getline(in, line); ++no) {
+    auto text = trim(line.substr(0, line.find('#')));
+    if (text.empty())
+      continue;
+    auto eq = text.find('=');
+    auto where = path + ":" + std::to_string(no) + ": ";
+    if (eq == std::string::npos)
+      return bad(where + "expected 'name = value'");
+    auto name = trim(text.substr(0, eq));
+    auto spec = find_spec(name);
+    if (spec == nullptr || spec->set == &set_config)
+      return bad(where + "unknown setting '" + name + "'");
+    if (auto err = spec->set(o, trim(text.substr(eq + 1))))
+      return bad(where + name + " " + *err);
+  }
+  return caf::unit;
+}
+
+} // namespace
+
+std::string serve_options::host() const {
+  auto h = listen.substr(0, listen.rfind(':'));
+  if (h.size() >= 2 && h.front() == '[' && h.back() == ']')
+    h = h.substr(1, h.size() - 2);
+  return h;
+}
+
+int serve_options::port() const {
+  return std::atoi(listen.substr(listen.rfind(':') + 1).c_str());
+}
+
+http::server_config serve_options::server_config() const {
+  http::server_config c;
+  c.host = host();
+  c.port = port();
+  c.threads = http_threads;
+  c.lim.max_body_bytes = max_body;
+  c.lim.max_streams = max_streams;
+  c.read_timeout = std::chrono::seconds(io_timeout_s);
+  c.write_timeout = std::chrono::seconds(io_timeout_s);
+  return c;
+}
+
+stepwise::engine_config serve_options::engine_config() const {
+  stepwise::engine_config c;
+  c.store_uri = store;
+  c.step_workers = step_workers;
+  c.read_workers = read_workers;
+  c.request_timeout = std::chrono::seconds(request_timeout_s);
+  return c;
+}
+
+env_reader process_env() {
+  return [](const char* name) -> std::optional<std::string> {
+    if (auto v = std::getenv(name))
+      return std::string(v);
+    return std::nullopt;
+  };
+}
+
+caf::expected<serve_options>
+parse_serve_options(const std::vector<std::string>& args, const env_reader& env) {
+  // Split the flags first: the config file they may name is read before the
+  // environment and the flags are applied over it.
+  std::vector<std::pair<const option_spec*, std::string>> flags;
+  serve_options o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    auto& a = args[i];
+    if (a == "-h" || a == "--help") {
+      o.help = true;
+      return o;
+    }
+    if (a.rfind("--", 0) != 0)
+      return bad("unexpected argument '" + a + "' (see stepwise serve --help)");
+    auto eq = a.find('=');
+    auto name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    auto spec = find_spec(name);
+    if (spec == nullptr)
+      return bad("unknown flag '--" + name + "' (see stepwise serve --help)");
+    std::string value;
+    if (eq != std::string::npos)
+      value = a.substr(eq + 1);
+    else if (i + 1 < args.size())
+      value = args[++i];
+    else
+      return bad("flag '--" + name + "' needs a value (" + spec->arg + ")");
+    flags.emplace_back(spec, value);
+  }
+  std::string file;
+  if (auto v = env("STEPWISE_CONFIG"))
+    file = *v;
+  for (auto& [spec, value] : flags)
+    if (spec->set == &set_config)
+      file = value;
+  if (!file.empty()) {
+    if (auto ok = read_file(o, file); !ok)
+      return ok.error();
+    o.config_file = file;
+  }
+  for (auto& spec : specs) {
+    if (spec.set == &set_config)
+      continue;
+    if (auto v = env(spec.env))
+      if (auto err = spec.set(o, *v))
+        return bad(std::string(spec.env) + " " + *err);
+  }
+  for (auto& [spec, value] : flags)
+    if (auto err = spec->set(o, value))
+      return bad("--" + std::string(spec->name) + " " + *err);
+  return o;
+}
+
+std::string serve_help() {
+  std::string out =
+    "usage: stepwise serve [FLAGS]\n\n"
+    "Runs the workflow engine with its HTTP API (registers the 'demo' "
+    "workflow).\nStops on SIGTERM or SIGINT: stops accepting, lets requests "
+    "in flight finish,\nwrites pending checkpoints and exits 0; a restart "
+    "resumes every operation.\n\n"
+    "Each flag can also be set by its environment variable or in the config "
+    "file;\nflags win over the environment, which wins over the file.\n\n";
+  for (auto& s : specs) {
+    auto left = std::string("  --") + s.name + " " + s.arg;
+    out += left + "\n      " + s.help + "\n      env: " + s.env + "\n";
+  }
+  return out;
+}
+
+std::string redact_uri(const std::string& uri) {
+  auto out = uri;
+  // user:password@host
+  auto scheme = out.find("://");
+  if (scheme != std::string::npos) {
+    auto at = out.find('@', scheme + 3);
+    auto colon = out.find(':', scheme + 3);
+    if (at != std::string::npos && colon != std::string::npos && colon < at)
+      out = out.substr(0, colon + 1) + "***" + out.substr(at);
+  }
+  // ?password=... in the query
+  for (size_t pos = out.find("password="); pos != std::string::npos;
+       pos = out.find("password=", pos + 1)) {
+    auto start = pos + 9;
+    auto end = out.find('&', start);
+    out = out.substr(0, start) + "***"
+          + (end == std::string::npos ? std::string() : out.substr(end));
+  }
+  return out;
+}
+
+} // namespace stepwise::tools

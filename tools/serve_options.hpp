@@ -1,0 +1,69 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+#include "engine/config.hpp"
+#include "http/server.hpp"
+#include "tools/log.hpp"
+
+namespace stepwise::tools {
+
+/// Everything `stepwise serve` can be told. Each setting has a flag
+/// (`--http-threads 64`), an environment variable (`STEPWISE_HTTP_THREADS`)
+/// and a config file key (`http-threads = 64`); flags win over the
+/// environment, which wins over the file, which wins over the defaults.
+struct serve_options {
+  std::string listen = "127.0.0.1:8080";
+  std::string store = "sqlite:./stepwise.db";
+  std::string config_file;
+  size_t http_threads = 64;
+  size_t step_workers = 8;
+  size_t read_workers = 2;
+  /// 0: CAF's default (one per core).
+  size_t scheduler_threads = 0;
+  log_level level = log_level::info;
+  size_t max_body = 1 << 20;
+  size_t max_streams = 16;
+  int64_t request_timeout_s = 30;
+  int64_t io_timeout_s = 10;
+  /// Built-in workflow sets to register: `demo`, `bench`.
+  std::vector<std::string> workflow_sets{"demo"};
+  bool help = false;
+
+  /// Returns the host part of `listen`.
+  std::string host() const;
+
+  /// Returns the port part of `listen`.
+  int port() const;
+
+  /// Returns the HTTP server configuration these options describe.
+  stepwise::http::server_config server_config() const;
+
+  /// Returns the engine configuration these options describe.
+  stepwise::engine_config engine_config() const;
+};
+
+/// Reads an environment variable (injectable for tests).
+using env_reader = std::function<std::optional<std::string>(const char*)>;
+
+/// Returns the real environment.
+env_reader process_env();
+
+/// Parses the arguments after `serve`, the environment and the config file.
+/// Errors name the flag, variable or file line that is wrong.
+[[nodiscard]] caf::expected<serve_options>
+parse_serve_options(const std::vector<std::string>& args, const env_reader& env);
+
+/// Returns the `--help` text of `stepwise serve`.
+std::string serve_help();
+
+/// Returns `uri` with any password replaced by `***`, for printing.
+std::string redact_uri(const std::string& uri);
+
+} // namespace stepwise::tools
