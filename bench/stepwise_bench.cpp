@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include <caf/actor_system.hpp>
@@ -103,22 +104,54 @@ std::string store_for_run(const options& o, int run) {
   return "sqlite:" + path;
 }
 
-/// Reads the durable step results: W2 lateness and W3 overshoot, in ms.
+/// Returns the figure a workload reads from an operation's durable data:
+/// W2 lateness or W3 overshoot, in ms; none for other workloads.
+std::optional<double> figure_of(const std::string& workload,
+                                const boost::json::object& d) {
+  if (workload == "retry" && d.contains("s3"))
+    return static_cast<double>(d.at("s3").at("late_us").to_number<int64_t>()) / 1000.0;
+  if (workload == "timers" && d.contains("s1") && d.contains("s2")) {
+    auto t1 = d.at("s1").at("t").to_number<int64_t>();
+    auto t2 = d.at("s2").at("t").to_number<int64_t>();
+    return static_cast<double>(t2 - t1) / 1000.0 - 1000.0;
+  }
+  return std::nullopt;
+}
+
+/// Reads the durable step results of the finished operations.
 void durable_figures(engine& eng, const std::vector<std::string>& ids,
                      const std::string& workload, std::vector<double>& out) {
   for (auto& id : ids) {
     auto op = eng.get(id);
     if (!op)
       continue;
-    auto& d = op->data;
-    if (workload == "retry" && d.contains("s3"))
-      out.push_back(static_cast<double>(d.at("s3").at("late_us").to_number<int64_t>()) / 1000.0);
-    if (workload == "timers" && d.contains("s1") && d.contains("s2")) {
-      auto t1 = d.at("s1").at("t").to_number<int64_t>();
-      auto t2 = d.at("s2").at("t").to_number<int64_t>();
-      out.push_back(static_cast<double>(t2 - t1) / 1000.0 - 1000.0);
-    }
+    if (auto f = figure_of(workload, op->data))
+      out.push_back(*f);
   }
+}
+
+/// Returns the fields of the shared output format that both ways in share.
+boost::json::object result_line(const options& o, int run, const std::string& via,
+                                const std::string& store, const bench::run_result& res,
+                                const std::vector<double>& figures) {
+  auto steps = o.workload == "timers" ? 2 : 5;
+  auto q = [&](double p, const char* workload) {
+    return o.workload == workload ? bench::quantile(figures, p) : 0.0;
+  };
+  return {
+    {"engine", "stepwise"}, {"workload", o.workload}, {"n", o.n}, {"k", steps},
+    {"run", run}, {"via", via}, {"store", store},
+    {"completed", res.completed}, {"errors", res.errors}, {"wall_s", res.wall_s},
+    {"ops_per_s", static_cast<double>(res.completed) / res.wall_s},
+    {"steps_per_s", static_cast<double>(res.completed * static_cast<size_t>(steps)) / res.wall_s},
+    {"latency_ms", {{"p50", bench::quantile(res.latency_ms, 0.5)},
+                    {"p99", bench::quantile(res.latency_ms, 0.99)},
+                    {"max", bench::quantile(res.latency_ms, 1.0)}}},
+    {"retry_late_ms", {{"p50", q(0.5, "retry")}, {"p99", q(0.99, "retry")}}},
+    {"timer_overshoot_ms", {{"p50", q(0.5, "timers")}, {"p99", q(0.99, "timers")}}},
+    {"peak_concurrent_timers", res.peak_timers},
+    {"cpu_s", {{"engine", res.cpu_s}, {"store", 0.0}}},
+    {"version", STEPWISE_GIT_SHA}, {"ts", now_iso()}};
 }
 
 /// The workloads through a running server's HTTP API (benchmarks.md `http`).
@@ -136,39 +169,14 @@ int run_via_http(const options& o) {
       if (o.workload == "steps")
         break;
       auto d = bench::http_operation_data(o.url, id);
-      if (!d.is_object())
-        continue;
-      auto& obj = d.as_object();
-      if (o.workload == "retry" && obj.contains("s3"))
-        figures.push_back(static_cast<double>(obj.at("s3").at("late_us").to_number<int64_t>()) / 1000.0);
-      if (o.workload == "timers" && obj.contains("s1") && obj.contains("s2"))
-        figures.push_back(static_cast<double>(obj.at("s2").at("t").to_number<int64_t>()
-                                              - obj.at("s1").at("t").to_number<int64_t>())
-                            / 1000.0 - 1000.0);
+      if (d.is_object())
+        if (auto f = figure_of(o.workload, d.as_object()))
+          figures.push_back(*f);
     }
-    auto steps = o.workload == "timers" ? 2 : 5;
-    auto q = [&](const std::vector<double>& xs, double p, bool on) {
-      return on ? bench::quantile(xs, p) : 0.0;
-    };
-    boost::json::object line{
-      {"engine", "stepwise"}, {"workload", o.workload}, {"n", o.n}, {"k", steps},
-      {"run", run}, {"via", "http"}, {"store", store},
-      {"completed", res.completed}, {"errors", res.errors}, {"wall_s", res.wall_s},
-      {"ops_per_s", static_cast<double>(res.completed) / res.wall_s},
-      {"steps_per_s", static_cast<double>(res.completed * static_cast<size_t>(steps)) / res.wall_s},
-      {"latency_ms", {{"p50", bench::quantile(res.latency_ms, 0.5)},
-                      {"p99", bench::quantile(res.latency_ms, 0.99)},
-                      {"max", bench::quantile(res.latency_ms, 1.0)}}},
-      {"retry_late_ms", {{"p50", q(figures, 0.5, o.workload == "retry")},
-                         {"p99", q(figures, 0.99, o.workload == "retry")}}},
-      {"timer_overshoot_ms", {{"p50", q(figures, 0.5, o.workload == "timers")},
-                              {"p99", q(figures, 0.99, o.workload == "timers")}}},
-      {"peak_concurrent_timers", res.peak_timers},
-      {"cpu_s", {{"engine", res.cpu_s}, {"store", 0.0}}},
-      {"peak_rss_mib", {{"engine", res.rss_at_peak_kib / 1024}, {"store", 0}}},
-      {"settings", {{"synchronous", "server's"}, {"concurrency", o.concurrency},
-                    {"url", o.url}}},
-      {"version", STEPWISE_GIT_SHA}, {"ts", now_iso()}};
+    auto line = result_line(o, run, "http", store, res, figures);
+    line["peak_rss_mib"] = {{"engine", res.rss_at_peak_kib / 1024}, {"store", 0}};
+    line["settings"] = {{"synchronous", "server's"}, {"concurrency", o.concurrency},
+                        {"url", o.url}};
     std::cout << boost::json::serialize(line) << std::endl;
   }
   return 0;
@@ -204,36 +212,22 @@ int main(int argc, char** argv) {
     auto res = bench::run_embedded(sys, *eng, bench::workflow_of(o.workload), o.n, o.limit_s);
     std::vector<double> figures;
     durable_figures(*eng, res.ids, o.workload, figures);
-    auto steps = o.workload == "timers" ? 2 : 5;
-    boost::json::object line{
-      {"engine", "stepwise"}, {"workload", o.workload}, {"n", o.n}, {"k", steps},
-      {"run", run}, {"via", o.via}, {"store", eng->store_backend()},
-      {"completed", res.completed}, {"errors", res.errors}, {"wall_s", res.wall_s},
-      {"ops_per_s", static_cast<double>(res.completed) / res.wall_s},
-      {"steps_per_s", static_cast<double>(res.completed * static_cast<size_t>(steps)) / res.wall_s},
-      {"latency_ms", {{"p50", bench::quantile(res.latency_ms, 0.5)},
-                      {"p99", bench::quantile(res.latency_ms, 0.99)},
-                      {"max", bench::quantile(res.latency_ms, 1.0)}}},
-      {"retry_late_ms", {{"p50", o.workload == "retry" ? bench::quantile(figures, 0.5) : 0.0},
-                         {"p99", o.workload == "retry" ? bench::quantile(figures, 0.99) : 0.0}}},
-      {"timer_overshoot_ms", {{"p50", o.workload == "timers" ? bench::quantile(figures, 0.5) : 0.0},
-                              {"p99", o.workload == "timers" ? bench::quantile(figures, 0.99) : 0.0}}},
-      {"peak_concurrent_timers", res.peak_timers},
-      {"cpu_s", {{"engine", res.cpu_s}, {"store", 0.0}}},
-      {"peak_rss_mib", {{"engine", bench::peak_rss_kib() / 1024}, {"store", 0}}},
-      {"settings", {{"synchronous", "FULL"}, {"pool", o.pool}, {"passivate_ms", o.passivate_ms},
-                    {"rss_per_sleeping_op_bytes",
-                     res.peak_timers > 0 ? (res.rss_at_peak_kib - rss0) * 1024 / res.peak_timers : 0}}},
-      {"commits", eng->stats().commits.load()},
-      {"mean_commit_batch", eng->stats().commits.load() > 0
-                              ? static_cast<double>(eng->stats().commit_batch_size.sum_micro.load()) / 1e6
-                                  / static_cast<double>(eng->stats().commits.load())
-                              : 0.0},
-      {"mean_commit_ms", eng->stats().commits.load() > 0
-                           ? static_cast<double>(eng->stats().commit_latency_seconds.sum_micro.load()) / 1e3
-                               / static_cast<double>(eng->stats().commits.load())
-                           : 0.0},
-      {"version", STEPWISE_GIT_SHA}, {"ts", now_iso()}};
+    auto& m = eng->stats();
+    auto commits = m.commits.load();
+    auto mean = [&](const auto& h, double scale) {
+      return commits > 0 ? static_cast<double>(h.sum_micro.load()) / scale
+                             / static_cast<double>(commits)
+                         : 0.0;
+    };
+    auto line = result_line(o, run, o.via, eng->store_backend(), res, figures);
+    line["peak_rss_mib"] = {{"engine", bench::peak_rss_kib() / 1024}, {"store", 0}};
+    line["settings"] = {
+      {"synchronous", "FULL"}, {"pool", o.pool}, {"passivate_ms", o.passivate_ms},
+      {"rss_per_sleeping_op_bytes",
+       res.peak_timers > 0 ? (res.rss_at_peak_kib - rss0) * 1024 / res.peak_timers : 0}};
+    line["commits"] = commits;
+    line["mean_commit_batch"] = mean(m.commit_batch_size, 1e6);
+    line["mean_commit_ms"] = mean(m.commit_latency_seconds, 1e3);
     std::cout << boost::json::serialize(line) << std::endl;
     eng->shutdown();
   }

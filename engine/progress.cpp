@@ -212,30 +212,32 @@ next_action recover(operation& op, const workflow& wf, time_point now,
   return begin_next(op, wf, now, out);
 }
 
-void cancel(operation& op, time_point now, std::vector<event>& out) {
+namespace {
+
+// Stops the step in flight, if any; returns it so the caller can report it.
+step_record* stop_current(operation& op, const char* why) {
   auto idx = op.cursor();
-  if (idx < op.steps.size()) {
-    auto& rec = op.steps[idx];
-    if (rec.state == step_state::running || rec.state == step_state::waiting) {
-      rec.state = step_state::failed;
-      rec.next_attempt_at.reset();
-      rec.last_error = "canceled";
-    }
-  }
+  if (idx >= op.steps.size())
+    return nullptr;
+  auto& rec = op.steps[idx];
+  if (rec.state != step_state::running && rec.state != step_state::waiting)
+    return nullptr;
+  rec.state = step_state::failed;
+  rec.next_attempt_at.reset();
+  rec.last_error = why;
+  return &rec;
+}
+
+} // namespace
+
+void cancel(operation& op, time_point now, std::vector<event>& out) {
+  stop_current(op, "canceled");
   finish(op, op_state::canceled, {}, now, out);
 }
 
 void expire(operation& op, time_point now, std::vector<event>& out) {
-  auto idx = op.cursor();
-  if (idx < op.steps.size()) {
-    auto& rec = op.steps[idx];
-    if (rec.state == step_state::running || rec.state == step_state::waiting) {
-      rec.state = step_state::failed;
-      rec.next_attempt_at.reset();
-      rec.last_error = "deadline exceeded";
-      emit(out, op, event_type::step_failed, now, &rec, rec.last_error);
-    }
-  }
+  if (auto* rec = stop_current(op, "deadline exceeded"))
+    emit(out, op, event_type::step_failed, now, rec, rec->last_error);
   finish(op, op_state::failed, "deadline exceeded", now, out);
 }
 
