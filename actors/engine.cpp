@@ -3,6 +3,7 @@
 #include <optional>
 
 #include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
 #include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 
@@ -69,6 +70,10 @@ caf::expected<T> ask(caf::actor_system& sys, const caf::actor& a,
 }
 
 } // namespace
+
+void tune_actor_system(caf::actor_system_config& cfg) {
+  cfg.set("scheduler.policy", caf::atom("sharing"));
+}
 
 caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
                                      registry workflows, store_ptr st) {

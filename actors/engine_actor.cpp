@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <caf/event_based_actor.hpp>
@@ -41,68 +42,61 @@ void release(self_ptr self, const std::string& id, const caf::actor& a) {
 
 void arm_sleepers(self_ptr self) {
   auto& st = self->state;
-  if (st.sleepers.empty())
-    return;
-  auto due = st.sleepers.begin()->first;
-  if (st.armed && *st.armed <= due)
+  auto due = st.sleepers.earliest();
+  if (!due || (st.armed && *st.armed <= *due))
     return;
   st.armed = due;
   st.wake_gen += 1;
-  st.core->clk->schedule(due, caf::actor_cast<caf::actor>(self),
+  st.core->clk->schedule(*due, caf::actor_cast<caf::actor>(self),
                          caf::make_message(wake_atom::value, st.wake_gen));
 }
 
 void forget_sleeper(self_ptr self, const std::string& id) {
   auto& st = self->state;
-  auto i = st.sleeping.find(id);
-  if (i == st.sleeping.end())
-    return;
-  auto range = st.sleepers.equal_range(i->second);
-  for (auto j = range.first; j != range.second; ++j)
-    if (j->second == id) {
-      st.sleepers.erase(j);
-      break;
-    }
-  st.sleeping.erase(i);
-  st.core->stats.operations_sleeping.fetch_sub(1, std::memory_order_relaxed);
+  if (st.sleepers.remove(id))
+    st.core->stats.operations_sleeping.fetch_sub(1, std::memory_order_relaxed);
 }
 
 void add_sleeper(self_ptr self, const std::string& id, time_point due) {
   auto& st = self->state;
-  st.sleepers.emplace(due, id);
-  st.sleeping.emplace(id, due);
-  st.core->stats.operations_sleeping.fetch_add(1, std::memory_order_relaxed);
+  if (!st.sleepers.contains(id))
+    st.core->stats.operations_sleeping.fetch_add(1, std::memory_order_relaxed);
+  st.sleepers.add(id, due);
   arm_sleepers(self);
 }
 
 /// Loads a passivated (or unowned) operation and gives it an actor again;
-/// requests for it are held meanwhile.
+/// requests for it are held meanwhile. The answer comes back as a
+/// `maybe_op` message: many wake-ups may be in flight at once, and CAF
+/// 0.17 looks pending `request(...).then` handlers up linearly.
 void wake(self_ptr self, const std::string& id) {
   forget_sleeper(self, id);
   self->state.held[id]; // hold requests from now on
-  self->request(self->state.core->reader(), caf::infinite, load_atom::value, id)
-    .then(
-      [=](maybe_op& res) {
-        if (!res.value || is_terminal(res.value->state)) {
-          // Gone or finished meanwhile: answer what was held from the store.
-          auto held = std::move(self->state.held[id]);
-          self->state.held.erase(id);
-          for (auto& fn : held)
-            fn(caf::actor{});
-          return;
-        }
-        auto a = spawn_op(self, std::move(*res.value), {}, op_start::recover);
-        release(self, id, a);
-      },
-      [=](caf::error& err) {
-        // The store did not answer: keep it asleep and try again shortly.
-        auto held = std::move(self->state.held[id]);
-        self->state.held.erase(id);
-        for (auto& fn : held)
-          fn(caf::actor{});
-        add_sleeper(self, id, self->state.core->clk->now() + std::chrono::seconds(1));
-        (void) err;
-      });
+  self->send(self->state.core->reader(), load_atom::value, id);
+}
+
+/// Continues `wake` with what the store had.
+void woken(self_ptr self, maybe_op& res) {
+  auto& id = res.id;
+  auto answer_held = [&] {
+    auto held = std::move(self->state.held[id]);
+    self->state.held.erase(id);
+    for (auto& fn : held)
+      fn(caf::actor{});
+  };
+  if (res.err) {
+    // The store did not answer: keep it asleep and try again shortly.
+    answer_held();
+    add_sleeper(self, id, self->state.core->clk->now() + std::chrono::seconds(1));
+    return;
+  }
+  if (!res.value || is_terminal(res.value->state)) {
+    // Gone or finished meanwhile: answer what was held from the store.
+    answer_held();
+    return;
+  }
+  auto a = spawn_op(self, std::move(*res.value), {}, op_start::recover);
+  release(self, id, a);
 }
 
 /// Routes a request about operation `id` to the actor that owns it, or
@@ -158,7 +152,24 @@ caf::behavior engine_actor(self_ptr self, core_ptr core) {
                               [&](const caf::actor& a) { return a.address() == dm.source; }),
                subs.end());
   });
+  self->delayed_send(self, std::chrono::seconds(1), tidy_atom::value);
   auto internal = caf::message_handler{
+    [=](tidy_atom) {
+      // After a burst (many operations finished or passivated), hand the
+      // freed heap back to the system: sleeping operations should cost
+      // what they hold, not what the burst once needed. malloc_trim may
+      // take milliseconds, so it runs on a worker.
+      auto& st = self->state;
+      auto live = static_cast<int64_t>(st.live.size());
+      if (st.live_at_trim - live >= 5000) {
+        st.core->step_pool->submit([] { malloc_trim(0); });
+        st.live_at_trim = live;
+      } else if (live > st.live_at_trim) {
+        st.live_at_trim = live;
+      }
+      if (!st.stopping)
+        self->delayed_send(self, std::chrono::seconds(1), tidy_atom::value);
+    },
     [=](recover_atom, recovered_ops& found) {
       auto& st = self->state;
       auto now = st.core->clk->now();
@@ -213,10 +224,9 @@ caf::behavior engine_actor(self_ptr self, core_ptr core) {
       if (gen != st.wake_gen)
         return;
       st.armed.reset();
-      auto now = st.core->clk->now();
-      std::vector<std::string> due;
-      for (auto i = st.sleepers.begin(); i != st.sleepers.end() && i->first <= now; ++i)
-        due.push_back(i->second);
+      auto due = st.sleepers.pop_due(st.core->clk->now());
+      st.core->stats.operations_sleeping.fetch_sub(static_cast<int64_t>(due.size()),
+                                                   std::memory_order_relaxed);
       for (auto& id : due)
         wake(self, id);
       arm_sleepers(self);
@@ -240,6 +250,7 @@ caf::behavior engine_actor(self_ptr self, core_ptr core) {
       for (auto& fn : held)
         fn(caf::actor{});
     },
+    [=](maybe_op& res) { woken(self, res); },
     [=](event_batch& batch) {
       // Copy for all but the last subscriber, which gets the batch itself.
       auto& subs = self->state.subscribers;

@@ -11,6 +11,7 @@
 #include <caf/stateful_actor.hpp>
 
 #include "actors/engine_core.hpp"
+#include "actors/sleeper_set.hpp"
 #include "engine/progress.hpp"
 
 namespace stepwise {
@@ -35,9 +36,8 @@ struct engine_state {
   /// Operations between two owners (passivating, or being loaded): requests
   /// for them wait here, in order, until an actor owns the operation again.
   std::unordered_map<std::string, std::vector<std::function<void(const caf::actor&)>>> held;
-  /// Passivated operations by wake-up time, and the reverse index.
-  std::multimap<time_point, std::string> sleepers;
-  std::unordered_map<std::string, time_point> sleeping;
+  /// Passivated operations and their wake-up times.
+  sleeper_set sleepers;
   /// Wake-up times of operations asked to passivate, until they answer.
   std::unordered_map<std::string, time_point> passivating;
   /// The due time of the armed sleeper timer and its generation.
@@ -48,6 +48,8 @@ struct engine_state {
   std::unordered_multimap<std::string, caf::response_promise> waiters;
   std::vector<caf::actor> subscribers;
   bool stopping = false;
+  /// Live actors at the last heap trim.
+  int64_t live_at_trim = 0;
   /// Node part of generated ids, distinct per process.
   uint32_t node = 0;
   uint32_t counter = 0;

@@ -37,6 +37,10 @@ void replay(self_ptr self, pending_create pc) {
   self->request(self->state.core->reader(), caf::infinite, load_key_atom::value, key)
     .then(
       [=](maybe_op& res) mutable {
+        if (res.err) {
+          rp.deliver(res.err);
+          return;
+        }
         if (!res.value) {
           rp.deliver(make_error(errc::store_failure,
                                 "idempotency key '" + key
@@ -119,7 +123,7 @@ void get_from_store(self_ptr self, caf::response_promise rp, const std::string& 
 template <class Atom>
 void command_absent(self_ptr self, caf::response_promise rp, const std::string& id) {
   auto& st = self->state;
-  if (st.sleeping.count(id)) {
+  if (st.sleepers.contains(id)) {
     engine_wake(self, id);
     engine_route(self, id,
                  [=](const caf::actor& a) mutable { rp.delegate(a, Atom::value, id); },
@@ -129,6 +133,10 @@ void command_absent(self_ptr self, caf::response_promise rp, const std::string& 
   self->request(st.core->reader(), caf::infinite, load_atom::value, id)
     .then(
       [=](maybe_op& res) mutable {
+        if (res.err) {
+          rp.deliver(res.err);
+          return;
+        }
         if (!res.value) {
           rp.deliver(not_found(id));
           return;
@@ -186,7 +194,7 @@ caf::message_handler engine_requests(self_ptr self) {
     [=](wait_atom, const std::string& id) -> caf::result<operation> {
       auto& st = self->state;
       auto rp = self->make_response_promise();
-      if (st.live.count(id) || st.held.count(id) || st.sleeping.count(id))
+      if (st.live.count(id) || st.held.count(id) || st.sleepers.contains(id))
         st.waiters.emplace(id, rp);
       else
         get_from_store(self, rp, id);

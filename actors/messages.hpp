@@ -56,6 +56,8 @@ using passivated_atom = caf::atom_constant<caf::atom("sw_passed")>;
 using stay_atom = caf::atom_constant<caf::atom("sw_stay")>;
 /// Operation actor -> engine: the operation is terminal (id, snapshot).
 using finished_atom = caf::atom_constant<caf::atom("sw_done")>;
+/// The engine's housekeeping tick (real time, not the engine's clock).
+using tidy_atom = caf::atom_constant<caf::atom("sw_tidy")>;
 /// Engine -> operation actor: resume a failed operation.
 using resume_atom = caf::atom_constant<caf::atom("sw_resume")>;
 
@@ -83,9 +85,11 @@ struct commit_ack {
   write_status status = write_status::ok;
 };
 
-/// An operation read from the store, or none.
+/// An operation read from the store (by id or key), none, or the error.
 struct maybe_op {
+  std::string id;
   std::optional<operation> value;
+  caf::error err;
 };
 
 /// The non-terminal operations found at start.

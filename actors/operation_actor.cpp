@@ -77,7 +77,8 @@ void execute(self_ptr self, next_action act) {
                        st.core->clk.get()};
       st.transient = {};
       run_step(*st.core->step_pool, st.wf, act.step, std::move(ctx),
-               caf::actor_cast<caf::actor>(self), st.gen);
+               caf::actor_cast<caf::actor>(self), st.gen,
+               act.due.time_since_epoch().count() > 0 ? std::min(act.due, now) : now);
       return;
     }
     case next_action::kind::wait:
@@ -233,8 +234,10 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
       if (gen != st.gen || st.committing || st.step_running)
         return;
       std::vector<event> events;
+      st.woken_due = st.op.wake_at.value_or(st.core->clk->now());
       auto act = progress::wake(st.op, *st.wf, st.core->clk->now(), events);
       if (act.what == next_action::kind::run_step) {
+        act.due = st.woken_due;
         // The wait was durable; the attempt starts now rather than after
         // one more commit, and its start is written with its result. A
         // crash before that write runs the attempt again.

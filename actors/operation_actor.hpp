@@ -51,6 +51,8 @@ struct operation_state {
   /// Events of a start not yet written (an attempt begun by a timer runs at
   /// once; its start is written with its result).
   std::vector<event> carry;
+  /// When the wait that a timer just ended was due.
+  time_point woken_due;
   /// Requests that arrived while a commit was in flight.
   std::vector<std::function<void()>> deferred;
   std::minstd_rand rng;

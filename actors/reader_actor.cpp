@@ -7,6 +7,20 @@
 
 namespace stepwise {
 
+namespace {
+
+maybe_op to_maybe(const std::string& id, caf::expected<std::optional<operation>> res) {
+  maybe_op out;
+  out.id = id;
+  if (res)
+    out.value = std::move(*res);
+  else
+    out.err = std::move(res.error());
+  return out;
+}
+
+} // namespace
+
 caf::behavior reader_actor(caf::event_based_actor*, core_ptr core) {
   return {
     [core](get_atom, const std::string& id) -> caf::result<operation> {
@@ -17,17 +31,11 @@ caf::behavior reader_actor(caf::event_based_actor*, core_ptr core) {
         return make_error(errc::not_found, "no operation with id '" + id + "'");
       return core->present(**res);
     },
-    [core](load_atom, const std::string& id) -> caf::result<maybe_op> {
-      auto res = core->store->load(id);
-      if (!res)
-        return res.error();
-      return maybe_op{std::move(*res)};
+    [core](load_atom, const std::string& id) {
+      return to_maybe(id, core->store->load(id));
     },
-    [core](load_key_atom, const std::string& key) -> caf::result<maybe_op> {
-      auto res = core->store->find_by_key(key);
-      if (!res)
-        return res.error();
-      return maybe_op{std::move(*res)};
+    [core](load_key_atom, const std::string& key) {
+      return to_maybe(key, core->store->find_by_key(key));
     },
     [core](list_atom, const list_filter& f) -> caf::result<operation_page> {
       auto res = core->store->list(f);

@@ -28,7 +28,8 @@ void attempt(const step_def& def, step_context& ctx, step_result& out) {
 } // namespace
 
 void run_step(worker_pool& pool, workflow_ptr wf, size_t idx,
-              step_context ctx, caf::actor reply_to, uint64_t generation) {
+              step_context ctx, caf::actor reply_to, uint64_t generation,
+              time_point due) {
   // std::function needs a copyable callable: keep the context behind a
   // shared_ptr rather than copying its data.
   auto shared_ctx = std::make_shared<step_context>(std::move(ctx));
@@ -42,7 +43,7 @@ void run_step(worker_pool& pool, workflow_ptr wf, size_t idx,
     res->data = shared_ctx->take_data();
     res->transient = shared_ctx->take_transient();
     caf::anon_send(reply_to, step_done{generation, std::move(res)});
-  });
+  }, to_micros(due));
 }
 
 } // namespace stepwise

@@ -21,12 +21,12 @@ worker_pool::~worker_pool() {
   stop();
 }
 
-bool worker_pool::submit(job j) {
+bool worker_pool::submit(job j, int64_t rank) {
   {
     std::lock_guard<std::mutex> guard{mtx_};
     if (stopping_)
       return false;
-    jobs_.emplace_back(std::move(j));
+    jobs_.push(entry{rank, next_seq_++, std::move(j)});
   }
   cv_.notify_one();
   return true;
@@ -36,7 +36,7 @@ void worker_pool::stop() {
   {
     std::lock_guard<std::mutex> guard{mtx_};
     stopping_ = true;
-    jobs_.clear();
+    jobs_ = {};
   }
   cv_.notify_all();
   for (auto& t : threads_)
@@ -57,8 +57,9 @@ void worker_pool::run() {
       cv_.wait(guard, [this] { return stopping_ || !jobs_.empty(); });
       if (jobs_.empty())
         return;
-      j = std::move(jobs_.front());
-      jobs_.pop_front();
+      // priority_queue::top is const: move out through a cast, then pop.
+      j = std::move(const_cast<entry&>(jobs_.top()).fn);
+      jobs_.pop();
     }
     j();
   }

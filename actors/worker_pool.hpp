@@ -1,8 +1,9 @@
 #pragma once
 
 #include <condition_variable>
-#include <deque>
+#include <cstdint>
 #include <functional>
+#include <queue>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -24,8 +25,11 @@ public:
   worker_pool(const worker_pool&) = delete;
   worker_pool& operator=(const worker_pool&) = delete;
 
-  /// Queues `j`. Returns false (and drops `j`) after `stop`.
-  bool submit(job j);
+  /// Queues `j`. Jobs run earliest `rank` first, in submission order for
+  /// equal ranks (the engine ranks steps by when they were due, so that a
+  /// retry that fell due goes before work that arrived after it). Returns
+  /// false (and drops `j`) after `stop`.
+  bool submit(job j, int64_t rank = 0);
 
   /// Drops the jobs not yet started, waits for the running ones, then joins
   /// the threads. Idempotent.
@@ -40,7 +44,17 @@ private:
   std::string name_;
   mutable std::mutex mtx_;
   std::condition_variable cv_;
-  std::deque<job> jobs_;
+  struct entry {
+    int64_t rank;
+    uint64_t seq;
+    job fn;
+    bool operator<(const entry& other) const {
+      // std::priority_queue pops the greatest: invert for earliest-first.
+      return rank != other.rank ? rank > other.rank : seq > other.seq;
+    }
+  };
+  std::priority_queue<entry> jobs_;
+  uint64_t next_seq_ = 0;
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };

@@ -33,6 +33,7 @@ struct options {
   std::string url = "http://127.0.0.1:8080";
   size_t pool = 8;
   double limit_s = 300;
+  int64_t passivate_ms = 1000;
   /// --via http: connections submitting at once.
   size_t concurrency = 64;
 };
@@ -42,7 +43,7 @@ int usage(const char* why) {
                "stepwise-bench: %s\n"
                "usage: stepwise-bench --workload steps|retry|timers --n N [--runs R]\n"
                "       [--via embedded|http] [--store URI] [--url URL] [--pool P]\n"
-               "       [--limit SECONDS] [--concurrency C]\n"
+               "       [--limit SECONDS] [--passivate-ms MS] [--concurrency C]\n"
                "--via http needs a running `stepwise serve --workflows demo,bench`.\n",
                why);
   return 2;
@@ -65,6 +66,7 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
       else if (k == "--url") o.url = v;
       else if (k == "--pool") o.pool = std::stoul(v);
       else if (k == "--limit") o.limit_s = std::stod(v);
+      else if (k == "--passivate-ms") o.passivate_ms = std::stoll(v);
       else if (k == "--concurrency") o.concurrency = std::stoul(v);
       else {
         err = "unknown flag " + k;
@@ -185,12 +187,14 @@ int main(int argc, char** argv) {
     return run_via_http(o);
   for (int run = 1; run <= o.runs; ++run) {
     caf::actor_system_config cfg;
-    if (auto p = std::getenv("STEPWISE_BENCH_SCHEDULER"); p && std::string{p} == "sharing")
-      cfg.set("scheduler.policy", caf::atom("sharing"));
+    tune_actor_system(cfg);
+    if (auto p = std::getenv("STEPWISE_BENCH_SCHEDULER"); p && std::string{p} == "stealing")
+      cfg.set("scheduler.policy", caf::atom("stealing"));
     caf::actor_system sys{cfg};
     engine_config ec;
     ec.store_uri = store_for_run(o, run);
     ec.step_workers = o.pool;
+    ec.passivate_after = std::chrono::milliseconds(o.passivate_ms);
     auto eng = engine::launch(sys, ec, bench::bench_workflows());
     if (!eng) {
       std::cerr << "stepwise-bench: " << message_of(eng.error()) << '\n';
@@ -217,7 +221,7 @@ int main(int argc, char** argv) {
       {"peak_concurrent_timers", res.peak_timers},
       {"cpu_s", {{"engine", res.cpu_s}, {"store", 0.0}}},
       {"peak_rss_mib", {{"engine", bench::peak_rss_kib() / 1024}, {"store", 0}}},
-      {"settings", {{"synchronous", "FULL"}, {"pool", o.pool},
+      {"settings", {{"synchronous", "FULL"}, {"pool", o.pool}, {"passivate_ms", o.passivate_ms},
                     {"rss_per_sleeping_op_bytes",
                      res.peak_timers > 0 ? (res.rss_at_peak_kib - rss0) * 1024 / res.peak_timers : 0}}},
       {"commits", eng->stats().commits.load()},

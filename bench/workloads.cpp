@@ -70,6 +70,12 @@ registry bench_workflows() {
     .step(2, make_sleep("sleep", std::chrono::seconds(1)))
     .step(3, plain("s2"));
   (void) reg.add(std::move(timers));
+
+  workflow sleepers("bench_sleepers", 1);
+  sleepers.step(1, plain("s1"))
+    .step(2, make_sleep("sleep", std::chrono::hours(1)))
+    .step(3, plain("s2"));
+  (void) reg.add(std::move(sleepers));
   return reg;
 }
 
@@ -80,6 +86,8 @@ std::string workflow_of(const std::string& workload) {
     return "bench_retry";
   if (workload == "timers")
     return "bench_timers";
+  if (workload == "sleepers")
+    return "bench_sleepers";
   return {};
 }
 

@@ -10,6 +10,8 @@ namespace stepwise::bench {
 /// steps), `retry` (step 3 fails once with retry-after 100 ms and records
 /// its lateness), `timers` (step, durable 1 s sleep, step). Each step
 /// returns `{op, step, t}` into the operation's data (t: wall-clock µs).
+/// `sleepers` (step, 1 h sleep, step) measures what a sleeping operation
+/// costs: a run ends when all of them sleep.
 registry bench_workflows();
 
 /// Returns the workflow name of a workload, or empty if unknown.

@@ -14,6 +14,7 @@ using namespace std::chrono_literals;
 
 int main(int argc, char** argv) {
   caf::actor_system_config cfg;
+  tune_actor_system(cfg);
   caf::actor_system sys{cfg};
   registry reg;
   auto ok = reg.add(workflow("provision_runtime", 1)

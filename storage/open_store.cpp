@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "engine/errc.hpp"
+#include "storage/pg_store.hpp"
 #include "storage/sqlite_store.hpp"
 
 namespace stepwise {
@@ -57,10 +58,12 @@ caf::expected<store_ptr> open_sqlite(const std::string& uri) {
 caf::expected<store_ptr> open_store(const std::string& uri) {
   if (starts_with(uri, "sqlite:"))
     return open_sqlite(uri);
-  if (starts_with(uri, "postgresql://") || starts_with(uri, "postgres://"))
-    return make_error(errc::invalid_argument,
-                      "store URI '" + uri
-                        + "': the PostgreSQL backend is not built in yet");
+  if (starts_with(uri, "postgresql://") || starts_with(uri, "postgres://")) {
+    auto st = pg_store::open(uri);
+    if (!st)
+      return std::move(st.error());
+    return store_ptr{std::move(*st)};
+  }
   return make_error(errc::invalid_argument,
                     "invalid store URI '" + uri
                       + "': expected sqlite:PATH or postgresql://...");

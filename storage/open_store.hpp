@@ -12,8 +12,9 @@ namespace stepwise {
 ///
 /// - `sqlite:PATH` or `sqlite:PATH?synchronous=NORMAL` (default `FULL`):
 ///   the embedded store in the file PATH, created if missing;
-/// - `postgresql://...` or `postgres://...`: the PostgreSQL store (not built
-///   in yet: an `errc::invalid_argument` error for now).
+/// - `postgresql://...` or `postgres://...`: the PostgreSQL store (a libpq
+///   connection URI; its tables live in the first schema of the
+///   `search_path`, e.g. `?options=-csearch_path%3Dmyschema`).
 ///
 /// Any other URI is an `errc::invalid_argument` error naming it.
 [[nodiscard]] caf::expected<store_ptr> open_store(const std::string& uri);

@@ -6,6 +6,7 @@ namespace stepwise::test {
 
 harness::harness(registry reg, std::shared_ptr<memory_store> st,
                  engine_config ec) {
+  tune_actor_system(cfg);
   cfg.set("scheduler.max-threads", 2);
   cfg.set("logger.console", caf::atom("none"));
   sys = std::make_unique<caf::actor_system>(cfg);

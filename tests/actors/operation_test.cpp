@@ -340,10 +340,18 @@ TEST_CASE("a restarted engine resumes waiting operations from the store", "[acto
 
 TEST_CASE("a store outage delays checkpoints but fails and loses nothing", "[actors]") {
   std::atomic<int> runs{0};
-  harness h{one(workflow("w", 1).step(1, ok("a", &runs)).step(2, ok("b", &runs)))};
+  std::atomic<bool> gate{false};
+  auto gated = make_step("a", [&](step_context&) {
+    while (!gate)
+      std::this_thread::yield();
+    ++runs;
+    return done();
+  });
+  harness h{one(workflow("w", 1).step(1, gated).step(2, ok("b", &runs)))};
   auto id = h.start("w");
   REQUIRE(h.await(id, event_type::step_started, "a"));
   h.store->fail_commits(true);
+  gate = true;
   // The first step's result cannot be written: the writer keeps retrying
   // and the operation neither fails nor moves on.
   auto& m = h.eng.stats();

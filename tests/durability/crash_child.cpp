@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
   effects_fd = ::open(argv[2], O_WRONLY | O_APPEND | O_CREAT, 0644);
   int acked_fd = ::open(argv[3], O_WRONLY | O_APPEND | O_CREAT, 0644);
   caf::actor_system_config cfg;
+  tune_actor_system(cfg);
   caf::actor_system sys{cfg};
   registry reg;
   auto ok = reg.add(workflow("crashy", 1)

@@ -7,8 +7,8 @@
 #include <catch2/catch.hpp>
 
 #include "engine/errc.hpp"
-#include "storage/open_store.hpp"
 #include "storage/sqlite_store.hpp"
+#include "tests/storage/pg_test_schema.hpp"
 
 namespace stepwise::test {
 
@@ -49,17 +49,11 @@ store_ptr make_sqlite_store() {
                    }};
 }
 
-// PG-HOOK: the PostgreSQL backend plugs in here. Each call must return a
-// store on a fresh, empty schema (e.g. CREATE SCHEMA test_<pid>_<n>, open
-// the store with that search_path, DROP SCHEMA ... CASCADE in the deleter as
-// above), since every test expects an empty store (seq starting at 1,
-// empty lists). Until the backend exists, open_store fails and each test
-// reports why.
+// Each PostgreSQL store gets a schema of its own in the test database,
+// dropped when the store goes: every test expects an empty store (seq
+// starting at 1, empty lists).
 store_ptr make_pg_store(const std::string& uri) {
-  auto opened = open_store(uri);
-  if (!opened)
-    FAIL("opening the PostgreSQL store failed: " << message_of(opened.error()));
-  return std::move(*opened);
+  return make_fresh_pg_store(uri);
 }
 
 } // namespace

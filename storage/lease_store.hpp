@@ -1,0 +1,96 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <caf/error.hpp>
+#include <caf/expected.hpp>
+
+#include "engine/operation.hpp"
+#include "engine/time.hpp"
+
+namespace stepwise {
+
+/// A live engine process as the lease table records it.
+struct owner_info {
+  std::string owner;
+  time_point started_at;
+  time_point renewed_at;
+  time_point lease_expires_at;
+};
+
+/// Leases for several engine processes sharing one database: each
+/// non-terminal operation is owned by one live process. A store that
+/// supports them implements this next to `store` (query it with
+/// `dynamic_cast`); a store without it serves one process only.
+///
+/// Model: every process holds one lease row (its owner id and expiry,
+/// renewed by every `store::commit` once joined, or by `renew`), and every
+/// operation records its owner. An operation whose owner's lease was
+/// ended, or that has no owner, is an orphan that `claim_orphans` hands to
+/// the caller. A lease that expired is ended by the first process that
+/// claims orphans after the expiry; its owner learns it at its next commit or
+/// renewal (`errc::stale_revision`, "lease lost") and must stop driving
+/// every operation it had.
+///
+/// Fencing: once joined, `store::commit` writes an update only when this
+/// process still owns the operation (else `write_status::stale_revision`
+/// for that item), and nothing at all when the lease was ended (the whole
+/// commit fails with `errc::stale_revision`). So a step's result is never
+/// recorded by two owners. Creates record this process as the owner.
+///
+/// Lease times are counted by the database's clock: processes on hosts
+/// whose clocks disagree still agree on expiry.
+///
+/// Engine use (all on blocking threads, never on CAF scheduler threads):
+/// 1. start: `join(unique_owner_id, ttl)`, then recover with
+///    `claim_orphans(n)` until it returns none (not `load_active`, which
+///    returns other processes' operations too);
+/// 2. writer thread: when no commit succeeded for `ttl / 3`, `renew()`;
+/// 3. every `ttl / 2` or so: `claim_orphans(n)` and resume what it returns
+///    (takeover time <= ttl + that period);
+/// 4. a commit item `stale_revision`: drop that operation's actor (another
+///    process owns it now); a whole commit failing with
+///    `errc::stale_revision`: this process is fenced, do not retry the
+///    batch; stop every operation actor, then `join` with a new id and
+///    claim again (or exit);
+/// 5. shutdown: `leave()` after the last commit.
+///
+/// Threading: thread-safe; the calls are serialized with `commit` on the
+/// writer connection.
+class lease_store {
+public:
+  virtual ~lease_store() = default;
+
+  /// Registers this process as `owner` with a lease of `ttl` and fences
+  /// every later commit by it. `owner` must be new for each process start
+  /// (e.g. host, pid and a random part): a taken id is
+  /// `errc::invalid_argument`.
+  [[nodiscard]] virtual caf::error join(const std::string& owner,
+                                        duration ttl) = 0;
+
+  /// Extends the lease by its `ttl` from now. For idle periods only: every
+  /// commit renews it as well. Fails with `errc::stale_revision` when the
+  /// lease was ended.
+  [[nodiscard]] virtual caf::error renew() = 0;
+
+  /// Takes over up to `limit` orphaned operations (which ones, when there
+  /// are more, is unspecified): ends every expired lease of another owner,
+  /// then makes this process the owner of the orphans and bumps their
+  /// revision (so a write prepared by the old owner is stale even without
+  /// the owner check). Returns them as stored now, oldest first; the caller
+  /// resumes them and re-arms their timers.
+  [[nodiscard]] virtual caf::expected<std::vector<operation>>
+  claim_orphans(size_t limit) = 0;
+
+  /// Returns the leases not ended (live, or expired but not yet ended).
+  [[nodiscard]] virtual caf::expected<std::vector<owner_info>> owners() = 0;
+
+  /// Ends this process's lease now (graceful shutdown, after the last
+  /// commit): its operations become orphans that other processes claim at
+  /// once. Later commits fail with "lease lost".
+  [[nodiscard]] virtual caf::error leave() = 0;
+};
+
+} // namespace stepwise

@@ -1,0 +1,237 @@
+#include "storage/pg_commit.hpp"
+
+#include <string_view>
+#include <unordered_set>
+
+#include "engine/errc.hpp"
+#include "storage/pg_columns.hpp"
+#include "storage/pg_pipeline.hpp"
+#include "storage/pg_statements.hpp"
+
+namespace stepwise {
+
+namespace {
+
+/// Items of a batch that one create and one update statement can write:
+/// their ids are distinct, so the order among them does not matter.
+struct segment {
+  std::vector<size_t> creates;
+  std::vector<size_t> updates;
+};
+
+// Splits `batch` where an id repeats: a later write of an operation must
+// see the earlier one, so it goes to a later statement.
+std::vector<segment> split(const std::vector<checkpoint>& batch) {
+  std::vector<segment> out(1);
+  std::unordered_set<std::string_view> ids;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    auto& op = *batch[i].op;
+    if (!ids.insert(op.id).second) {
+      out.emplace_back();
+      ids.clear();
+      ids.insert(op.id);
+    }
+    auto& seg = out.back();
+    (batch[i].what == checkpoint::kind::create ? seg.creates : seg.updates)
+      .push_back(i);
+  }
+  return out;
+}
+
+caf::error send_segment(pg_pipeline& pl, const std::vector<checkpoint>& batch,
+                        const segment& seg, const pg_fence* fence) {
+  auto* owner = fence != nullptr ? &fence->owner : nullptr;
+  if (!seg.creates.empty()) {
+    pg_create_columns cols;
+    for (auto i : seg.creates)
+      cols.add(*batch[i].op);
+    auto p = cols.params(owner);
+    if (auto err = pl.send_prepared(owner != nullptr ? pg_stmt::create_many_owned
+                                                     : pg_stmt::create_many,
+                                    p))
+      return err;
+  }
+  if (!seg.updates.empty()) {
+    pg_update_columns cols;
+    for (auto i : seg.updates)
+      cols.add(*batch[i].op);
+    auto p = cols.params(owner);
+    if (auto err = pl.send_prepared(owner != nullptr ? pg_stmt::update_many_owned
+                                                     : pg_stmt::update_many,
+                                    p))
+      return err;
+  }
+  return caf::none;
+}
+
+// Marks the items of `items` whose id the statement did not return.
+void mark_missing(const pg_result& r, const std::vector<checkpoint>& batch,
+                  const std::vector<size_t>& items, write_status why,
+                  commit_result& res) {
+  std::unordered_set<std::string_view> written;
+  for (int row = 0; row < r.rows(); ++row)
+    written.insert(r.text(row, 0));
+  for (auto i : items)
+    if (written.count(batch[i].op->id) == 0)
+      res.status[i] = why;
+}
+
+// Ends the transaction without writing; `cause` is what the caller reports.
+caf::error roll_back(pg_connection& conn, caf::error cause) {
+  if (conn.broken())
+    return cause;
+  pg_pipeline pl{conn};
+  pg_params none;
+  auto err = pl.start();
+  if (!err)
+    err = pl.send("ROLLBACK", none);
+  if (!err)
+    err = pl.sync();
+  if (!err) {
+    auto r = pl.result("rollback");
+    err = r ? pl.await_sync() : std::move(r.error());
+  }
+  if (err)
+    conn.poison();
+  return cause;
+}
+
+// Round trip 1: BEGIN, the lease renewal and the writes. Fills
+// `res.status`; returns whether the lease (if any) was renewed.
+caf::expected<bool> write_items(pg_connection& conn,
+                                const std::vector<checkpoint>& batch,
+                                const pg_fence* fence, commit_result& res) {
+  auto segments = split(batch);
+  pg_pipeline pl{conn};
+  pg_params none;
+  if (auto err = pl.start())
+    return err;
+  if (auto err = pl.send("BEGIN", none))
+    return err;
+  if (fence != nullptr) {
+    pg_params p{2};
+    p.add(fence->owner);
+    p.add(static_cast<int64_t>(fence->ttl.count()));
+    if (auto err = pl.send_prepared(pg_stmt::renew_owner, p))
+      return err;
+  }
+  for (auto& seg : segments)
+    if (auto err = send_segment(pl, batch, seg, fence))
+      return err;
+  if (auto err = pl.sync())
+    return err;
+  // Read every result even after an error: leaving pipeline mode needs
+  // them consumed, and the first error is the one worth reporting.
+  caf::error first;
+  auto note = [&first](caf::error err) {
+    if (!first)
+      first = std::move(err);
+  };
+  if (auto r = pl.result("begin"); !r)
+    note(std::move(r.error()));
+  bool renewed = true;
+  if (fence != nullptr) {
+    if (auto r = pl.result("renew lease"))
+      renewed = r->rows() == 1;
+    else
+      note(std::move(r.error()));
+  }
+  auto read = [&](const std::vector<size_t>& items, const char* what,
+                  write_status why) {
+    if (items.empty())
+      return;
+    if (auto r = pl.result(what))
+      mark_missing(*r, batch, items, why, res);
+    else
+      note(std::move(r.error()));
+  };
+  for (auto& seg : segments) {
+    read(seg.creates, "create", write_status::duplicate_key);
+    read(seg.updates, "update", write_status::stale_revision);
+  }
+  if (auto err = pl.await_sync())
+    note(std::move(err));
+  if (first)
+    return first;
+  return renewed;
+}
+
+// Round trip 2: the events of the written items, then COMMIT.
+caf::error append_and_commit(pg_connection& conn,
+                             const std::vector<checkpoint>& batch,
+                             commit_result& res) {
+  pg_event_columns cols;
+  for (size_t i = 0; i < batch.size(); ++i)
+    if (res.status[i] == write_status::ok)
+      for (auto& ev : batch[i].events) {
+        cols.add(ev);
+        res.events.push_back(ev);
+      }
+  pg_pipeline pl{conn};
+  pg_params none;
+  if (auto err = pl.start())
+    return err;
+  if (cols.size() > 0) {
+    auto p = cols.params();
+    if (auto err = pl.send_prepared(pg_stmt::append_events, p))
+      return err;
+  }
+  if (auto err = pl.send("COMMIT", none))
+    return err;
+  if (auto err = pl.sync())
+    return err;
+  caf::error first;
+  if (cols.size() > 0) {
+    if (auto r = pl.result("append events")) {
+      auto seq = r->int64(0, 0) - cols.size();
+      for (auto& ev : res.events)
+        ev.seq = ++seq;
+    } else {
+      first = std::move(r.error());
+    }
+  }
+  if (auto r = pl.result("commit"); !r && !first)
+    first = std::move(r.error());
+  if (auto err = pl.await_sync(); err && !first)
+    first = std::move(err);
+  return first;
+}
+
+} // namespace
+
+caf::expected<commit_result> pg_commit(pg_connection& conn,
+                                       const std::vector<checkpoint>& batch,
+                                       const pg_fence* fence) {
+  // A checkpoint without an operation is a caller bug: refused before
+  // anything is sent.
+  for (size_t i = 0; i < batch.size(); ++i)
+    if (!batch[i].op)
+      return make_error(errc::invalid_argument,
+                        "commit failed: checkpoint " + std::to_string(i)
+                          + " has no operation");
+  commit_result res;
+  res.status.assign(batch.size(), write_status::ok);
+  if (batch.empty() && fence == nullptr)
+    return res;
+  auto renewed = write_items(conn, batch, fence, res);
+  if (!renewed)
+    return roll_back(conn, std::move(renewed.error()));
+  if (!*renewed)
+    return roll_back(conn, make_error(errc::stale_revision,
+                                      "pg: lease lost: owner '" + fence->owner
+                                        + "' expired or was taken over"));
+  if (auto err = append_and_commit(conn, batch, res)) {
+    // The server may have committed before the connection broke: say so,
+    // the engine's retry will then meet stale revisions.
+    if (conn.broken())
+      return make_error(errc::store_failure,
+                        "pg: commit outcome unknown (connection lost): "
+                          + message_of(err));
+    // A failed COMMIT ended the transaction already; after an earlier
+    // failure the ROLLBACK ends it.
+    return roll_back(conn, std::move(err));
+  }
+  return res;
+}
+
+} // namespace stepwise

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+#include "engine/store.hpp"
+#include "engine/time.hpp"
+
+namespace stepwise {
+
+class pg_connection;
+
+/// The lease that fences a commit: set once the process joined (see
+/// `lease_store`).
+struct pg_fence {
+  /// This process's owner id.
+  std::string owner;
+  /// How long a renewal extends the lease.
+  duration ttl;
+};
+
+/// Writes `batch` in one transaction on `conn` (the store's write path).
+///
+/// Two round trips whatever the batch size: the first sends BEGIN and one
+/// multi-row statement per kind (create, update), whose RETURNING ids tell
+/// which items were written; the second appends the events of those items
+/// in one statement and commits. A batch that writes one operation twice
+/// is split where the id repeats, so a later write sees the earlier one.
+/// Event numbers are taken from a counter row that stays locked until
+/// COMMIT, so transactions of several processes commit their numbers in
+/// order and a reader never sees seq N+1 before seq N.
+///
+/// With a `fence`, creates record `fence->owner` as the owner, updates only
+/// succeed on operations it owns, and the owner's lease is renewed in the
+/// same transaction; when the lease has expired, nothing is written and
+/// the error is `errc::stale_revision` ("lease lost").
+[[nodiscard]] caf::expected<commit_result>
+pg_commit(pg_connection& conn, const std::vector<checkpoint>& batch,
+          const pg_fence* fence);
+
+} // namespace stepwise

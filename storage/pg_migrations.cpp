@@ -1,0 +1,163 @@
+#include "storage/pg_migrations.hpp"
+
+#include <iterator>
+#include <string>
+
+#include "engine/errc.hpp"
+#include "storage/pg_connection.hpp"
+
+namespace stepwise {
+
+namespace {
+
+struct migration {
+  int version;
+  const char* name;
+  const char* sql;
+};
+
+// Append-only: a released migration is never edited, a change is a new
+// entry. Times are microseconds since the Unix epoch; JSON documents are
+// TEXT because the store never looks inside them and jsonb parsing would
+// cost on every write.
+constexpr migration migrations[] = {
+  {1, "operations and events", R"sql(
+CREATE TABLE operations (
+  id TEXT PRIMARY KEY,
+  workflow TEXT NOT NULL,
+  workflow_version INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  input TEXT NOT NULL,
+  data TEXT NOT NULL,
+  steps TEXT NOT NULL,
+  error TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  deadline BIGINT,
+  idempotency_key TEXT UNIQUE,
+  request_hash TEXT NOT NULL,
+  revision BIGINT NOT NULL,
+  wake_at BIGINT
+) WITH (fillfactor = 80);
+CREATE INDEX operations_by_created ON operations (created_at, id);
+CREATE INDEX operations_by_state ON operations (state, created_at, id);
+CREATE INDEX operations_active ON operations (created_at, id)
+  WHERE state NOT IN ('succeeded', 'failed', 'canceled');
+CREATE TABLE events (
+  seq BIGINT PRIMARY KEY,
+  time BIGINT NOT NULL,
+  operation_id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  step TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  error TEXT NOT NULL,
+  extra TEXT
+);
+CREATE TABLE event_counter (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  last_seq BIGINT NOT NULL
+);
+INSERT INTO event_counter VALUES (1, 0);
+)sql"},
+  {2, "leases", R"sql(
+CREATE FUNCTION stepwise_now_us() RETURNS BIGINT LANGUAGE sql VOLATILE
+  AS $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::BIGINT $$;
+CREATE TABLE engine_owners (
+  owner TEXT PRIMARY KEY,
+  started_at BIGINT NOT NULL,
+  renewed_at BIGINT NOT NULL,
+  lease_expires_at BIGINT NOT NULL,
+  ended BOOLEAN NOT NULL DEFAULT false
+);
+ALTER TABLE operations ADD COLUMN owner TEXT;
+CREATE INDEX operations_active_by_owner ON operations (owner)
+  WHERE state NOT IN ('succeeded', 'failed', 'canceled');
+)sql"},
+};
+
+// Rolls back whatever a failed step left open; the error to report is the
+// one that caused it.
+caf::error abort_with(pg_connection& conn, caf::error err) {
+  auto ignored = conn.exec("ROLLBACK", "rollback");
+  static_cast<void>(ignored);
+  return err;
+}
+
+caf::error apply(pg_connection& conn, const migration& m) {
+  auto what = "migration " + std::to_string(m.version) + " (" + m.name + ")";
+  if (auto r = conn.exec("BEGIN", what); !r)
+    return std::move(r.error());
+  if (auto r = conn.exec(m.sql, what); !r)
+    return abort_with(conn, std::move(r.error()));
+  pg_params p{2};
+  p.add(static_cast<int32_t>(m.version));
+  p.add(m.name);
+  auto rec = conn.exec("INSERT INTO schema_migrations (version, name, "
+                       "applied_at) VALUES ($1, $2, (extract(epoch FROM "
+                       "clock_timestamp()) * 1000000)::BIGINT)",
+                       p, what);
+  if (!rec)
+    return abort_with(conn, std::move(rec.error()));
+  if (auto r = conn.exec("COMMIT", what); !r)
+    return std::move(r.error());
+  return caf::none;
+}
+
+caf::error migrate_locked(pg_connection& conn) {
+  auto made = conn.exec("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                        "version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+                        "applied_at BIGINT NOT NULL)",
+                        "create schema_migrations");
+  if (!made)
+    return std::move(made.error());
+  auto cur = conn.exec("SELECT coalesce(max(version), 0) FROM "
+                       "schema_migrations",
+                       "read schema version");
+  if (!cur)
+    return std::move(cur.error());
+  auto have = cur->int64(0, 0);
+  if (have > pg_schema_version())
+    return make_error(errc::store_failure,
+                      "pg: the database schema is version "
+                        + std::to_string(have) + ", newer than this build ("
+                        + std::to_string(pg_schema_version()) + ")");
+  for (auto& m : migrations)
+    if (m.version > have)
+      if (auto err = apply(conn, m))
+        return err;
+  return caf::none;
+}
+
+} // namespace
+
+int pg_schema_version() {
+  return std::prev(std::end(migrations))->version;
+}
+
+caf::error pg_migrate(pg_connection& conn) {
+  auto schema = conn.exec("SELECT current_schema() IS NOT NULL",
+                          "read current schema");
+  if (!schema)
+    return std::move(schema.error());
+  if (schema->text(0, 0) != "t")
+    return make_error(errc::store_failure,
+                      "pg: no schema of the search_path exists");
+  // Keyed by schema so that test schemas of one database migrate in
+  // parallel; 0x5753 ("SW") keeps our keys apart from other programs'.
+  constexpr auto lock_sql = "SELECT pg_advisory_lock(22355, "
+                            "hashtext(current_schema()))";
+  constexpr auto unlock_sql = "SELECT pg_advisory_unlock(22355, "
+                              "hashtext(current_schema()))";
+  if (auto r = conn.exec(lock_sql, "lock for migration"); !r)
+    return std::move(r.error());
+  auto err = migrate_locked(conn);
+  // A failed unlock only matters while the session lives; the caller
+  // drops a failed connection, which releases the lock.
+  auto unlocked = conn.exec(unlock_sql, "unlock after migration");
+  if (!err && !unlocked)
+    return std::move(unlocked.error());
+  return err;
+}
+
+} // namespace stepwise

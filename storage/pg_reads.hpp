@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+#include "engine/store.hpp"
+
+namespace stepwise {
+
+class pg_connection;
+
+/// The read queries of the PostgreSQL store, each one statement on a
+/// connection the caller holds (see `pg_read_pool`). Same contracts as the
+/// `store` functions of the same names.
+namespace pg_reads {
+
+[[nodiscard]] caf::expected<std::optional<operation>>
+load(pg_connection& conn, const std::string& id);
+
+[[nodiscard]] caf::expected<std::optional<operation>>
+find_by_key(pg_connection& conn, const std::string& key);
+
+[[nodiscard]] caf::expected<std::vector<operation>>
+load_active(pg_connection& conn);
+
+[[nodiscard]] caf::expected<operation_page> list(pg_connection& conn,
+                                                 const list_filter& filter);
+
+[[nodiscard]] caf::expected<std::vector<event>>
+events_after(pg_connection& conn, int64_t after, size_t limit);
+
+[[nodiscard]] caf::expected<int64_t> last_seq(pg_connection& conn);
+
+} // namespace pg_reads
+
+} // namespace stepwise

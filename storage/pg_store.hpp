@@ -1,0 +1,108 @@
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include <caf/expected.hpp>
+
+#include "engine/store.hpp"
+#include "storage/lease_store.hpp"
+#include "storage/pg_commit.hpp"
+
+namespace stepwise {
+
+class pg_connection;
+class pg_read_pool;
+
+/// Options of `pg_store::open`.
+struct pg_options {
+  /// Most read connections open at once (readers beyond wait).
+  size_t max_readers = 8;
+};
+
+/// The production store: PostgreSQL through libpq, its tables created and
+/// upgraded by versioned migrations at open (in the first schema of the
+/// connection's `search_path`).
+///
+/// Writes go through one connection, one transaction per `commit`, in two
+/// pipelined round trips whatever the batch size (see `pg_commit`). Reads
+/// use a pool of other connections: they run concurrently with each other
+/// and with a commit under way, and see the last committed state.
+///
+/// An update rewrites the mutable fields only: `input`, `created_at`,
+/// `idempotency_key` and `request_hash` keep the values of the create. A
+/// create whose id or idempotency key is taken reports `duplicate_key`.
+///
+/// Failures are `errc::store_failure`. A connection that broke (server
+/// restart, network) is dropped and the next call reconnects, so the
+/// engine's retry of a failed commit goes through once the server is back.
+/// A commit that failed while COMMIT was under way may have been written:
+/// a retry then reports its items as `stale_revision` / `duplicate_key`.
+///
+/// Threading: `commit` and the `lease_store` functions are serialized on
+/// the writer connection; reads may run from several threads at once.
+class pg_store : public store, public lease_store {
+public:
+  /// Connects to `uri` (`postgresql://...`, `postgres://...` or a libpq
+  /// `key=value` string) and migrates the schema.
+  [[nodiscard]] static caf::expected<std::shared_ptr<pg_store>>
+  open(const std::string& uri, pg_options options = {});
+
+  ~pg_store() override;
+
+  // -- store interface --------------------------------------------------------
+
+  std::string backend() const override;
+
+  caf::expected<commit_result>
+  commit(const std::vector<checkpoint>& batch) override;
+
+  caf::expected<std::optional<operation>> load(const std::string& id) override;
+
+  caf::expected<std::optional<operation>>
+  find_by_key(const std::string& key) override;
+
+  caf::expected<std::vector<operation>> load_active() override;
+
+  caf::expected<operation_page> list(const list_filter& filter) override;
+
+  caf::expected<std::vector<event>> events_after(int64_t after,
+                                                 size_t limit) override;
+
+  caf::expected<int64_t> last_seq() override;
+
+  // -- lease_store interface --------------------------------------------------
+
+  caf::error join(const std::string& owner, duration ttl) override;
+
+  caf::error renew() override;
+
+  caf::expected<std::vector<operation>> claim_orphans(size_t limit) override;
+
+  caf::expected<std::vector<owner_info>> owners() override;
+
+  caf::error leave() override;
+
+private:
+  pg_store(std::string uri, std::unique_ptr<pg_connection> writer,
+           std::unique_ptr<pg_read_pool> readers);
+
+  /// Returns the writer connection, reconnecting when it broke. Requires
+  /// `write_mtx_`.
+  caf::expected<pg_connection*> writer();
+
+  /// Drops the writer connection when `conn` broke. Requires `write_mtx_`.
+  void forget_if_broken();
+
+  const std::string uri_;
+  std::mutex write_mtx_;
+  std::unique_ptr<pg_connection> writer_;
+  std::unique_ptr<pg_read_pool> readers_;
+  /// Set by `join`; fences every commit.
+  std::optional<pg_fence> fence_;
+};
+
+} // namespace stepwise
