@@ -1,5 +1,6 @@
 #include "engine/engine.hpp"
 
+#include <iostream>
 #include <optional>
 
 #include <caf/actor_system.hpp>
@@ -36,7 +37,12 @@ void engine::shared::shutdown() {
   {
     caf::scoped_actor self{*sys};
     self->request(actor, std::chrono::seconds(10), shutdown_atom::value)
-      .receive([] {}, [](caf::error&) {});
+      .receive([] {},
+               [](caf::error& err) {
+                 // Shutting down goes on: the writer still drains below.
+                 std::cerr << "stepwise: the engine did not confirm shutdown: "
+                           << message_of(err) << '\n';
+               });
   }
   // Running steps finish (their results may be dropped: they run again
   // after a restart); every checkpoint already queued is written.

@@ -58,8 +58,6 @@ using stay_atom = caf::atom_constant<caf::atom("sw_stay")>;
 using finished_atom = caf::atom_constant<caf::atom("sw_done")>;
 /// The engine's housekeeping tick (real time, not the engine's clock).
 using tidy_atom = caf::atom_constant<caf::atom("sw_tidy")>;
-/// Engine -> operation actor: resume a failed operation.
-using resume_atom = caf::atom_constant<caf::atom("sw_resume")>;
 
 /// What a worker hands back after one attempt of a step.
 struct step_result {
