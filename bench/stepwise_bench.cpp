@@ -32,7 +32,7 @@ struct options {
   std::string via = "embedded";
   std::string store;
   std::string url = "http://127.0.0.1:8080";
-  size_t pool = 8;
+  size_t pool = 4;
   double limit_s = 300;
   int64_t passivate_ms = 1000;
   /// --via http: connections submitting at once.

@@ -121,7 +121,7 @@ const option_spec specs[] = {
    "poll and event stream holds one",
    set_size<&serve_options::http_threads, 2, 4096>},
   {"step-workers", "STEPWISE_STEP_WORKERS", "N",
-   "threads that run step functions (default 8)",
+   "threads that run step functions (default 4)",
    set_size<&serve_options::step_workers, 1, 1024>},
   {"read-workers", "STEPWISE_READ_WORKERS", "N",
    "threads that read operations not in memory (default 2)",

@@ -23,7 +23,7 @@ struct serve_options {
   std::string store = "sqlite:./stepwise.db";
   std::string config_file;
   size_t http_threads = 64;
-  size_t step_workers = 8;
+  size_t step_workers = 4;
   size_t read_workers = 2;
   /// 0: CAF's default (one per core).
   size_t scheduler_threads = 0;
