@@ -28,34 +28,42 @@ caf::error not_found(const std::string& id) {
   return make_error(errc::not_found, "no operation with id '" + id + "'");
 }
 
+/// Reads an operation (by id or by key, per `Atom`) on a reader and hands
+/// what was found to `fn`; a store error answers `rp` instead.
+template <class Atom, class F>
+void read_then(self_ptr self, const std::string& key, caf::response_promise rp, F fn) {
+  self->request(self->state.core->reader(), caf::infinite, Atom::value, key)
+    .then(
+      [=](maybe_op& res) mutable {
+        if (res.err)
+          rp.deliver(res.err);
+        else
+          fn(res.value);
+      },
+      [=](caf::error& err) mutable { rp.deliver(err); });
+}
+
 /// A create whose idempotency key is taken: the same request gets the
 /// existing operation, a different one a conflict.
 void replay(self_ptr self, pending_create pc) {
   auto key = pc.op->idempotency_key;
   auto hash = pc.op->request_hash;
   auto rp = pc.rp;
-  self->request(self->state.core->reader(), caf::infinite, load_key_atom::value, key)
-    .then(
-      [=](maybe_op& res) mutable {
-        if (res.err) {
-          rp.deliver(res.err);
-          return;
-        }
-        if (!res.value) {
-          rp.deliver(make_error(errc::store_failure,
-                                "idempotency key '" + key
-                                  + "' is taken but its operation was not found"));
-          return;
-        }
-        if (res.value->request_hash != hash) {
-          rp.deliver(make_error(errc::idempotency_conflict,
-                                "idempotency key '" + key
-                                  + "' was used with a different request"));
-          return;
-        }
-        rp.deliver(start_result{self->state.core->present(*res.value), false});
-      },
-      [=](caf::error& err) mutable { rp.deliver(err); });
+  read_then<load_key_atom>(self, key, rp, [=](std::optional<operation>& found) mutable {
+    if (!found) {
+      rp.deliver(make_error(errc::store_failure,
+                            "idempotency key '" + key
+                              + "' is taken but its operation was not found"));
+      return;
+    }
+    if (found->request_hash != hash) {
+      rp.deliver(make_error(errc::idempotency_conflict,
+                            "idempotency key '" + key
+                              + "' was used with a different request"));
+      return;
+    }
+    rp.deliver(start_result{self->state.core->present(*found), false});
+  });
 }
 
 void on_create_ack(self_ptr self, const commit_ack& ack) {
@@ -130,32 +138,25 @@ void command_absent(self_ptr self, caf::response_promise rp, const std::string& 
                  [=]() mutable { get_from_store(self, rp, id); });
     return;
   }
-  self->request(st.core->reader(), caf::infinite, load_atom::value, id)
-    .then(
-      [=](maybe_op& res) mutable {
-        if (res.err) {
-          rp.deliver(res.err);
-          return;
-        }
-        if (!res.value) {
-          rp.deliver(not_found(id));
-          return;
-        }
-        auto& op = *res.value;
-        bool retry = std::is_same<Atom, retry_atom>::value;
-        if (retry && op.state == op_state::failed) {
-          auto a = engine_spawn(self, std::move(op), {}, op_start::idle);
-          rp.delegate(a, Atom::value, id);
-          return;
-        }
-        rp.deliver(make_error(
-          errc::invalid_state,
-          "operation '" + id + "' is " + std::string{to_string(op.state)}
-            + (retry ? ": only failed operations can be retried"
-                     : ": only pending, in_progress or waiting operations can "
-                       "be canceled")));
-      },
-      [=](caf::error& err) mutable { rp.deliver(err); });
+  read_then<load_atom>(self, id, rp, [=](std::optional<operation>& found) mutable {
+    if (!found) {
+      rp.deliver(not_found(id));
+      return;
+    }
+    auto& op = *found;
+    bool retry = std::is_same<Atom, retry_atom>::value;
+    if (retry && op.state == op_state::failed) {
+      auto a = engine_spawn(self, std::move(op), {}, op_start::idle);
+      rp.delegate(a, Atom::value, id);
+      return;
+    }
+    rp.deliver(make_error(
+      errc::invalid_state,
+      "operation '" + id + "' is " + std::string{to_string(op.state)}
+        + (retry ? ": only failed operations can be retried"
+                 : ": only pending, in_progress or waiting operations can "
+                   "be canceled")));
+  });
 }
 
 template <class Atom>
