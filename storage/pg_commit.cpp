@@ -38,29 +38,31 @@ std::vector<segment> split(const std::vector<checkpoint>& batch) {
   return out;
 }
 
+// Sends one multi-row statement for the items at `idx` (none when empty).
+template <class Columns, class Stmt>
+caf::error send_rows(pg_pipeline& pl, const std::vector<checkpoint>& batch,
+                     const std::vector<size_t>& idx, const std::string* owner,
+                     Stmt owned, Stmt plain) {
+  if (idx.empty())
+    return caf::none;
+  Columns cols;
+  for (auto i : idx)
+    cols.add(*batch[i].op);
+  auto p = cols.params(owner);
+  return pl.send_prepared(owner != nullptr ? owned : plain, p);
+}
+
 caf::error send_segment(pg_pipeline& pl, const std::vector<checkpoint>& batch,
                         const segment& seg, const pg_fence* fence) {
   auto* owner = fence != nullptr ? &fence->owner : nullptr;
-  if (!seg.creates.empty()) {
-    pg_create_columns cols;
-    for (auto i : seg.creates)
-      cols.add(*batch[i].op);
-    auto p = cols.params(owner);
-    if (auto err = pl.send_prepared(owner != nullptr ? pg_stmt::create_many_owned
-                                                     : pg_stmt::create_many,
-                                    p))
-      return err;
-  }
-  if (!seg.updates.empty()) {
-    pg_update_columns cols;
-    for (auto i : seg.updates)
-      cols.add(*batch[i].op);
-    auto p = cols.params(owner);
-    if (auto err = pl.send_prepared(owner != nullptr ? pg_stmt::update_many_owned
-                                                     : pg_stmt::update_many,
-                                    p))
-      return err;
-  }
+  if (auto err = send_rows<pg_create_columns>(pl, batch, seg.creates, owner,
+                                              pg_stmt::create_many_owned,
+                                              pg_stmt::create_many))
+    return err;
+  if (auto err = send_rows<pg_update_columns>(pl, batch, seg.updates, owner,
+                                              pg_stmt::update_many_owned,
+                                              pg_stmt::update_many))
+    return err;
   return caf::none;
 }
 

@@ -62,6 +62,26 @@ std::string select_list_sql(bool by_state, bool by_workflow, bool after) {
   return sql;
 }
 
+namespace {
+
+// The columns a step changes, encoded into reused buffers.
+void encode_progress(const operation& op, row_buffers& buf) {
+  buf.data.clear();
+  codec::encode_object(buf.data, op.data);
+  buf.steps.clear();
+  codec::encode_steps(buf.steps, op.steps);
+}
+
+// Columns 1-4 of both the insert and the update.
+void bind_identity(sqlite_statement& stmt, const operation& op) {
+  stmt.bind_ref(1, op.id);
+  stmt.bind_ref(2, op.workflow);
+  stmt.bind(3, int64_t{op.workflow_version});
+  stmt.bind_ref(4, to_string(op.state));
+}
+
+} // namespace
+
 void bind_insert(sqlite_statement& stmt, const operation& op,
                  row_buffers& buf) {
   buf.input.clear();
@@ -69,14 +89,8 @@ void bind_insert(sqlite_statement& stmt, const operation& op,
     codec::encode_object(buf.input, *op.input);
   else
     buf.input = "{}";
-  buf.data.clear();
-  codec::encode_object(buf.data, op.data);
-  buf.steps.clear();
-  codec::encode_steps(buf.steps, op.steps);
-  stmt.bind_ref(1, op.id);
-  stmt.bind_ref(2, op.workflow);
-  stmt.bind(3, int64_t{op.workflow_version});
-  stmt.bind_ref(4, to_string(op.state));
+  encode_progress(op, buf);
+  bind_identity(stmt, op);
   stmt.bind_ref(5, buf.input);
   stmt.bind_ref(6, buf.data);
   stmt.bind_ref(7, buf.steps);
@@ -95,14 +109,8 @@ void bind_insert(sqlite_statement& stmt, const operation& op,
 
 void bind_update(sqlite_statement& stmt, const operation& op,
                  row_buffers& buf) {
-  buf.data.clear();
-  codec::encode_object(buf.data, op.data);
-  buf.steps.clear();
-  codec::encode_steps(buf.steps, op.steps);
-  stmt.bind_ref(1, op.id);
-  stmt.bind_ref(2, op.workflow);
-  stmt.bind(3, int64_t{op.workflow_version});
-  stmt.bind_ref(4, to_string(op.state));
+  encode_progress(op, buf);
+  bind_identity(stmt, op);
   stmt.bind_ref(5, buf.data);
   stmt.bind_ref(6, buf.steps);
   stmt.bind_ref(7, op.error);
