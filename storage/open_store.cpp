@@ -55,6 +55,27 @@ caf::expected<store_ptr> open_sqlite(const std::string& uri) {
 
 } // namespace
 
+std::string redact_store_uri(const std::string& uri) {
+  auto out = uri;
+  // user:password@host
+  auto scheme = out.find("://");
+  if (scheme != std::string::npos) {
+    auto at = out.find('@', scheme + 3);
+    auto colon = out.find(':', scheme + 3);
+    if (at != std::string::npos && colon != std::string::npos && colon < at)
+      out = out.substr(0, colon + 1) + "***" + out.substr(at);
+  }
+  // ?password=... in the query
+  for (size_t pos = out.find("password="); pos != std::string::npos;
+       pos = out.find("password=", pos + 1)) {
+    auto start = pos + 9;
+    auto end = out.find('&', start);
+    out = out.substr(0, start) + "***"
+          + (end == std::string::npos ? std::string() : out.substr(end));
+  }
+  return out;
+}
+
 caf::expected<store_ptr> open_store(const std::string& uri) {
   if (starts_with(uri, "sqlite:"))
     return open_sqlite(uri);
@@ -65,7 +86,7 @@ caf::expected<store_ptr> open_store(const std::string& uri) {
     return store_ptr{std::move(*st)};
   }
   return make_error(errc::invalid_argument,
-                    "invalid store URI '" + uri
+                    "invalid store URI '" + redact_store_uri(uri)
                       + "': expected sqlite:PATH or postgresql://...");
 }
 

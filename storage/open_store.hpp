@@ -19,4 +19,8 @@ namespace stepwise {
 /// Any other URI is an `errc::invalid_argument` error naming it.
 [[nodiscard]] caf::expected<store_ptr> open_store(const std::string& uri);
 
+/// Returns `uri` with any password (`user:pw@` or `password=`) replaced by
+/// `***`: what may be printed or put into an error.
+std::string redact_store_uri(const std::string& uri);
+
 } // namespace stepwise

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "engine/errc.hpp"
+#include "storage/open_store.hpp"
 
 namespace stepwise::tools {
 
@@ -301,24 +302,7 @@ std::string serve_help() {
 }
 
 std::string redact_uri(const std::string& uri) {
-  auto out = uri;
-  // user:password@host
-  auto scheme = out.find("://");
-  if (scheme != std::string::npos) {
-    auto at = out.find('@', scheme + 3);
-    auto colon = out.find(':', scheme + 3);
-    if (at != std::string::npos && colon != std::string::npos && colon < at)
-      out = out.substr(0, colon + 1) + "***" + out.substr(at);
-  }
-  // ?password=... in the query
-  for (size_t pos = out.find("password="); pos != std::string::npos;
-       pos = out.find("password=", pos + 1)) {
-    auto start = pos + 9;
-    auto end = out.find('&', start);
-    out = out.substr(0, start) + "***"
-          + (end == std::string::npos ? std::string() : out.substr(end));
-  }
-  return out;
+  return redact_store_uri(uri);
 }
 
 } // namespace stepwise::tools
