@@ -1,0 +1,137 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include <boost/json.hpp>
+
+namespace stepwise::infra {
+
+/// What a driver call can fail with: the error kinds of the Ignition
+/// Infrastructure driver. The gateway maps them to HTTP statuses and the
+/// monitor decides from them whether to poll again.
+enum class error_kind : uint8_t {
+  /// The template is empty or cannot be parsed (create, find): 400.
+  invalid_template,
+  /// No infrastructure has that id (delete, get task): 400.
+  not_found,
+  /// No request has that id (get task): 400.
+  request_not_found,
+  /// The request cannot be handled now; try again later: 503.
+  temporary,
+  /// The deployment location cannot be reached: 400 (the monitor polls again).
+  unreachable_location,
+  /// Any other driver error: 500.
+  infrastructure_error,
+};
+
+std::string_view to_string(error_kind x);
+
+/// A failed driver call. `message` never contains secret values.
+struct error {
+  error_kind kind = error_kind::infrastructure_error;
+  std::string message;
+};
+
+/// A driver call's result: a value or an `error`. Drivers never throw.
+template <class T>
+using result = std::variant<T, error>;
+
+/// The status of an asynchronous create or delete task.
+enum class task_status : uint8_t { in_progress, complete, failed };
+
+std::string_view to_string(task_status x); // "IN_PROGRESS", "COMPLETE", "FAILED"
+std::optional<task_status> parse_task_status(std::string_view s);
+
+/// Why a task failed.
+enum class failure_code : uint8_t {
+  resource_already_exists,
+  resource_not_found,
+  infrastructure_error,
+  insufficient_capacity,
+  internal_error,
+};
+
+std::string_view to_string(failure_code x); // "RESOURCE_ALREADY_EXISTS", ...
+std::optional<failure_code> parse_failure_code(std::string_view s);
+
+struct failure_details {
+  failure_code code = failure_code::internal_error;
+  std::string description;
+};
+
+/// Where infrastructure lives: `name` is required; `type` and `properties`
+/// are passed through to the driver (properties may hold credentials, so
+/// they are never logged or echoed).
+struct deployment_location {
+  std::string name;
+  std::string type;
+  boost::json::object properties;
+};
+
+/// The body of a create request (Ignition's CreateInfrastructureRequest).
+/// `system_properties` and `properties` map names to `{"value", "type"}`
+/// objects (or plain strings, which drivers also accept).
+struct create_request {
+  std::string template_text;
+  std::string template_type;
+  boost::json::object system_properties;
+  boost::json::object properties;
+  deployment_location location;
+};
+
+/// A started create or delete task.
+struct accepted {
+  std::string infrastructure_id;
+  std::string request_id;
+};
+
+/// The state of a create or delete task.
+struct task {
+  std::string infrastructure_id;
+  std::string request_id;
+  task_status status = task_status::in_progress;
+  /// Set when `status` is `failed`.
+  std::optional<failure_details> failure;
+  /// Output values of the template (complete creates).
+  boost::json::object outputs;
+};
+
+/// Infrastructure that `find` matched.
+struct found {
+  std::string infrastructure_id;
+  boost::json::object outputs;
+};
+
+/// The one interface in front of every infrastructure backend (the
+/// simulated cloud, an external Ignition driver over HTTP). Calls may block
+/// (network): they run on blocking workers or HTTP threads, never on a CAF
+/// scheduler thread. Implementations are thread-safe.
+class driver {
+public:
+  virtual ~driver() = default;
+
+  /// Starts creating infrastructure; answers at once with its ids.
+  virtual result<accepted> create(const create_request& req) = 0;
+
+  /// Returns the state of the task `request_id` on `infrastructure_id`.
+  virtual result<task> get_task(const std::string& infrastructure_id,
+                                const std::string& request_id,
+                                const deployment_location& loc) = 0;
+
+  /// Starts deleting infrastructure; answers at once with its ids.
+  virtual result<accepted> remove(const std::string& infrastructure_id,
+                                  const deployment_location& loc) = 0;
+
+  /// Finds infrastructure that exists, is not deleted, and whose
+  /// `resourceName` system property equals `instance_name`; `nullopt` when
+  /// none does.
+  virtual result<std::optional<found>>
+  find(const std::string& template_text, const std::string& template_type,
+       const std::string& instance_name, const deployment_location& loc) = 0;
+};
+
+} // namespace stepwise::infra
