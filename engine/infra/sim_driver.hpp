@@ -1,0 +1,119 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+#include "engine/clock.hpp"
+#include "engine/infra/driver.hpp"
+#include "engine/infra/sim_template.hpp"
+
+namespace stepwise::infra {
+
+/// Configures the simulated cloud. Every random choice comes from one RNG
+/// seeded with `seed`: the same calls in the same order give the same ids,
+/// latencies and failures.
+struct sim_config {
+  uint64_t seed = 1;
+  /// A task's latency is drawn uniformly from [min_latency, max_latency]
+  /// unless its template sets `latency_ms`.
+  duration min_latency = std::chrono::seconds(2);
+  duration max_latency = std::chrono::seconds(10);
+  /// Share of tasks, in [0, 1], that end FAILED (INFRASTRUCTURE_ERROR or
+  /// INSUFFICIENT_CAPACITY).
+  double failure_rate = 0.0;
+  /// Share of calls, in [0, 1], answered with `error_kind::temporary`.
+  double temporary_error_rate = 0.0;
+  /// The deployment locations that exist; empty: every non-empty name.
+  std::set<std::string> locations;
+  /// Locations that exist but cannot be reached (until `set_reachable`).
+  std::set<std::string> unreachable;
+};
+
+/// A simulated cloud behind the driver interface, for demos, tests and
+/// benchmarks: no I/O, all state in memory (lost with the process), time
+/// from the engine's clock (virtual in tests). Thread-safe: one mutex.
+///
+/// Semantics beyond the interface:
+/// - `create` with a `requestId` system property seen before answers the
+///   ids of that first create (a step retried after a crash creates once).
+/// - Infrastructure *exists* once its create task is COMPLETE and is
+///   *deleted* once a delete task is COMPLETE; `remove` and `find` treat
+///   deleted infrastructure as absent. Calls naming infrastructure in
+///   another location than it was created in answer `not_found`.
+/// - A `remove` while a delete is in progress answers that delete's ids.
+class sim_driver : public driver {
+public:
+  sim_driver(sim_config cfg, std::shared_ptr<const stepwise::clock> clk);
+
+  // -- driver methods ---------------------------------------------------------
+
+  result<accepted> create(const create_request& req) override;
+
+  result<task> get_task(const std::string& infrastructure_id,
+                        const std::string& request_id,
+                        const deployment_location& loc) override;
+
+  result<accepted> remove(const std::string& infrastructure_id,
+                          const deployment_location& loc) override;
+
+  result<std::optional<found>>
+  find(const std::string& template_text, const std::string& template_type,
+       const std::string& instance_name,
+       const deployment_location& loc) override;
+
+  // -- controls for tests and demos -------------------------------------------
+
+  /// Makes the next `calls` driver calls fail with `kind`.
+  void inject(error_kind kind, int32_t calls);
+
+  /// Makes `location` reachable again, or unreachable.
+  void set_reachable(const std::string& location, bool reachable);
+
+  /// Returns whether the infrastructure exists and is not deleted.
+  bool exists(const std::string& infrastructure_id) const;
+
+  /// Returns how many distinct creates were accepted.
+  size_t creates() const;
+
+private:
+  struct sim_task {
+    std::string infrastructure_id;
+    time_point due;
+    std::optional<failure_details> failure;
+  };
+
+  struct sim_infra {
+    std::string resource_name;
+    std::string location;
+    std::string create_request;
+    std::string delete_request;
+    boost::json::object outputs;
+  };
+
+  // Callers hold mtx_.
+  std::optional<error> refuse_call();
+  std::optional<error> refuse_location(const deployment_location& loc) const;
+  std::string fresh_id(const char* prefix);
+  time_point draw_due(const std::optional<duration>& latency);
+  std::optional<failure_details> draw_failure();
+  task_status status_of(const sim_task& t, time_point now) const;
+  bool live(const sim_infra& x, time_point now) const;
+
+  sim_config cfg_;
+  std::shared_ptr<const stepwise::clock> clock_;
+  mutable std::mutex mtx_;
+  std::mt19937_64 rng_;
+  error_kind injected_kind_ = error_kind::temporary;
+  int32_t injected_calls_ = 0;
+  std::unordered_map<std::string, sim_infra> infra_;
+  std::unordered_map<std::string, sim_task> tasks_;
+  /// Accepted creates by their `requestId` system property.
+  std::unordered_map<std::string, accepted> by_request_key_;
+};
+
+} // namespace stepwise::infra
