@@ -1,0 +1,38 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "engine/infra/driver.hpp"
+#include "engine/outcome.hpp"
+#include "engine/step_context.hpp"
+
+namespace stepwise::workflows {
+
+/// Helpers shared by the infrastructure workflows' steps.
+
+/// Returns the string at `key` of `obj`, empty when absent or not a string.
+std::string string_at(const boost::json::object& obj, std::string_view key);
+
+/// Maps a refused create or delete call to an outcome: a temporary error or
+/// an unreachable location is retried (paced and bounded by the step's
+/// policy); anything else fails the step with the error's kind and message.
+outcome refused(std::string_view call, const infra::error& err);
+
+/// Starts a create for `resource_name` with the step's idempotency key as
+/// `requestId`, so that a step run again after a crash creates nothing new.
+/// On success stores `{"infrastructure_id", "request_id"}` under `data_key`.
+/// Does nothing when `data_key` is already set (the create was accepted).
+outcome create_once(infra::driver& drv, step_context& ctx, const std::string& data_key,
+                    std::string template_text, std::string template_type,
+                    const std::string& resource_name, boost::json::object properties,
+                    infra::deployment_location loc);
+
+/// Starts deleting the infrastructure whose ids are under `ids_key`; stores
+/// the delete task's ids under `data_key`, or `{"already_gone": true}` when
+/// the driver knows no such infrastructure. Does nothing when there are no
+/// ids (nothing was created) or `data_key` is already set.
+outcome remove_once(infra::driver& drv, step_context& ctx, const std::string& ids_key,
+                    const std::string& data_key, const infra::deployment_location& loc);
+
+} // namespace stepwise::workflows

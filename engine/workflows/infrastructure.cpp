@@ -1,0 +1,34 @@
+#include "engine/workflows/infrastructure.hpp"
+
+#include "engine/errc.hpp"
+#include "engine/workflows/build_and_launch.hpp"
+#include "engine/workflows/deprovision_runtime.hpp"
+#include "engine/workflows/infrastructure_task.hpp"
+#include "engine/workflows/provision_runtime.hpp"
+
+namespace stepwise::workflows {
+
+retry_policy infrastructure_deps::default_call_policy() {
+  retry_policy p;
+  p.initial_interval = std::chrono::seconds(2);
+  p.max_interval = std::chrono::seconds(60);
+  p.max_attempts = 10;
+  p.jitter = 0.2;
+  return p;
+}
+
+caf::expected<void> add_infrastructure_workflows(registry& reg, infrastructure_deps deps) {
+  if (!deps.driver)
+    return make_error(errc::invalid_definition,
+                      "infrastructure workflows need a driver");
+  if (!deps.read_operation)
+    return make_error(errc::invalid_definition,
+                      "deprovision_runtime needs a function that reads operations");
+  for (auto wf : {infrastructure_task(deps), provision_runtime(deps),
+                  deprovision_runtime(deps), build_and_launch(deps)})
+    if (auto res = reg.add(std::move(wf)); !res)
+      return res;
+  return {};
+}
+
+} // namespace stepwise::workflows

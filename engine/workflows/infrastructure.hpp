@@ -1,0 +1,51 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <caf/expected.hpp>
+
+#include "engine/infra/driver.hpp"
+#include "engine/infra/monitor.hpp"
+#include "engine/operation.hpp"
+#include "engine/registry.hpp"
+#include "engine/retry_policy.hpp"
+
+namespace stepwise::workflows {
+
+/// Reads a stored operation by id, unmasked (the server wires it to the
+/// store). Runs on a step worker, so it may block.
+using read_operation_fn
+  = std::function<caf::expected<std::optional<operation>>(const std::string& id)>;
+
+/// Runs one best-effort cleanup task of `deprovision_runtime` (`"release_dns"`,
+/// `"remove_monitoring"`); the default records it as done in the data.
+using cleanup_fn = std::function<outcome(const std::string& task, step_context& ctx)>;
+
+/// What the infrastructure workflows run against. Shared by every operation:
+/// the driver must be thread-safe (all drivers are).
+struct infrastructure_deps {
+  std::shared_ptr<infra::driver> driver;
+  /// Needed by `deprovision_runtime` only.
+  read_operation_fn read_operation;
+  infra::monitor_options monitor;
+  /// Bounds the retries of create and delete calls that the driver refuses
+  /// for now (temporary error, unreachable location).
+  retry_policy calls = default_call_policy();
+  cleanup_fn cleanup;
+
+  static retry_policy default_call_policy();
+};
+
+/// Registers `infrastructure_task`, `provision_runtime`,
+/// `deprovision_runtime` and `build_and_launch` (each version 1).
+[[nodiscard]] caf::expected<void> add_infrastructure_workflows(registry& reg,
+                                                               infrastructure_deps deps);
+
+/// The JSON pointer of deployment location properties (credentials):
+/// declared secret by every infrastructure workflow.
+inline constexpr const char* location_secret = "/deployment_location/properties";
+
+} // namespace stepwise::workflows

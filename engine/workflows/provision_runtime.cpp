@@ -1,0 +1,68 @@
+#include "engine/workflows/provision_runtime.hpp"
+
+#include "engine/infra/task_json.hpp"
+#include "engine/workflows/infra_steps.hpp"
+
+namespace stepwise::workflows {
+
+namespace {
+
+outcome validate(step_context& ctx) {
+  auto& in = ctx.input();
+  if (string_at(in, "name").empty())
+    return fail("invalid input: \"name\" must be a non-empty string");
+  if (!infra::location_from_json(in.if_contains("deployment_location")))
+    return fail("invalid input: \"deployment_location\" must be an object with a "
+                "non-empty string \"name\"");
+  if (string_at(in, "template").empty())
+    return fail("invalid input: \"template\" must be a non-empty string");
+  if (auto t = in.if_contains("template_type"); t != nullptr && !t->is_string())
+    return fail("invalid input: \"template_type\" must be a string");
+  if (auto p = in.if_contains("properties"); p != nullptr && !p->is_object())
+    return fail("invalid input: \"properties\" must be an object");
+  return done();
+}
+
+outcome record_runtime(step_context& ctx) {
+  auto& in = ctx.input();
+  auto ids = infra::ids_from_json(ctx.data().if_contains("infrastructure"));
+  if (!ids)
+    return fail("no infrastructure was recorded");
+  boost::json::object runtime;
+  runtime["name"] = string_at(in, "name");
+  runtime["infrastructure_id"] = ids->infrastructure_id;
+  runtime["location"] = infra::location_from_json(in.if_contains("deployment_location"))->name;
+  if (auto out = ctx.data().if_contains("outputs"))
+    runtime["outputs"] = *out;
+  runtime["provisioned_at"] = format_time(ctx.now());
+  ctx.data()["runtime"] = std::move(runtime);
+  return done();
+}
+
+} // namespace
+
+workflow provision_runtime(const infrastructure_deps& deps) {
+  auto drv = deps.driver;
+  auto create = [drv](step_context& ctx) {
+    auto& in = ctx.input();
+    boost::json::object props;
+    if (auto p = in.if_contains("properties"); p != nullptr && p->is_object())
+      props = p->get_object();
+    return create_once(*drv, ctx, "infrastructure", string_at(in, "template"),
+                       string_at(in, "template_type"), string_at(in, "name"),
+                       std::move(props),
+                       *infra::location_from_json(in.if_contains("deployment_location")));
+  };
+  infra::monitor_source src;
+  src.task_key = "infrastructure";
+  src.outputs_key = "outputs";
+  workflow wf("provision_runtime", 1);
+  wf.step(10, make_step("validate", validate))
+    .step(20, make_step("create_infrastructure", create).with_policy(deps.calls))
+    .step(30, infra::make_monitor_step("await_infrastructure", drv, deps.monitor, src))
+    .step(40, make_step("record_runtime", record_runtime))
+    .secret(location_secret);
+  return wf;
+}
+
+} // namespace stepwise::workflows
