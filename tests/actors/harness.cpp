@@ -5,12 +5,13 @@
 namespace stepwise::test {
 
 harness::harness(registry reg, std::shared_ptr<memory_store> st,
-                 engine_config ec) {
+                 engine_config ec, std::shared_ptr<virtual_clock> clock) {
   tune_actor_system(cfg);
   cfg.set("scheduler.max-threads", 2);
   cfg.set("logger.console", caf::atom("none"));
   sys = std::make_unique<caf::actor_system>(cfg);
-  clk = std::make_shared<virtual_clock>(from_micros(1'800'000'000'000'000));
+  clk = clock ? std::move(clock)
+              : std::make_shared<virtual_clock>(from_micros(1'800'000'000'000'000));
   store = st ? st : std::make_shared<memory_store>();
   ec.clock = clk;
   ec.step_workers = 4;

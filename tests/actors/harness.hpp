@@ -29,8 +29,10 @@ struct harness {
   std::unique_ptr<caf::scoped_actor> events;
   std::vector<event> seen;
 
+  /// `clock`: share one virtual clock between harnesses (a restart) or with
+  /// components built before the engine (a driver); a new one when null.
   explicit harness(registry reg, std::shared_ptr<memory_store> st = nullptr,
-                   engine_config ec = {});
+                   engine_config ec = {}, std::shared_ptr<virtual_clock> clock = nullptr);
 
   ~harness();
 
