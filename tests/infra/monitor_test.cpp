@@ -125,7 +125,7 @@ TEST_CASE("monitor: temporary errors and an unreachable location poll again",
   auto drv = std::make_shared<sim_driver>(sim_config{}, clk);
   harness h{watching(drv), nullptr, {}, clk};
   auto input = create(*drv, "outputs.ip: 10.0.0.9\nlatency_ms: 0");
-  drv->inject(error_kind::temporary, 2);
+  drv->inject(error_kind::temporary, 1);
   auto id = h.start("watch", input);
   CHECK(await_retry(h, id, 1) == 1s);
   CHECK(h.eng.get(id)->steps[0].last_error.find("temporary") != std::string::npos);
