@@ -69,6 +69,8 @@ struct step_result {
   time_point finished_at;
   boost::json::object data;
   transient_map transient;
+  /// Events the step asked to append (`step_context::emit`).
+  std::vector<emitted_event> emitted;
 };
 
 /// Worker -> operation actor: (step_done, generation, result).

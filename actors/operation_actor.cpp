@@ -69,7 +69,7 @@ void execute(self_ptr self, next_action act) {
       st.gen += 1;
       st.step_running = true;
       st.core->stats.steps_started.fetch_add(1, std::memory_order_relaxed);
-      if (def.timeout)
+      if (def.timeout && !act.compensate)
         arm(self, now + *def.timeout,
             caf::make_message(step_timeout_atom::value, st.gen));
       step_context ctx{st.op.id,   def.name, act.attempt,
@@ -78,12 +78,15 @@ void execute(self_ptr self, next_action act) {
       st.transient = {};
       run_step(*st.core->step_pool, st.wf, act.step, std::move(ctx),
                caf::actor_cast<caf::actor>(self), st.gen,
-               act.due.time_since_epoch().count() > 0 ? std::min(act.due, now) : now);
+               act.due.time_since_epoch().count() > 0 ? std::min(act.due, now) : now,
+               act.compensate);
       return;
     }
     case next_action::kind::wait:
       st.gen += 1;
-      if (act.due - now >= st.core->cfg.passivate_after && st.transient.empty()) {
+      // Only plain waits passivate: a compensation's retry stays armed here.
+      if (!act.compensate && act.due - now >= st.core->cfg.passivate_after
+          && st.transient.empty()) {
         // Long wait: hand the wake-up time to the engine and stop. A
         // deadline earlier than the wake-up wakes it earlier.
         auto due = act.due;
@@ -151,6 +154,34 @@ void on_ack(self_ptr self, write_status status) {
     execute(self, act);
 }
 
+// The events a step emitted, ready for the log: they precede the events of
+// the attempt's result, and secrets in their strings are masked.
+std::vector<event> emitted_events(operation_state& st,
+                                  std::vector<emitted_event>& emitted,
+                                  time_point now) {
+  auto secrets = secret_strings(*st.op.input, st.wf->secrets(), st.transient);
+  auto idx = st.op.state == op_state::compensating
+               ? progress::compensation_cursor(st.op, *st.wf)
+               : st.op.cursor();
+  std::vector<event> out;
+  out.reserve(emitted.size());
+  for (auto& x : emitted) {
+    event e;
+    e.time = now;
+    e.operation_id = st.op.id;
+    e.type = x.type;
+    if (idx < st.op.steps.size()) {
+      e.step = st.op.steps[idx].name;
+      e.attempt = st.op.steps[idx].attempts;
+    }
+    e.state = std::string{to_string(st.op.state)};
+    e.extra = std::move(x.extra);
+    scrub_json(e.extra, secrets);
+    out.emplace_back(std::move(e));
+  }
+  return out;
+}
+
 void on_step_done(self_ptr self, step_done& msg) {
   auto& st = self->state;
   if (msg.generation != st.gen || !st.step_running)
@@ -175,9 +206,14 @@ void on_step_done(self_ptr self, step_done& msg) {
   // by a hair, and a record must not go back in time.
   auto now = std::max(r.finished_at, st.op.updated_at);
   std::vector<event> events;
-  auto idx = st.op.cursor();
-  auto act = progress::apply_result(st.op, *st.wf, idx, r.result, r.skipped,
-                                    r.took, now, unit_random(st), events);
+  if (!r.emitted.empty())
+    events = emitted_events(st, r.emitted, now);
+  auto act = st.op.state == op_state::compensating
+               ? progress::apply_compensation(st.op, *st.wf, r.result, r.took,
+                                              now, unit_random(st), events)
+               : progress::apply_result(st.op, *st.wf, st.op.cursor(), r.result,
+                                        r.skipped, r.took, now,
+                                        unit_random(st), events);
   persist(self, std::move(events), act);
 }
 
@@ -267,13 +303,14 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
       self->state.core->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
       when_idle(self, [=] {
         auto& st = self->state;
-        if (is_terminal(st.op.state))
+        // Compensations run to the end: the deadline does not cut them short.
+        if (is_terminal(st.op.state) || st.op.state == op_state::compensating)
           return;
         st.gen += 1;
         st.step_running = false;
         std::vector<event> events;
-        progress::expire(st.op, st.core->clk->now(), events);
-        persist(self, std::move(events), {next_action::kind::finish, 0, 0, {}});
+        auto act = progress::expire(st.op, *st.wf, st.core->clk->now(), events);
+        persist(self, std::move(events), act);
       });
     },
     [=](passivate_ok_atom, uint64_t gen) {
@@ -307,9 +344,9 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
         st.gen += 1;
         st.step_running = false;
         std::vector<event> events;
-        progress::cancel(st.op, st.core->clk->now(), events);
+        auto act = progress::cancel(st.op, *st.wf, st.core->clk->now(), events);
         st.on_commit.push_back(rp);
-        persist(self, std::move(events), {next_action::kind::finish, 0, 0, {}});
+        persist(self, std::move(events), act);
       });
       return rp;
     },

@@ -67,6 +67,11 @@ struct step_record {
   std::optional<time_point> next_attempt_at;
   int64_t duration_ms = 0;
   std::string last_error;
+  /// The step's compensation (sagas): `pending` until it starts, then
+  /// `running`, `waiting` (a retry is due at `next_attempt_at`),
+  /// `succeeded` or `failed`.
+  step_state compensation = step_state::pending;
+  int32_t compensation_attempts = 0;
 };
 
 /// One run of a workflow, as stored.

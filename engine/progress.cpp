@@ -1,39 +1,16 @@
 #include "engine/progress.hpp"
 
+#include "engine/progress_detail.hpp"
+
 #include <string>
 
 namespace stepwise::progress {
 
 namespace {
 
-void emit(std::vector<event>& out, const operation& op, event_type type,
-          time_point now, const step_record* rec = nullptr,
-          std::string error = {}) {
-  event e;
-  e.time = now;
-  e.operation_id = op.id;
-  e.type = type;
-  if (rec) {
-    e.step = rec->name;
-    e.attempt = rec->attempts;
-  }
-  e.state = std::string{to_string(op.state)};
-  e.error = std::move(error);
-  out.emplace_back(std::move(e));
-}
-
-next_action finish(operation& op, op_state st, std::string error,
-                   time_point now, std::vector<event>& out) {
-  op.state = st;
-  op.error = std::move(error);
-  op.wake_at.reset();
-  op.updated_at = now;
-  auto type = st == op_state::succeeded ? event_type::operation_succeeded
-              : st == op_state::canceled ? event_type::operation_canceled
-                                         : event_type::operation_failed;
-  emit(out, op, type, now, nullptr, op.error);
-  return {next_action::kind::finish, 0, 0, {}};
-}
+using detail::emit;
+using detail::finish;
+using detail::policy_delay;
 
 next_action start_attempt(operation& op, size_t idx, time_point now,
                           std::vector<event>& out) {
@@ -78,8 +55,8 @@ next_action give_up(operation& op, const workflow& wf, size_t idx,
   rec.state = step_state::failed;
   op.updated_at = now;
   emit(out, op, event_type::step_failed, now, &rec, error);
-  return finish(op, op_state::failed, "step '" + rec.name + "': " + error, now,
-                out);
+  return detail::unwind(op, wf, op_state::failed,
+                        "step '" + rec.name + "': " + error, now, out);
 }
 
 // Schedules another attempt after `delay` if the policy allows it.
@@ -102,19 +79,13 @@ next_action try_again(operation& op, const workflow& wf, size_t idx,
   return act;
 }
 
-duration policy_delay(const step_def& def, int32_t attempt, double rnd) {
-  static const retry_policy fallback;
-  return (def.policy ? *def.policy : fallback).backoff(attempt, rnd);
-}
 
 } // namespace
 
 next_action begin_next(operation& op, const workflow& wf, time_point now,
                        std::vector<event>& out) {
-  if (op.deadline && now >= *op.deadline) {
-    expire(op, now, out);
-    return {next_action::kind::finish, 0, 0, {}};
-  }
+  if (op.deadline && now >= *op.deadline)
+    return expire(op, wf, now, out);
   auto idx = op.cursor();
   if (idx >= op.steps.size())
     return finish(op, op_state::succeeded, {}, now, out);
@@ -178,13 +149,13 @@ next_action apply_timeout(operation& op, const workflow& wf, size_t idx,
 
 next_action wake(operation& op, const workflow& wf, time_point now,
                  std::vector<event>& out) {
+  if (op.state == op_state::compensating)
+    return detail::next_compensation(op, wf, now, out);
   auto idx = op.cursor();
   if (op.state != op_state::waiting || idx >= op.steps.size())
     return {};
-  if (op.deadline && now >= *op.deadline) {
-    expire(op, now, out);
-    return {next_action::kind::finish, 0, 0, {}};
-  }
+  if (op.deadline && now >= *op.deadline)
+    return expire(op, wf, now, out);
   auto& rec = op.steps[idx];
   if (wf.steps()[idx].sleep) {
     rec.state = step_state::succeeded;
@@ -201,6 +172,8 @@ next_action wake(operation& op, const workflow& wf, time_point now,
 
 next_action recover(operation& op, const workflow& wf, time_point now,
                     std::vector<event>& out) {
+  if (op.state == op_state::compensating)
+    return detail::recover_compensation(op, wf, now, out);
   auto idx = op.cursor();
   if (op.state == op_state::waiting && idx < op.steps.size()
       && op.steps[idx].state == step_state::waiting
@@ -230,19 +203,31 @@ step_record* stop_current(operation& op, const char* why) {
 
 } // namespace
 
-void cancel(operation& op, time_point now, std::vector<event>& out) {
+next_action cancel(operation& op, const workflow& wf, time_point now,
+                   std::vector<event>& out) {
   stop_current(op, "canceled");
-  finish(op, op_state::canceled, {}, now, out);
+  return detail::unwind(op, wf, op_state::canceled, {}, now, out);
 }
 
-void expire(operation& op, time_point now, std::vector<event>& out) {
+next_action expire(operation& op, const workflow& wf, time_point now,
+                   std::vector<event>& out) {
   if (auto* rec = stop_current(op, "deadline exceeded"))
     emit(out, op, event_type::step_failed, now, rec, rec->last_error);
-  finish(op, op_state::failed, "deadline exceeded", now, out);
+  return detail::unwind(op, wf, op_state::failed, "deadline exceeded", now,
+                        out);
 }
 
 next_action resume(operation& op, const workflow& wf, time_point now,
                    std::vector<event>& out) {
+  // Steps whose compensation ran were undone: they run again.
+  for (auto& rec : op.steps) {
+    if (rec.compensation == step_state::pending)
+      continue;
+    step_record fresh;
+    fresh.name = std::move(rec.name);
+    fresh.weight = rec.weight;
+    rec = std::move(fresh);
+  }
   auto idx = op.cursor();
   if (idx < op.steps.size()) {
     // A fresh retry budget: attempts and elapsed time count anew.

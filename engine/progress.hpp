@@ -28,6 +28,8 @@ struct next_action {
   size_t step = 0;
   int32_t attempt = 0;
   time_point due;
+  /// With `run_step` and `wait`: the step's compensation, not its body.
+  bool compensate = false;
 };
 
 /// The transitions of an operation: pure functions of (operation, input,
@@ -60,11 +62,25 @@ next_action wake(operation& op, const workflow& wf, time_point now,
 next_action recover(operation& op, const workflow& wf, time_point now,
                     std::vector<event>& out);
 
-/// Cancels the operation (the caller checked `can_cancel`).
-void cancel(operation& op, time_point now, std::vector<event>& out);
+/// Cancels the operation (the caller checked `can_cancel`); a saga first
+/// runs its compensations.
+next_action cancel(operation& op, const workflow& wf, time_point now,
+                   std::vector<event>& out);
 
-/// Fails the operation because its deadline passed.
-void expire(operation& op, time_point now, std::vector<event>& out);
+/// Fails the operation because its deadline passed; a saga first runs its
+/// compensations (which the deadline does not cut short).
+next_action expire(operation& op, const workflow& wf, time_point now,
+                   std::vector<event>& out);
+
+/// Applies the result of the running compensation (state `compensating`).
+next_action apply_compensation(operation& op, const workflow& wf,
+                               const outcome& result, duration took,
+                               time_point now, double unit_random,
+                               std::vector<event>& out);
+
+/// Returns the index of the step whose compensation runs or is due next,
+/// or `op.steps.size()` when none is left.
+size_t compensation_cursor(const operation& op, const workflow& wf);
 
 /// Resumes a failed operation at its failed step (completed steps are
 /// never run again).

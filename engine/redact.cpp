@@ -66,4 +66,26 @@ std::string scrub(std::string text, const std::vector<std::string>& secrets) {
   return text;
 }
 
+namespace {
+
+void scrub_value(boost::json::value& v, const std::vector<std::string>& secrets) {
+  if (auto* s = v.if_string()) {
+    *s = scrub(std::string{s->data(), s->size()}, secrets);
+  } else if (auto* o = v.if_object()) {
+    scrub_json(*o, secrets);
+  } else if (auto* a = v.if_array()) {
+    for (auto& x : *a)
+      scrub_value(x, secrets);
+  }
+}
+
+} // namespace
+
+void scrub_json(boost::json::object& x, const std::vector<std::string>& secrets) {
+  if (secrets.empty())
+    return;
+  for (auto& kv : x)
+    scrub_value(kv.value(), secrets);
+}
+
 } // namespace stepwise

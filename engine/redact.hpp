@@ -28,4 +28,7 @@ std::vector<std::string> secret_strings(const boost::json::object& input,
 /// so that no error message carries a secret.
 std::string scrub(std::string text, const std::vector<std::string>& secrets);
 
+/// Scrubs every string value inside `x` (at any depth) in place.
+void scrub_json(boost::json::object& x, const std::vector<std::string>& secrets);
+
 } // namespace stepwise

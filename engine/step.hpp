@@ -35,6 +35,11 @@ struct step_def {
   bool best_effort = false;
   /// Set for a durable sleep: the step completes `sleep` after it starts.
   std::optional<duration> sleep;
+  /// Undoes the step (a saga): when a later step fails the operation, or
+  /// the operation is canceled, the compensations of the steps that
+  /// succeeded run in reverse order. Retried per `policy` (attempts only);
+  /// `timeout` and `condition` do not apply to it.
+  step_fn compensate;
 
   // -- fluent setters ---------------------------------------------------------
 
@@ -50,6 +55,11 @@ struct step_def {
 
   step_def& when(step_condition c) {
     condition = std::move(c);
+    return *this;
+  }
+
+  step_def& with_compensation(step_fn fn) {
+    compensate = std::move(fn);
     return *this;
   }
 

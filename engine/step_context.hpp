@@ -3,9 +3,11 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <boost/json.hpp>
 
+#include "engine/event.hpp"
 #include "engine/time.hpp"
 
 namespace stepwise {
@@ -22,6 +24,13 @@ struct transient_value {
 
 /// Transient data of one operation, by key.
 using transient_map = std::map<std::string, transient_value>;
+
+/// An event a step asks to append to the log (e.g.
+/// `infrastructure_task_completed`), with its type-specific fields.
+struct emitted_event {
+  event_type type = event_type::infrastructure_task_completed;
+  boost::json::object extra;
+};
 
 /// What a step sees when it runs. Owned by the worker for the duration of
 /// one attempt; the operation actor does not touch it meanwhile.
@@ -90,6 +99,14 @@ public:
   /// Returns the engine's current time (virtual in tests).
   time_point now() const;
 
+  /// Appends an event to the operation's log in the same commit as this
+  /// attempt's result, so it is recorded exactly once per attempt whose
+  /// result is recorded (an attempt cut off by a crash or a timeout
+  /// records nothing). String values equal to a secret are masked.
+  void emit(event_type type, boost::json::object extra) {
+    emitted_.push_back({type, std::move(extra)});
+  }
+
   // -- handing state back to the engine -------------------------------------
 
   boost::json::object take_data() {
@@ -100,6 +117,10 @@ public:
     return std::move(transient_);
   }
 
+  std::vector<emitted_event> take_emitted() {
+    return std::move(emitted_);
+  }
+
 private:
   std::string operation_id_;
   std::string step_name_;
@@ -107,6 +128,7 @@ private:
   std::shared_ptr<const boost::json::object> input_;
   boost::json::object data_;
   transient_map transient_;
+  std::vector<emitted_event> emitted_;
   const stepwise::clock* clock_;
 };
 

@@ -47,6 +47,10 @@ boost::json::object to_json(const step_record& s) {
   out["next_attempt_at"] = time_or_null(s.next_attempt_at);
   out["duration_ms"] = s.duration_ms;
   out["last_error"] = string_or_null(s.last_error);
+  // Sagas only: null until the step's compensation starts.
+  out["compensation"] = s.compensation == step_state::pending
+                          ? boost::json::value(nullptr)
+                          : boost::json::value(to_string(s.compensation));
   return out;
 }
 
@@ -109,6 +113,7 @@ boost::json::object to_json(const workflow& wf) {
     step["timeout_ms"] = s.timeout ? boost::json::value(millis(*s.timeout))
                                    : boost::json::value(nullptr);
     step["best_effort"] = s.best_effort;
+    step["compensable"] = static_cast<bool>(s.compensate);
     step["conditional"] = s.condition.has_value();
     step["retry_policy"] = s.policy ? boost::json::value(policy_json(*s.policy))
                                     : boost::json::value(nullptr);

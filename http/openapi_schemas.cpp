@@ -20,7 +20,7 @@ const char* openapi_components() {
     "StepState": {"type": "string", "enum": ["pending", "running", "waiting", "succeeded", "failed", "skipped", "incomplete"]},
     "StepRecord": {
       "type": "object",
-      "required": ["name", "weight", "state", "attempts", "first_attempt_at", "last_attempt_at", "next_attempt_at", "duration_ms", "last_error"],
+      "required": ["name", "weight", "state", "attempts", "first_attempt_at", "last_attempt_at", "next_attempt_at", "duration_ms", "last_error", "compensation"],
       "properties": {
         "name": {"type": "string"}, "weight": {"type": "integer"},
         "state": {"$ref": "#/components/schemas/StepState"},
@@ -29,7 +29,8 @@ const char* openapi_components() {
         "last_attempt_at": {"type": "string", "format": "date-time", "nullable": true},
         "next_attempt_at": {"type": "string", "format": "date-time", "nullable": true},
         "duration_ms": {"type": "integer"},
-        "last_error": {"type": "string", "nullable": true}}
+        "last_error": {"type": "string", "nullable": true},
+        "compensation": {"type": "string", "enum": ["running", "waiting", "succeeded", "failed"], "nullable": true, "description": "Sagas: the state of the step's compensation; null until it starts."}}
     },
     "Operation": {
       "type": "object",
@@ -90,13 +91,14 @@ const char* openapi_components() {
     },
     "WorkflowStep": {
       "type": "object",
-      "required": ["name", "weight", "kind", "sleep_ms", "timeout_ms", "best_effort", "conditional", "retry_policy"],
+      "required": ["name", "weight", "kind", "sleep_ms", "timeout_ms", "best_effort", "conditional", "compensable", "retry_policy"],
       "properties": {
         "name": {"type": "string"}, "weight": {"type": "integer"},
         "kind": {"type": "string", "enum": ["run", "sleep"]},
         "sleep_ms": {"type": "integer", "nullable": true},
         "timeout_ms": {"type": "integer", "nullable": true},
         "best_effort": {"type": "boolean"}, "conditional": {"type": "boolean"},
+        "compensable": {"type": "boolean", "description": "The step has a compensation (sagas)."},
         "retry_policy": {"$ref": "#/components/schemas/RetryPolicy"}}
     },
     "Workflow": {

@@ -50,18 +50,28 @@ caf::expected<step_record> decode_step(const json::value& v, size_t index) {
   if (obj == nullptr)
     return bad_step(index, "not an object");
   step_record rec;
-  std::string state;
-  std::optional<int64_t> weight, attempts, first, last, next, duration;
+  std::string state, compensation;
+  std::optional<int64_t> weight, attempts, first, last, next, duration,
+    compensation_attempts;
   if (!read_string(*obj, "n", rec.name) || !read_string(*obj, "s", state)
       || !read_string(*obj, "e", rec.last_error)
       || !read_int(*obj, "w", weight) || !read_int(*obj, "a", attempts)
       || !read_int(*obj, "fa", first) || !read_int(*obj, "la", last)
-      || !read_int(*obj, "na", next) || !read_int(*obj, "d", duration))
+      || !read_int(*obj, "na", next) || !read_int(*obj, "d", duration)
+      || !read_string(*obj, "c", compensation)
+      || !read_int(*obj, "ca", compensation_attempts))
     return bad_step(index, "a member has the wrong type");
   auto parsed = parse_step_state(state);
   if (!parsed)
     return bad_step(index, "unknown state '" + state + "'");
   rec.state = *parsed;
+  if (!compensation.empty()) {
+    auto comp = parse_step_state(compensation);
+    if (!comp)
+      return bad_step(index, "unknown compensation state '" + compensation + "'");
+    rec.compensation = *comp;
+  }
+  rec.compensation_attempts = static_cast<int32_t>(compensation_attempts.value_or(0));
   rec.weight = static_cast<int32_t>(weight.value_or(0));
   rec.attempts = static_cast<int32_t>(attempts.value_or(0));
   rec.first_attempt_at = decode_time(first);
@@ -167,6 +177,13 @@ void encode_steps(std::string& out, const std::vector<step_record>& steps) {
       out += ",\"e\":";
       json_text::append_string(out, s.last_error);
     }
+    if (s.compensation != step_state::pending) {
+      out += ",\"c\":\"";
+      out += to_string(s.compensation);
+      out += '"';
+    }
+    if (s.compensation_attempts != 0)
+      member("ca", s.compensation_attempts);
     out += '}';
   }
   out += ']';

@@ -26,8 +26,9 @@ namespace stepwise::codec {
 /// Returns `steps` as compact JSON text: an array of objects with short
 /// keys, since every checkpoint rewrites them: `n` name, `w` weight, `s`
 /// state, `a` attempts, `fa`/`la`/`na` first/last/next attempt time (us),
-/// `d` duration_ms, `e` last_error. Zero counts, absent times and empty
-/// errors are left out.
+/// `d` duration_ms, `e` last_error, `c`/`ca` compensation state/attempts.
+/// Zero counts, absent times, empty errors and a pending compensation are
+/// left out.
 std::string encode_steps(const std::vector<step_record>& steps);
 
 /// Appends what `encode_steps` returns to `out` (reusing its capacity).

@@ -20,6 +20,8 @@ TEST_CASE("steps round-trip through their JSON text", "[storage][codec]") {
      from_micros(1'795'333'200'123'456), 0, ""},
     {"", 0, step_state::incomplete, 0, std::nullopt, std::nullopt,
      std::nullopt, 0, ""},
+    {"image", 5, step_state::succeeded, 1, std::nullopt, std::nullopt,
+     from_micros(9), 0, "busy", step_state::waiting, 3},
   };
   auto text = codec::encode_steps(steps);
   // Compact: no whitespace between tokens.
@@ -42,7 +44,11 @@ TEST_CASE("steps round-trip through their JSON text", "[storage][codec]") {
     CHECK(g.next_attempt_at == w.next_attempt_at);
     CHECK(g.duration_ms == w.duration_ms);
     CHECK(g.last_error == w.last_error);
+    CHECK(g.compensation == w.compensation);
+    CHECK(g.compensation_attempts == w.compensation_attempts);
   }
+  // A step that never compensated stores no compensation members.
+  CHECK(codec::encode_steps({steps[0]}).find("\"c") == std::string::npos);
   CHECK(codec::encode_steps({}) == "[]");
   auto none = codec::decode_steps("[]");
   REQUIRE(none);

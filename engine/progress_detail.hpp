@@ -1,0 +1,45 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/event.hpp"
+#include "engine/operation.hpp"
+#include "engine/progress.hpp"
+#include "engine/workflow.hpp"
+
+/// Pieces shared by the transition files (progress.cpp, compensation.cpp);
+/// not part of the engine's interface.
+namespace stepwise::progress::detail {
+
+/// `op.error` while a canceled saga compensates: the operation ends
+/// `canceled` rather than `failed` once its compensations are done.
+inline constexpr std::string_view canceled_marker = "canceled";
+
+/// Appends an event of `type` about `op` (and step `rec`, if given).
+void emit(std::vector<event>& out, const operation& op, event_type type,
+          time_point now, const step_record* rec = nullptr,
+          std::string error = {});
+
+/// Ends the operation in `st` with its terminal event.
+next_action finish(operation& op, op_state st, std::string error,
+                   time_point now, std::vector<event>& out);
+
+/// Returns the delay before attempt `attempt + 1` per the step's policy.
+duration policy_delay(const step_def& def, int32_t attempt, double rnd);
+
+/// The operation cannot go on: ends it in `final_state`, or first runs the
+/// compensations of its succeeded steps when it has any.
+next_action unwind(operation& op, const workflow& wf, op_state final_state,
+                   std::string error, time_point now, std::vector<event>& out);
+
+/// Starts the next compensation, or ends the operation when none is left.
+next_action next_compensation(operation& op, const workflow& wf,
+                              time_point now, std::vector<event>& out);
+
+/// Returns how to continue a compensating operation after a restart.
+next_action recover_compensation(operation& op, const workflow& wf,
+                                 time_point now, std::vector<event>& out);
+
+} // namespace stepwise::progress::detail
