@@ -36,8 +36,14 @@ public:
     });
     port_ = svr_.bind_to_any_port("127.0.0.1");
     REQUIRE(port_ > 0);
-    // The socket listens from here on: connections queue until accepted.
-    thread_ = std::thread([this] { svr_.listen_after_bind(); });
+    thread_ = std::thread([this] {
+      svr_.listen_after_bind();
+      listen_returned_ = true;
+    });
+    // `stop` is a no-op until httplib runs its accept loop (0.11 has no
+    // wait_until_ready()): wait for it, so that a stub stopped at once stops.
+    while (!svr_.is_running() && !listen_returned_)
+      std::this_thread::yield();
   }
 
   ~ignition_stub() {
@@ -93,6 +99,7 @@ private:
   std::promise<void> promise_;
   std::shared_future<void> gate_;
   bool released_ = false;
+  std::atomic<bool> listen_returned_{false};
 };
 
 std::shared_ptr<http::client_driver> make_client(const std::string& url,
