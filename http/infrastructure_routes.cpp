@@ -91,11 +91,14 @@ void monitor(const router& r, infrastructure_context& ctx, request& rq,
   if (!started
       && code_of(started.error()) != static_cast<uint8_t>(errc::idempotency_conflict)) {
     auto e = from_engine(started.error());
+    // A start that timed out may still complete; anything else did not.
+    bool maybe = e.code == "timeout";
     auto msg = std::string(kind) + " request '" + a.request_id
                + "' for infrastructure '" + a.infrastructure_id
-               + "' was accepted by the driver, but its monitor could not be "
-                 "started ("
-               + e.message + "): the task is not monitored";
+               + "' was accepted by the driver, but its monitor "
+               + (maybe ? "was not confirmed in time (" : "could not be started (")
+               + e.message + "): the task "
+               + (maybe ? "may not be monitored" : "is not monitored");
     if (ctx.warn)
       ctx.warn(msg);
     r.write(rq.raw.path, res,
