@@ -156,9 +156,25 @@ const boost::json::value& openapi_document() {
        "Durable workflow engine. Errors are {\"error\":{\"code\",\"message\"}}. "
        "Any method a path does not serve is 405 with Allow. Times are RFC "
        "3339 UTC with milliseconds. Unknown body fields and query parameters "
-       "are rejected (400)."}};
-    d["paths"] = boost::json::parse(openapi_paths());
-    d["components"] = boost::json::parse(openapi_components());
+       "are rejected (400). The Infrastructure API (/api/infrastructure/*, "
+       "mounted when a driver is configured) follows Ignition instead: errors "
+       "are {\"localizedMessage\", \"status\"} and unknown fields are "
+       "ignored."}};
+    auto paths = boost::json::parse(openapi_paths()).as_object();
+    auto infra_paths = boost::json::parse(openapi_infrastructure_paths());
+    for (auto& kv : infra_paths.as_object())
+      paths[kv.key()] = kv.value();
+    auto components = boost::json::parse(openapi_components()).as_object();
+    auto merge = [&](const char* section, const char* text) {
+      auto& into = components[section].as_object();
+      auto extra = boost::json::parse(text);
+      for (auto& kv : extra.as_object())
+        into[kv.key()] = kv.value();
+    };
+    merge("schemas", openapi_infrastructure_schemas());
+    merge("responses", openapi_infrastructure_responses());
+    d["paths"] = std::move(paths);
+    d["components"] = std::move(components);
     return boost::json::value(std::move(d));
   }();
   return doc;

@@ -15,4 +15,10 @@ const char* openapi_paths();
 /// Returns the `components` object of the document as JSON text.
 const char* openapi_components();
 
+/// Returns the Infrastructure API's paths, schemas and shared responses
+/// (merged into the document above) as JSON text.
+const char* openapi_infrastructure_paths();
+const char* openapi_infrastructure_schemas();
+const char* openapi_infrastructure_responses();
+
 } // namespace stepwise::http

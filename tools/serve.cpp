@@ -12,7 +12,9 @@
 #include "engine/engine.hpp"
 #include "engine/errc.hpp"
 #include "engine/workflows/demo.hpp"
+#include "http/infrastructure_routes.hpp"
 #include "http/server.hpp"
+#include "tools/make_driver.hpp"
 
 namespace stepwise::tools {
 
@@ -87,8 +89,19 @@ int run_serve(const serve_options& opts) {
                               + std::to_string(res.status));
     };
   http::server srv{sys, *eng, scfg};
-  // Mount /api/infrastructure/* here (the Infrastructure API issue):
-  //   add_infrastructure_routes(srv.routes(), ...);
+  if (auto drv = make_driver(opts); !drv) {
+    log(log_level::warn, "the Infrastructure API is not mounted: "
+                           + message_of(drv.error()));
+  } else {
+    http::infrastructure_context ictx;
+    ictx.eng = *eng;
+    ictx.driver = std::move(*drv);
+    ictx.max_json_depth = scfg.lim.max_json_depth;
+    ictx.warn = [](const std::string& msg) { log(log_level::warn, msg); };
+    http::add_infrastructure_routes(srv.routes(), std::move(ictx));
+    log(log_level::info, std::string("Infrastructure API on /api/infrastructure (driver ")
+                           + (opts.driver == "sim" ? "sim" : "HTTP") + ")");
+  }
   auto port = srv.bind();
   if (!port) {
     log(log_level::error, message_of(port.error()));

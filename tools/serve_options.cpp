@@ -94,6 +94,45 @@ std::optional<std::string> set_workflows(serve_options& o, const std::string& v)
   return std::nullopt;
 }
 
+std::optional<std::string> set_driver(serve_options& o, const std::string& v) {
+  // The URL is not quoted back: it may carry credentials.
+  if (v != "sim" && v.rfind("http://", 0) != 0 && v.rfind("https://", 0) != 0)
+    return std::string("must be sim or http[s]://HOST[:PORT][/PREFIX]");
+  o.driver = v;
+  return std::nullopt;
+}
+
+std::optional<std::string> set_sim_latency(serve_options& o, const std::string& v) {
+  auto colon = v.find(':');
+  auto lo = to_size(v.substr(0, colon));
+  auto hi = colon == std::string::npos ? lo : to_size(v.substr(colon + 1));
+  constexpr size_t max_ms = 3600 * 1000;
+  if (!lo || !hi || *lo > *hi || *hi > max_ms)
+    return "must be MIN or MIN:MAX milliseconds (0 to " + std::to_string(max_ms)
+           + ", MIN <= MAX), not '" + v + "'";
+  o.sim_latency_min_ms = static_cast<int64_t>(*lo);
+  o.sim_latency_max_ms = static_cast<int64_t>(*hi);
+  return std::nullopt;
+}
+
+std::optional<std::string> set_sim_failure_rate(serve_options& o,
+                                                const std::string& v) {
+  char* end = nullptr;
+  auto x = v.empty() ? -1.0 : std::strtod(v.c_str(), &end);
+  if (v.empty() || end != v.c_str() + v.size() || !(x >= 0.0 && x <= 1.0))
+    return "must be a number from 0 to 1, not '" + v + "'";
+  o.sim_failure_rate = x;
+  return std::nullopt;
+}
+
+std::optional<std::string> set_sim_seed(serve_options& o, const std::string& v) {
+  auto n = to_size(v);
+  if (!n)
+    return "must be an integer from 0 to 999999999999, not '" + v + "'";
+  o.sim_seed = static_cast<uint64_t>(*n);
+  return std::nullopt;
+}
+
 struct option_spec {
   const char* name;
   const char* env;
@@ -117,6 +156,23 @@ const option_spec specs[] = {
    "built-in workflows to register: demo (default), bench (the steps, retry "
    "and timers workloads of stepwise-bench --via http), or demo,bench",
    set_workflows},
+  {"driver", "STEPWISE_DRIVER", "sim|URL",
+   "infrastructure driver behind /api/infrastructure: sim (default, the "
+   "simulated cloud) or the http[s]://HOST[:PORT][/PREFIX] of an external "
+   "driver serving the Ignition Infrastructure API (PREFIX defaults to "
+   "/api/infrastructure)",
+   set_driver},
+  {"sim-latency-ms", "STEPWISE_SIM_LATENCY_MS", "MIN[:MAX]",
+   "simulated cloud: how long each task takes, uniformly from MIN to MAX "
+   "milliseconds (default 100:1000)",
+   set_sim_latency},
+  {"sim-failure-rate", "STEPWISE_SIM_FAILURE_RATE", "R",
+   "simulated cloud: probability from 0 to 1 that a task fails (default 0)",
+   set_sim_failure_rate},
+  {"sim-seed", "STEPWISE_SIM_SEED", "S",
+   "simulated cloud: seed of its random choices; the same seed replays the "
+   "same run (default 1)",
+   set_sim_seed},
   {"http-threads", "STEPWISE_HTTP_THREADS", "N",
    "HTTP worker threads (default 64); each open keep-alive connection, long "
    "poll and event stream holds one",

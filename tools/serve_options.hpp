@@ -34,6 +34,17 @@ struct serve_options {
   int64_t io_timeout_s = 10;
   /// Built-in workflow sets to register: `demo`, `bench`.
   std::vector<std::string> workflow_sets{"demo"};
+  /// The infrastructure driver behind `/api/infrastructure`: `sim` (the
+  /// simulated cloud) or the `http[s]://` URL of an external driver that
+  /// serves the Ignition Infrastructure API.
+  std::string driver = "sim";
+  /// Simulated cloud: each task takes from `sim_latency_min_ms` to
+  /// `sim_latency_max_ms`, fails with probability `sim_failure_rate`, and
+  /// every random choice follows `sim_seed` (same seed, same run).
+  int64_t sim_latency_min_ms = 100;
+  int64_t sim_latency_max_ms = 1000;
+  double sim_failure_rate = 0.0;
+  uint64_t sim_seed = 1;
   bool help = false;
 
   /// Returns the host part of `listen`.

@@ -12,6 +12,8 @@
 #include <catch2/catch.hpp>
 
 #include "engine/workflows/demo.hpp"
+#include "http/infrastructure_routes.hpp"
+#include "tests/http/fake_driver.hpp"
 
 namespace stepwise::test {
 
@@ -54,6 +56,16 @@ registry test_registry() {
   return reg;
 }
 
+void message_log::add(std::string msg) {
+  std::lock_guard<std::mutex> g{mtx_};
+  items_.push_back(std::move(msg));
+}
+
+std::vector<std::string> message_log::all() const {
+  std::lock_guard<std::mutex> g{mtx_};
+  return items_;
+}
+
 std::string reply::header(const std::string& name) const {
   auto i = headers.find(name);
   return i == headers.end() ? std::string() : i->second;
@@ -83,7 +95,9 @@ reply to_reply(const httplib::Result& r) {
   return out;
 }
 
-http_fixture::http_fixture(http::server_config cfg) : scfg(std::move(cfg)) {
+http_fixture::http_fixture(http::server_config cfg,
+                           std::shared_ptr<infra::driver> drv)
+  : scfg(std::move(cfg)), driver(std::move(drv)) {
   start();
 }
 
@@ -110,10 +124,22 @@ void http_fixture::start() {
   engine_config ec;
   ec.store_uri = "sqlite:" + dir.path + "/stepwise.db";
   ec.step_workers = 4;
-  auto e = engine::launch(*sys, ec, test_registry());
+  auto reg = test_registry();
+  if (driver)
+    REQUIRE(reg.add(stand_in_infrastructure_task()));
+  auto e = engine::launch(*sys, ec, std::move(reg));
   REQUIRE(e);
   eng = *e;
   srv = std::make_unique<http::server>(*sys, eng, scfg);
+  if (driver) {
+    http::infrastructure_context ictx;
+    ictx.eng = eng;
+    ictx.driver = driver;
+    ictx.max_json_depth = scfg.lim.max_json_depth;
+    auto sink = warnings;
+    ictx.warn = [sink](const std::string& msg) { sink->add(msg); };
+    http::add_infrastructure_routes(srv->routes(), std::move(ictx));
+  }
   auto port = srv->bind();
   REQUIRE(port);
   srv->start();

@@ -3,7 +3,9 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include <boost/json.hpp>
 #include <caf/actor_system.hpp>
@@ -11,6 +13,7 @@
 #include <httplib.h>
 
 #include "engine/engine.hpp"
+#include "engine/infra/driver.hpp"
 #include "http/server.hpp"
 
 namespace stepwise::test {
@@ -46,17 +49,34 @@ struct reply {
 /// Returns `r` as a reply (status 0 when the request failed).
 reply to_reply(const httplib::Result& r);
 
+/// Messages that several threads add.
+class message_log {
+public:
+  void add(std::string msg);
+  std::vector<std::string> all() const;
+
+private:
+  mutable std::mutex mtx_;
+  std::vector<std::string> items_;
+};
+
 /// An engine on a temporary SQLite file and the HTTP gateway in front of it
-/// on a free port of 127.0.0.1.
+/// on a free port of 127.0.0.1. With a driver, the gateway also serves
+/// `/api/infrastructure/*` on it and the registry has a stand-in
+/// `infrastructure_task` workflow.
 struct http_fixture {
   temp_dir dir;
   http::server_config scfg;
+  std::shared_ptr<infra::driver> driver;
   std::unique_ptr<caf::actor_system_config> sys_cfg;
   std::unique_ptr<caf::actor_system> sys;
   engine eng;
   std::unique_ptr<http::server> srv;
+  /// What the infrastructure routes warned about (tasks left unmonitored).
+  std::shared_ptr<message_log> warnings = std::make_shared<message_log>();
 
-  explicit http_fixture(http::server_config cfg = default_config());
+  explicit http_fixture(http::server_config cfg = default_config(),
+                        std::shared_ptr<infra::driver> drv = nullptr);
   ~http_fixture();
 
   static http::server_config default_config();

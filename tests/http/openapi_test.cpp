@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "http/openapi.hpp"
+#include "tests/http/fake_driver.hpp"
 #include "tests/http/fixture.hpp"
 
 using namespace stepwise;
@@ -133,7 +134,8 @@ void check_documented(const validator& val, const json::value& doc,
 
 TEST_CASE("the OpenAPI document is served and lists exactly our routes",
           "[http][openapi]") {
-  http_fixture fx;
+  // With a driver, so that the Infrastructure API is mounted too.
+  http_fixture fx{http_fixture::default_config(), std::make_shared<fake_driver>()};
   auto r = fx.get("/api/v1/openapi.json");
   REQUIRE(r.status == 200);
   CHECK(r.json == http::openapi_document());
@@ -153,7 +155,13 @@ TEST_CASE("the OpenAPI document is served and lists exactly our routes",
 }
 
 TEST_CASE("every documented route answers as documented", "[http][openapi]") {
-  http_fixture fx;
+  auto drv = std::make_shared<fake_driver>();
+  infra::task failed{"i1", "r1", infra::task_status::failed,
+                     infra::failure_details{infra::failure_code::infrastructure_error, "x"},
+                     {}};
+  drv->set_task(failed);
+  drv->set_found(infra::found{"i1", {{"ip", "10.0.0.1"}}});
+  http_fixture fx{http_fixture::default_config(), drv};
   auto& doc = http::openapi_document();
   validator val{doc};
   auto quick = fx.start_op("quick");
@@ -200,9 +208,18 @@ TEST_CASE("every documented route answers as documented", "[http][openapi]") {
       } else if (method == "get") {
         r = to_reply(c->Get(target));
       } else {
-        auto body = path == "/api/v1/operations"
-                      ? R"({"workflow":"quick","input":{"x":1}})"
-                      : "";
+        std::string loc = R"("deploymentLocation":{"name":"l","properties":{}})";
+        std::string body
+          = path == "/api/v1/operations" ? R"({"workflow":"quick","input":{"x":1}})"
+            : path == "/api/infrastructure/create"
+              ? "{" + loc + R"(,"template":"t","templateType":"TOSCA"})"
+            : path == "/api/infrastructure/delete"
+              ? R"({"infrastructureId":"i1",)" + loc + "}"
+            : path == "/api/infrastructure/query"
+              ? R"({"infrastructureId":"i1","requestId":"r1",)" + loc + "}"
+            : path == "/api/infrastructure/find"
+              ? R"({"instanceName":"n","template":"t","templateType":"T",)" + loc + "}"
+              : "";
         r = to_reply(c->Post(target, body, "application/json"));
       }
       CHECK(r.status / 100 == 2);
@@ -212,7 +229,8 @@ TEST_CASE("every documented route answers as documented", "[http][openapi]") {
 }
 
 TEST_CASE("documented error answers match the Error schema", "[http][openapi]") {
-  http_fixture fx;
+  auto drv = std::make_shared<fake_driver>();
+  http_fixture fx{http_fixture::default_config(), drv};
   auto& doc = http::openapi_document();
   validator val{doc};
   auto ops = std::string("/api/v1/operations");
@@ -236,4 +254,14 @@ TEST_CASE("documented error answers match the Error schema", "[http][openapi]") 
                    fx.get("/api/v1/workflows/none"));
   check_documented(val, doc, "/api/v1/events", "get",
                    fx.get("/api/v1/events?wait=100"));
+  auto create = std::string("/api/infrastructure/create");
+  auto good = R"({"deploymentLocation":{"name":"l"},"template":"t","templateType":"T"})";
+  check_documented(val, doc, create, "post", fx.post(create, "{"));
+  check_documented(val, doc, create, "post", fx.post(create, good, "text/plain"));
+  check_documented(val, doc, create, "post", fx.post(create, std::string(2 << 20, ' ')));
+  check_documented(val, doc, create, "post", to_reply(c->Get(create)));
+  drv->fail_with(infra::error{infra::error_kind::temporary, "busy"});
+  check_documented(val, doc, create, "post", fx.post(create, good));
+  drv->fail_with(infra::error{infra::error_kind::infrastructure_error, "broken"});
+  check_documented(val, doc, create, "post", fx.post(create, good));
 }

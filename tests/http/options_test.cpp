@@ -5,6 +5,8 @@
 
 #include "engine/errc.hpp"
 #include "tests/http/fixture.hpp"
+#include "http/infra_client_driver.hpp"
+#include "tools/make_driver.hpp"
 #include "tools/serve_options.hpp"
 #include "tools/table.hpp"
 
@@ -98,4 +100,63 @@ TEST_CASE("tables pad columns", "[cli]") {
   t.add({"\xc3\xa9", "2"});
   CHECK(t.render() == "A    LONGER\nxyz  1\n\xc3\xa9    2\n");
   CHECK(cell("abcdefghij", 6) == "abc...");
+}
+
+TEST_CASE("the infrastructure driver options parse and check their values",
+          "[cli][infra]") {
+  auto o = parse_serve_options({}, fake_env({}));
+  REQUIRE(o);
+  CHECK(o->driver == "sim");
+  CHECK(o->sim_latency_min_ms <= o->sim_latency_max_ms);
+  CHECK(o->sim_failure_rate == 0.0);
+  o = parse_serve_options({"--driver", "http://10.0.0.5:8294", "--sim-latency-ms=5:50",
+                           "--sim-failure-rate", "0.25", "--sim-seed", "7"},
+                          fake_env({}));
+  REQUIRE(o);
+  CHECK(o->driver == "http://10.0.0.5:8294");
+  CHECK(o->sim_latency_min_ms == 5);
+  CHECK(o->sim_latency_max_ms == 50);
+  CHECK(o->sim_failure_rate == 0.25);
+  CHECK(o->sim_seed == 7);
+  o = parse_serve_options({}, fake_env({{"STEPWISE_DRIVER", "https://vim/api"},
+                                        {"STEPWISE_SIM_LATENCY_MS", "30"},
+                                        {"STEPWISE_SIM_FAILURE_RATE", "1"},
+                                        {"STEPWISE_SIM_SEED", "0"}}));
+  REQUIRE(o);
+  CHECK(o->driver == "https://vim/api");
+  CHECK(o->sim_latency_min_ms == 30);
+  CHECK(o->sim_latency_max_ms == 30);
+  CHECK(o->sim_failure_rate == 1.0);
+  CHECK(o->sim_seed == 0);
+  for (auto bad : std::vector<std::vector<std::string>>{
+         {"--driver", "ftp://x"}, {"--driver", "simulated"},
+         {"--sim-latency-ms", "50:5"}, {"--sim-latency-ms", "a"},
+         {"--sim-latency-ms", "5:"}, {"--sim-failure-rate", "1.5"},
+         {"--sim-failure-rate", "-0.1"}, {"--sim-failure-rate", "0.5x"},
+         {"--sim-failure-rate", "nan"}, {"--sim-seed", "-1"}}) {
+    INFO(bad[0] << " " << bad[1]);
+    auto r = parse_serve_options(bad, fake_env({}));
+    REQUIRE_FALSE(r);
+    CHECK_THAT(message_of(r.error()), Catch::Contains(bad[0]));
+  }
+  // A driver URL may carry credentials: it is not quoted back.
+  auto r = parse_serve_options({"--driver", "xyz://u:hunter2@h"}, fake_env({}));
+  REQUIRE_FALSE(r);
+  CHECK(message_of(r.error()).find("hunter2") == std::string::npos);
+  auto help = serve_help();
+  for (auto flag : {"--driver", "--sim-latency-ms", "--sim-failure-rate",
+                    "--sim-seed", "STEPWISE_DRIVER", "STEPWISE_SIM_SEED"})
+    CHECK_THAT(help, Catch::Contains(flag));
+}
+
+TEST_CASE("make_driver builds the HTTP client for a URL", "[cli][infra]") {
+  serve_options o;
+  o.driver = "http://127.0.0.1:1/api/infrastructure";
+  auto d = make_driver(o);
+  REQUIRE(d);
+  CHECK(dynamic_cast<http::client_driver*>(d->get()) != nullptr);
+  o.driver = "http://u:hunter2@127.0.0.1:1/";
+  auto bad = make_driver(o);
+  REQUIRE_FALSE(bad);
+  CHECK(message_of(bad.error()).find("hunter2") == std::string::npos);
 }

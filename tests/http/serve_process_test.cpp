@@ -184,3 +184,27 @@ TEST_CASE("a store password never reaches the output", "[http][process]") {
   CHECK(out.find("topsecret") == std::string::npos);
   CHECK(out.find("ann:***@") != std::string::npos);
 }
+
+TEST_CASE("stepwise serve --driver URL mounts the Infrastructure API",
+          "[http][process][infra]") {
+  temp_dir dir;
+  // Port 1 refuses connections: every driver call is a temporary error.
+  child srv({binary(), "serve", "--listen", "127.0.0.1:0", "--store",
+             "sqlite:" + dir.path + "/sw.db", "--driver",
+             "http://127.0.0.1:1/api/infrastructure"});
+  auto port = srv.await_port(std::chrono::seconds(20));
+  INFO(srv.err);
+  REQUIRE(port > 0);
+  httplib::Client c("127.0.0.1", port);
+  auto r = to_reply(c.Post("/api/infrastructure/find",
+                           R"({"deploymentLocation":{"name":"l"},"template":"t",)"
+                           R"("templateType":"T","instanceName":"n"})",
+                           "application/json"));
+  INFO(r.body);
+  CHECK(r.status == 503);
+  CHECK(r.json.at("status") == 503);
+  CHECK(r.json.at("localizedMessage").is_string());
+  auto get = to_reply(c.Get("/api/infrastructure/create"));
+  CHECK(get.status == 405);
+  CHECK(get.json.at("status") == 405);
+}

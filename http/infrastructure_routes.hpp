@@ -1,0 +1,43 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "engine/engine.hpp"
+#include "engine/infra/driver.hpp"
+#include "http/router.hpp"
+
+namespace stepwise::http {
+
+/// The workflow started for every accepted create or delete: it polls the
+/// driver until the task is COMPLETE or FAILED. Its input is
+/// `{infrastructure_id, request_id, deployment_location: {name, type,
+/// properties}, kind: "create"|"delete"}`; it must declare
+/// `/deployment_location/properties` secret.
+inline constexpr const char* infrastructure_task_workflow = "infrastructure_task";
+
+/// Returns the idempotency key of the monitor of `request_id`: one monitor
+/// per driver request, however often the request is answered.
+std::string infrastructure_task_key(const std::string& request_id);
+
+/// What the Infrastructure API routes need.
+struct infrastructure_context {
+  /// Starts the monitors (a handle: cheap to copy).
+  stepwise::engine eng;
+  /// Serves create, delete, query and find. Its calls block, and run on the
+  /// HTTP worker that serves the request (never on a CAF thread).
+  std::shared_ptr<infra::driver> driver;
+  size_t max_json_depth = 32;
+  /// Told (may be empty) when the driver accepted a task whose monitor could
+  /// not be started: an operator must know. Never given secrets.
+  std::function<void(const std::string&)> warn;
+};
+
+/// Mounts `POST /api/infrastructure/create|delete|query|find` as
+/// `shared/specs/vim_infrastructure.yaml` describes them, and makes every
+/// error under `/api/infrastructure/` (the router's 404, 405, 413, 415
+/// included) use the spec's body `{"localizedMessage": "...", "status": N}`.
+void add_infrastructure_routes(router& r, infrastructure_context ctx);
+
+} // namespace stepwise::http

@@ -1,0 +1,120 @@
+#include "tests/http/fake_driver.hpp"
+
+#include "engine/step.hpp"
+
+namespace stepwise::test {
+
+void fake_driver::fail_with(std::optional<infra::error> e) {
+  std::lock_guard<std::mutex> g{mtx_};
+  error_ = std::move(e);
+}
+
+void fake_driver::set_accepted(infra::accepted a) {
+  std::lock_guard<std::mutex> g{mtx_};
+  accepted_ = std::move(a);
+}
+
+void fake_driver::set_task(infra::task t) {
+  std::lock_guard<std::mutex> g{mtx_};
+  task_ = std::move(t);
+}
+
+void fake_driver::set_found(std::optional<infra::found> f) {
+  std::lock_guard<std::mutex> g{mtx_};
+  found_ = std::move(f);
+}
+
+fake_driver::counts fake_driver::calls() const {
+  std::lock_guard<std::mutex> g{mtx_};
+  return calls_;
+}
+
+infra::create_request fake_driver::last_create() const {
+  std::lock_guard<std::mutex> g{mtx_};
+  return last_create_;
+}
+
+infra::deployment_location fake_driver::last_location() const {
+  std::lock_guard<std::mutex> g{mtx_};
+  return last_location_;
+}
+
+std::string fake_driver::last_infrastructure_id() const {
+  std::lock_guard<std::mutex> g{mtx_};
+  return last_infrastructure_id_;
+}
+
+std::string fake_driver::last_request_id() const {
+  std::lock_guard<std::mutex> g{mtx_};
+  return last_request_id_;
+}
+
+std::string fake_driver::last_instance_name() const {
+  std::lock_guard<std::mutex> g{mtx_};
+  return last_instance_name_;
+}
+
+std::string fake_driver::last_template_type() const {
+  std::lock_guard<std::mutex> g{mtx_};
+  return last_template_type_;
+}
+
+infra::result<infra::accepted>
+fake_driver::create(const infra::create_request& req) {
+  std::lock_guard<std::mutex> g{mtx_};
+  ++calls_.create;
+  last_create_ = req;
+  last_location_ = req.location;
+  if (error_)
+    return *error_;
+  return accepted_;
+}
+
+infra::result<infra::task>
+fake_driver::get_task(const std::string& infrastructure_id,
+                      const std::string& request_id,
+                      const infra::deployment_location& loc) {
+  std::lock_guard<std::mutex> g{mtx_};
+  ++calls_.get_task;
+  last_infrastructure_id_ = infrastructure_id;
+  last_request_id_ = request_id;
+  last_location_ = loc;
+  if (error_)
+    return *error_;
+  return task_;
+}
+
+infra::result<infra::accepted>
+fake_driver::remove(const std::string& infrastructure_id,
+                    const infra::deployment_location& loc) {
+  std::lock_guard<std::mutex> g{mtx_};
+  ++calls_.remove;
+  last_infrastructure_id_ = infrastructure_id;
+  last_location_ = loc;
+  if (error_)
+    return *error_;
+  return accepted_;
+}
+
+infra::result<std::optional<infra::found>>
+fake_driver::find(const std::string&, const std::string& template_type,
+                  const std::string& instance_name,
+                  const infra::deployment_location& loc) {
+  std::lock_guard<std::mutex> g{mtx_};
+  ++calls_.find;
+  last_instance_name_ = instance_name;
+  last_template_type_ = template_type;
+  last_location_ = loc;
+  if (error_)
+    return *error_;
+  return found_;
+}
+
+workflow stand_in_infrastructure_task() {
+  workflow wf("infrastructure_task", 1);
+  wf.step(1, make_step("monitor", [](step_context&) { return done(); }))
+    .secret("/deployment_location/properties");
+  return wf;
+}
+
+} // namespace stepwise::test

@@ -1,0 +1,314 @@
+// The HTTP client driver against an in-test server that plays an Ignition
+// driver: what it sends, and how each answer maps back to a driver result.
+
+#include <atomic>
+#include <future>
+#include <thread>
+
+#include <catch2/catch.hpp>
+#include <httplib.h>
+
+#include "engine/errc.hpp"
+#include "http/infra_client_driver.hpp"
+
+using namespace stepwise;
+namespace json = boost::json;
+
+namespace {
+
+// An Ignition driver that answers every POST with the scripted status and
+// body, and remembers what it was sent.
+class ignition_stub {
+public:
+  ignition_stub() {
+    svr_.Post(".*", [this](const httplib::Request& req, httplib::Response& res) {
+      std::shared_future<void> gate;
+      {
+        std::lock_guard<std::mutex> g{mtx_};
+        paths_.push_back(req.path);
+        bodies_.push_back(req.body);
+        res.status = status_;
+        res.set_content(body_, "application/json");
+        gate = gate_;
+      }
+      if (gate.valid())
+        gate.wait();
+    });
+    port_ = svr_.bind_to_any_port("127.0.0.1");
+    REQUIRE(port_ > 0);
+    thread_ = std::thread([this] {
+      svr_.listen_after_bind();
+      listen_returned_ = true;
+    });
+    // `stop` is a no-op until httplib runs its accept loop (0.11 has no
+    // wait_until_ready()): wait for it, so that a stub stopped at once stops.
+    while (!svr_.is_running() && !listen_returned_)
+      std::this_thread::yield();
+  }
+
+  ~ignition_stub() {
+    release();
+    svr_.stop();
+    thread_.join();
+  }
+
+  void answer(int status, std::string body) {
+    std::lock_guard<std::mutex> g{mtx_};
+    status_ = status;
+    body_ = std::move(body);
+  }
+
+  // Makes answers wait until `release`.
+  void hold() {
+    std::lock_guard<std::mutex> g{mtx_};
+    gate_ = promise_.get_future().share();
+  }
+
+  void release() {
+    std::lock_guard<std::mutex> g{mtx_};
+    if (gate_.valid() && !released_) {
+      released_ = true;
+      promise_.set_value();
+    }
+  }
+
+  std::string url(const std::string& prefix = "") const {
+    return "http://127.0.0.1:" + std::to_string(port_) + prefix;
+  }
+
+  std::vector<std::string> paths() const {
+    std::lock_guard<std::mutex> g{mtx_};
+    return paths_;
+  }
+
+  json::value last_body() const {
+    std::lock_guard<std::mutex> g{mtx_};
+    REQUIRE(!bodies_.empty());
+    return json::parse(bodies_.back());
+  }
+
+private:
+  httplib::Server svr_;
+  std::thread thread_;
+  int port_ = -1;
+  mutable std::mutex mtx_;
+  int status_ = 202;
+  std::string body_;
+  std::vector<std::string> paths_;
+  std::vector<std::string> bodies_;
+  std::promise<void> promise_;
+  std::shared_future<void> gate_;
+  bool released_ = false;
+  std::atomic<bool> listen_returned_{false};
+};
+
+std::shared_ptr<http::client_driver> make_client(const std::string& url,
+                                                 std::chrono::milliseconds read
+                                                 = std::chrono::seconds(10)) {
+  http::client_driver_config cfg;
+  cfg.base_url = url;
+  cfg.read_timeout = read;
+  auto d = http::client_driver::make(cfg);
+  REQUIRE(d);
+  return *d;
+}
+
+infra::deployment_location cloud() {
+  return {"cloud-a", "Openstack", {{"password", "pw-9"}}};
+}
+
+template <class T>
+infra::error error_of(const infra::result<T>& r) {
+  REQUIRE(std::holds_alternative<infra::error>(r));
+  return std::get<infra::error>(r);
+}
+
+} // namespace
+
+TEST_CASE("the client driver sends the spec's requests and reads the answers",
+          "[http][infra][client]") {
+  ignition_stub stub;
+  auto d = make_client(stub.url());
+  CHECK(d->prefix() == "/api/infrastructure");
+  SECTION("create") {
+    stub.answer(202, R"({"infrastructureId":"i1","requestId":"r1"})");
+    infra::create_request req;
+    req.template_text = "t";
+    req.template_type = "TOSCA";
+    req.location = cloud();
+    req.system_properties = {{"resourceName", {{"value", "n1"}, {"type", "string"}}}};
+    auto got = d->create(req);
+    REQUIRE(std::holds_alternative<infra::accepted>(got));
+    CHECK(std::get<infra::accepted>(got).infrastructure_id == "i1");
+    CHECK(std::get<infra::accepted>(got).request_id == "r1");
+    CHECK(stub.paths() == std::vector<std::string>{"/api/infrastructure/create"});
+    auto sent = stub.last_body();
+    CHECK(sent.at("template") == "t");
+    CHECK(sent.at("templateType") == "TOSCA");
+    CHECK(sent.at("systemProperties").at("resourceName").at("value") == "n1");
+    CHECK(sent.at("properties").as_object().empty());
+    CHECK(sent.at("deploymentLocation")
+          == json::parse(R"({"name":"cloud-a","type":"Openstack","properties":{"password":"pw-9"}})"));
+  }
+  SECTION("delete") {
+    stub.answer(202, R"({"infrastructureId":"i1","requestId":"r2"})");
+    auto got = d->remove("i1", cloud());
+    REQUIRE(std::holds_alternative<infra::accepted>(got));
+    CHECK(std::get<infra::accepted>(got).request_id == "r2");
+    CHECK(stub.paths().back() == "/api/infrastructure/delete");
+    CHECK(stub.last_body().at("infrastructureId") == "i1");
+  }
+  SECTION("query") {
+    stub.answer(200, R"({"infrastructureId":"i1","requestId":"r1","status":"FAILED",)"
+                     R"("failureDetails":{"failureCode":"RESOURCE_NOT_FOUND","description":"gone"}})");
+    auto got = d->get_task("i1", "r1", cloud());
+    REQUIRE(std::holds_alternative<infra::task>(got));
+    auto& t = std::get<infra::task>(got);
+    CHECK(t.status == infra::task_status::failed);
+    REQUIRE(t.failure);
+    CHECK(t.failure->code == infra::failure_code::resource_not_found);
+    CHECK(t.failure->description == "gone");
+    CHECK(stub.last_body().at("requestId") == "r1");
+    // Ids the driver leaves out are the ones asked for.
+    stub.answer(200, R"({"status":"COMPLETE","outputs":{"ip":"10.1.1.1"}})");
+    got = d->get_task("i1", "r1", cloud());
+    REQUIRE(std::holds_alternative<infra::task>(got));
+    CHECK(std::get<infra::task>(got).infrastructure_id == "i1");
+    CHECK(std::get<infra::task>(got).request_id == "r1");
+    CHECK(std::get<infra::task>(got).outputs.at("ip") == "10.1.1.1");
+  }
+  SECTION("find") {
+    stub.answer(200, R"({"result":null})");
+    auto got = d->find("t", "TOSCA", "n1", cloud());
+    REQUIRE(std::holds_alternative<std::optional<infra::found>>(got));
+    CHECK_FALSE(std::get<std::optional<infra::found>>(got));
+    CHECK(stub.last_body().at("instanceName") == "n1");
+    stub.answer(200, R"({"result":{"infrastructureId":"i9","outputs":{"a":"b"}}})");
+    got = d->find("t", "TOSCA", "n1", cloud());
+    auto& f = std::get<std::optional<infra::found>>(got);
+    REQUIRE(f);
+    CHECK(f->infrastructure_id == "i9");
+    CHECK(f->outputs.at("a") == "b");
+  }
+}
+
+TEST_CASE("the client driver honours a path prefix", "[http][infra][client]") {
+  ignition_stub stub;
+  auto d = make_client(stub.url("/vim/api/"));
+  CHECK(d->prefix() == "/vim/api");
+  stub.answer(200, R"({"result":null})");
+  REQUIRE(std::holds_alternative<std::optional<infra::found>>(
+    d->find("t", "T", "n", cloud())));
+  CHECK(stub.paths() == std::vector<std::string>{"/vim/api/find"});
+}
+
+TEST_CASE("the client driver maps error answers to driver error kinds",
+          "[http][infra][client]") {
+  ignition_stub stub;
+  auto d = make_client(stub.url());
+  using k = infra::error_kind;
+  auto msg = [](const char* text) {
+    return json::serialize(json::object{{"localizedMessage", text}, {"status", 400}});
+  };
+  infra::create_request req;
+  req.template_text = "t";
+  req.location = cloud();
+  auto create = [&] { return error_of(d->create(req)); };
+  auto remove = [&] { return error_of(d->remove("i1", cloud())); };
+  auto query = [&] { return error_of(d->get_task("i1", "r1", cloud())); };
+  auto find = [&] { return error_of(d->find("t", "T", "n", cloud())); };
+
+  stub.answer(400, msg("Template included in request was invalid"));
+  CHECK(create().kind == k::invalid_template);
+  CHECK(find().kind == k::invalid_template);
+  stub.answer(400, msg("Infrastructure not found with this ID"));
+  CHECK(remove().kind == k::not_found);
+  CHECK(query().kind == k::not_found);
+  stub.answer(400, msg("Infrastructure task not found with this ID"));
+  CHECK(query().kind == k::request_not_found);
+  stub.answer(400, msg("Deployment Location cannot be reached"));
+  CHECK(create().kind == k::unreachable_location);
+  CHECK(remove().kind == k::unreachable_location);
+  CHECK(query().kind == k::unreachable_location);
+  CHECK(find().kind == k::unreachable_location);
+  stub.answer(503, msg("busy, try later"));
+  auto e = query();
+  CHECK(e.kind == k::temporary);
+  CHECK_THAT(e.message, Catch::Contains("busy, try later") && Catch::Contains("503"));
+  stub.answer(500, msg("stack exploded"));
+  e = create();
+  CHECK(e.kind == k::infrastructure_error);
+  CHECK_THAT(e.message, Catch::Contains("stack exploded"));
+  stub.answer(404, "not here");
+  e = find();
+  CHECK(e.kind == k::infrastructure_error);
+  CHECK_THAT(e.message, Catch::Contains("404") && Catch::Contains("not here"));
+  // A success status with a body that is not the spec's is no success.
+  stub.answer(202, R"({"infrastructureId":"i1"})");
+  e = create();
+  CHECK(e.kind == k::infrastructure_error);
+  CHECK_THAT(e.message, Catch::Contains("'requestId'"));
+  stub.answer(200, "not json");
+  CHECK(query().kind == k::infrastructure_error);
+  stub.answer(200, R"({"status":"DONE"})");
+  CHECK(query().kind == k::infrastructure_error);
+}
+
+TEST_CASE("no answer from the driver is a temporary error",
+          "[http][infra][client]") {
+  SECTION("connection refused") {
+    std::string url;
+    {
+      ignition_stub gone;
+      url = gone.url();
+    }
+    auto d = make_client(url);
+    auto e = error_of(d->get_task("i1", "r1", cloud()));
+    CHECK(e.kind == infra::error_kind::temporary);
+    CHECK_THAT(e.message, Catch::Contains("no answer"));
+  }
+  SECTION("read timeout") {
+    ignition_stub slow;
+    slow.answer(200, R"({"status":"COMPLETE"})");
+    slow.hold();
+    auto d = make_client(slow.url(), std::chrono::milliseconds(200));
+    auto e = error_of(d->get_task("i1", "r1", cloud()));
+    CHECK(e.kind == infra::error_kind::temporary);
+    slow.release();
+    // The pool dropped the timed-out connection: the next call works.
+    auto got = d->get_task("i1", "r1", cloud());
+    CHECK(std::holds_alternative<infra::task>(got));
+  }
+}
+
+TEST_CASE("the client driver serves concurrent calls", "[http][infra][client]") {
+  ignition_stub stub;
+  stub.answer(202, R"({"infrastructureId":"i1","requestId":"r1"})");
+  auto d = make_client(stub.url());
+  std::atomic<int> ok{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 6; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 20; ++i)
+        if (std::holds_alternative<infra::accepted>(d->remove("i1", cloud())))
+          ++ok;
+    });
+  for (auto& t : threads)
+    t.join();
+  CHECK(ok == 120);
+  CHECK(stub.paths().size() == 120);
+}
+
+TEST_CASE("the client driver refuses bad URLs without quoting them",
+          "[http][infra][client]") {
+  for (auto url : {"ftp://host/x", "http://", "http://user:hunter2@host:1/",
+                   "host:8080", "http://h:1/p?q=1"}) {
+    INFO(url);
+    http::client_driver_config cfg;
+    cfg.base_url = url;
+    auto d = http::client_driver::make(cfg);
+    REQUIRE_FALSE(d);
+    auto text = message_of(d.error());
+    CHECK(text.find("hunter2") == std::string::npos);
+  }
+}

@@ -1,0 +1,20 @@
+#pragma once
+
+#include <memory>
+
+#include <caf/expected.hpp>
+
+#include "engine/infra/driver.hpp"
+#include "tools/serve_options.hpp"
+
+namespace stepwise::tools {
+
+/// Returns the infrastructure driver `opts.driver` selects: the HTTP client
+/// of an external Ignition driver for a URL, the simulated cloud (configured
+/// by the `sim_*` options) for `sim`. Fails with a message that never quotes
+/// the URL (it may carry credentials); `stepwise serve` then runs without
+/// the Infrastructure API.
+[[nodiscard]] caf::expected<std::shared_ptr<infra::driver>>
+make_driver(const serve_options& opts);
+
+} // namespace stepwise::tools
