@@ -1,12 +1,13 @@
 #include "tools/make_driver.hpp"
 
 #include "engine/errc.hpp"
+#include "engine/infra/sim_driver.hpp"
 #include "http/infra_client_driver.hpp"
 
 namespace stepwise::tools {
 
 caf::expected<std::shared_ptr<infra::driver>>
-make_driver(const serve_options& opts) {
+make_driver(const serve_options& opts, std::shared_ptr<const clock> clk) {
   if (opts.driver != "sim") {
     http::client_driver_config cfg;
     cfg.base_url = opts.driver;
@@ -15,10 +16,13 @@ make_driver(const serve_options& opts) {
       return d.error();
     return std::shared_ptr<infra::driver>(std::move(*d));
   }
-  // The simulated cloud (engine/infra/sim_driver) is built on another
-  // branch; it is constructed here from opts.sim_* once merged.
-  return make_error(errc::invalid_argument,
-                    "the sim driver is not built in; use --driver URL");
+  infra::sim_config cfg;
+  cfg.seed = opts.sim_seed;
+  cfg.min_latency = std::chrono::milliseconds(opts.sim_latency_min_ms);
+  cfg.max_latency = std::chrono::milliseconds(opts.sim_latency_max_ms);
+  cfg.failure_rate = opts.sim_failure_rate;
+  return std::shared_ptr<infra::driver>(
+    std::make_shared<infra::sim_driver>(std::move(cfg), std::move(clk)));
 }
 
 } // namespace stepwise::tools

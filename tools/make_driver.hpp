@@ -4,6 +4,7 @@
 
 #include <caf/expected.hpp>
 
+#include "engine/clock.hpp"
 #include "engine/infra/driver.hpp"
 #include "tools/serve_options.hpp"
 
@@ -14,7 +15,8 @@ namespace stepwise::tools {
 /// by the `sim_*` options) for `sim`. Fails with a message that never quotes
 /// the URL (it may carry credentials); `stepwise serve` then runs without
 /// the Infrastructure API.
+/// The simulated cloud reads time from `clk` (the engine's clock).
 [[nodiscard]] caf::expected<std::shared_ptr<infra::driver>>
-make_driver(const serve_options& opts);
+make_driver(const serve_options& opts, std::shared_ptr<const clock> clk);
 
 } // namespace stepwise::tools

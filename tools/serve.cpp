@@ -11,7 +11,10 @@
 #include "bench/workloads.hpp"
 #include "engine/engine.hpp"
 #include "engine/errc.hpp"
+#include "actors/real_clock.hpp"
 #include "engine/workflows/demo.hpp"
+#include "engine/workflows/infrastructure.hpp"
+#include "storage/open_store.hpp"
 #include "http/infrastructure_routes.hpp"
 #include "http/server.hpp"
 #include "tools/make_driver.hpp"
@@ -35,9 +38,20 @@ std::string url_of(const std::string& host, int port) {
   return "http://" + h + ":" + std::to_string(port);
 }
 
-// Every workflow the server offers. Add new definitions here.
-caf::expected<registry> make_registry(const std::vector<std::string>& sets) {
+// Every workflow the server offers. Add new definitions here. The
+// infrastructure workflows come with a driver.
+caf::expected<registry> make_registry(const std::vector<std::string>& sets,
+                                      std::shared_ptr<infra::driver> drv,
+                                      store_ptr st) {
   registry reg;
+  if (drv) {
+    workflows::infrastructure_deps deps;
+    deps.driver = std::move(drv);
+    // Unmasked on purpose: deprovisioning needs the location's credentials.
+    deps.read_operation = [st](const std::string& id) { return st->load(id); };
+    if (auto ok = workflows::add_infrastructure_workflows(reg, std::move(deps)); !ok)
+      return ok.error();
+  }
   for (auto& set : sets) {
     if (set == "demo") {
       if (auto ok = reg.add(workflows::demo()); !ok)
@@ -64,13 +78,22 @@ int run_serve(const serve_options& opts) {
   if (opts.scheduler_threads > 0)
     cfg.set("scheduler.max-threads", opts.scheduler_threads);
   caf::actor_system sys{cfg};
-  auto reg = make_registry(opts.workflow_sets);
+  auto ecfg = opts.engine_config();
+  if (!ecfg.clock)
+    ecfg.clock = std::make_shared<real_clock>(sys);
+  log(log_level::info, "opening store " + redact_uri(opts.store));
+  auto st = open_store(opts.store);
+  if (!st) {
+    log(log_level::error, "cannot open the store: " + message_of(st.error()));
+    return 1;
+  }
+  auto drv = make_driver(opts, ecfg.clock);
+  auto reg = make_registry(opts.workflow_sets, drv ? *drv : nullptr, *st);
   if (!reg) {
     log(log_level::error, "invalid workflow definition: " + message_of(reg.error()));
     return 1;
   }
-  log(log_level::info, "opening store " + redact_uri(opts.store));
-  auto eng = engine::launch(sys, opts.engine_config(), std::move(*reg));
+  auto eng = engine::launch(sys, std::move(ecfg), std::move(*reg), *st);
   if (!eng) {
     // The store's error may quote the URI, password included.
     auto msg = message_of(eng.error());
@@ -89,7 +112,7 @@ int run_serve(const serve_options& opts) {
                               + std::to_string(res.status));
     };
   http::server srv{sys, *eng, scfg};
-  if (auto drv = make_driver(opts); !drv) {
+  if (!drv) {
     log(log_level::warn, "the Infrastructure API is not mounted: "
                            + message_of(drv.error()));
   } else {

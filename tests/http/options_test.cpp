@@ -5,6 +5,8 @@
 
 #include "engine/errc.hpp"
 #include "tests/http/fixture.hpp"
+#include "actors/virtual_clock.hpp"
+#include "engine/infra/sim_driver.hpp"
 #include "http/infra_client_driver.hpp"
 #include "tools/make_driver.hpp"
 #include "tools/serve_options.hpp"
@@ -149,14 +151,37 @@ TEST_CASE("the infrastructure driver options parse and check their values",
     CHECK_THAT(help, Catch::Contains(flag));
 }
 
-TEST_CASE("make_driver builds the HTTP client for a URL", "[cli][infra]") {
+TEST_CASE("make_driver builds the HTTP client for a URL, the sim otherwise",
+          "[cli][infra]") {
   serve_options o;
+  auto clk = std::make_shared<virtual_clock>(from_micros(1'800'000'000'000'000));
+  o.sim_latency_min_ms = o.sim_latency_max_ms = 5000;
+  auto sim = make_driver(o, clk);
+  REQUIRE(sim);
+  REQUIRE(dynamic_cast<infra::sim_driver*>(sim->get()) != nullptr);
+  // The options reach the simulated cloud: the task takes exactly 5 s.
+  infra::create_request req;
+  req.template_text = "outputs.ip: 10.0.0.1";
+  req.template_type = "TOSCA";
+  req.location.name = "here";
+  auto ids = (*sim)->create(req);
+  REQUIRE(std::holds_alternative<infra::accepted>(ids));
+  auto& acc = std::get<infra::accepted>(ids);
+  auto status = [&] {
+    auto t = (*sim)->get_task(acc.infrastructure_id, acc.request_id, req.location);
+    REQUIRE(std::holds_alternative<infra::task>(t));
+    return std::get<infra::task>(t).status;
+  };
+  clk->advance(std::chrono::milliseconds(4999));
+  CHECK(status() == infra::task_status::in_progress);
+  clk->advance(std::chrono::milliseconds(1));
+  CHECK(status() == infra::task_status::complete);
   o.driver = "http://127.0.0.1:1/api/infrastructure";
-  auto d = make_driver(o);
+  auto d = make_driver(o, clk);
   REQUIRE(d);
   CHECK(dynamic_cast<http::client_driver*>(d->get()) != nullptr);
   o.driver = "http://u:hunter2@127.0.0.1:1/";
-  auto bad = make_driver(o);
+  auto bad = make_driver(o, clk);
   REQUIRE_FALSE(bad);
   CHECK(message_of(bad.error()).find("hunter2") == std::string::npos);
 }
