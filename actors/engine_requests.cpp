@@ -126,6 +126,22 @@ void get_from_store(self_ptr self, caf::response_promise rp, const std::string& 
   rp.delegate(self->state.core->reader(), get_atom::value, id);
 }
 
+/// Passes a request on to the operation's actor. The actor quits right after
+/// its terminal write, so a request can reach it just too late: then
+/// `fallback` answers (from the store) instead of an error.
+template <class Atom, class Fallback>
+void ask_actor(self_ptr self, const caf::actor& a, caf::response_promise rp,
+               const std::string& id, Fallback fallback) {
+  self->request(a, caf::infinite, Atom::value, id)
+    .then([=](operation& op) mutable { rp.deliver(std::move(op)); },
+          [=](caf::error& err) mutable {
+            if (err == caf::sec::request_receiver_down)
+              fallback();
+            else
+              rp.deliver(std::move(err));
+          });
+}
+
 /// Cancel or retry an operation that has no actor: wake it if it sleeps,
 /// or load it and decide.
 template <class Atom>
@@ -134,7 +150,11 @@ void command_absent(self_ptr self, caf::response_promise rp, const std::string& 
   if (st.sleepers.contains(id)) {
     engine_wake(self, id);
     engine_route(self, id,
-                 [=](const caf::actor& a) mutable { rp.delegate(a, Atom::value, id); },
+                 [=](const caf::actor& a) mutable {
+                   ask_actor<Atom>(self, a, rp, id, [=]() mutable {
+                     command_absent<Atom>(self, rp, id);
+                   });
+                 },
                  [=]() mutable { get_from_store(self, rp, id); });
     return;
   }
@@ -163,7 +183,11 @@ template <class Atom>
 caf::result<operation> on_command(self_ptr self, const std::string& id) {
   auto rp = self->make_response_promise();
   engine_route(self, id,
-               [=](const caf::actor& a) mutable { rp.delegate(a, Atom::value, id); },
+               [=](const caf::actor& a) mutable {
+                 ask_actor<Atom>(self, a, rp, id, [=]() mutable {
+                   command_absent<Atom>(self, rp, id);
+                 });
+               },
                [=]() mutable { command_absent<Atom>(self, rp, id); });
   return rp;
 }
@@ -177,7 +201,10 @@ caf::message_handler engine_requests(self_ptr self) {
     [=](get_atom, const std::string& id) -> caf::result<operation> {
       auto rp = self->make_response_promise();
       engine_route(self, id,
-                   [=](const caf::actor& a) mutable { rp.delegate(a, get_atom::value, id); },
+                   [=](const caf::actor& a) mutable {
+                     ask_actor<get_atom>(self, a, rp, id,
+                                         [=]() mutable { get_from_store(self, rp, id); });
+                   },
                    [=]() mutable { get_from_store(self, rp, id); });
       return rp;
     },

@@ -369,3 +369,38 @@ TEST_CASE("a store outage delays checkpoints but fails and loses nothing", "[act
   CHECK(runs == 2);
   CHECK(h.eng.ready());
 }
+
+TEST_CASE("get and cancel never fail while operations finish", "[actors]") {
+  // An operation's actor quits right after its terminal write: requests
+  // that reach it just then are answered from the store.
+  auto later = make_step("later", [](step_context& ctx) {
+    return ctx.attempt() == 1 ? retry_after(1s, "later") : done();
+  });
+  engine_config ec;
+  ec.passivate_after = std::chrono::hours(1);
+  harness h{one(workflow("w", 1).step(1, later)), nullptr, ec};
+  std::vector<std::string> ids;
+  for (int i = 0; i < 300; ++i)
+    ids.push_back(h.start("w"));
+  for (auto& id : ids)
+    REQUIRE(h.await(id, event_type::step_retry_scheduled));
+  // Every operation finishes while the requests below reach it.
+  h.clk->advance(1s);
+  size_t errors = 0;
+  for (int round = 0; round < 20; ++round)
+    for (auto& id : ids) {
+      if (!h.eng.get(id))
+        ++errors;
+      auto c = h.eng.cancel(id);
+      if (!c && code_of(c.error()) != static_cast<uint8_t>(errc::invalid_state))
+        ++errors;
+    }
+  CHECK(errors == 0);
+  for (auto& id : ids) {
+    auto op = h.finish(id);
+    CHECK((op.state == op_state::succeeded || op.state == op_state::canceled));
+    CHECK(h.count(id, event_type::operation_succeeded)
+            + h.count(id, event_type::operation_canceled)
+          == 1);
+  }
+}
