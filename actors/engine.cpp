@@ -1,6 +1,9 @@
 #include "engine/engine.hpp"
 
+#include <condition_variable>
+#include <functional>
 #include <iostream>
+#include <mutex>
 #include <optional>
 
 #include <caf/actor_system.hpp>
@@ -22,6 +25,8 @@ struct engine::shared {
   core_ptr core;
   caf::actor_system* sys = nullptr;
   caf::actor actor;
+  /// Carries the requests of threads outside CAF (`ask`).
+  caf::actor bridge;
   std::atomic<bool> down{false};
 
   void shutdown();
@@ -55,24 +60,50 @@ void engine::shared::shutdown() {
 
 namespace {
 
-/// Sends a request to the engine and waits for the answer.
+/// Holds the answer to one `ask` until the asking thread takes it.
+template <class T>
+struct reply_slot {
+  std::mutex mtx;
+  std::condition_variable cv;
+  std::optional<caf::expected<T>> value;
+
+  void set(caf::expected<T> x) {
+    {
+      std::lock_guard<std::mutex> guard{mtx};
+      value = std::move(x);
+    }
+    cv.notify_one();
+  }
+};
+
+/// Sends a request to the engine through the bridge and waits (at most
+/// `timeout`) for the answer. Cheaper than a `scoped_actor` per call, which
+/// spawns an actor and arms a CAF timer thread wake-up for every request:
+/// the HTTP gateway calls this once per request.
 template <class T, class... Ts>
-caf::expected<T> ask(caf::actor_system& sys, const caf::actor& a,
-                     duration timeout, Ts&&... xs) {
-  std::optional<T> value;
-  caf::error err;
-  caf::scoped_actor self{sys};
-  self->request(a, timeout, std::forward<Ts>(xs)...)
-    .receive([&](T& x) { value = std::move(x); },
-             [&](caf::error& e) { err = std::move(e); });
-  if (value)
-    return std::move(*value);
-  if (err.category() == caf::atom("system")
-      && err.code() == static_cast<uint8_t>(caf::sec::request_timeout))
+caf::expected<T> ask(const std::atomic<bool>& down, const caf::actor& bridge,
+                     const caf::actor& a, duration timeout, Ts&&... xs) {
+  if (down)
+    return make_error(errc::shutting_down, "the engine is shut down");
+  auto slot = std::make_shared<reply_slot<T>>();
+  auto msg = caf::make_message(std::forward<Ts>(xs)...);
+  caf::anon_send(bridge, bridge_job{[slot, a, msg](caf::event_based_actor* self) {
+    self->request(a, caf::infinite, msg)
+      .then([slot](T& x) { slot->set(std::move(x)); },
+            [slot](caf::error& e) { slot->set(std::move(e)); });
+  }});
+  std::unique_lock<std::mutex> guard{slot->mtx};
+  if (!slot->cv.wait_for(guard, timeout, [&] { return slot->value.has_value(); }))
     return make_error(errc::timeout,
                       "the engine did not answer within "
                         + std::to_string(timeout.count() / 1000) + " ms");
-  return err;
+  return std::move(*slot->value);
+}
+
+/// Runs each job it gets: a request to the engine on behalf of a thread
+/// outside CAF (see `ask`).
+caf::behavior bridge_actor(caf::event_based_actor* self) {
+  return {[=](bridge_job& job) { job(self); }};
 }
 
 } // namespace
@@ -106,6 +137,9 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
   sh->core = core;
   sh->sys = &sys;
   sh->actor = a;
+  // Hidden: it must not keep the actor system from shutting down, and it
+  // lives on after `shutdown` so that a late request fails at once.
+  sh->bridge = sys.spawn<caf::hidden>(bridge_actor);
   return engine{&sys, a, std::move(sh)};
 }
 
@@ -118,38 +152,38 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
 }
 
 caf::expected<start_result> engine::start(const start_request& req) {
-  return ask<start_result>(*sys_, actor_, shared_->core->cfg.request_timeout,
+  return ask<start_result>(shared_->down, shared_->bridge, actor_, shared_->core->cfg.request_timeout,
                            start_atom::value, req);
 }
 
 caf::expected<operation> engine::get(const std::string& id) {
-  return ask<operation>(*sys_, actor_, shared_->core->cfg.request_timeout,
+  return ask<operation>(shared_->down, shared_->bridge, actor_, shared_->core->cfg.request_timeout,
                         get_atom::value, id);
 }
 
 caf::expected<operation> engine::cancel(const std::string& id) {
-  return ask<operation>(*sys_, actor_, shared_->core->cfg.request_timeout,
+  return ask<operation>(shared_->down, shared_->bridge, actor_, shared_->core->cfg.request_timeout,
                         cancel_atom::value, id);
 }
 
 caf::expected<operation> engine::retry(const std::string& id) {
-  return ask<operation>(*sys_, actor_, shared_->core->cfg.request_timeout,
+  return ask<operation>(shared_->down, shared_->bridge, actor_, shared_->core->cfg.request_timeout,
                         retry_atom::value, id);
 }
 
 caf::expected<operation_page> engine::list(const list_filter& f) {
-  return ask<operation_page>(*sys_, actor_, shared_->core->cfg.request_timeout,
+  return ask<operation_page>(shared_->down, shared_->bridge, actor_, shared_->core->cfg.request_timeout,
                              list_atom::value, f);
 }
 
 caf::expected<std::vector<event>> engine::events(int64_t after, size_t limit) {
-  return ask<std::vector<event>>(*sys_, actor_, shared_->core->cfg.request_timeout,
+  return ask<std::vector<event>>(shared_->down, shared_->bridge, actor_, shared_->core->cfg.request_timeout,
                                  events_atom::value, after,
                                  static_cast<uint64_t>(limit));
 }
 
 caf::expected<operation> engine::wait(const std::string& id, duration timeout) {
-  auto res = ask<operation>(*sys_, actor_, timeout, wait_atom::value, id);
+  auto res = ask<operation>(shared_->down, shared_->bridge, actor_, timeout, wait_atom::value, id);
   if (!res && code_of(res.error()) == static_cast<uint8_t>(errc::timeout))
     return get(id);
   return res;

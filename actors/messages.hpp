@@ -1,11 +1,13 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
+#include <caf/event_based_actor.hpp>
 
 #include "engine/engine.hpp"
 #include "engine/outcome.hpp"
@@ -97,6 +99,9 @@ struct recovered_ops {
   std::vector<operation> ops;
 };
 
+/// A request the engine's bridge actor makes for a thread outside CAF.
+using bridge_job = std::function<void(caf::event_based_actor*)>;
+
 } // namespace stepwise
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::operation)
@@ -111,6 +116,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::step_done)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::commit_ack)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::maybe_op)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::recovered_ops)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::bridge_job)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::next_action)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::time_point)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::duration)

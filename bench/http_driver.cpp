@@ -37,18 +37,33 @@ double metric(httplib::Client& c, const std::string& name) {
   return std::stod(r->body.substr(pos + name.size() + 2));
 }
 
-// The seq of the newest event, so that the stream starts after the log.
+// Returns whether the log has an event beyond `seq`.
+bool has_beyond(httplib::Client& c, int64_t seq) {
+  auto r = c.Get("/api/v1/events?limit=1&after=" + std::to_string(seq));
+  if (!r || r->status != 200)
+    return false;
+  return !boost::json::parse(r->body).at("items").as_array().empty();
+}
+
+// The seq of the newest event, so that the stream starts after the log: an
+// exponential then binary search ("an event beyond x" holds for every x
+// below the end and none above), a few
+// dozen cheap requests however long the log of earlier runs is.
 int64_t log_end(httplib::Client& c) {
-  int64_t after = 0;
-  for (;;) {
-    auto r = c.Get("/api/v1/events?limit=1000&after=" + std::to_string(after));
-    if (!r || r->status != 200)
-      return after;
-    auto v = boost::json::parse(r->body);
-    if (v.at("items").as_array().empty())
-      return after;
-    after = v.at("next_after").as_int64();
+  int64_t lo = 0; // has_beyond(lo) holds, or lo == 0
+  int64_t hi = 1;
+  while (has_beyond(c, hi)) {
+    lo = hi;
+    hi *= 2;
   }
+  if (!has_beyond(c, lo))
+    return lo;
+  // has_beyond(lo) && !has_beyond(hi): the end is in (lo, hi].
+  while (hi - lo > 1) {
+    auto mid = lo + (hi - lo) / 2;
+    (has_beyond(c, mid) ? lo : hi) = mid;
+  }
+  return hi;
 }
 
 // What the stream reader and the submitters share.

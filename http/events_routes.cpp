@@ -79,13 +79,14 @@ void poll(const router& r, const route_context& ctx, request& rq,
   write_json(res, 200, out);
 }
 
-std::string sse_frame(const event& e) {
-  std::string out = "id: " + std::to_string(e.seq) + "\nevent: ";
+void append_sse_frame(std::string& out, const event& e) {
+  out += "id: ";
+  out += std::to_string(e.seq);
+  out += "\nevent: ";
   out += to_string(e.type);
   out += "\ndata: ";
-  out += boost::json::serialize(to_json(e));
+  append_json(out, e);
   out += "\n\n";
-  return out;
 }
 
 // The state of one event stream, owned by its content provider.
@@ -148,7 +149,7 @@ void stream(const router& r, const route_context& ctx, request& rq,
       }
       std::string chunk;
       for (auto& e : *items)
-        chunk += sse_frame(e);
+        append_sse_frame(chunk, e);
       if (!items->empty()) {
         st->last = items->back().seq;
         if (!sink.write(chunk.data(), chunk.size()))
