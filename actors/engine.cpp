@@ -9,6 +9,7 @@
 #include <caf/send.hpp>
 
 #include "actors/engine_actor.hpp"
+#include "actors/lease_keeper.hpp"
 #include "actors/messages.hpp"
 #include "actors/real_clock.hpp"
 #include "actors/reader_actor.hpp"
@@ -75,6 +76,24 @@ caf::expected<T> ask(caf::actor_system& sys, const caf::actor& a,
   return err;
 }
 
+/// Returns a joined lease keeper when the store is shared by processes,
+/// null when it serves this process alone.
+caf::expected<std::shared_ptr<lease_keeper>> make_keeper(const engine_config& cfg,
+                                                         store& st) {
+  auto* leases = dynamic_cast<lease_store*>(&st);
+  if (!leases)
+    return std::shared_ptr<lease_keeper>{};
+  if (cfg.lease_ttl.count() <= 0)
+    return make_error(errc::invalid_argument, "lease_ttl must be positive");
+  auto keeper = std::make_shared<lease_keeper>(*leases, cfg.lease_ttl,
+                                               cfg.claim_batch);
+  if (auto err = keeper->join())
+    return make_error(errc::store_failure,
+                      "recovery: cannot join the store's leases: "
+                        + message_of(err));
+  return keeper;
+}
+
 } // namespace
 
 void tune_actor_system(caf::actor_system_config& cfg) {
@@ -85,7 +104,10 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
                                      registry workflows, store_ptr st) {
   if (!st)
     return make_error(errc::invalid_argument, "no store given");
-  auto active = st->load_active();
+  auto keeper = make_keeper(cfg, *st);
+  if (!keeper)
+    return std::move(keeper.error());
+  auto active = *keeper ? (*keeper)->claim_all() : st->load_active();
   if (!active)
     return make_error(errc::store_failure,
                       "recovery: cannot load the active operations: "
@@ -99,8 +121,9 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
   for (size_t i = 0; i < std::max<size_t>(1, cfg.read_workers); ++i)
     core->readers.push_back(sys.spawn<caf::detached>(reader_actor, core));
   auto a = sys.spawn(engine_actor, core);
+  core->lease = *keeper;
   core->writer = std::make_unique<commit_writer>(core->store, a, core->stats,
-                                                 cfg.max_batch);
+                                                 cfg.max_batch, core->lease);
   caf::anon_send(a, recover_atom::value, recovered_ops{std::move(*active)});
   auto sh = std::make_shared<shared>();
   sh->core = core;
@@ -174,6 +197,11 @@ stepwise::clock& engine::clock() const {
 
 const stepwise::metrics& engine::stats() const {
   return shared_->core->stats;
+}
+
+std::string engine::owner() const {
+  auto& lease = shared_->core->lease;
+  return lease ? lease->owner() : std::string{};
 }
 
 std::string engine::store_backend() const {

@@ -33,7 +33,8 @@ using shutdown_atom = caf::atom_constant<caf::atom("sw_stop")>;
 /// Store reads: an operation by id / by idempotency key, raw (not masked).
 using load_atom = caf::atom_constant<caf::atom("sw_load")>;
 using load_key_atom = caf::atom_constant<caf::atom("sw_loadkey")>;
-/// Launch -> engine: the non-terminal operations found at start.
+/// Launch or writer -> engine: non-terminal operations to resume (found at
+/// start, or claimed from a process whose lease ended).
 using recover_atom = caf::atom_constant<caf::atom("sw_recover")>;
 
 // -- internal ------------------------------------------------------------------
@@ -56,6 +57,9 @@ using passivated_atom = caf::atom_constant<caf::atom("sw_passed")>;
 using stay_atom = caf::atom_constant<caf::atom("sw_stay")>;
 /// Operation actor -> engine: the operation is terminal (id, snapshot).
 using finished_atom = caf::atom_constant<caf::atom("sw_done")>;
+/// Writer -> engine: this process's lease was ended (another process took
+/// its operations over); stop every operation actor.
+using lease_lost_atom = caf::atom_constant<caf::atom("sw_fenced")>;
 /// The engine's housekeeping tick (real time, not the engine's clock).
 using tidy_atom = caf::atom_constant<caf::atom("sw_tidy")>;
 
@@ -90,7 +94,7 @@ struct maybe_op {
   caf::error err;
 };
 
-/// The non-terminal operations found at start.
+/// Non-terminal operations to resume (recovery, takeover).
 struct recovered_ops {
   std::vector<operation> ops;
 };

@@ -1,7 +1,6 @@
 #include "actors/operation_actor.hpp"
 
 #include <algorithm>
-#include <iostream>
 
 #include <caf/event_based_actor.hpp>
 #include <caf/send.hpp>
@@ -121,8 +120,9 @@ void when_idle(self_ptr self, F fn) {
 void on_ack(self_ptr self, write_status status) {
   auto& st = self->state;
   if (status != write_status::ok) {
-    std::cerr << "stepwise: operation " << st.op.id
-              << " lost a write race (stale revision); its actor stops\n";
+    // Fenced: another writer (another process, on a shared store) owns the
+    // operation now. Nothing is written or reported from here; the owner
+    // carries on from the store's copy.
     self->send(st.engine, finished_atom::value, st.op.id, op_snapshot{});
     self->quit();
     return;
