@@ -122,6 +122,9 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
     core->readers.push_back(sys.spawn<caf::detached>(reader_actor, core));
   auto a = sys.spawn(engine_actor, core);
   core->lease = *keeper;
+  if (core->lease)
+    core->stats.operations_claimed.fetch_add(active->size(),
+                                             std::memory_order_relaxed);
   core->writer = std::make_unique<commit_writer>(core->store, a, core->stats,
                                                  cfg.max_batch, core->lease);
   caf::anon_send(a, recover_atom::value, recovered_ops{std::move(*active)});

@@ -1,0 +1,169 @@
+// Two engines on one PostgreSQL schema (two "processes" in one): an
+// operation whose owner's lease ended is taken over and completed by the
+// other engine, and the old owner's late checkpoint is fenced.
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <catch2/catch.hpp>
+
+#include "engine/engine.hpp"
+#include "engine/errc.hpp"
+#include "tests/storage/pg_test_schema.hpp"
+
+using namespace std::chrono_literals;
+using namespace stepwise;
+using namespace stepwise::test;
+
+namespace {
+
+// Long enough that no idle renewal or claim of either engine runs during
+// the test on its own: the test ends leases explicitly.
+constexpr auto ttl = std::chrono::duration_cast<duration>(60s);
+
+template <class Pred>
+bool eventually(Pred pred, std::chrono::seconds limit = 20s) {
+  auto until = std::chrono::steady_clock::now() + limit;
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > until)
+      return false;
+    std::this_thread::sleep_for(5ms);
+  }
+  return true;
+}
+
+registry two_steps(std::function<void()> first) {
+  registry reg;
+  auto ok = reg.add(workflow("leased", 1)
+                      .step(1, make_step("one", [first](step_context&) {
+                              first();
+                              return done();
+                            }))
+                      .step(2, make_step("two", [](step_context&) { return done(); })));
+  REQUIRE(ok);
+  return reg;
+}
+
+engine launch(caf::actor_system& sys, registry reg, store_ptr st) {
+  engine_config ec;
+  ec.lease_ttl = ttl;
+  auto eng = engine::launch(sys, ec, std::move(reg), std::move(st));
+  if (!eng)
+    FAIL("launch failed: " << message_of(eng.error()));
+  return std::move(*eng);
+}
+
+} // namespace
+
+TEST_CASE("engine lease: a taken-over operation completes once, the old "
+          "owner is fenced and joins again",
+          "[actors][pg][lease]") {
+  auto schema = pg_schema_or_skip();
+  if (!schema)
+    return;
+  caf::actor_system_config cfg;
+  tune_actor_system(cfg);
+  caf::actor_system sys{cfg};
+  // A's first step starts, then blocks until the test lets it go: its
+  // result arrives after B took the operation over.
+  std::promise<void> release;
+  auto released = release.get_future().share();
+  std::atomic<int> a_runs{0}, b_runs{0};
+  auto a = launch(sys, two_steps([&] {
+                    a_runs += 1;
+                    released.wait();
+                  }),
+                  schema->open());
+  auto a_owner = a.owner();
+  CHECK(!a_owner.empty());
+  auto started = a.start({"leased", std::nullopt, {}, {}, std::nullopt});
+  REQUIRE(started);
+  auto id = started->op.id;
+  REQUIRE(eventually([&] { return a_runs == 1; }));
+
+  // A stops renewing (as if paused): its lease expires. B's recovery at
+  // launch ends it and claims the operation.
+  schema->admin("UPDATE " + schema->name()
+                + ".engine_owners SET lease_expires_at = 0");
+  auto b = launch(sys, two_steps([&] { b_runs += 1; }), schema->open());
+  auto done_on_b = b.wait(id, 20s);
+  REQUIRE(done_on_b);
+  CHECK(done_on_b->state == op_state::succeeded);
+  CHECK(b_runs == 1);
+
+  // A's step finishes now: its checkpoint is refused (lease lost), A drops
+  // the operation and joins again under a new owner id.
+  release.set_value();
+  REQUIRE(eventually([&] { return a.stats().leases_lost.load() == 1; }));
+  REQUIRE(eventually([&] { return a.owner() != a_owner; }));
+  CHECK(!a.owner().empty());
+
+  auto check = schema->open();
+  auto events = check->events_after(0, 1000);
+  REQUIRE(events);
+  int terminal = 0, one_succeeded = 0;
+  for (auto& e : *events) {
+    if (e.operation_id != id)
+      continue;
+    terminal += is_terminal(e.type) ? 1 : 0;
+    one_succeeded += e.type == event_type::step_succeeded && e.step == "one";
+  }
+  CHECK(terminal == 1);
+  CHECK(one_succeeded == 1);
+  auto stored = check->load(id);
+  REQUIRE(stored);
+  REQUIRE(stored->has_value());
+  CHECK((*stored)->state == op_state::succeeded);
+
+  // A works on under its new id.
+  auto again = a.start({"leased", std::nullopt, {}, {}, std::nullopt});
+  REQUIRE(again);
+  auto done_on_a = a.wait(again->op.id, 20s);
+  REQUIRE(done_on_a);
+  CHECK(done_on_a->state == op_state::succeeded);
+  auto owners = check->owners();
+  REQUIRE(owners);
+  CHECK(owners->size() == 2);
+
+  // Shutting down leaves the leases.
+  a.shutdown();
+  b.shutdown();
+  owners = check->owners();
+  REQUIRE(owners);
+  CHECK(owners->empty());
+}
+
+TEST_CASE("engine lease: an engine on a shared store resumes only orphans",
+          "[actors][pg][lease]") {
+  auto schema = pg_schema_or_skip();
+  if (!schema)
+    return;
+  caf::actor_system_config cfg;
+  tune_actor_system(cfg);
+  caf::actor_system sys{cfg};
+  std::promise<void> release;
+  auto released = release.get_future().share();
+  std::atomic<int> a_runs{0}, b_runs{0};
+  auto a = launch(sys, two_steps([&] {
+                    a_runs += 1;
+                    released.wait();
+                  }),
+                  schema->open());
+  auto started = a.start({"leased", std::nullopt, {}, {}, std::nullopt});
+  REQUIRE(started);
+  REQUIRE(eventually([&] { return a_runs == 1; }));
+  // A's lease is live: B does not touch A's operation.
+  auto b = launch(sys, two_steps([&] { b_runs += 1; }), schema->open());
+  CHECK(b.stats().operations_claimed.load() == 0);
+  release.set_value();
+  auto res = a.wait(started->op.id, 20s);
+  REQUIRE(res);
+  CHECK(res->state == op_state::succeeded);
+  CHECK(b_runs == 0);
+  CHECK(a.stats().leases_lost.load() == 0);
+  a.shutdown();
+  b.shutdown();
+}
