@@ -102,8 +102,16 @@ int main(int argc, char** argv) {
     if (res)
       append(acked_fd, res->op.id + "\n");
   }
-  while (any_active(*eng))
+  // Bounded: a takeover that never happens fails the test instead of
+  // hanging it.
+  auto limit = std::chrono::steady_clock::now() + 120s;
+  while (any_active(*eng)) {
+    if (std::chrono::steady_clock::now() > limit) {
+      std::cerr << "lease_child: operations still active after 120 s\n";
+      return 5;
+    }
     std::this_thread::sleep_for(20ms);
+  }
   eng->shutdown();
   return 0;
 }
