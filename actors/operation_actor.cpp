@@ -123,6 +123,13 @@ void on_ack(self_ptr self, write_status status) {
     // Fenced: another writer (another process, on a shared store) owns the
     // operation now. Nothing is written or reported from here; the owner
     // carries on from the store's copy.
+    auto fenced = make_error(errc::stale_revision,
+                             "operation '" + st.op.id
+                               + "' is driven by another process (shared "
+                                 "store); the request was not carried out");
+    for (auto& rp : st.on_commit)
+      rp.deliver(fenced);
+    st.on_commit.clear();
     self->send(st.engine, finished_atom::value, st.op.id, op_snapshot{});
     self->quit();
     return;
