@@ -96,6 +96,8 @@ void commit_writer::run() {
       auto res = store_->commit(batch);
       auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (res) {
+        if (keeper_)
+          keeper_->renewed(t0); // every commit renews the lease
         metrics_.commits.fetch_add(1, std::memory_order_relaxed);
         metrics_.commit_latency_seconds.observe(secs);
         metrics_.commit_batch_size.observe(static_cast<double>(batch.size()));

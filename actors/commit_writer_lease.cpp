@@ -43,6 +43,7 @@ void commit_writer::lease_lost(std::vector<item>& fenced) {
     waiting_.clear();
     queue_.clear();
   }
+  keeper_->lost(); // no step begins from here until joined again
   metrics_.leases_lost.fetch_add(1, std::memory_order_relaxed);
   std::cerr << "stepwise: lease of owner '" << keeper_->owner()
             << "' lost (it expired and another process took its operations "

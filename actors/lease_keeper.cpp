@@ -37,8 +37,10 @@ lease_keeper::lease_keeper(lease_store& leases, duration ttl,
 
 caf::error lease_keeper::join() {
   auto id = fresh_owner_id();
+  auto started = steady::now();
   if (auto err = leases_.join(id, ttl_))
     return err;
+  renewed(started);
   std::lock_guard<std::mutex> guard{mtx_};
   owner_ = std::move(id);
   return caf::none;
@@ -51,9 +53,11 @@ caf::expected<std::vector<operation>> lease_keeper::claim_all() {
                 + std::chrono::duration_cast<steady::duration>(claim_period());
   std::vector<operation> out;
   for (;;) {
+    auto started = steady::now();
     auto got = leases_.claim_orphans(claim_batch_);
     if (!got)
       return std::move(got.error());
+    renewed(started);
     auto n = got->size();
     out.insert(out.end(), std::make_move_iterator(got->begin()),
                std::make_move_iterator(got->end()));
@@ -64,6 +68,27 @@ caf::expected<std::vector<operation>> lease_keeper::claim_all() {
 
 caf::error lease_keeper::leave() {
   return leases_.leave();
+}
+
+void lease_keeper::renewed(steady::time_point started) {
+  auto until = (started + std::chrono::duration_cast<steady::duration>(ttl_))
+                 .time_since_epoch()
+                 .count();
+  // Monotonic: a slow call finishing late must not shorten what a later
+  // one established.
+  auto cur = valid_until_.load(std::memory_order_relaxed);
+  while (cur < until
+         && !valid_until_.compare_exchange_weak(cur, until,
+                                                std::memory_order_relaxed))
+    ; // retry with the value another thread stored
+}
+
+bool lease_keeper::holds(steady::time_point now) const {
+  // A step begun just before the end would run on past it: keep a tenth of
+  // the period for that.
+  auto margin = std::chrono::duration_cast<steady::duration>(ttl_ / 10);
+  return (now + margin).time_since_epoch().count()
+         < valid_until_.load(std::memory_order_relaxed);
 }
 
 std::string lease_keeper::owner() const {

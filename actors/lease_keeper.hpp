@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <mutex>
@@ -49,6 +50,23 @@ public:
   /// Returns the current owner id (empty before `join`).
   std::string owner() const;
 
+  /// Records that a call which renews the lease (join, commit, claim) and
+  /// began at `started` succeeded: the lease lasts at least until
+  /// `started + ttl`, whatever the database's clock says.
+  void renewed(steady::time_point started);
+
+  /// Returns whether the lease surely still holds at `now`. When not, no
+  /// renewal succeeded for a lease period: another process may have taken
+  /// the operations over, so none should begin a step until a renewal
+  /// succeeds (or the lease is found lost). Any thread.
+  bool holds(steady::time_point now) const;
+
+  /// Records that the lease was found lost: `holds` is false until the
+  /// next `join`.
+  void lost() {
+    valid_until_.store(0, std::memory_order_relaxed);
+  }
+
   /// Returns how often orphans are claimed.
   duration claim_period() const {
     return ttl_ / 3;
@@ -59,6 +77,7 @@ private:
   duration ttl_;
   size_t claim_batch_;
   steady::time_point next_claim_;
+  std::atomic<steady::rep> valid_until_{0};
   mutable std::mutex mtx_;
   std::string owner_;
 };

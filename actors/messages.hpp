@@ -43,6 +43,9 @@ using recover_atom = caf::atom_constant<caf::atom("sw_recover")>;
 using timer_atom = caf::atom_constant<caf::atom("sw_timer")>;
 /// A step attempt overran its timeout: (step_timeout_atom, generation).
 using step_timeout_atom = caf::atom_constant<caf::atom("sw_stepto")>;
+/// The lease may have expired: check again whether a step may begin
+/// (lease_wait_atom, generation).
+using lease_wait_atom = caf::atom_constant<caf::atom("sw_lwait")>;
 /// The operation's deadline passed.
 using deadline_atom = caf::atom_constant<caf::atom("sw_dline")>;
 /// The engine's sleeper timer: (wake_atom, generation).

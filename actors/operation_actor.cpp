@@ -64,6 +64,18 @@ void execute(self_ptr self, next_action act) {
     case next_action::kind::none:
       return;
     case next_action::kind::run_step: {
+      if (st.core->lease
+          && !st.core->lease->holds(std::chrono::steady_clock::now())) {
+        // No renewal succeeded for a lease period (the database is out of
+        // reach): another process may own the operation by now, and a
+        // step it completed must not run here again. Wait until the lease
+        // is renewed, or found lost (then this actor is stopped).
+        st.gen += 1;
+        st.awaiting_lease = act;
+        arm(self, now + std::chrono::milliseconds(100),
+            caf::make_message(lease_wait_atom::value, st.gen));
+        return;
+      }
       auto& def = st.wf->steps()[act.step];
       st.gen += 1;
       st.step_running = true;
@@ -254,6 +266,13 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
       } else if (!events.empty()) {
         persist(self, std::move(events), act);
       }
+    },
+    [=](lease_wait_atom, uint64_t gen) {
+      auto& st = self->state;
+      st.core->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+      if (gen != st.gen || st.committing || st.step_running)
+        return;
+      execute(self, st.awaiting_lease);
     },
     [=](step_timeout_atom, uint64_t gen) {
       auto& st = self->state;

@@ -9,6 +9,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <catch2/catch.hpp>
+#include <libpq-fe.h>
 
 #include "engine/engine.hpp"
 #include "engine/errc.hpp"
@@ -55,6 +56,37 @@ engine launch(caf::actor_system& sys, registry reg, store_ptr st) {
     FAIL("launch failed: " << message_of(eng.error()));
   return std::move(*eng);
 }
+
+// An admin session holding row locks: the engine's renewals wait behind
+// them, as if the database were out of reach. Closing it releases them.
+class lock_session {
+public:
+  lock_session(const std::string& uri, const std::string& lock_sql)
+    : conn_(PQconnectdb(uri.c_str())) {
+    REQUIRE(PQstatus(conn_) == CONNECTION_OK);
+    exec("BEGIN");
+    exec(lock_sql);
+  }
+  lock_session(const lock_session&) = delete;
+  lock_session& operator=(const lock_session&) = delete;
+  ~lock_session() {
+    release();
+  }
+  void release() {
+    if (conn_)
+      PQfinish(conn_);
+    conn_ = nullptr;
+  }
+
+private:
+  void exec(const std::string& sql) {
+    auto* r = PQexec(conn_, sql.c_str());
+    auto st = PQresultStatus(r);
+    PQclear(r);
+    REQUIRE((st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK));
+  }
+  PGconn* conn_;
+};
 
 } // namespace
 
@@ -166,4 +198,52 @@ TEST_CASE("engine lease: an engine on a shared store resumes only orphans",
   CHECK(a.stats().leases_lost.load() == 0);
   a.shutdown();
   b.shutdown();
+}
+
+TEST_CASE("engine lease: no step begins while the lease may have expired",
+          "[actors][pg][lease]") {
+  auto schema = pg_schema_or_skip();
+  if (!schema)
+    return;
+  caf::actor_system_config cfg;
+  tune_actor_system(cfg);
+  caf::actor_system sys{cfg};
+  std::atomic<int> runs{0};
+  registry reg;
+  REQUIRE(reg.add(workflow("retrying", 1)
+                    .step(1, make_step("one", [&](step_context& ctx) {
+                            runs += 1;
+                            if (ctx.attempt() == 1)
+                              return retry_after(1500ms, "later");
+                            return done();
+                          }))));
+  engine_config ec;
+  ec.lease_ttl = std::chrono::duration_cast<duration>(1s);
+  // The actor stays and its own timer begins the next attempt without a
+  // write first (a passivated one would be woken through a commit, which
+  // the lock holds back anyway).
+  ec.passivate_after = std::chrono::duration_cast<duration>(1h);
+  auto eng = engine::launch(sys, ec, std::move(reg), schema->open());
+  REQUIRE(eng);
+  auto started = eng->start({"retrying", std::nullopt, {}, {}, std::nullopt});
+  REQUIRE(started);
+  auto id = started->op.id;
+  REQUIRE(eventually([&] {
+    auto op = eng->get(id);
+    return op && op->state == op_state::waiting;
+  }));
+  // From here no renewal gets through: the retry falls due after the
+  // lease period, when another process could own the operation.
+  auto t0 = std::chrono::steady_clock::now();
+  lock_session lock{*pg_test_uri(), "SELECT 1 FROM " + schema->name()
+                                      + ".engine_owners FOR UPDATE"};
+  std::this_thread::sleep_until(t0 + 2200ms); // retry due at about 1.5 s
+  CHECK(runs == 1);
+  lock.release();
+  auto res = eng->wait(id, 20s);
+  REQUIRE(res);
+  CHECK(res->state == op_state::succeeded);
+  CHECK(runs == 2);
+  CHECK(eng->stats().leases_lost.load() == 0);
+  eng->shutdown();
 }
