@@ -212,8 +212,10 @@ std::string engine::store_backend() const {
 }
 
 bool engine::ready() const {
-  return shared_->core->recovered && shared_->core->writer->healthy()
-         && !shared_->down;
+  auto& core = *shared_->core;
+  // A process whose lease may have expired begins no step: not ready.
+  auto leased = !core.lease || core.lease->holds(std::chrono::steady_clock::now());
+  return core.recovered && core.writer->healthy() && leased && !shared_->down;
 }
 
 } // namespace stepwise

@@ -133,7 +133,8 @@ public:
   /// an empty string for a store that serves one process.
   std::string owner() const;
 
-  /// Returns whether recovery is done and the store answered recently.
+  /// Returns whether recovery is done, the store answered recently and (on
+  /// a shared store) the lease surely holds.
   bool ready() const;
 
   engine() = default;
