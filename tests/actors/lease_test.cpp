@@ -4,13 +4,16 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <optional>
 #include <thread>
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
+#include <caf/scoped_actor.hpp>
 #include <catch2/catch.hpp>
 #include <libpq-fe.h>
 
+#include "actors/messages.hpp"
 #include "engine/engine.hpp"
 #include "engine/errc.hpp"
 #include "tests/storage/pg_test_schema.hpp"
@@ -127,8 +130,21 @@ TEST_CASE("engine lease: a taken-over operation completes once, the old "
   CHECK(b_runs == 1);
 
   // A's step finishes now: its checkpoint is refused (lease lost), A drops
-  // the operation and joins again under a new owner id.
+  // the operation and joins again under a new owner id. A waiter on A (its
+  // request is queued before the step can finish) is told: with the
+  // store's state when the fenced actor reports first, else with an error
+  // when the engine drops everything for the lost lease.
+  caf::scoped_actor waiter{sys};
+  auto waiting = waiter->request(a.actor(), caf::infinite, wait_atom::value, id);
   release.set_value();
+  std::optional<operation> waited_op;
+  caf::error waited;
+  waiting.receive([&](operation& op) { waited_op = std::move(op); },
+                  [&](caf::error& err) { waited = err; });
+  if (waited_op)
+    CHECK(waited_op->state == op_state::succeeded);
+  else
+    CHECK(code_of(waited) == static_cast<uint8_t>(errc::stale_revision));
   REQUIRE(eventually([&] { return a.stats().leases_lost.load() == 1; }));
   REQUIRE(eventually([&] { return a.owner() != a_owner; }));
   CHECK(!a.owner().empty());
