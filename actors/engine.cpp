@@ -83,8 +83,11 @@ caf::expected<std::shared_ptr<lease_keeper>> make_keeper(const engine_config& cf
   auto* leases = dynamic_cast<lease_store*>(&st);
   if (!leases)
     return std::shared_ptr<lease_keeper>{};
-  if (cfg.lease_ttl.count() <= 0)
-    return make_error(errc::invalid_argument, "lease_ttl must be positive");
+  // Claims run every ttl / 3: a tiny ttl would turn the writer into a
+  // busy loop of claims.
+  if (cfg.lease_ttl < std::chrono::milliseconds(100))
+    return make_error(errc::invalid_argument,
+                      "lease_ttl must be at least 100 ms");
   auto keeper = std::make_shared<lease_keeper>(*leases, cfg.lease_ttl,
                                                cfg.claim_batch);
   if (auto err = keeper->join())
