@@ -13,11 +13,13 @@
 namespace stepwise {
 
 commit_writer::commit_writer(store_ptr st, caf::actor events_sink, metrics& m,
-                             size_t max_batch)
+                             size_t max_batch,
+                             std::shared_ptr<lease_keeper> keeper)
   : store_(std::move(st)),
     events_sink_(std::move(events_sink)),
     metrics_(m),
-    max_batch_(std::max<size_t>(1, max_batch)) {
+    max_batch_(std::max<size_t>(1, max_batch)),
+    keeper_(std::move(keeper)) {
   thread_ = std::thread{[this] {
     pthread_setname_np(pthread_self(), "sw-writer");
     run();
@@ -65,9 +67,18 @@ void commit_writer::run() {
   for (;;) {
     {
       std::unique_lock<std::mutex> guard{mtx_};
-      cv_.wait(guard, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty())
-        return;
+      auto ready = [this] { return stopping_ || !queue_.empty(); };
+      if (keeper_)
+        cv_.wait_until(guard, keeper_->next_claim(), ready);
+      else
+        cv_.wait(guard, ready);
+      if (queue_.empty()) {
+        if (stopping_)
+          break;
+        guard.unlock();
+        lease_tick(); // idle: the claim renews the lease as well
+        continue;
+      }
       if (queue_.size() <= max_batch_) {
         batch.swap(queue_);
         replies.swap(waiting_);
@@ -85,6 +96,8 @@ void commit_writer::run() {
       auto res = store_->commit(batch);
       auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (res) {
+        if (keeper_)
+          keeper_->renewed(t0); // every commit renews the lease
         metrics_.commits.fetch_add(1, std::memory_order_relaxed);
         metrics_.commit_latency_seconds.observe(secs);
         metrics_.commit_batch_size.observe(static_cast<double>(batch.size()));
@@ -98,6 +111,11 @@ void commit_writer::run() {
         if (!res->events.empty())
           caf::anon_send(events_sink_, event_batch{std::move(res->events)});
         backoff = std::chrono::milliseconds(10);
+        break;
+      }
+      if (keeper_ && is_lease_lost(res.error())) {
+        // Retrying cannot help: another process owns these operations now.
+        lease_lost(replies);
         break;
       }
       // Nothing of the batch was written: keep it and try again. The
@@ -119,6 +137,15 @@ void commit_writer::run() {
     }
     batch.clear();
     replies.clear();
+    // Under constant load the queue never runs dry: claim between commits.
+    if (keeper_ && std::chrono::steady_clock::now() >= keeper_->next_claim())
+      lease_tick();
+  }
+  if (keeper_) {
+    // After the last commit: the others may take what is left at once.
+    if (auto err = keeper_->leave())
+      std::cerr << "stepwise: leaving the lease failed (it expires instead): "
+                << message_of(err) << '\n';
   }
 }
 

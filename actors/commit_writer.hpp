@@ -1,6 +1,8 @@
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <cstdint>
 #include <mutex>
 #include <thread>
@@ -8,6 +10,7 @@
 
 #include <caf/actor.hpp>
 
+#include "actors/lease_keeper.hpp"
 #include "engine/metrics.hpp"
 #include "engine/store.hpp"
 
@@ -21,10 +24,18 @@ namespace stepwise {
 ///
 /// Committed events go to `events_sink` (the engine actor) as one
 /// `event_batch` per transaction, in log order.
+///
+/// With a `lease_keeper` (a store shared by several processes) the thread
+/// also keeps the lease: it claims orphaned operations every claim period,
+/// idle or busy, and hands them to the engine as `recovered_ops`. A commit
+/// refused because the lease was lost is not retried: every queued
+/// checkpoint is answered `stale_revision`, the engine is told
+/// (`lease_lost_atom`) and the process joins again under a new owner id.
+/// After the last commit on `stop`, the lease is left.
 class commit_writer {
 public:
   commit_writer(store_ptr st, caf::actor events_sink, metrics& m,
-                size_t max_batch);
+                size_t max_batch, std::shared_ptr<lease_keeper> keeper = nullptr);
 
   ~commit_writer();
 
@@ -49,10 +60,23 @@ private:
 
   void run();
 
+  // -- lease duties (commit_writer_lease.cpp) ---------------------------------
+
+  /// Claims orphans and hands them to the engine.
+  void lease_tick();
+
+  /// The lease was ended: answers `fenced` and everything queued as
+  /// stale, tells the engine, joins again and claims.
+  void lease_lost(std::vector<item>& fenced);
+
+  /// Waits `d` unless stopping; returns false when stopping.
+  bool pause(std::chrono::milliseconds d);
+
   store_ptr store_;
   caf::actor events_sink_;
   metrics& metrics_;
   size_t max_batch_;
+  std::shared_ptr<lease_keeper> keeper_;
   mutable std::mutex mtx_;
   std::condition_variable cv_;
   std::vector<checkpoint> queue_;

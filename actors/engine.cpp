@@ -12,6 +12,7 @@
 #include <caf/send.hpp>
 
 #include "actors/engine_actor.hpp"
+#include "actors/lease_keeper.hpp"
 #include "actors/messages.hpp"
 #include "actors/real_clock.hpp"
 #include "actors/reader_actor.hpp"
@@ -106,6 +107,27 @@ caf::behavior bridge_actor(caf::event_based_actor* self) {
   return {[=](bridge_job& job) { job(self); }};
 }
 
+/// Returns a joined lease keeper when the store is shared by processes,
+/// null when it serves this process alone.
+caf::expected<std::shared_ptr<lease_keeper>> make_keeper(const engine_config& cfg,
+                                                         store& st) {
+  auto* leases = dynamic_cast<lease_store*>(&st);
+  if (!leases)
+    return std::shared_ptr<lease_keeper>{};
+  // Claims run every ttl / 3: a tiny ttl would turn the writer into a
+  // busy loop of claims.
+  if (cfg.lease_ttl < std::chrono::milliseconds(100))
+    return make_error(errc::invalid_argument,
+                      "lease_ttl must be at least 100 ms");
+  auto keeper = std::make_shared<lease_keeper>(*leases, cfg.lease_ttl,
+                                               cfg.claim_batch);
+  if (auto err = keeper->join())
+    return make_error(errc::store_failure,
+                      "recovery: cannot join the store's leases: "
+                        + message_of(err));
+  return keeper;
+}
+
 } // namespace
 
 void tune_actor_system(caf::actor_system_config& cfg) {
@@ -116,7 +138,10 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
                                      registry workflows, store_ptr st) {
   if (!st)
     return make_error(errc::invalid_argument, "no store given");
-  auto active = st->load_active();
+  auto keeper = make_keeper(cfg, *st);
+  if (!keeper)
+    return std::move(keeper.error());
+  auto active = *keeper ? (*keeper)->claim_all() : st->load_active();
   if (!active)
     return make_error(errc::store_failure,
                       "recovery: cannot load the active operations: "
@@ -130,8 +155,12 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
   for (size_t i = 0; i < std::max<size_t>(1, cfg.read_workers); ++i)
     core->readers.push_back(sys.spawn<caf::detached>(reader_actor, core));
   auto a = sys.spawn(engine_actor, core);
+  core->lease = *keeper;
+  if (core->lease)
+    core->stats.operations_claimed.fetch_add(active->size(),
+                                             std::memory_order_relaxed);
   core->writer = std::make_unique<commit_writer>(core->store, a, core->stats,
-                                                 cfg.max_batch);
+                                                 cfg.max_batch, core->lease);
   caf::anon_send(a, recover_atom::value, recovered_ops{std::move(*active)});
   auto sh = std::make_shared<shared>();
   sh->core = core;
@@ -210,13 +239,20 @@ const stepwise::metrics& engine::stats() const {
   return shared_->core->stats;
 }
 
+std::string engine::owner() const {
+  auto& lease = shared_->core->lease;
+  return lease ? lease->owner() : std::string{};
+}
+
 std::string engine::store_backend() const {
   return shared_->core->store->backend();
 }
 
 bool engine::ready() const {
-  return shared_->core->recovered && shared_->core->writer->healthy()
-         && !shared_->down;
+  auto& core = *shared_->core;
+  // A process whose lease may have expired begins no step: not ready.
+  auto leased = !core.lease || core.lease->holds(std::chrono::steady_clock::now());
+  return core.recovered && core.writer->healthy() && leased && !shared_->down;
 }
 
 } // namespace stepwise

@@ -78,6 +78,8 @@ void wake(self_ptr self, const std::string& id) {
 /// Continues `wake` with what the store had.
 void woken(self_ptr self, maybe_op& res) {
   auto& id = res.id;
+  if (!self->state.held.count(id))
+    return; // dropped meanwhile (lease lost, or taken over again)
   auto answer_held = [&] {
     auto held = std::move(self->state.held[id]);
     self->state.held.erase(id);
@@ -119,6 +121,63 @@ void route(self_ptr self, const std::string& id, Forward forward, Absent absent)
     return;
   }
   absent();
+}
+
+/// Returns whether the current message comes from the actor that owns
+/// `id` now. An actor stopped by a lost lease may still talk while a new
+/// one already drives the same operation.
+bool from_owner(self_ptr self, const std::string& id) {
+  auto i = self->state.live.find(id);
+  return i != self->state.live.end()
+         && self->current_sender() == caf::actor_cast<caf::strong_actor_ptr>(i->second);
+}
+
+/// Answers every held request of `id` as if the operation had no actor.
+void drop_held(self_ptr self, const std::string& id) {
+  auto i = self->state.held.find(id);
+  if (i == self->state.held.end())
+    return;
+  auto held = std::move(i->second);
+  self->state.held.erase(i);
+  for (auto& fn : held)
+    fn(caf::actor{});
+}
+
+/// Forgets whatever this process had for `id` (an actor, a wake-up time,
+/// held requests): it resumes from a newer copy now.
+void forget(self_ptr self, const std::string& id) {
+  auto& st = self->state;
+  if (auto i = st.live.find(id); i != st.live.end()) {
+    self->send_exit(i->second, caf::exit_reason::user_shutdown);
+    st.live.erase(i);
+  }
+  st.passivating.erase(id);
+  forget_sleeper(self, id);
+  drop_held(self, id);
+}
+
+/// The lease was ended: another process owns every operation this one
+/// drove. Stops them all, silently: no event, no state change is written.
+void on_lease_lost(self_ptr self) {
+  auto& st = self->state;
+  for (auto& kv : st.live)
+    self->send_exit(kv.second, caf::exit_reason::user_shutdown);
+  st.live.clear();
+  st.passivating.clear();
+  st.core->stats.operations_sleeping.fetch_sub(
+    static_cast<int64_t>(st.sleepers.size()), std::memory_order_relaxed);
+  st.sleepers.clear();
+  auto held = std::move(st.held);
+  st.held.clear();
+  for (auto& kv : held)
+    for (auto& fn : kv.second)
+      fn(caf::actor{});
+  auto lost = make_error(errc::stale_revision,
+                         "this process lost its lease on the operation; "
+                         "another process drives it now");
+  for (auto& kv : st.waiters)
+    kv.second.deliver(lost);
+  st.waiters.clear();
 }
 
 } // namespace
@@ -172,8 +231,11 @@ caf::behavior engine_actor(self_ptr self, core_ptr core) {
     },
     [=](recover_atom, recovered_ops& found) {
       auto& st = self->state;
+      if (st.stopping)
+        return; // not resumed here: the lease is left, others claim them
       auto now = st.core->clk->now();
       for (auto& op : found.ops) {
+        forget(self, op.id);
         if (!st.core->workflows.find(op.workflow, op.workflow_version)) {
           std::cerr << "stepwise: operation " << op.id << " uses workflow '"
                     << op.workflow << "' v" << op.workflow_version
@@ -195,7 +257,7 @@ caf::behavior engine_actor(self_ptr self, core_ptr core) {
     [=](passivate_atom, const std::string& id, time_point due, uint64_t gen) {
       auto& st = self->state;
       auto i = st.live.find(id);
-      if (i == st.live.end() || st.stopping)
+      if (i == st.live.end() || st.stopping || !from_owner(self, id))
         return;
       st.held[id]; // hold requests until the actor says yes or no
       self->send(i->second, passivate_ok_atom::value, gen);
@@ -203,6 +265,8 @@ caf::behavior engine_actor(self_ptr self, core_ptr core) {
     },
     [=](passivated_atom, const std::string& id) {
       auto& st = self->state;
+      if (!from_owner(self, id))
+        return;
       st.live.erase(id);
       auto due = st.passivating[id];
       st.passivating.erase(id);
@@ -215,6 +279,8 @@ caf::behavior engine_actor(self_ptr self, core_ptr core) {
     },
     [=](stay_atom, const std::string& id) {
       auto& st = self->state;
+      if (!from_owner(self, id))
+        return;
       st.passivating.erase(id);
       if (auto i = st.live.find(id); i != st.live.end())
         release(self, id, i->second);
@@ -233,6 +299,8 @@ caf::behavior engine_actor(self_ptr self, core_ptr core) {
     },
     [=](finished_atom, const std::string& id, op_snapshot& snap) {
       auto& st = self->state;
+      if (!from_owner(self, id))
+        return;
       st.live.erase(id);
       auto range = st.waiters.equal_range(id);
       for (auto i = range.first; i != range.second; ++i) {
@@ -251,6 +319,7 @@ caf::behavior engine_actor(self_ptr self, core_ptr core) {
         fn(caf::actor{});
     },
     [=](maybe_op& res) { woken(self, res); },
+    [=](lease_lost_atom) { on_lease_lost(self); },
     [=](event_batch& batch) {
       // Copy for all but the last subscriber, which gets the batch itself.
       auto& subs = self->state.subscribers;

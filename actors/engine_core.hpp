@@ -27,6 +27,8 @@ struct engine_core {
   std::shared_ptr<clock> clk;
   metrics stats;
   std::unique_ptr<worker_pool> step_pool;
+  /// The lease on a shared store (null for a store of one process).
+  std::shared_ptr<lease_keeper> lease;
   std::unique_ptr<commit_writer> writer;
   /// Actors that serve store reads (detached: each owns a thread).
   std::vector<caf::actor> readers;

@@ -170,6 +170,15 @@ void command_absent(self_ptr self, caf::response_promise rp, const std::string& 
       rp.delegate(a, Atom::value, id);
       return;
     }
+    if (self->state.core->lease && !is_terminal(op.state)) {
+      // Live, not here: another process sharing the store drives it.
+      rp.deliver(make_error(errc::invalid_state,
+                            "operation '" + id + "' is "
+                              + std::string{to_string(op.state)}
+                              + " in another process sharing the store: "
+                                "send the request to that process"));
+      return;
+    }
     rp.deliver(make_error(
       errc::invalid_state,
       "operation '" + id + "' is " + std::string{to_string(op.state)}

@@ -35,7 +35,8 @@ using shutdown_atom = caf::atom_constant<caf::atom("sw_stop")>;
 /// Store reads: an operation by id / by idempotency key, raw (not masked).
 using load_atom = caf::atom_constant<caf::atom("sw_load")>;
 using load_key_atom = caf::atom_constant<caf::atom("sw_loadkey")>;
-/// Launch -> engine: the non-terminal operations found at start.
+/// Launch or writer -> engine: non-terminal operations to resume (found at
+/// start, or claimed from a process whose lease ended).
 using recover_atom = caf::atom_constant<caf::atom("sw_recover")>;
 
 // -- internal ------------------------------------------------------------------
@@ -44,6 +45,9 @@ using recover_atom = caf::atom_constant<caf::atom("sw_recover")>;
 using timer_atom = caf::atom_constant<caf::atom("sw_timer")>;
 /// A step attempt overran its timeout: (step_timeout_atom, generation).
 using step_timeout_atom = caf::atom_constant<caf::atom("sw_stepto")>;
+/// The lease may have expired: check again whether a step may begin
+/// (lease_wait_atom, generation).
+using lease_wait_atom = caf::atom_constant<caf::atom("sw_lwait")>;
 /// The operation's deadline passed.
 using deadline_atom = caf::atom_constant<caf::atom("sw_dline")>;
 /// The engine's sleeper timer: (wake_atom, generation).
@@ -58,6 +62,9 @@ using passivated_atom = caf::atom_constant<caf::atom("sw_passed")>;
 using stay_atom = caf::atom_constant<caf::atom("sw_stay")>;
 /// Operation actor -> engine: the operation is terminal (id, snapshot).
 using finished_atom = caf::atom_constant<caf::atom("sw_done")>;
+/// Writer -> engine: this process's lease was ended (another process took
+/// its operations over); stop every operation actor.
+using lease_lost_atom = caf::atom_constant<caf::atom("sw_fenced")>;
 /// The engine's housekeeping tick (real time, not the engine's clock).
 using tidy_atom = caf::atom_constant<caf::atom("sw_tidy")>;
 
@@ -94,7 +101,7 @@ struct maybe_op {
   caf::error err;
 };
 
-/// The non-terminal operations found at start.
+/// Non-terminal operations to resume (recovery, takeover).
 struct recovered_ops {
   std::vector<operation> ops;
 };

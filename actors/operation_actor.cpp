@@ -1,7 +1,6 @@
 #include "actors/operation_actor.hpp"
 
 #include <algorithm>
-#include <iostream>
 
 #include <caf/event_based_actor.hpp>
 #include <caf/send.hpp>
@@ -65,6 +64,18 @@ void execute(self_ptr self, next_action act) {
     case next_action::kind::none:
       return;
     case next_action::kind::run_step: {
+      if (st.core->lease
+          && !st.core->lease->holds(std::chrono::steady_clock::now())) {
+        // No renewal succeeded for a lease period (the database is out of
+        // reach): another process may own the operation by now, and a
+        // step it completed must not run here again. Wait until the lease
+        // is renewed, or found lost (then this actor is stopped).
+        st.gen += 1;
+        st.awaiting_lease = act;
+        arm(self, now + std::chrono::milliseconds(100),
+            caf::make_message(lease_wait_atom::value, st.gen));
+        return;
+      }
       auto& def = st.wf->steps()[act.step];
       st.gen += 1;
       st.step_running = true;
@@ -124,8 +135,16 @@ void when_idle(self_ptr self, F fn) {
 void on_ack(self_ptr self, write_status status) {
   auto& st = self->state;
   if (status != write_status::ok) {
-    std::cerr << "stepwise: operation " << st.op.id
-              << " lost a write race (stale revision); its actor stops\n";
+    // Fenced: another writer (another process, on a shared store) owns the
+    // operation now. Nothing is written or reported from here; the owner
+    // carries on from the store's copy.
+    auto fenced = make_error(errc::stale_revision,
+                             "operation '" + st.op.id
+                               + "' is driven by another process (shared "
+                                 "store); the request was not carried out");
+    for (auto& rp : st.on_commit)
+      rp.deliver(fenced);
+    st.on_commit.clear();
     self->send(st.engine, finished_atom::value, st.op.id, op_snapshot{});
     self->quit();
     return;
@@ -283,6 +302,13 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
       } else if (!events.empty()) {
         persist(self, std::move(events), act);
       }
+    },
+    [=](lease_wait_atom, uint64_t gen) {
+      auto& st = self->state;
+      st.core->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+      if (gen != st.gen || st.committing || st.step_running)
+        return;
+      execute(self, st.awaiting_lease);
     },
     [=](step_timeout_atom, uint64_t gen) {
       auto& st = self->state;

@@ -46,6 +46,8 @@ struct operation_state {
   bool deadline_armed = false;
   /// Carried out when the commit in flight is durable.
   next_action pending;
+  /// A step held back until the lease is surely held again.
+  next_action awaiting_lease;
   /// Answered with the operation when the commit in flight is durable.
   std::vector<caf::response_promise> on_commit;
   /// Events of a start not yet written (an attempt begun by a timer runs at

@@ -48,4 +48,9 @@ std::vector<std::string> sleeper_set::pop_due(time_point now) {
   return out;
 }
 
+void sleeper_set::clear() {
+  by_due_.clear();
+  by_id_.clear();
+}
+
 } // namespace stepwise

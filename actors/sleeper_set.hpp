@@ -34,6 +34,9 @@ public:
   /// Removes and returns every id due at or before `now`.
   std::vector<std::string> pop_due(time_point now);
 
+  /// Removes every entry.
+  void clear();
+
   size_t size() const {
     return by_id_.size();
   }

@@ -145,13 +145,22 @@ caf::behavior driver(driver_ptr self, engine* eng, std::string workflow, size_t 
   };
 }
 
+int64_t wall_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
+}
+
 } // namespace
 
 run_result run_embedded(caf::actor_system& sys, engine& eng,
-                        const std::string& workflow, size_t n, double limit_s) {
+                        const std::string& workflow, size_t n, double limit_s,
+                        const std::function<double()>& store_cpu) {
   auto prom = std::make_shared<std::promise<run_result>>();
   auto fut = prom->get_future();
   auto cpu0 = cpu_seconds();
+  auto store0 = store_cpu ? store_cpu() : 0.0;
+  auto started = wall_us();
   auto t0 = steady::now();
   auto a = sys.spawn(driver, &eng, workflow, n, prom);
   auto limit = std::chrono::duration<double>(limit_s);
@@ -160,6 +169,9 @@ run_result run_embedded(caf::actor_system& sys, engine& eng,
   auto res = fut.get();
   res.wall_s = std::chrono::duration<double>(steady::now() - t0).count();
   res.cpu_s = cpu_seconds() - cpu0;
+  res.store_cpu_s = store_cpu ? store_cpu() - store0 : 0.0;
+  res.started_at_us = started;
+  res.ended_at_us = wall_us();
   caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
   return res;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,12 +23,21 @@ struct run_result {
   /// Resident memory (KiB) when the most operations were sleeping.
   int64_t rss_at_peak_kib = 0;
   double cpu_s = 0;
+  /// CPU seconds of the store's server over the run (0 when not sampled).
+  double store_cpu_s = 0;
+  /// The run window on the wall clock (µs since the epoch), so that runs of
+  /// several processes can be merged.
+  int64_t started_at_us = 0;
+  int64_t ended_at_us = 0;
 };
 
 /// Submits `n` operations of `workflow` at once through the embedding API
 /// (asynchronous requests to the engine actor) and waits, at most
 /// `limit_s` seconds, until each has finished, as seen in the event stream.
+/// `store_cpu`, when given, returns the store server's CPU seconds so far;
+/// it is sampled at both ends of the run.
 run_result run_embedded(caf::actor_system& sys, engine& eng,
-                        const std::string& workflow, size_t n, double limit_s);
+                        const std::string& workflow, size_t n, double limit_s,
+                        const std::function<double()>& store_cpu = {});
 
 } // namespace stepwise::bench

@@ -1,9 +1,15 @@
 #include "bench/proc_stats.hpp"
 
+#include <cctype>
+#include <filesystem>
 #include <fstream>
+#include <optional>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 namespace stepwise::bench {
 
@@ -18,7 +24,49 @@ int64_t status_field(const std::string& name) {
   return 0;
 }
 
+// Fields of /proc/PID/stat after the command name: state is [0], ppid
+// [1], utime [11], stime [12], cutime [13], cstime [14].
+std::optional<std::vector<long long>> stat_fields(const std::string& pid) {
+  std::ifstream in{"/proc/" + pid + "/stat"};
+  std::string all;
+  if (!std::getline(in, all))
+    return std::nullopt;
+  auto close = all.rfind(')');
+  if (close == std::string::npos)
+    return std::nullopt;
+  std::istringstream rest{all.substr(close + 2)};
+  std::vector<long long> out;
+  std::string f;
+  while (rest >> f && out.size() < 15)
+    out.push_back(f.size() == 1 && !std::isdigit(static_cast<unsigned char>(f[0]))
+                    ? 0
+                    : std::stoll(f));
+  if (out.size() < 15)
+    return std::nullopt;
+  return out;
+}
+
 } // namespace
+
+double tree_cpu_seconds(int root) {
+  auto hz = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  auto me = stat_fields(std::to_string(root));
+  if (!me)
+    return 0;
+  auto ticks = (*me)[11] + (*me)[12] + (*me)[13] + (*me)[14];
+  // Processes come and go while we look: errors end the walk, not the run.
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it{"/proc", ec}, end; !ec && it != end;
+       it.increment(ec)) {
+    auto name = it->path().filename().string();
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0])))
+      continue;
+    auto f = stat_fields(name);
+    if (f && (*f)[1] == root)
+      ticks += (*f)[11] + (*f)[12];
+  }
+  return static_cast<double>(ticks) / hz;
+}
 
 double cpu_seconds() {
   rusage ru{};

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -37,6 +38,12 @@ struct options {
   int64_t passivate_ms = 1000;
   /// --via http: connections submitting at once.
   size_t concurrency = 64;
+  /// The store server's main process (PostgreSQL's postmaster): its CPU,
+  /// with its children's, is reported as `cpu_s.store`.
+  int store_pid = 0;
+  /// Wall-clock ms since the epoch at which the run starts (after start-up),
+  /// so that several processes on one store run together (bench/pg-multi).
+  int64_t start_at_ms = 0;
 };
 
 int usage(const char* why) {
@@ -45,6 +52,7 @@ int usage(const char* why) {
                "usage: stepwise-bench --workload steps|retry|timers --n N [--runs R]\n"
                "       [--via embedded|http] [--store URI] [--url URL] [--pool P]\n"
                "       [--limit SECONDS] [--passivate-ms MS] [--concurrency C]\n"
+               "       [--store-pid PID] [--start-at EPOCH_MS]\n"
                "--via http needs a running `stepwise serve --workflows demo,bench`.\n",
                why);
   return 2;
@@ -69,6 +77,8 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
       else if (k == "--limit") o.limit_s = std::stod(v);
       else if (k == "--passivate-ms") o.passivate_ms = std::stoll(v);
       else if (k == "--concurrency") o.concurrency = std::stoul(v);
+      else if (k == "--store-pid") o.store_pid = std::stoi(v);
+      else if (k == "--start-at") o.start_at_ms = std::stoll(v);
       else {
         err = "unknown flag " + k;
         return false;
@@ -208,8 +218,15 @@ int main(int argc, char** argv) {
       std::cerr << "stepwise-bench: " << message_of(eng.error()) << '\n';
       return 1;
     }
+    if (o.start_at_ms > 0)
+      std::this_thread::sleep_until(std::chrono::system_clock::time_point{
+        std::chrono::milliseconds(o.start_at_ms)});
     auto rss0 = bench::rss_kib();
-    auto res = bench::run_embedded(sys, *eng, bench::workflow_of(o.workload), o.n, o.limit_s);
+    std::function<double()> store_cpu;
+    if (o.store_pid > 0)
+      store_cpu = [pid = o.store_pid] { return bench::tree_cpu_seconds(pid); };
+    auto res = bench::run_embedded(sys, *eng, bench::workflow_of(o.workload), o.n,
+                                   o.limit_s, store_cpu);
     std::vector<double> figures;
     durable_figures(*eng, res.ids, o.workload, figures);
     auto& m = eng->stats();
@@ -225,6 +242,10 @@ int main(int argc, char** argv) {
       {"synchronous", "FULL"}, {"pool", o.pool}, {"passivate_ms", o.passivate_ms},
       {"rss_per_sleeping_op_bytes",
        res.peak_timers > 0 ? (res.rss_at_peak_kib - rss0) * 1024 / res.peak_timers : 0}};
+    line["cpu_s"] = {{"engine", res.cpu_s}, {"store", res.store_cpu_s}};
+    line["window_us"] = {res.started_at_us, res.ended_at_us};
+    if (!eng->owner().empty())
+      line["settings"].as_object()["lease_ttl_ms"] = ec.lease_ttl.count() / 1000;
     line["commits"] = commits;
     line["mean_commit_batch"] = mean(m.commit_batch_size, 1e6);
     line["mean_commit_ms"] = mean(m.commit_latency_seconds, 1e3);

@@ -28,6 +28,14 @@ struct engine_config {
   duration request_timeout = std::chrono::seconds(30);
   /// Most operations listed per page.
   size_t max_page = 500;
+  /// Shared stores (PostgreSQL): the lease of this process on its
+  /// operations. A process that stops renewing it (crashed, cut off) loses
+  /// its operations to the others within `lease_ttl + lease_ttl / 3`; a
+  /// live one renews it with every commit, or every `lease_ttl / 3` when
+  /// idle. Stores serving one process (SQLite) ignore it.
+  duration lease_ttl = std::chrono::seconds(10);
+  /// Most orphaned operations taken over per store call.
+  size_t claim_batch = 1000;
   /// The clock; null means the real wall clock.
   std::shared_ptr<stepwise::clock> clock;
   /// Seed of the jitter random numbers (0: from the clock).

@@ -63,6 +63,14 @@ public:
   /// Opens the store, spawns the engine in `sys` and resumes every
   /// non-terminal operation. Fails with context when the store cannot be
   /// opened or recovery fails.
+  ///
+  /// On a store that several processes share (PostgreSQL, see
+  /// storage/lease_store.hpp) the engine joins under a fresh owner id and
+  /// resumes only orphaned operations (those of no live process); it then
+  /// takes over the operations of processes that stop renewing their
+  /// lease (`engine_config::lease_ttl`). Operations started through this
+  /// engine run in this process: spreading clients over processes spreads
+  /// the work.
   [[nodiscard]] static caf::expected<engine>
   launch(caf::actor_system& sys, engine_config cfg, registry workflows);
 
@@ -120,7 +128,13 @@ public:
   /// Returns the backend name of the store (`sqlite`, `postgresql`).
   std::string store_backend() const;
 
-  /// Returns whether recovery is done and the store answered recently.
+  /// Returns this process's owner id in a store shared by several
+  /// processes (it changes when the lease was lost and joined again), or
+  /// an empty string for a store that serves one process.
+  std::string owner() const;
+
+  /// Returns whether recovery is done, the store answered recently and (on
+  /// a shared store) the lease surely holds.
   bool ready() const;
 
   engine() = default;

@@ -27,10 +27,15 @@ caf::error make_error(errc x, std::string context) {
 }
 
 uint8_t code_of(const caf::error& e) {
+  // CAF 0.17 dereferences the missing data of an empty error.
+  if (!e)
+    return 0;
   return e.category() == error_category ? e.code() : 0;
 }
 
 std::string message_of(const caf::error& e) {
+  if (!e)
+    return "no error";
   if (e.category() == error_category) {
     if (e.context().match_elements<std::string>())
       return e.context().get_as<std::string>(0);

@@ -54,6 +54,10 @@ struct metrics {
   gauge timers_pending{0};
   counter commits{0};
   counter commit_errors{0};
+  /// Operations taken over from processes whose lease ended (shared store).
+  counter operations_claimed{0};
+  /// Times this process lost its lease and joined again (shared store).
+  counter leases_lost{0};
   /// Step run time in seconds.
   histogram<12> step_duration_seconds{
     {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5}};

@@ -55,6 +55,12 @@ public:
 
   bool closed() const;
 
+  /// Returns whether the cache is on (this process is the log's only
+  /// writer); otherwise readers must poll the store for others' events.
+  bool caching() const {
+    return capacity_ > 0;
+  }
+
   /// Returns the highest published seq (0 before the first batch).
   int64_t last_seq() const;
 

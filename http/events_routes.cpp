@@ -11,9 +11,17 @@ namespace {
 
 using steady = std::chrono::steady_clock;
 
-// Longest a waiting reader trusts the hub alone: other writers of a shared
-// store do not publish to it, so the store is read again after this.
-constexpr auto poll_slice = std::chrono::seconds(1);
+// Longest a waiting reader trusts the hub alone. With a store that other
+// processes write too (the hub does not cache then), their events reach no
+// hub here: the store is read again this often, which bounds how late a
+// long poll or stream sees another process's event.
+constexpr auto poll_slice_sole = std::chrono::seconds(1);
+constexpr auto poll_slice_shared = std::chrono::milliseconds(200);
+
+steady::duration poll_slice(const route_context& ctx) {
+  return ctx.hub->caching() ? steady::duration{poll_slice_sole}
+                            : steady::duration{poll_slice_shared};
+}
 
 constexpr int64_t max_seq = 1'000'000'000'000'000'000;
 
@@ -36,7 +44,7 @@ caf::expected<std::vector<event>> fetch_or_wait(const route_context& ctx,
     auto now = steady::now();
     if (now >= deadline)
       return items;
-    ctx.hub->wait_beyond(after, std::min(deadline, now + poll_slice));
+    ctx.hub->wait_beyond(after, std::min(deadline, now + poll_slice(ctx)));
   }
 }
 
@@ -140,7 +148,7 @@ void stream(const router& r, const route_context& ctx, request& rq,
         if (!sink.write(beat.data(), beat.size()))
           return false;
       }
-      auto until = std::min(st->next_heartbeat, now + poll_slice);
+      auto until = std::min(st->next_heartbeat, now + poll_slice(c));
       auto items = fetch_or_wait(c, st->last, 500,
                                  std::chrono::time_point_cast<steady::duration>(until));
       if (!items) {

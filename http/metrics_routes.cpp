@@ -67,6 +67,11 @@ std::string render(const route_context& ctx) {
           m.commits);
   counter(w, "stepwise_store_commit_errors_total",
           "Store transactions that failed.", m.commit_errors);
+  counter(w, "stepwise_operations_claimed_total",
+          "Operations taken over from processes whose lease ended.",
+          m.operations_claimed);
+  counter(w, "stepwise_leases_lost_total",
+          "Times this process lost its lease and joined again.", m.leases_lost);
   w.family("stepwise_store_commit_duration_seconds", "histogram",
            "Latency of one store commit (group commit of many checkpoints).");
   w.histogram("stepwise_store_commit_duration_seconds", {},

@@ -203,6 +203,11 @@ const option_spec specs[] = {
    "a client that sends or takes nothing for this long is dropped (default "
    "10)",
    set_seconds<&serve_options::io_timeout_s, 1, 3600>},
+  {"lease-ttl", "STEPWISE_LEASE_TTL", "SECONDS",
+   "PostgreSQL store shared by several processes: a process that stops "
+   "renewing its lease for this long loses its operations to the others "
+   "(default 10)",
+   set_seconds<&serve_options::lease_ttl_s, 1, 3600>},
 };
 
 const option_spec* find_spec(const std::string& name) {
@@ -278,6 +283,7 @@ stepwise::engine_config serve_options::engine_config() const {
   c.step_workers = step_workers;
   c.read_workers = read_workers;
   c.request_timeout = std::chrono::seconds(request_timeout_s);
+  c.lease_ttl = std::chrono::seconds(lease_ttl_s);
   return c;
 }
 

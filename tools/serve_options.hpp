@@ -32,6 +32,8 @@ struct serve_options {
   size_t max_streams = 16;
   int64_t request_timeout_s = 30;
   int64_t io_timeout_s = 10;
+  /// PostgreSQL shared by several processes: the lease period.
+  int64_t lease_ttl_s = 10;
   /// Built-in workflow sets to register: `demo`, `bench`.
   std::vector<std::string> workflow_sets{"demo"};
   /// The infrastructure driver behind `/api/infrastructure`: `sim` (the

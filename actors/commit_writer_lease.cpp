@@ -1,0 +1,77 @@
+// The lease duties of the commit writer's thread (see commit_writer.hpp):
+// claiming orphans, and joining again after the lease was lost. Both block
+// on the store, which is why they live on this thread.
+#include <iostream>
+
+#include <caf/send.hpp>
+
+#include "actors/commit_writer.hpp"
+#include "actors/messages.hpp"
+#include "engine/errc.hpp"
+
+namespace stepwise {
+
+void commit_writer::lease_tick() {
+  auto got = keeper_->claim_all();
+  if (got) {
+    if (!got->empty()) {
+      metrics_.operations_claimed.fetch_add(got->size(),
+                                            std::memory_order_relaxed);
+      caf::anon_send(events_sink_, recover_atom::value,
+                     recovered_ops{std::move(*got)});
+    }
+    return;
+  }
+  if (is_lease_lost(got.error())) {
+    std::vector<item> none;
+    lease_lost(none);
+    return;
+  }
+  // The store did not answer: the next period tries again, and commits
+  // keep renewing the lease meanwhile.
+  std::cerr << "stepwise: claiming orphaned operations failed: "
+            << message_of(got.error()) << '\n';
+}
+
+void commit_writer::lease_lost(std::vector<item>& fenced) {
+  {
+    // Everything queued was prepared under the lost lease: an update would
+    // be refused per item anyway, a create is refused here so that its
+    // caller hears "not written" rather than waiting.
+    std::lock_guard<std::mutex> guard{mtx_};
+    fenced.insert(fenced.end(), waiting_.begin(), waiting_.end());
+    waiting_.clear();
+    queue_.clear();
+  }
+  keeper_->lost(); // no step begins from here until joined again
+  metrics_.leases_lost.fetch_add(1, std::memory_order_relaxed);
+  std::cerr << "stepwise: lease of owner '" << keeper_->owner()
+            << "' lost (it expired and another process took its operations "
+               "over): " << fenced.size()
+            << " checkpoints not written; stopping its operations and "
+               "joining again\n";
+  for (auto& x : fenced)
+    caf::anon_send(x.reply_to, commit_ack{x.tag, write_status::stale_revision});
+  // Sent after the acks and before any claim: the engine drops what it
+  // had before it resumes what it claims.
+  caf::anon_send(events_sink_, lease_lost_atom::value);
+  auto backoff = std::chrono::milliseconds(100);
+  for (;;) {
+    auto err = keeper_->join();
+    if (!err)
+      break;
+    std::cerr << "stepwise: joining again failed, retrying in "
+              << backoff.count() << " ms: " << message_of(err) << '\n';
+    if (!pause(backoff))
+      return;
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
+  }
+  lease_tick();
+}
+
+bool commit_writer::pause(std::chrono::milliseconds d) {
+  std::unique_lock<std::mutex> guard{mtx_};
+  return !cv_.wait_for(guard, d, [this] { return stopping_; });
+}
+
+} // namespace stepwise

@@ -1,0 +1,103 @@
+#include "actors/lease_keeper.hpp"
+
+#include <random>
+
+#include <unistd.h>
+
+#include "engine/errc.hpp"
+
+namespace stepwise {
+
+namespace {
+
+std::string fresh_owner_id() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof(host) - 1) != 0)
+    host[0] = '\0';
+  // The random part tells apart a restarted process that got the same pid
+  // (containers start every process as pid 1).
+  std::random_device rd;
+  auto r = (static_cast<uint64_t>(rd()) << 32) | rd();
+  char suffix[17];
+  std::snprintf(suffix, sizeof(suffix), "%016llx",
+                static_cast<unsigned long long>(r));
+  return std::string{host} + ":" + std::to_string(::getpid()) + ":" + suffix;
+}
+
+} // namespace
+
+lease_keeper::lease_keeper(lease_store& leases, duration ttl,
+                           size_t claim_batch)
+  : leases_(leases),
+    ttl_(ttl),
+    claim_batch_(std::max<size_t>(1, claim_batch)),
+    next_claim_(steady::now()) {
+  // nop
+}
+
+caf::error lease_keeper::join() {
+  auto id = fresh_owner_id();
+  auto started = steady::now();
+  if (auto err = leases_.join(id, ttl_))
+    return err;
+  renewed(started);
+  std::lock_guard<std::mutex> guard{mtx_};
+  owner_ = std::move(id);
+  return caf::none;
+}
+
+caf::expected<std::vector<operation>> lease_keeper::claim_all() {
+  // Counted from the start: a slow claim must not stretch the period that
+  // bounds takeover time.
+  next_claim_ = steady::now()
+                + std::chrono::duration_cast<steady::duration>(claim_period());
+  std::vector<operation> out;
+  for (;;) {
+    auto started = steady::now();
+    auto got = leases_.claim_orphans(claim_batch_);
+    if (!got)
+      return std::move(got.error());
+    renewed(started);
+    auto n = got->size();
+    out.insert(out.end(), std::make_move_iterator(got->begin()),
+               std::make_move_iterator(got->end()));
+    if (n < claim_batch_)
+      return out;
+  }
+}
+
+caf::error lease_keeper::leave() {
+  return leases_.leave();
+}
+
+void lease_keeper::renewed(steady::time_point started) {
+  auto until = (started + std::chrono::duration_cast<steady::duration>(ttl_))
+                 .time_since_epoch()
+                 .count();
+  // Monotonic: a slow call finishing late must not shorten what a later
+  // one established.
+  auto cur = valid_until_.load(std::memory_order_relaxed);
+  while (cur < until
+         && !valid_until_.compare_exchange_weak(cur, until,
+                                                std::memory_order_relaxed))
+    ; // retry with the value another thread stored
+}
+
+bool lease_keeper::holds(steady::time_point now) const {
+  // A step begun just before the end would run on past it: keep a tenth of
+  // the period for that.
+  auto margin = std::chrono::duration_cast<steady::duration>(ttl_ / 10);
+  return (now + margin).time_since_epoch().count()
+         < valid_until_.load(std::memory_order_relaxed);
+}
+
+std::string lease_keeper::owner() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return owner_;
+}
+
+bool is_lease_lost(const caf::error& err) {
+  return code_of(err) == static_cast<uint8_t>(errc::stale_revision);
+}
+
+} // namespace stepwise
