@@ -73,13 +73,13 @@ void print_operation(const boost::json::value& op) {
   kv.add({"data", cell(text_of(op, "data"), 100)});
   std::printf("%s\n", kv.render().c_str());
   table steps({"#", "STEP", "WEIGHT", "STATE", "ATTEMPTS", "DURATION",
-               "NEXT ATTEMPT", "LAST ERROR"});
+               "NEXT ATTEMPT", "COMPENSATION", "LAST ERROR"});
   size_t i = 0;
   for (auto& s : op.at("steps").as_array())
     steps.add({std::to_string(++i), text_of(s, "name"), text_of(s, "weight"),
                text_of(s, "state"), text_of(s, "attempts"),
                text_of(s, "duration_ms") + " ms", text_of(s, "next_attempt_at"),
-               cell(text_of(s, "last_error"), 50)});
+               text_of(s, "compensation"), cell(text_of(s, "last_error"), 50)});
   std::printf("%s", steps.render().c_str());
 }
 
