@@ -19,6 +19,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/durability/child_process.hpp"
+
 #include "engine/errc.hpp"
 #include "tests/storage/pg_test_schema.hpp"
 
@@ -33,34 +35,6 @@ constexpr int ttl_ms = 2000;
 // the kill); the survivors claim every ttl / 3. The margin covers a claim,
 // a commit and a step dispatch on a loaded (or sanitized) 2-core machine.
 constexpr int takeover_bound_ms = ttl_ms + ttl_ms / 3 + 2000;
-
-pid_t spawn(const std::vector<std::string>& args) {
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    std::vector<char*> argv;
-    for (auto& a : args)
-      argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  return pid;
-}
-
-int reap(pid_t pid) {
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return status;
-}
-
-std::vector<std::string> lines(const std::string& path) {
-  std::ifstream in{path};
-  std::vector<std::string> out;
-  for (std::string l; std::getline(in, l);)
-    if (!l.empty())
-      out.push_back(l);
-  return out;
-}
 
 struct effect_line {
   std::string op;

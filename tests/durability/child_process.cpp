@@ -1,0 +1,38 @@
+#include "tests/durability/child_process.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+
+namespace stepwise::test {
+
+pid_t spawn(const std::vector<std::string>& args) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    std::vector<char*> argv;
+    for (auto& a : args)
+      argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+int reap(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return status;
+}
+
+std::vector<std::string> lines(const std::string& path) {
+  std::ifstream in{path};
+  std::vector<std::string> out;
+  for (std::string l; std::getline(in, l);)
+    if (!l.empty())
+      out.push_back(l);
+  return out;
+}
+
+} // namespace stepwise::test

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+// What the durability tests need to run child processes and read what they
+// wrote.
+namespace stepwise::test {
+
+/// Starts `args[0]` with `args` (no shell); returns its pid.
+pid_t spawn(const std::vector<std::string>& args);
+
+/// Waits for `pid` to end; returns its wait status.
+int reap(pid_t pid);
+
+/// Returns the non-empty lines of the file at `path`.
+std::vector<std::string> lines(const std::string& path);
+
+} // namespace stepwise::test
