@@ -35,7 +35,9 @@ struct owner_info {
 /// every operation it had.
 ///
 /// Fencing: once joined, `store::commit` writes an update only when this
-/// process still owns the operation (else `write_status::stale_revision`
+/// process still owns the operation, or the stored operation is terminal
+/// (a retry through any process adopts it; the revision check lets one of
+/// two concurrent retries win) (else `write_status::stale_revision`
 /// for that item), and nothing at all when the lease was ended (the whole
 /// commit fails with `errc::stale_revision`). So a step's result is never
 /// recorded by two owners. Creates record this process as the owner.

@@ -6,6 +6,8 @@ namespace stepwise {
 
 namespace {
 
+#define SW_TERMINAL "('succeeded', 'failed', 'canceled')"
+
 // Rows arrive as one array per column (see pg_columns.hpp). Inserting in
 // array order makes the first of two creates with one key win, as it would
 // one statement per item.
@@ -26,17 +28,16 @@ namespace {
 
 // The ids of one statement's rows are distinct (pg_commit splits the batch
 // where an id repeats), so each row is matched once.
-#define SW_UPDATE_MANY(OWNER_COND)                                             \
+#define SW_UPDATE_MANY(OWNER_SET, OWNER_COND)                                  \
   "UPDATE operations o SET state = u.state, data = u.data, steps = u.steps, "  \
   "error = u.error, updated_at = u.updated_at, deadline = u.deadline, "        \
-  "revision = u.revision, wake_at = u.wake_at "                                \
+  "revision = u.revision, wake_at = u.wake_at" OWNER_SET " "                   \
   "FROM unnest($1::TEXT[], $2::BIGINT[], $3::TEXT[], $4::TEXT[], "             \
   "$5::TEXT[], $6::TEXT[], $7::BIGINT[], $8::BIGINT[], $9::BIGINT[], "         \
   "$10::BIGINT[]) AS u(id, expected, state, data, steps, error, updated_at, "  \
   "deadline, revision, wake_at) "                                              \
   "WHERE o.id = u.id AND o.revision = u.expected" OWNER_COND " RETURNING o.id"
 
-#define SW_TERMINAL "('succeeded', 'failed', 'canceled')"
 
 struct statement {
   const char* name;
@@ -46,8 +47,13 @@ struct statement {
 constexpr statement statements[] = {
   {pg_stmt::create_many, SW_CREATE_MANY("", "")},
   {pg_stmt::create_many_owned, SW_CREATE_MANY(", owner", ", $16")},
-  {pg_stmt::update_many, SW_UPDATE_MANY("")},
-  {pg_stmt::update_many_owned, SW_UPDATE_MANY(" AND o.owner = $11")},
+  {pg_stmt::update_many, SW_UPDATE_MANY("", "")},
+  // A process writes the operations it owns, and adopts a terminal one
+  // that it resumes (retry): no process drives a terminal operation, and
+  // the revision check lets only one of two concurrent retries win.
+  {pg_stmt::update_many_owned,
+   SW_UPDATE_MANY(", owner = $11",
+                  " AND (o.owner = $11 OR o.state IN " SW_TERMINAL ")")},
   {pg_stmt::append_events,
    "WITH c AS (UPDATE event_counter SET last_seq = last_seq + $1 "
    "WHERE id = 1 RETURNING last_seq), "

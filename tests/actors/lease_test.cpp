@@ -263,3 +263,43 @@ TEST_CASE("engine lease: no step begins while the lease may have expired",
   CHECK(eng->stats().leases_lost.load() == 0);
   eng->shutdown();
 }
+
+TEST_CASE("engine lease: a failed operation can be retried through any "
+          "process, and only once",
+          "[actors][pg][lease]") {
+  auto schema = pg_schema_or_skip();
+  if (!schema)
+    return;
+  caf::actor_system_config cfg;
+  tune_actor_system(cfg);
+  caf::actor_system sys{cfg};
+  std::atomic<bool> broken{true};
+  auto flaky = [&] {
+    registry reg;
+    REQUIRE(reg.add(workflow("flaky", 1).step(1, make_step("one", [&](step_context&) {
+      return broken ? fail("broken") : done();
+    }))));
+    return reg;
+  };
+  auto a = launch(sys, flaky(), schema->open());
+  auto started = a.start({"flaky", std::nullopt, {}, {}, std::nullopt});
+  REQUIRE(started);
+  auto id = started->op.id;
+  auto failed = a.wait(id, 20s);
+  REQUIRE(failed);
+  REQUIRE(failed->state == op_state::failed);
+  // A is alive and last owned it; B retries it and drives it from here.
+  auto b = launch(sys, flaky(), schema->open());
+  broken = false;
+  auto retried = b.retry(id);
+  REQUIRE(retried);
+  auto done_op = b.wait(id, 20s);
+  REQUIRE(done_op);
+  CHECK(done_op->state == op_state::succeeded);
+  // A retry through A now sees a succeeded operation.
+  auto again = a.retry(id);
+  REQUIRE_FALSE(again);
+  CHECK(code_of(again.error()) == static_cast<uint8_t>(errc::invalid_state));
+  a.shutdown();
+  b.shutdown();
+}
