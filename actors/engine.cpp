@@ -83,13 +83,14 @@ struct reply_slot {
 /// the HTTP gateway calls this once per request.
 template <class T, class... Ts>
 caf::expected<T> ask(const std::atomic<bool>& down, const caf::actor& bridge,
-                     const caf::actor& a, duration timeout, Ts&&... xs) {
+                     duration timeout, Ts&&... xs) {
   if (down)
     return make_error(errc::shutting_down, "the engine is shut down");
   auto slot = std::make_shared<reply_slot<T>>();
   auto msg = caf::make_message(std::forward<Ts>(xs)...);
-  caf::anon_send(bridge, bridge_job{[slot, a, msg](caf::event_based_actor* self) {
-    self->request(a, caf::infinite, msg)
+  caf::anon_send(bridge, bridge_job{[slot, msg](caf::event_based_actor* self,
+                                                const caf::actor& engine) {
+    self->request(engine, caf::infinite, msg)
       .then([slot](T& x) { slot->set(std::move(x)); },
             [slot](caf::error& e) { slot->set(std::move(e)); });
   }});
@@ -101,10 +102,10 @@ caf::expected<T> ask(const std::atomic<bool>& down, const caf::actor& bridge,
   return std::move(*slot->value);
 }
 
-/// Runs each job it gets: a request to the engine on behalf of a thread
+/// Runs each job it gets: a request to `engine` on behalf of a thread
 /// outside CAF (see `ask`).
-caf::behavior bridge_actor(caf::event_based_actor* self) {
-  return {[=](bridge_job& job) { job(self); }};
+caf::behavior bridge_actor(caf::event_based_actor* self, caf::actor engine) {
+  return {[=](bridge_job& job) { job(self, engine); }};
 }
 
 /// Returns a joined lease keeper when the store is shared by processes,
@@ -168,7 +169,7 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
   sh->actor = a;
   // Hidden: it must not keep the actor system from shutting down, and it
   // lives on after `shutdown` so that a late request fails at once.
-  sh->bridge = sys.spawn<caf::hidden>(bridge_actor);
+  sh->bridge = sys.spawn<caf::hidden>(bridge_actor, a);
   return engine{&sys, a, std::move(sh)};
 }
 
@@ -181,38 +182,38 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
 }
 
 caf::expected<start_result> engine::start(const start_request& req) {
-  return ask<start_result>(shared_->down, shared_->bridge, actor_, shared_->core->cfg.request_timeout,
+  return ask<start_result>(shared_->down, shared_->bridge, shared_->core->cfg.request_timeout,
                            start_atom::value, req);
 }
 
 caf::expected<operation> engine::get(const std::string& id) {
-  return ask<operation>(shared_->down, shared_->bridge, actor_, shared_->core->cfg.request_timeout,
+  return ask<operation>(shared_->down, shared_->bridge, shared_->core->cfg.request_timeout,
                         get_atom::value, id);
 }
 
 caf::expected<operation> engine::cancel(const std::string& id) {
-  return ask<operation>(shared_->down, shared_->bridge, actor_, shared_->core->cfg.request_timeout,
+  return ask<operation>(shared_->down, shared_->bridge, shared_->core->cfg.request_timeout,
                         cancel_atom::value, id);
 }
 
 caf::expected<operation> engine::retry(const std::string& id) {
-  return ask<operation>(shared_->down, shared_->bridge, actor_, shared_->core->cfg.request_timeout,
+  return ask<operation>(shared_->down, shared_->bridge, shared_->core->cfg.request_timeout,
                         retry_atom::value, id);
 }
 
 caf::expected<operation_page> engine::list(const list_filter& f) {
-  return ask<operation_page>(shared_->down, shared_->bridge, actor_, shared_->core->cfg.request_timeout,
+  return ask<operation_page>(shared_->down, shared_->bridge, shared_->core->cfg.request_timeout,
                              list_atom::value, f);
 }
 
 caf::expected<std::vector<event>> engine::events(int64_t after, size_t limit) {
-  return ask<std::vector<event>>(shared_->down, shared_->bridge, actor_, shared_->core->cfg.request_timeout,
+  return ask<std::vector<event>>(shared_->down, shared_->bridge, shared_->core->cfg.request_timeout,
                                  events_atom::value, after,
                                  static_cast<uint64_t>(limit));
 }
 
 caf::expected<operation> engine::wait(const std::string& id, duration timeout) {
-  auto res = ask<operation>(shared_->down, shared_->bridge, actor_, timeout, wait_atom::value, id);
+  auto res = ask<operation>(shared_->down, shared_->bridge, timeout, wait_atom::value, id);
   if (!res && code_of(res.error()) == static_cast<uint8_t>(errc::timeout))
     return get(id);
   return res;

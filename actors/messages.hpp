@@ -106,8 +106,9 @@ struct recovered_ops {
   std::vector<operation> ops;
 };
 
-/// A request the engine's bridge actor makes for a thread outside CAF.
-using bridge_job = std::function<void(caf::event_based_actor*)>;
+/// A request the engine's bridge actor makes, for a thread outside CAF, to
+/// the engine actor (the second argument).
+using bridge_job = std::function<void(caf::event_based_actor*, const caf::actor&)>;
 
 } // namespace stepwise
 

@@ -173,34 +173,6 @@ void on_ack(self_ptr self, write_status status) {
     execute(self, act);
 }
 
-// The events a step emitted, ready for the log: they precede the events of
-// the attempt's result, and secrets in their strings are masked.
-std::vector<event> emitted_events(operation_state& st,
-                                  std::vector<emitted_event>& emitted,
-                                  time_point now) {
-  auto secrets = secret_strings(*st.op.input, st.wf->secrets(), st.transient);
-  auto idx = st.op.state == op_state::compensating
-               ? progress::compensation_cursor(st.op, *st.wf)
-               : st.op.cursor();
-  std::vector<event> out;
-  out.reserve(emitted.size());
-  for (auto& x : emitted) {
-    event e;
-    e.time = now;
-    e.operation_id = st.op.id;
-    e.type = x.type;
-    if (idx < st.op.steps.size()) {
-      e.step = st.op.steps[idx].name;
-      e.attempt = st.op.steps[idx].attempts;
-    }
-    e.state = std::string{to_string(st.op.state)};
-    e.extra = std::move(x.extra);
-    scrub_json(e.extra, secrets);
-    out.emplace_back(std::move(e));
-  }
-  return out;
-}
-
 void on_step_done(self_ptr self, step_done& msg) {
   auto& st = self->state;
   if (msg.generation != st.gen || !st.step_running)
@@ -226,7 +198,7 @@ void on_step_done(self_ptr self, step_done& msg) {
   auto now = std::max(r.finished_at, st.op.updated_at);
   std::vector<event> events;
   if (!r.emitted.empty())
-    events = emitted_events(st, r.emitted, now);
+    events = progress::emitted_events(st.op, *st.wf, st.transient, r.emitted, now);
   auto act = st.op.state == op_state::compensating
                ? progress::apply_compensation(st.op, *st.wf, r.result, r.took,
                                               now, unit_random(st), events)

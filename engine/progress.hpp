@@ -6,6 +6,7 @@
 #include "engine/event.hpp"
 #include "engine/operation.hpp"
 #include "engine/outcome.hpp"
+#include "engine/step_context.hpp"
 #include "engine/workflow.hpp"
 
 namespace stepwise {
@@ -81,6 +82,14 @@ next_action apply_compensation(operation& op, const workflow& wf,
 /// Returns the index of the step whose compensation runs or is due next,
 /// or `op.steps.size()` when none is left.
 size_t compensation_cursor(const operation& op, const workflow& wf);
+
+/// Returns the events the running attempt emitted (`step_context::emit`),
+/// ready for the log ahead of the events of its result: about the running
+/// step (or compensation), with every secret string value masked.
+std::vector<event> emitted_events(const operation& op, const workflow& wf,
+                                  const transient_map& transient,
+                                  std::vector<emitted_event>& emitted,
+                                  time_point now);
 
 /// Resumes a failed operation at its failed step (completed steps are
 /// never run again).
