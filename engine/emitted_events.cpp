@@ -10,8 +10,8 @@ std::vector<event> emitted_events(const operation& op, const workflow& wf,
                                   std::vector<emitted_event>& emitted,
                                   time_point now) {
   auto secrets = secret_strings(*op.input, wf.secrets(), transient);
-  auto idx = op.state == op_state::compensating ? compensation_cursor(op, wf)
-                                                : op.cursor();
+  bool compensating = op.state == op_state::compensating;
+  auto idx = compensating ? compensation_cursor(op, wf) : op.cursor();
   std::vector<event> out;
   out.reserve(emitted.size());
   for (auto& x : emitted) {
@@ -21,7 +21,8 @@ std::vector<event> emitted_events(const operation& op, const workflow& wf,
     e.type = x.type;
     if (idx < op.steps.size()) {
       e.step = op.steps[idx].name;
-      e.attempt = op.steps[idx].attempts;
+      e.attempt = compensating ? op.steps[idx].compensation_attempts
+                               : op.steps[idx].attempts;
     }
     e.state = std::string{to_string(op.state)};
     e.extra = std::move(x.extra);

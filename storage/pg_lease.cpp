@@ -65,6 +65,14 @@ caf::error not_joined() {
   return make_error(errc::invalid_state, "pg: lease: join first");
 }
 
+// The parameters of `pg_stmt::renew_owner` for this process's lease.
+pg_params renew_params(const pg_fence& fence) {
+  pg_params p{2};
+  p.add(fence.owner);
+  p.add(static_cast<int64_t>(fence.ttl.count()));
+  return p;
+}
+
 } // namespace
 
 caf::error pg_store::join(const std::string& owner, duration ttl) {
@@ -96,9 +104,7 @@ caf::error pg_store::renew() {
   auto conn = writer();
   if (!conn)
     return std::move(conn.error());
-  pg_params p{2};
-  p.add(fence_->owner);
-  p.add(static_cast<int64_t>(fence_->ttl.count()));
+  auto p = renew_params(*fence_);
   auto r = (*conn)->exec_prepared(pg_stmt::renew_owner, p, "renew lease");
   forget_if_broken();
   if (!r)
@@ -124,9 +130,7 @@ caf::expected<std::vector<operation>> pg_store::claim_orphans(size_t limit) {
       return std::move(r.error());
     // Claiming under a lease that was ended would hand the operations to
     // nobody: renew first, which also fails when it was ended.
-    pg_params p0{2};
-    p0.add(fence_->owner);
-    p0.add(static_cast<int64_t>(fence_->ttl.count()));
+    auto p0 = renew_params(*fence_);
     auto mine = c.exec_prepared(pg_stmt::renew_owner, p0, "renew lease");
     if (!mine)
       return std::move(mine.error());

@@ -223,3 +223,27 @@ TEST_CASE("events a step emits are logged with its result, secrets masked",
   REQUIRE(at + 1 != order.end());
   CHECK(*(at + 1) == event_type::step_succeeded);
 }
+
+TEST_CASE("an event a compensation emits names the compensation's attempt",
+          "[actors][saga]") {
+  auto undo = make_step("a", [](step_context&) { return done(); })
+                .with_compensation([](step_context& ctx) {
+                  if (ctx.attempt() == 1)
+                    return retry_after(1s, "busy");
+                  ctx.emit(event_type::infrastructure_task_completed,
+                           {{"status", "COMPLETE"}});
+                  return done();
+                });
+  harness h{one(workflow("saga", 1).step(1, undo).step(2, make_step("b", refuse)))};
+  auto id = h.start("saga");
+  REQUIRE(h.await(id, event_type::operation_waiting));
+  h.clk->advance(1s);
+  REQUIRE(h.await(id, event_type::infrastructure_task_completed));
+  h.finish(id);
+  for (auto& e : h.seen)
+    if (e.operation_id == id && e.type == event_type::infrastructure_task_completed) {
+      CHECK(e.step == "a");
+      CHECK(e.attempt == 2);
+      CHECK(e.state == "compensating");
+    }
+}
