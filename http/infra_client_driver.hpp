@@ -9,7 +9,7 @@
 #include <caf/expected.hpp>
 #include <httplib.h>
 
-#include "engine/infra/driver.hpp"
+#include "infra/driver.hpp"
 
 namespace stepwise::http {
 

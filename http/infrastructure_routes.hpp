@@ -5,7 +5,7 @@
 #include <string>
 
 #include "engine/engine.hpp"
-#include "engine/infra/driver.hpp"
+#include "infra/driver.hpp"
 #include "http/router.hpp"
 
 namespace stepwise::http {

@@ -1,7 +1,7 @@
 #include "tools/make_driver.hpp"
 
 #include "engine/errc.hpp"
-#include "engine/infra/sim_driver.hpp"
+#include "infra/sim_driver.hpp"
 #include "http/infra_client_driver.hpp"
 
 namespace stepwise::tools {

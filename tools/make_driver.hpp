@@ -5,7 +5,7 @@
 #include <caf/expected.hpp>
 
 #include "engine/clock.hpp"
-#include "engine/infra/driver.hpp"
+#include "infra/driver.hpp"
 #include "tools/serve_options.hpp"
 
 namespace stepwise::tools {

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/infra/driver.hpp"
+#include "infra/driver.hpp"
 #include "engine/workflow.hpp"
 
 namespace stepwise::test {

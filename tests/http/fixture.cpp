@@ -11,7 +11,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "engine/workflows/demo.hpp"
+#include "workflows/demo.hpp"
 #include "http/infrastructure_routes.hpp"
 #include "tests/http/fake_driver.hpp"
 

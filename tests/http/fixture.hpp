@@ -13,7 +13,7 @@
 #include <httplib.h>
 
 #include "engine/engine.hpp"
-#include "engine/infra/driver.hpp"
+#include "infra/driver.hpp"
 #include "http/server.hpp"
 
 namespace stepwise::test {

@@ -6,7 +6,7 @@
 #include "engine/errc.hpp"
 #include "tests/http/fixture.hpp"
 #include "actors/virtual_clock.hpp"
-#include "engine/infra/sim_driver.hpp"
+#include "infra/sim_driver.hpp"
 #include "http/infra_client_driver.hpp"
 #include "tools/make_driver.hpp"
 #include "tools/serve_options.hpp"

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "engine/infra/monitor.hpp"
-#include "engine/infra/sim_driver.hpp"
+#include "infra/monitor.hpp"
+#include "infra/sim_driver.hpp"
 #include "tests/actors/harness.hpp"
 
 using namespace stepwise;

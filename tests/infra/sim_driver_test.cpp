@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "actors/virtual_clock.hpp"
-#include "engine/infra/sim_driver.hpp"
+#include "infra/sim_driver.hpp"
 
 using namespace stepwise;
 using namespace stepwise::infra;

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include "engine/errc.hpp"
-#include "engine/infra/sim_driver.hpp"
-#include "engine/workflows/infrastructure.hpp"
+#include "infra/sim_driver.hpp"
+#include "workflows/infrastructure.hpp"
 #include "tests/actors/harness.hpp"
 
 using namespace stepwise;

@@ -7,8 +7,8 @@
 
 #include <caf/expected.hpp>
 
-#include "engine/infra/driver.hpp"
-#include "engine/infra/monitor.hpp"
+#include "infra/driver.hpp"
+#include "infra/monitor.hpp"
 #include "engine/operation.hpp"
 #include "engine/registry.hpp"
 #include "engine/retry_policy.hpp"

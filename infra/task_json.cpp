@@ -1,4 +1,4 @@
-#include "engine/infra/task_json.hpp"
+#include "infra/task_json.hpp"
 
 namespace stepwise::infra {
 

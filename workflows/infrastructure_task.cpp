@@ -1,4 +1,4 @@
-#include "engine/workflows/infrastructure_task.hpp"
+#include "workflows/infrastructure_task.hpp"
 
 namespace stepwise::workflows {
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/infra/driver.hpp"
+#include "infra/driver.hpp"
 #include "engine/outcome.hpp"
 #include "engine/step_context.hpp"
 

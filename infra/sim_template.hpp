@@ -5,7 +5,7 @@
 
 #include <boost/json.hpp>
 
-#include "engine/infra/driver.hpp"
+#include "infra/driver.hpp"
 #include "engine/time.hpp"
 
 namespace stepwise::infra {

@@ -1,4 +1,4 @@
-#include "engine/workflows/demo.hpp"
+#include "workflows/demo.hpp"
 
 #include <chrono>
 #include <string>

@@ -1,8 +1,8 @@
-#include "engine/workflows/deprovision_runtime.hpp"
+#include "workflows/deprovision_runtime.hpp"
 
 #include "engine/errc.hpp"
-#include "engine/infra/task_json.hpp"
-#include "engine/workflows/infra_steps.hpp"
+#include "infra/task_json.hpp"
+#include "workflows/infra_steps.hpp"
 
 namespace stepwise::workflows {
 

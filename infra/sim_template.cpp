@@ -1,4 +1,4 @@
-#include "engine/infra/sim_template.hpp"
+#include "infra/sim_template.hpp"
 
 #include <charconv>
 #include <string>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "engine/workflow.hpp"
-#include "engine/workflows/infrastructure.hpp"
+#include "workflows/infrastructure.hpp"
 
 namespace stepwise::workflows {
 

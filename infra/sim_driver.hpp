@@ -9,8 +9,8 @@
 #include <unordered_map>
 
 #include "engine/clock.hpp"
-#include "engine/infra/driver.hpp"
-#include "engine/infra/sim_template.hpp"
+#include "infra/driver.hpp"
+#include "infra/sim_template.hpp"
 
 namespace stepwise::infra {
 

@@ -1,4 +1,4 @@
-#include "engine/infra/sim_driver.hpp"
+#include "infra/sim_driver.hpp"
 
 #include <cstdio>
 

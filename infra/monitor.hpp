@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/infra/driver.hpp"
+#include "infra/driver.hpp"
 #include "engine/step.hpp"
 
 namespace stepwise::infra {

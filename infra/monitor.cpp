@@ -1,10 +1,10 @@
-#include "engine/infra/monitor.hpp"
+#include "infra/monitor.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include "engine/event.hpp"
-#include "engine/infra/task_json.hpp"
+#include "infra/task_json.hpp"
 
 namespace stepwise::infra {
 

@@ -1,6 +1,6 @@
-#include "engine/workflows/infra_steps.hpp"
+#include "workflows/infra_steps.hpp"
 
-#include "engine/infra/task_json.hpp"
+#include "infra/task_json.hpp"
 
 namespace stepwise::workflows {
 

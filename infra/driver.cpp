@@ -1,4 +1,4 @@
-#include "engine/infra/driver.hpp"
+#include "infra/driver.hpp"
 
 #include <array>
 #include <utility>

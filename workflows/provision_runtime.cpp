@@ -1,7 +1,7 @@
-#include "engine/workflows/provision_runtime.hpp"
+#include "workflows/provision_runtime.hpp"
 
-#include "engine/infra/task_json.hpp"
-#include "engine/workflows/infra_steps.hpp"
+#include "infra/task_json.hpp"
+#include "workflows/infra_steps.hpp"
 
 namespace stepwise::workflows {
 

@@ -1,10 +1,10 @@
-#include "engine/workflows/infrastructure.hpp"
+#include "workflows/infrastructure.hpp"
 
 #include "engine/errc.hpp"
-#include "engine/workflows/build_and_launch.hpp"
-#include "engine/workflows/deprovision_runtime.hpp"
-#include "engine/workflows/infrastructure_task.hpp"
-#include "engine/workflows/provision_runtime.hpp"
+#include "workflows/build_and_launch.hpp"
+#include "workflows/deprovision_runtime.hpp"
+#include "workflows/infrastructure_task.hpp"
+#include "workflows/provision_runtime.hpp"
 
 namespace stepwise::workflows {
 
