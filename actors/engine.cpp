@@ -11,7 +11,7 @@
 #include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 
-#include "actors/engine_actor.hpp"
+#include "actors/dispatcher.hpp"
 #include "actors/lease_keeper.hpp"
 #include "actors/messages.hpp"
 #include "actors/real_clock.hpp"
@@ -23,7 +23,7 @@ namespace stepwise {
 
 /// What all copies of an engine handle share; the last one shuts it down.
 struct engine::shared {
-  core_ptr core;
+  runtime_ptr rt;
   caf::actor_system* sys = nullptr;
   caf::actor actor;
   /// Carries the requests of threads outside CAF (`ask`).
@@ -52,10 +52,10 @@ void engine::shared::shutdown() {
   }
   // Running steps finish (their results may be dropped: they run again
   // after a restart); every checkpoint already queued is written.
-  core->stop();
-  for (auto& r : core->readers)
+  rt->stop();
+  for (auto& r : rt->readers)
     caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
-  core->readers.clear();
+  rt->readers.clear();
   caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
 }
 
@@ -82,8 +82,8 @@ struct reply_slot {
 /// spawns an actor and arms a CAF timer thread wake-up for every request:
 /// the HTTP gateway calls this once per request.
 template <class T, class... Ts>
-caf::expected<T> ask(const std::atomic<bool>& down, const caf::actor& bridge,
-                     duration timeout, Ts&&... xs) {
+caf::expected<T> ask_bridge(const std::atomic<bool>& down, const caf::actor& bridge,
+                            duration timeout, Ts&&... xs) {
   if (down)
     return make_error(errc::shutting_down, "the engine is shut down");
   auto slot = std::make_shared<reply_slot<T>>();
@@ -104,8 +104,8 @@ caf::expected<T> ask(const std::atomic<bool>& down, const caf::actor& bridge,
 
 /// Runs each job it gets: a request to `engine` on behalf of a thread
 /// outside CAF (see `ask`).
-caf::behavior bridge_actor(caf::event_based_actor* self, caf::actor engine) {
-  return {[=](bridge_job& job) { job(self, engine); }};
+caf::behavior bridge_actor(caf::event_based_actor* self, caf::actor dispatcher) {
+  return {[=](bridge_job& job) { job(self, dispatcher); }};
 }
 
 /// Returns a joined lease keeper when the store is shared by processes,
@@ -147,30 +147,42 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
     return make_error(errc::store_failure,
                       "recovery: cannot load the active operations: "
                         + message_of(active.error()));
-  auto core = std::make_shared<engine_core>();
-  core->cfg = cfg;
-  core->workflows = std::move(workflows);
-  core->store = std::move(st);
-  core->clk = cfg.clock ? cfg.clock : std::make_shared<real_clock>(sys);
-  core->step_pool = std::make_unique<worker_pool>("sw-step", cfg.step_workers);
+  auto rt = std::make_shared<runtime>();
+  rt->cfg = cfg;
+  rt->workflows = std::move(workflows);
+  rt->store = std::move(st);
+  rt->clk = cfg.clock ? cfg.clock : std::make_shared<real_clock>(sys);
+  rt->step_pool = std::make_unique<worker_pool>("sw-step", cfg.step_workers);
   for (size_t i = 0; i < std::max<size_t>(1, cfg.read_workers); ++i)
-    core->readers.push_back(sys.spawn<caf::detached>(reader_actor, core));
-  auto a = sys.spawn(engine_actor, core);
-  core->lease = *keeper;
-  if (core->lease)
-    core->stats.operations_claimed.fetch_add(active->size(),
+    rt->readers.push_back(sys.spawn<caf::detached>(reader_actor, rt));
+  auto a = sys.spawn(dispatcher, rt);
+  rt->lease = *keeper;
+  if (rt->lease)
+    rt->stats.operations_claimed.fetch_add(active->size(),
                                              std::memory_order_relaxed);
-  core->writer = std::make_unique<commit_writer>(core->store, a, core->stats,
-                                                 cfg.max_batch, core->lease);
+  rt->writer = std::make_unique<commit_writer>(rt->store, a, rt->stats,
+                                                 cfg.max_batch, rt->lease);
   caf::anon_send(a, recover_atom::value, recovered_ops{std::move(*active)});
   auto sh = std::make_shared<shared>();
-  sh->core = core;
+  sh->rt = rt;
   sh->sys = &sys;
   sh->actor = a;
   // Hidden: it must not keep the actor system from shutting down, and it
   // lives on after `shutdown` so that a late request fails at once.
   sh->bridge = sys.spawn<caf::hidden>(bridge_actor, a);
   return engine{&sys, a, std::move(sh)};
+}
+
+template <class T, class... Ts>
+caf::expected<T> engine::ask(duration timeout, Ts&&... xs) const {
+  if (!shared_)
+    return make_error(errc::invalid_argument,
+                      "this engine handle is empty: get one from engine::launch");
+  return ask_bridge<T>(shared_->down, shared_->bridge, timeout, std::forward<Ts>(xs)...);
+}
+
+duration engine::request_timeout() const {
+  return shared_ ? shared_->rt->cfg.request_timeout : duration{0};
 }
 
 caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
@@ -182,38 +194,32 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
 }
 
 caf::expected<start_result> engine::start(const start_request& req) {
-  return ask<start_result>(shared_->down, shared_->bridge, shared_->core->cfg.request_timeout,
-                           start_atom::value, req);
+  return ask<start_result>(request_timeout(), start_atom::value, req);
 }
 
 caf::expected<operation> engine::get(const std::string& id) {
-  return ask<operation>(shared_->down, shared_->bridge, shared_->core->cfg.request_timeout,
-                        get_atom::value, id);
+  return ask<operation>(request_timeout(), get_atom::value, id);
 }
 
 caf::expected<operation> engine::cancel(const std::string& id) {
-  return ask<operation>(shared_->down, shared_->bridge, shared_->core->cfg.request_timeout,
-                        cancel_atom::value, id);
+  return ask<operation>(request_timeout(), command_atom::value, id, command::cancel);
 }
 
 caf::expected<operation> engine::retry(const std::string& id) {
-  return ask<operation>(shared_->down, shared_->bridge, shared_->core->cfg.request_timeout,
-                        retry_atom::value, id);
+  return ask<operation>(request_timeout(), command_atom::value, id, command::retry);
 }
 
 caf::expected<operation_page> engine::list(const list_filter& f) {
-  return ask<operation_page>(shared_->down, shared_->bridge, shared_->core->cfg.request_timeout,
-                             list_atom::value, f);
+  return ask<operation_page>(request_timeout(), list_atom::value, f);
 }
 
 caf::expected<std::vector<event>> engine::events(int64_t after, size_t limit) {
-  return ask<std::vector<event>>(shared_->down, shared_->bridge, shared_->core->cfg.request_timeout,
-                                 events_atom::value, after,
+  return ask<std::vector<event>>(request_timeout(), events_atom::value, after,
                                  static_cast<uint64_t>(limit));
 }
 
 caf::expected<operation> engine::wait(const std::string& id, duration timeout) {
-  auto res = ask<operation>(shared_->down, shared_->bridge, timeout, wait_atom::value, id);
+  auto res = ask<operation>(timeout, wait_atom::value, id);
   if (!res && code_of(res.error()) == static_cast<uint8_t>(errc::timeout))
     return get(id);
   return res;
@@ -229,31 +235,31 @@ void engine::shutdown() {
 }
 
 const registry& engine::workflows() const {
-  return shared_->core->workflows;
+  return shared_->rt->workflows;
 }
 
 stepwise::clock& engine::clock() const {
-  return *shared_->core->clk;
+  return *shared_->rt->clk;
 }
 
 const stepwise::metrics& engine::stats() const {
-  return shared_->core->stats;
+  return shared_->rt->stats;
 }
 
 std::string engine::owner() const {
-  auto& lease = shared_->core->lease;
+  auto& lease = shared_->rt->lease;
   return lease ? lease->owner() : std::string{};
 }
 
 std::string engine::store_backend() const {
-  return shared_->core->store->backend();
+  return shared_->rt->store->backend();
 }
 
 bool engine::ready() const {
-  auto& core = *shared_->core;
+  auto& rt = *shared_->rt;
   // A process whose lease may have expired begins no step: not ready.
-  auto leased = !core.lease || core.lease->holds(std::chrono::steady_clock::now());
-  return core.recovered && core.writer->healthy() && leased && !shared_->down;
+  auto leased = !rt.lease || rt.lease->holds(std::chrono::steady_clock::now());
+  return rt.recovered && rt.writer->healthy() && leased && !shared_->down;
 }
 
 } // namespace stepwise

@@ -9,24 +9,26 @@
 #include <caf/atom.hpp>
 #include <caf/event_based_actor.hpp>
 
-#include "engine/engine.hpp"
+#include "engine/commands.hpp"
+#include "engine/requests.hpp"
 #include "engine/outcome.hpp"
 #include "engine/progress.hpp"
 #include "engine/step_context.hpp"
 #include "engine/store.hpp"
 
-/// The messages between the engine actor, operation actors, the step
+/// The messages between the dispatcher, operation actors, the step
 /// workers and the commit writer. All are local-only, so they are
 /// whitelisted rather than serializable.
 
 namespace stepwise {
 
-// -- requests to the engine actor (the embedding API sends these) -----------
+// -- requests to the dispatcher (the embedding API sends these) -------------
 
 using start_atom = caf::atom_constant<caf::atom("sw_start")>;
 using get_atom = caf::atom_constant<caf::atom("sw_get")>;
-using cancel_atom = caf::atom_constant<caf::atom("sw_cancel")>;
-using retry_atom = caf::atom_constant<caf::atom("sw_retry")>;
+/// A client's command about an operation: (command_atom, id, command) to
+/// the dispatcher, (command_atom, command) to the operation's actor.
+using command_atom = caf::atom_constant<caf::atom("sw_cmd")>;
 using list_atom = caf::atom_constant<caf::atom("sw_list")>;
 using events_atom = caf::atom_constant<caf::atom("sw_events")>;
 using wait_atom = caf::atom_constant<caf::atom("sw_wait")>;
@@ -35,7 +37,7 @@ using shutdown_atom = caf::atom_constant<caf::atom("sw_stop")>;
 /// Store reads: an operation by id / by idempotency key, raw (not masked).
 using load_atom = caf::atom_constant<caf::atom("sw_load")>;
 using load_key_atom = caf::atom_constant<caf::atom("sw_loadkey")>;
-/// Launch or writer -> engine: non-terminal operations to resume (found at
+/// Launch or writer -> dispatcher: non-terminal operations to resume (found at
 /// start, or claimed from a process whose lease ended).
 using recover_atom = caf::atom_constant<caf::atom("sw_recover")>;
 
@@ -50,22 +52,22 @@ using step_timeout_atom = caf::atom_constant<caf::atom("sw_stepto")>;
 using lease_wait_atom = caf::atom_constant<caf::atom("sw_lwait")>;
 /// The operation's deadline passed.
 using deadline_atom = caf::atom_constant<caf::atom("sw_dline")>;
-/// The engine's sleeper timer: (wake_atom, generation).
+/// The dispatcher's sleeper timer: (wake_atom, generation).
 using wake_atom = caf::atom_constant<caf::atom("sw_wake")>;
-/// Operation actor -> engine: may I passivate? (id, due, generation).
+/// Operation actor -> dispatcher: may I passivate? (id, due, generation).
 using passivate_atom = caf::atom_constant<caf::atom("sw_pass")>;
-/// Engine -> operation actor: go ahead, nothing more will be routed to you.
+/// Dispatcher -> operation actor: go ahead, nothing more will be routed to you.
 using passivate_ok_atom = caf::atom_constant<caf::atom("sw_passok")>;
-/// Operation actor -> engine: I stopped; wake me at `due`.
+/// Operation actor -> dispatcher: I stopped; wake me at `due`.
 using passivated_atom = caf::atom_constant<caf::atom("sw_passed")>;
-/// Operation actor -> engine: I stay alive after all.
+/// Operation actor -> dispatcher: I stay alive after all.
 using stay_atom = caf::atom_constant<caf::atom("sw_stay")>;
-/// Operation actor -> engine: the operation is terminal (id, snapshot).
+/// Operation actor -> dispatcher: the operation is terminal (id, snapshot).
 using finished_atom = caf::atom_constant<caf::atom("sw_done")>;
-/// Writer -> engine: this process's lease was ended (another process took
+/// Writer -> dispatcher: this process's lease was ended (another process took
 /// its operations over); stop every operation actor.
 using lease_lost_atom = caf::atom_constant<caf::atom("sw_fenced")>;
-/// The engine's housekeeping tick (real time, not the engine's clock).
+/// The dispatcher's housekeeping tick (real time, not the engine's clock).
 using tidy_atom = caf::atom_constant<caf::atom("sw_tidy")>;
 
 /// What a worker hands back after one attempt of a step.
@@ -88,7 +90,7 @@ struct step_done {
   std::shared_ptr<step_result> result;
 };
 
-/// Writer -> operation actor or engine: a checkpoint is durable (or not).
+/// Writer -> operation actor or dispatcher: a checkpoint is durable (or not).
 struct commit_ack {
   uint64_t tag = 0;
   write_status status = write_status::ok;
@@ -107,11 +109,12 @@ struct recovered_ops {
 };
 
 /// A request the engine's bridge actor makes, for a thread outside CAF, to
-/// the engine actor (the second argument).
+/// the dispatcher (the second argument).
 using bridge_job = std::function<void(caf::event_based_actor*, const caf::actor&)>;
 
 } // namespace stepwise
 
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::command)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::operation)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::op_snapshot)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::start_request)

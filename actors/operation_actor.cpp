@@ -7,6 +7,7 @@
 
 #include "actors/messages.hpp"
 #include "actors/step_runner.hpp"
+#include "engine/commands.hpp"
 #include "engine/errc.hpp"
 #include "engine/redact.hpp"
 
@@ -35,7 +36,7 @@ void persist(self_ptr self, std::vector<event> events, next_action act) {
   st.committing = true;
   st.pending = act;
   checkpoint cp{checkpoint::kind::update, st.in_flight, std::move(events)};
-  if (!st.core->writer->submit(std::move(cp), caf::actor_cast<caf::actor>(self),
+  if (!st.rt->writer->submit(std::move(cp), caf::actor_cast<caf::actor>(self),
                                st.gen)) {
     // Shutting down: the store keeps the last durable state, which a
     // restart resumes from.
@@ -44,8 +45,8 @@ void persist(self_ptr self, std::vector<event> events, next_action act) {
 }
 
 void arm(self_ptr self, time_point due, caf::message msg) {
-  self->state.core->stats.timers_pending.fetch_add(1, std::memory_order_relaxed);
-  self->state.core->clk->schedule(due, caf::actor_cast<caf::actor>(self),
+  self->state.rt->stats.timers_pending.fetch_add(1, std::memory_order_relaxed);
+  self->state.rt->clk->schedule(due, caf::actor_cast<caf::actor>(self),
                                   std::move(msg));
 }
 
@@ -59,13 +60,13 @@ void arm_deadline(self_ptr self) {
 
 void execute(self_ptr self, next_action act) {
   auto& st = self->state;
-  auto now = st.core->clk->now();
+  auto now = st.rt->clk->now();
   switch (act.what) {
     case next_action::kind::none:
       return;
     case next_action::kind::run_step: {
-      if (st.core->lease
-          && !st.core->lease->holds(std::chrono::steady_clock::now())) {
+      if (st.rt->lease
+          && !st.rt->lease->holds(std::chrono::steady_clock::now())) {
         // No renewal succeeded for a lease period (the database is out of
         // reach): another process may own the operation by now, and a
         // step it completed must not run here again. Wait until the lease
@@ -79,15 +80,15 @@ void execute(self_ptr self, next_action act) {
       auto& def = st.wf->steps()[act.step];
       st.gen += 1;
       st.step_running = true;
-      st.core->stats.steps_started.fetch_add(1, std::memory_order_relaxed);
+      st.rt->stats.steps_started.fetch_add(1, std::memory_order_relaxed);
       if (def.timeout && !act.compensate)
         arm(self, now + *def.timeout,
             caf::make_message(step_timeout_atom::value, st.gen));
       step_context ctx{st.op.id,   def.name, act.attempt,
                        st.op.input, st.op.data, std::move(st.transient),
-                       st.core->clk.get()};
+                       st.rt->clk.get()};
       st.transient = {};
-      run_step(*st.core->step_pool, st.wf, act.step, std::move(ctx),
+      run_step(*st.rt->step_pool, st.wf, act.step, std::move(ctx),
                caf::actor_cast<caf::actor>(self), st.gen,
                act.due.time_since_epoch().count() > 0 ? std::min(act.due, now) : now,
                act.compensate);
@@ -96,27 +97,27 @@ void execute(self_ptr self, next_action act) {
     case next_action::kind::wait:
       st.gen += 1;
       // Only plain waits passivate: a compensation's retry stays armed here.
-      if (!act.compensate && act.due - now >= st.core->cfg.passivate_after
+      if (!act.compensate && act.due - now >= st.rt->cfg.passivate_after
           && st.transient.empty()) {
-        // Long wait: hand the wake-up time to the engine and stop. A
+        // Long wait: hand the wake-up time to the dispatcher and stop. A
         // deadline earlier than the wake-up wakes it earlier.
         auto due = act.due;
         if (st.op.deadline && *st.op.deadline < due)
           due = *st.op.deadline;
-        self->send(st.engine, passivate_atom::value, st.op.id, due, st.gen);
+        self->send(st.dispatcher, passivate_atom::value, st.op.id, due, st.gen);
         return;
       }
       arm(self, act.due, caf::make_message(timer_atom::value, st.gen));
       return;
     case next_action::kind::finish: {
-      auto& m = st.core->stats;
+      auto& m = st.rt->stats;
       if (st.op.state == op_state::succeeded)
         m.operations_succeeded.fetch_add(1, std::memory_order_relaxed);
       else if (st.op.state == op_state::failed)
         m.operations_failed.fetch_add(1, std::memory_order_relaxed);
       else if (st.op.state == op_state::canceled)
         m.operations_canceled.fetch_add(1, std::memory_order_relaxed);
-      self->send(st.engine, finished_atom::value, st.op.id, st.committed);
+      self->send(st.dispatcher, finished_atom::value, st.op.id, st.committed);
       self->quit();
       return;
     }
@@ -145,7 +146,7 @@ void on_ack(self_ptr self, write_status status) {
     for (auto& rp : st.on_commit)
       rp.deliver(fenced);
     st.on_commit.clear();
-    self->send(st.engine, finished_atom::value, st.op.id, op_snapshot{});
+    self->send(st.dispatcher, finished_atom::value, st.op.id, op_snapshot{});
     self->quit();
     return;
   }
@@ -156,7 +157,7 @@ void on_ack(self_ptr self, write_status status) {
   auto waiting = std::move(st.on_commit);
   st.on_commit.clear();
   for (auto& rp : waiting)
-    rp.deliver(st.core->present(*st.committed));
+    rp.deliver(st.rt->present(*st.committed));
   auto deferred = std::move(st.deferred);
   st.deferred.clear();
   for (size_t i = 0; i < deferred.size(); ++i) {
@@ -181,7 +182,7 @@ void on_step_done(self_ptr self, step_done& msg) {
   auto& r = *msg.result;
   st.op.data = std::move(r.data);
   st.transient = std::move(r.transient);
-  auto& m = st.core->stats;
+  auto& m = st.rt->stats;
   m.step_duration_seconds.observe(std::chrono::duration<double>(r.took).count());
   if (!r.result.message.empty()) {
     auto secrets = secret_strings(*st.op.input, st.wf->secrets(), st.transient);
@@ -208,6 +209,33 @@ void on_step_done(self_ptr self, step_done& msg) {
   persist(self, std::move(events), act);
 }
 
+/// Carries out a client's command, or refuses it for the current state.
+void on_command(self_ptr self, command cmd, caf::response_promise& rp) {
+  auto& st = self->state;
+  if (!allows(st.op, cmd)) {
+    rp.deliver(refusal(st.op, cmd));
+    // An actor given to a terminal operation for a retry has nothing to do.
+    if (is_terminal(st.op.state))
+      execute(self, {next_action::kind::finish, 0, 0, {}});
+    return;
+  }
+  auto now = st.rt->clk->now();
+  std::vector<event> events;
+  next_action act;
+  switch (cmd) {
+    case command::cancel:
+      st.gen += 1;
+      st.step_running = false;
+      act = progress::cancel(st.op, *st.wf, now, events);
+      break;
+    case command::retry:
+      act = progress::resume(st.op, *st.wf, now, events);
+      break;
+  }
+  st.on_commit.push_back(rp);
+  persist(self, std::move(events), act);
+}
+
 void start(self_ptr self, next_action act, op_start mode) {
   auto& st = self->state;
   switch (mode) {
@@ -219,7 +247,7 @@ void start(self_ptr self, next_action act, op_start mode) {
     case op_start::recover: {
       st.committed = std::make_shared<const operation>(st.op);
       std::vector<event> events;
-      auto next = progress::recover(st.op, *st.wf, st.core->clk->now(), events);
+      auto next = progress::recover(st.op, *st.wf, st.rt->clk->now(), events);
       arm_deadline(self);
       if (events.empty())
         execute(self, next);
@@ -236,33 +264,33 @@ void start(self_ptr self, next_action act, op_start mode) {
 } // namespace
 
 operation_state::~operation_state() {
-  if (core)
-    core->stats.operations_live.fetch_sub(1, std::memory_order_relaxed);
+  if (rt)
+    rt->stats.operations_live.fetch_sub(1, std::memory_order_relaxed);
 }
 
 caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
-                              core_ptr core, caf::actor engine, operation op,
+                              runtime_ptr rt, caf::actor dispatcher, operation op,
                               next_action act, op_start mode) {
   auto& st = self->state;
-  st.core = std::move(core);
-  st.engine = std::move(engine);
-  st.wf = st.core->workflows.find(op.workflow, op.workflow_version);
+  st.rt = std::move(rt);
+  st.dispatcher = std::move(dispatcher);
+  st.wf = st.rt->workflows.find(op.workflow, op.workflow_version);
   st.op = std::move(op);
   st.rng.seed(static_cast<uint32_t>(std::hash<std::string>{}(st.op.id)
-                                    ^ st.core->cfg.seed));
-  st.core->stats.operations_live.fetch_add(1, std::memory_order_relaxed);
+                                    ^ st.rt->cfg.seed));
+  st.rt->stats.operations_live.fetch_add(1, std::memory_order_relaxed);
   start(self, act, mode);
   return {
     [=](commit_ack& ack) { on_ack(self, ack.status); },
     [=](step_done& msg) { on_step_done(self, msg); },
     [=](timer_atom, uint64_t gen) {
       auto& st = self->state;
-      st.core->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+      st.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
       if (gen != st.gen || st.committing || st.step_running)
         return;
       std::vector<event> events;
-      st.woken_due = st.op.wake_at.value_or(st.core->clk->now());
-      auto act = progress::wake(st.op, *st.wf, st.core->clk->now(), events);
+      st.woken_due = st.op.wake_at.value_or(st.rt->clk->now());
+      auto act = progress::wake(st.op, *st.wf, st.rt->clk->now(), events);
       if (act.what == next_action::kind::run_step) {
         act.due = st.woken_due;
         // The wait was durable; the attempt starts now rather than after
@@ -277,28 +305,28 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
     },
     [=](lease_wait_atom, uint64_t gen) {
       auto& st = self->state;
-      st.core->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+      st.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
       if (gen != st.gen || st.committing || st.step_running)
         return;
       execute(self, st.awaiting_lease);
     },
     [=](step_timeout_atom, uint64_t gen) {
       auto& st = self->state;
-      st.core->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+      st.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
       if (gen != st.gen || !st.step_running)
         return;
       // The worker is not waited for: its late result has an old generation.
       st.step_running = false;
       st.gen += 1;
-      st.core->stats.steps_timed_out.fetch_add(1, std::memory_order_relaxed);
+      st.rt->stats.steps_timed_out.fetch_add(1, std::memory_order_relaxed);
       std::vector<event> events;
       auto act = progress::apply_timeout(st.op, *st.wf, st.op.cursor(),
-                                         st.core->clk->now(), unit_random(st),
+                                         st.rt->clk->now(), unit_random(st),
                                          events);
       persist(self, std::move(events), act);
     },
     [=](deadline_atom) {
-      self->state.core->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+      self->state.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
       when_idle(self, [=] {
         auto& st = self->state;
         // Compensations run to the end: the deadline does not cut them short.
@@ -307,7 +335,7 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
         st.gen += 1;
         st.step_running = false;
         std::vector<event> events;
-        auto act = progress::expire(st.op, *st.wf, st.core->clk->now(), events);
+        auto act = progress::expire(st.op, *st.wf, st.rt->clk->now(), events);
         persist(self, std::move(events), act);
       });
     },
@@ -315,57 +343,21 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
       auto& st = self->state;
       if (gen == st.gen && !st.committing && !st.step_running
           && st.op.state == op_state::waiting && st.deferred.empty()) {
-        self->send(st.engine, passivated_atom::value, st.op.id);
+        self->send(st.dispatcher, passivated_atom::value, st.op.id);
         self->quit();
         return;
       }
-      self->send(st.engine, stay_atom::value, st.op.id);
+      self->send(st.dispatcher, stay_atom::value, st.op.id);
       // Still waiting but not passivated: arm the timer here instead.
       if (gen == st.gen && st.op.state == op_state::waiting && st.op.wake_at)
         arm(self, *st.op.wake_at, caf::make_message(timer_atom::value, st.gen));
     },
-    [=](get_atom, const std::string&) -> operation {
-      return self->state.core->present(*self->state.committed);
+    [=](get_atom) -> operation {
+      return self->state.rt->present(*self->state.committed);
     },
-    [=](cancel_atom, const std::string&) -> caf::result<operation> {
+    [=](command_atom, command cmd) -> caf::result<operation> {
       auto rp = self->make_response_promise();
-      when_idle(self, [=]() mutable {
-        auto& st = self->state;
-        if (!progress::can_cancel(st.op)) {
-          rp.deliver(make_error(errc::invalid_state,
-                                "operation '" + st.op.id + "' is "
-                                  + std::string{to_string(st.op.state)}
-                                  + ": only pending, in_progress or waiting "
-                                    "operations can be canceled"));
-          return;
-        }
-        st.gen += 1;
-        st.step_running = false;
-        std::vector<event> events;
-        auto act = progress::cancel(st.op, *st.wf, st.core->clk->now(), events);
-        st.on_commit.push_back(rp);
-        persist(self, std::move(events), act);
-      });
-      return rp;
-    },
-    [=](retry_atom, const std::string&) -> caf::result<operation> {
-      auto rp = self->make_response_promise();
-      when_idle(self, [=]() mutable {
-        auto& st = self->state;
-        if (!progress::can_resume(st.op)) {
-          rp.deliver(make_error(errc::invalid_state,
-                                "operation '" + st.op.id + "' is "
-                                  + std::string{to_string(st.op.state)}
-                                  + ": only failed operations can be retried"));
-          if (is_terminal(st.op.state))
-            execute(self, {next_action::kind::finish, 0, 0, {}});
-          return;
-        }
-        std::vector<event> events;
-        auto act = progress::resume(st.op, *st.wf, st.core->clk->now(), events);
-        st.on_commit.push_back(rp);
-        persist(self, std::move(events), act);
-      });
+      when_idle(self, [=]() mutable { on_command(self, cmd, rp); });
       return rp;
     },
   };

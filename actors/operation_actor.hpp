@@ -8,7 +8,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 
-#include "actors/engine_core.hpp"
+#include "actors/runtime.hpp"
 #include "engine/progress.hpp"
 
 namespace stepwise {
@@ -28,8 +28,8 @@ enum class op_start : uint8_t {
 struct operation_state {
   static inline const char* name = "stepwise.operation";
 
-  core_ptr core;
-  caf::actor engine;
+  runtime_ptr rt;
+  caf::actor dispatcher;
   workflow_ptr wf;
   /// The working copy (ahead of the store while a commit is in flight).
   operation op;
@@ -64,7 +64,7 @@ struct operation_state {
 
 /// Drives one operation through its steps; see operation_state.
 caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
-                              core_ptr core, caf::actor engine, operation op,
+                              runtime_ptr rt, caf::actor dispatcher, operation op,
                               next_action act, op_start mode);
 
 } // namespace stepwise

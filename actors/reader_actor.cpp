@@ -21,33 +21,33 @@ maybe_op to_maybe(const std::string& id, caf::expected<std::optional<operation>>
 
 } // namespace
 
-caf::behavior reader_actor(caf::event_based_actor*, core_ptr core) {
+caf::behavior reader_actor(caf::event_based_actor*, runtime_ptr rt) {
   return {
-    [core](get_atom, const std::string& id) -> caf::result<operation> {
-      auto res = core->store->load(id);
+    [rt](get_atom, const std::string& id) -> caf::result<operation> {
+      auto res = rt->store->load(id);
       if (!res)
         return res.error();
       if (!*res)
         return make_error(errc::not_found, "no operation with id '" + id + "'");
-      return core->present(**res);
+      return rt->present(**res);
     },
-    [core](load_atom, const std::string& id) {
-      return to_maybe(id, core->store->load(id));
+    [rt](load_atom, const std::string& id) {
+      return to_maybe(id, rt->store->load(id));
     },
-    [core](load_key_atom, const std::string& key) {
-      return to_maybe(key, core->store->find_by_key(key));
+    [rt](load_key_atom, const std::string& key) {
+      return to_maybe(key, rt->store->find_by_key(key));
     },
-    [core](list_atom, const list_filter& f) -> caf::result<operation_page> {
-      auto res = core->store->list(f);
+    [rt](list_atom, const list_filter& f) -> caf::result<operation_page> {
+      auto res = rt->store->list(f);
       if (!res)
         return res.error();
       for (auto& op : res->items)
-        op = core->present(op);
+        op = rt->present(op);
       return std::move(*res);
     },
-    [core](events_atom, int64_t after,
+    [rt](events_atom, int64_t after,
            uint64_t limit) -> caf::result<std::vector<event>> {
-      auto res = core->store->events_after(after, static_cast<size_t>(limit));
+      auto res = rt->store->events_after(after, static_cast<size_t>(limit));
       if (!res)
         return res.error();
       return std::move(*res);

@@ -4,7 +4,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 
-#include "actors/engine_core.hpp"
+#include "actors/runtime.hpp"
 
 namespace stepwise {
 
@@ -15,6 +15,6 @@ namespace stepwise {
 /// (load_atom, id) -> optional<operation> (raw); (load_key_atom, key);
 /// (list_atom, list_filter) -> operation_page; (events_atom, after, limit)
 /// -> vector<event>.
-caf::behavior reader_actor(caf::event_based_actor* self, core_ptr core);
+caf::behavior reader_actor(caf::event_based_actor* self, runtime_ptr rt);
 
 } // namespace stepwise

@@ -15,33 +15,10 @@
 #include "engine/metrics.hpp"
 #include "engine/operation.hpp"
 #include "engine/registry.hpp"
+#include "engine/requests.hpp"
 #include "engine/store.hpp"
 
 namespace stepwise {
-
-/// A request to start an operation.
-struct start_request {
-  std::string workflow;
-  /// Empty: the newest registered version.
-  std::optional<int32_t> version;
-  boost::json::object input;
-  /// Same key and same request again: the same operation; different
-  /// request: `errc::idempotency_conflict`.
-  std::string idempotency_key;
-  std::optional<time_point> deadline;
-};
-
-/// The answer to `engine::start`.
-struct start_result {
-  operation op;
-  /// False when an idempotency key replayed an existing operation.
-  bool created = true;
-};
-
-/// A batch of committed events, pushed to subscribers in log order.
-struct event_batch {
-  std::vector<event> events;
-};
 
 /// Sets the CAF options stepwise runs best with; call it on the host's
 /// config before creating the actor system. It picks CAF's work-sharing
@@ -141,6 +118,15 @@ public:
 
 private:
   struct shared;
+
+  /// Sends a request to the dispatcher and waits at most `timeout` for the
+  /// answer; an empty handle answers with an error.
+  template <class T, class... Ts>
+  caf::expected<T> ask(duration timeout, Ts&&... xs) const;
+
+  /// Returns `engine_config::request_timeout`.
+  duration request_timeout() const;
+
   engine(caf::actor_system* sys, caf::actor a, std::shared_ptr<shared> s)
     : sys_(sys), actor_(std::move(a)), shared_(std::move(s)) {
     // nop

@@ -82,6 +82,12 @@ next_action try_again(operation& op, const workflow& wf, size_t idx,
 
 } // namespace
 
+next_action create(operation& op, const workflow& wf, time_point now,
+                   std::vector<event>& out) {
+  emit(out, op, event_type::operation_created, now);
+  return begin_next(op, wf, now, out);
+}
+
 next_action begin_next(operation& op, const workflow& wf, time_point now,
                        std::vector<event>& out) {
   if (op.deadline && now >= *op.deadline)

@@ -38,6 +38,12 @@ struct next_action {
 /// what to do once that is durable. No I/O, no actors: tested on their own.
 namespace progress {
 
+/// Records the creation of `op` (`operation_created`) and begins its
+/// first step in the same write: one commit less per operation, and a
+/// crash right after it simply runs step one again.
+next_action create(operation& op, const workflow& wf, time_point now,
+                   std::vector<event>& out);
+
 /// Starts whatever comes next: the next attempt of the current step, a
 /// sleep, or the end of the operation.
 next_action begin_next(operation& op, const workflow& wf, time_point now,
@@ -63,7 +69,7 @@ next_action wake(operation& op, const workflow& wf, time_point now,
 next_action recover(operation& op, const workflow& wf, time_point now,
                     std::vector<event>& out);
 
-/// Cancels the operation (the caller checked `can_cancel`); a saga first
+/// Cancels the operation (the caller checked `allows(op, command::cancel)`); a saga first
 /// runs its compensations.
 next_action cancel(operation& op, const workflow& wf, time_point now,
                    std::vector<event>& out);
@@ -95,15 +101,6 @@ std::vector<event> emitted_events(const operation& op, const workflow& wf,
 /// never run again).
 next_action resume(operation& op, const workflow& wf, time_point now,
                    std::vector<event>& out);
-
-inline bool can_cancel(const operation& op) {
-  return op.state == op_state::pending || op.state == op_state::in_progress
-         || op.state == op_state::waiting;
-}
-
-inline bool can_resume(const operation& op) {
-  return op.state == op_state::failed;
-}
 
 } // namespace progress
 

@@ -13,7 +13,6 @@ caf::expected<void> registry::add(workflow wf) {
                       "workflow '" + wf.name() + "' v"
                         + std::to_string(wf.version())
                         + " is registered twice");
-  wf.sort_steps();
   defs_.emplace(std::move(key), std::make_shared<const workflow>(std::move(wf)));
   return caf::unit;
 }

@@ -16,7 +16,7 @@ namespace stepwise {
 /// at start-up, read-only afterwards (safe to share between threads then).
 class registry {
 public:
-  /// Validates `wf`, orders its steps and adds it. Fails on an invalid
+  /// Validates `wf` and adds it. Fails on an invalid
   /// definition or a name/version registered twice.
   [[nodiscard]] caf::expected<void> add(workflow wf);
 

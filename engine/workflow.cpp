@@ -14,7 +14,9 @@ workflow::workflow(std::string name, int32_t version)
 
 workflow& workflow::step(int32_t weight, step_def s) {
   s.weight = weight;
-  steps_.emplace_back(std::move(s));
+  auto pos = std::upper_bound(steps_.begin(), steps_.end(), weight,
+                              [](int32_t w, const step_def& x) { return w < x.weight; });
+  steps_.insert(pos, std::move(s));
   return *this;
 }
 
@@ -57,13 +59,6 @@ caf::expected<void> workflow::validate() const {
     if (p.empty() || p[0] != '/')
       return bad("secret path '" + p + "' is not a JSON pointer");
   return caf::unit;
-}
-
-void workflow::sort_steps() {
-  std::stable_sort(steps_.begin(), steps_.end(),
-                   [](const step_def& a, const step_def& b) {
-                     return a.weight < b.weight;
-                   });
 }
 
 int32_t workflow::index_of(const std::string& name) const {

@@ -21,18 +21,18 @@ class workflow {
 public:
   workflow(std::string name, int32_t version);
 
-  /// Adds a step with the given weight.
+  /// Adds a step with the given weight. Steps are kept in execution order
+  /// at all times (by weight; ties keep the order they were added in), so
+  /// the index of a step, which operations store, never depends on when
+  /// the definition was looked at.
   workflow& step(int32_t weight, step_def s);
 
   /// Declares a JSON pointer into the input whose value is secret.
   workflow& secret(std::string json_pointer);
 
-  /// Checks the definition and returns the steps in execution order
-  /// (stable by weight). Errors name what is wrong.
+  /// Checks the definition: names, weights, bodies, timeouts, policies
+  /// and secret paths. Errors name the workflow and what is wrong.
   [[nodiscard]] caf::expected<void> validate() const;
-
-  /// Orders the steps by weight, keeping registration order for ties.
-  void sort_steps();
 
   const std::string& name() const {
     return name_;

@@ -4,6 +4,21 @@
 
 namespace stepwise::test {
 
+registry one(workflow wf) {
+  registry reg;
+  REQUIRE(reg.add(std::move(wf)));
+  return reg;
+}
+
+step_def ok(std::string name, std::atomic<int>* runs) {
+  return make_step(std::move(name), [runs](step_context& ctx) {
+    if (runs)
+      ++*runs;
+    ctx.data()[ctx.step_name()] = ctx.attempt();
+    return done();
+  });
+}
+
 harness::harness(registry reg, std::shared_ptr<memory_store> st,
                  engine_config ec, std::shared_ptr<virtual_clock> clock) {
   tune_actor_system(cfg);

@@ -17,6 +17,13 @@
 
 namespace stepwise::test {
 
+/// Returns a registry holding `wf`; fails the test if it is invalid.
+registry one(workflow wf);
+
+/// Returns a step that records its attempt in the data under its name and
+/// completes, counting its runs in `runs` when given.
+step_def ok(std::string name, std::atomic<int>* runs = nullptr);
+
 /// A CAF system, a memory store, a virtual clock and an engine on them.
 /// Time moves only through `clk->advance`; waits for events are bounded in
 /// real time but never sleep.

@@ -9,14 +9,9 @@
 using namespace stepwise;
 using namespace std::chrono_literals;
 using test::harness;
+using test::one;
 
 namespace {
-
-registry one(workflow wf) {
-  registry reg;
-  REQUIRE(reg.add(std::move(wf)));
-  return reg;
-}
 
 // Records the order in which steps and compensations ran.
 struct journal {

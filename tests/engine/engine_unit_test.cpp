@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "engine/commands.hpp"
 #include "engine/errc.hpp"
 #include "engine/progress.hpp"
 #include "engine/redact.hpp"
@@ -102,6 +103,30 @@ TEST_CASE("registration checks definitions and orders steps by weight", "[engine
   CHECK(reg.find("w")->version() == 2);
   CHECK(reg.find("nope") == nullptr);
   CHECK(reg.find("w", 3) == nullptr);
+}
+
+TEST_CASE("a definition is in execution order before it is registered", "[engine]") {
+  auto wf = workflow("w", 1).step(30, noop("c")).step(10, noop("a")).step(20, noop("b"))
+              .step(10, noop("a2"));
+  std::vector<std::string> names;
+  for (auto& s : wf.steps())
+    names.push_back(s.name);
+  CHECK(names == std::vector<std::string>{"a", "a2", "b", "c"});
+  CHECK(wf.index_of("b") == 2);
+}
+
+TEST_CASE("commands are allowed by state and refused with the reason", "[engine]") {
+  auto wf = workflow("w", 1).step(1, noop("a"));
+  auto op = fresh(wf);
+  op.state = op_state::in_progress;
+  CHECK(allows(op, command::cancel));
+  CHECK(!allows(op, command::retry));
+  auto no = refusal(op, command::retry);
+  CHECK(code_of(no) == static_cast<uint8_t>(errc::invalid_state));
+  CHECK(message_of(no) == "operation 'op-1' is in_progress: only failed operations can be retried");
+  op.state = op_state::failed;
+  CHECK(allows(op, command::retry));
+  CHECK(!allows(op, command::cancel));
 }
 
 TEST_CASE("times format as RFC 3339 with milliseconds and parse back", "[engine]") {

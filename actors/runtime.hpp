@@ -20,7 +20,7 @@ namespace stepwise {
 /// What the engine's actors share: configuration, definitions, the store,
 /// the clock, the blocking pools and the group-commit writer. Created by
 /// `engine::launch`; lives as long as any actor holding it.
-struct engine_core {
+struct runtime {
   engine_config cfg;
   registry workflows;
   store_ptr store;
@@ -47,9 +47,9 @@ struct engine_core {
   /// Stops the pools and the writer (draining what is queued). Idempotent.
   void stop();
 
-  ~engine_core();
+  ~runtime();
 };
 
-using core_ptr = std::shared_ptr<engine_core>;
+using runtime_ptr = std::shared_ptr<runtime>;
 
 } // namespace stepwise

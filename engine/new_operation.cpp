@@ -1,4 +1,4 @@
-#include "actors/new_operation.hpp"
+#include "engine/new_operation.hpp"
 
 #include <cstdio>
 

@@ -1,10 +1,10 @@
-#include "actors/engine_core.hpp"
+#include "actors/runtime.hpp"
 
 #include "engine/redact.hpp"
 
 namespace stepwise {
 
-operation engine_core::present(const operation& op) const {
+operation runtime::present(const operation& op) const {
   auto wf = workflows.find(op.workflow, op.workflow_version);
   if (!wf || wf->secrets().empty() || !op.input)
     return op;
@@ -14,14 +14,14 @@ operation engine_core::present(const operation& op) const {
   return out;
 }
 
-void engine_core::stop() {
+void runtime::stop() {
   if (step_pool)
     step_pool->stop();
   if (writer)
     writer->stop();
 }
 
-engine_core::~engine_core() {
+runtime::~runtime() {
   stop();
 }
 

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/engine.hpp"
+#include "engine/requests.hpp"
 #include "engine/workflow.hpp"
 
 namespace stepwise {

@@ -1,26 +1,14 @@
+// The requests of clients (the embedding API and the HTTP gateway):
+// start, get, cancel, retry, list, events, wait, shutdown.
 #include <caf/event_based_actor.hpp>
 #include <caf/message_handler.hpp>
 
-#include "actors/engine_actor.hpp"
-#include "actors/messages.hpp"
-#include "actors/new_operation.hpp"
-#include "actors/operation_actor.hpp"
+#include "actors/dispatcher.hpp"
+#include "engine/commands.hpp"
 #include "engine/errc.hpp"
-
-// The handlers of the engine's public requests (start, get, cancel, retry,
-// list, events, wait, shutdown). Routing and passivation live in
-// engine_actor.cpp.
+#include "engine/new_operation.hpp"
 
 namespace stepwise {
-
-using self_ptr = caf::stateful_actor<engine_state>*;
-
-void engine_route(self_ptr self, const std::string& id,
-                  std::function<void(const caf::actor&)> forward,
-                  std::function<void()> absent);
-void engine_wake(self_ptr self, const std::string& id);
-caf::actor engine_spawn(self_ptr self, operation op, next_action act,
-                        op_start mode);
 
 namespace {
 
@@ -31,8 +19,8 @@ caf::error not_found(const std::string& id) {
 /// Reads an operation (by id or by key, per `Atom`) on a reader and hands
 /// what was found to `fn`; a store error answers `rp` instead.
 template <class Atom, class F>
-void read_then(self_ptr self, const std::string& key, caf::response_promise rp, F fn) {
-  self->request(self->state.core->reader(), caf::infinite, Atom::value, key)
+void read_then(dispatcher_ptr self, const std::string& key, caf::response_promise rp, F fn) {
+  self->request(self->state.rt->reader(), caf::infinite, Atom::value, key)
     .then(
       [=](maybe_op& res) mutable {
         if (res.err)
@@ -45,7 +33,7 @@ void read_then(self_ptr self, const std::string& key, caf::response_promise rp, 
 
 /// A create whose idempotency key is taken: the same request gets the
 /// existing operation, a different one a conflict.
-void replay(self_ptr self, pending_create pc) {
+void replay(dispatcher_ptr self, pending_create pc) {
   auto key = pc.op->idempotency_key;
   auto hash = pc.op->request_hash;
   auto rp = pc.rp;
@@ -62,11 +50,11 @@ void replay(self_ptr self, pending_create pc) {
                               + "' was used with a different request"));
       return;
     }
-    rp.deliver(start_result{self->state.core->present(*found), false});
+    rp.deliver(start_result{self->state.rt->present(*found), false});
   });
 }
 
-void on_create_ack(self_ptr self, const commit_ack& ack) {
+void on_create_ack(dispatcher_ptr self, const commit_ack& ack) {
   auto& st = self->state;
   auto i = st.creates.find(ack.tag);
   if (i == st.creates.end())
@@ -81,40 +69,32 @@ void on_create_ack(self_ptr self, const commit_ack& ack) {
     pc.rp.deliver(make_error(errc::store_failure, "create was not written"));
     return;
   }
-  st.core->stats.operations_started.fetch_add(1, std::memory_order_relaxed);
-  pc.rp.deliver(start_result{st.core->present(*pc.op), true});
-  engine_spawn(self, *pc.op, pc.act, op_start::execute);
+  st.rt->stats.operations_started.fetch_add(1, std::memory_order_relaxed);
+  pc.rp.deliver(start_result{st.rt->present(*pc.op), true});
+  spawn_operation(self, *pc.op, pc.act, op_start::execute);
 }
 
-caf::result<start_result> on_start(self_ptr self, start_request& req) {
+caf::result<start_result> on_start(dispatcher_ptr self, start_request& req) {
   auto& st = self->state;
   if (st.stopping)
     return make_error(errc::shutting_down, "the engine is shutting down");
-  auto wf = st.core->workflows.find(req.workflow, req.version);
+  auto wf = st.rt->workflows.find(req.workflow, req.version);
   if (!wf) {
     std::string what = "unknown workflow '" + req.workflow + "'";
     if (req.version)
       what += " version " + std::to_string(*req.version);
     return make_error(errc::unknown_workflow, what);
   }
-  auto now = st.core->clk->now();
+  auto now = st.rt->clk->now();
   auto op = new_operation(req, *wf, new_operation_id(now, st.node, ++st.counter), now);
   std::vector<event> events;
-  event created;
-  created.time = now;
-  created.operation_id = op.id;
-  created.type = event_type::operation_created;
-  created.state = "pending";
-  events.emplace_back(std::move(created));
-  // The first step starts in the same write as the create: one commit less
-  // per operation, and a crash right after it simply re-runs step one.
-  auto act = progress::begin_next(op, *wf, now, events);
+  auto act = progress::create(op, *wf, now, events);
   auto snap = std::make_shared<const operation>(std::move(op));
   auto rp = self->make_response_promise<start_result>();
   auto tag = ++st.next_tag;
   st.creates.emplace(tag, pending_create{rp, snap, act});
-  if (!st.core->writer->submit(checkpoint{checkpoint::kind::create, snap, std::move(events)},
-                               caf::actor_cast<caf::actor>(self), tag)) {
+  if (!st.rt->writer->submit(checkpoint{checkpoint::kind::create, snap, std::move(events)},
+                             caf::actor_cast<caf::actor>(self), tag)) {
     st.creates.erase(tag);
     return make_error(errc::shutting_down, "the engine is shutting down");
   }
@@ -122,17 +102,17 @@ caf::result<start_result> on_start(self_ptr self, start_request& req) {
 }
 
 /// Answers `get` for an operation without an actor from the store.
-void get_from_store(self_ptr self, caf::response_promise rp, const std::string& id) {
-  rp.delegate(self->state.core->reader(), get_atom::value, id);
+void get_from_store(dispatcher_ptr self, caf::response_promise rp, const std::string& id) {
+  rp.delegate(self->state.rt->reader(), get_atom::value, id);
 }
 
 /// Passes a request on to the operation's actor. The actor quits right after
 /// its terminal write, so a request can reach it just too late: then
 /// `fallback` answers (from the store) instead of an error.
-template <class Atom, class Fallback>
-void ask_actor(self_ptr self, const caf::actor& a, caf::response_promise rp,
-               const std::string& id, Fallback fallback) {
-  self->request(a, caf::infinite, Atom::value, id)
+template <class... Ts>
+void ask_actor(dispatcher_ptr self, const caf::actor& a, caf::response_promise rp,
+               std::function<void()> fallback, Ts... xs) {
+  self->request(a, caf::infinite, xs...)
     .then([=](operation& op) mutable { rp.deliver(std::move(op)); },
           [=](caf::error& err) mutable {
             if (err == caf::sec::request_receiver_down)
@@ -142,20 +122,16 @@ void ask_actor(self_ptr self, const caf::actor& a, caf::response_promise rp,
           });
 }
 
-/// Cancel or retry an operation that has no actor: wake it if it sleeps,
-/// or load it and decide.
-template <class Atom>
-void command_absent(self_ptr self, caf::response_promise rp, const std::string& id) {
-  auto& st = self->state;
-  if (st.sleepers.contains(id)) {
-    engine_wake(self, id);
-    engine_route(self, id,
-                 [=](const caf::actor& a) mutable {
-                   ask_actor<Atom>(self, a, rp, id, [=]() mutable {
-                     command_absent<Atom>(self, rp, id);
-                   });
-                 },
-                 [=]() mutable { get_from_store(self, rp, id); });
+void on_command(dispatcher_ptr self, caf::response_promise rp, const std::string& id,
+                command cmd);
+
+/// A command for an operation that has no actor: wake it if it sleeps, or
+/// load it and decide.
+void command_absent(dispatcher_ptr self, caf::response_promise rp,
+                    const std::string& id, command cmd) {
+  if (self->state.sleepers.contains(id)) {
+    wake(self, id);
+    on_command(self, rp, id, cmd);
     return;
   }
   read_then<load_atom>(self, id, rp, [=](std::optional<operation>& found) mutable {
@@ -164,13 +140,13 @@ void command_absent(self_ptr self, caf::response_promise rp, const std::string& 
       return;
     }
     auto& op = *found;
-    bool retry = std::is_same<Atom, retry_atom>::value;
-    if (retry && op.state == op_state::failed) {
-      auto a = engine_spawn(self, std::move(op), {}, op_start::idle);
-      rp.delegate(a, Atom::value, id);
+    if (cmd == command::retry && allows(op, cmd)) {
+      // A failed operation has no actor: give it one to carry the retry.
+      auto a = spawn_operation(self, std::move(op), {}, op_start::idle);
+      rp.delegate(a, command_atom::value, cmd);
       return;
     }
-    if (self->state.core->lease && !is_terminal(op.state)) {
+    if (self->state.rt->lease && !is_terminal(op.state)) {
       // Live, not here: another process sharing the store drives it.
       rp.deliver(make_error(errc::invalid_state,
                             "operation '" + id + "' is "
@@ -179,54 +155,45 @@ void command_absent(self_ptr self, caf::response_promise rp, const std::string& 
                                 "send the request to that process"));
       return;
     }
-    rp.deliver(make_error(
-      errc::invalid_state,
-      "operation '" + id + "' is " + std::string{to_string(op.state)}
-        + (retry ? ": only failed operations can be retried"
-                 : ": only pending, in_progress or waiting operations can "
-                   "be canceled")));
+    rp.deliver(refusal(op, cmd));
   });
 }
 
-template <class Atom>
-caf::result<operation> on_command(self_ptr self, const std::string& id) {
-  auto rp = self->make_response_promise();
-  engine_route(self, id,
-               [=](const caf::actor& a) mutable {
-                 ask_actor<Atom>(self, a, rp, id, [=]() mutable {
-                   command_absent<Atom>(self, rp, id);
-                 });
-               },
-               [=]() mutable { command_absent<Atom>(self, rp, id); });
-  return rp;
+void on_command(dispatcher_ptr self, caf::response_promise rp, const std::string& id,
+                command cmd) {
+  auto absent = [=] { command_absent(self, rp, id, cmd); };
+  route(self, id,
+        [=](const caf::actor& a) { ask_actor(self, a, rp, absent, command_atom::value, cmd); },
+        absent);
 }
 
 } // namespace
 
-caf::message_handler engine_requests(self_ptr self) {
+caf::message_handler dispatcher_requests(dispatcher_ptr self) {
   return {
     [=](start_atom, start_request& req) { return on_start(self, req); },
     [=](commit_ack& ack) { on_create_ack(self, ack); },
     [=](get_atom, const std::string& id) -> caf::result<operation> {
       auto rp = self->make_response_promise();
-      engine_route(self, id,
-                   [=](const caf::actor& a) mutable {
-                     ask_actor<get_atom>(self, a, rp, id,
-                                         [=]() mutable { get_from_store(self, rp, id); });
-                   },
-                   [=]() mutable { get_from_store(self, rp, id); });
+      auto absent = [=] { get_from_store(self, rp, id); };
+      route(self, id,
+            [=](const caf::actor& a) { ask_actor(self, a, rp, absent, get_atom::value); },
+            absent);
       return rp;
     },
-    [=](cancel_atom, const std::string& id) { return on_command<cancel_atom>(self, id); },
-    [=](retry_atom, const std::string& id) { return on_command<retry_atom>(self, id); },
+    [=](command_atom, const std::string& id, command cmd) -> caf::result<operation> {
+      auto rp = self->make_response_promise();
+      on_command(self, rp, id, cmd);
+      return rp;
+    },
     [=](list_atom, list_filter& f) {
-      auto max = self->state.core->cfg.max_page;
+      auto max = self->state.rt->cfg.max_page;
       if (f.limit == 0 || f.limit > max)
         f.limit = max;
-      return self->delegate(self->state.core->reader(), list_atom::value, std::move(f));
+      return self->delegate(self->state.rt->reader(), list_atom::value, std::move(f));
     },
     [=](events_atom, int64_t after, uint64_t limit) {
-      return self->delegate(self->state.core->reader(), events_atom::value, after, limit);
+      return self->delegate(self->state.rt->reader(), events_atom::value, after, limit);
     },
     [=](wait_atom, const std::string& id) -> caf::result<operation> {
       auto& st = self->state;

@@ -1,0 +1,204 @@
+#include "actors/dispatcher.hpp"
+
+#include <algorithm>
+#include <iostream>
+
+#include <malloc.h>
+#include <unistd.h>
+
+#include <caf/event_based_actor.hpp>
+#include <caf/system_messages.hpp>
+
+#include "engine/errc.hpp"
+
+namespace stepwise {
+
+caf::actor spawn_operation(dispatcher_ptr self, operation op, next_action act,
+                           op_start mode) {
+  auto id = op.id;
+  auto a = self->spawn(operation_actor, self->state.rt,
+                       caf::actor_cast<caf::actor>(self), std::move(op), act,
+                       mode);
+  self->state.live[id] = a;
+  return a;
+}
+
+void release(dispatcher_ptr self, const std::string& id, const caf::actor& a) {
+  auto i = self->state.held.find(id);
+  if (i == self->state.held.end())
+    return;
+  auto pending = std::move(i->second);
+  self->state.held.erase(i);
+  for (auto& fn : pending)
+    fn(a);
+}
+
+void route(dispatcher_ptr self, const std::string& id,
+           std::function<void(const caf::actor&)> forward,
+           std::function<void()> absent) {
+  auto& st = self->state;
+  if (auto i = st.held.find(id); i != st.held.end()) {
+    i->second.emplace_back([forward, absent](const caf::actor& a) {
+      if (a)
+        forward(a);
+      else
+        absent();
+    });
+    return;
+  }
+  if (auto i = st.live.find(id); i != st.live.end()) {
+    forward(i->second);
+    return;
+  }
+  absent();
+}
+
+bool from_owner(dispatcher_ptr self, const std::string& id) {
+  auto i = self->state.live.find(id);
+  return i != self->state.live.end()
+         && self->current_sender() == caf::actor_cast<caf::strong_actor_ptr>(i->second);
+}
+
+namespace {
+
+/// Forgets whatever this process had for `id` (an actor, a wake-up time,
+/// held requests): it resumes from a newer copy now.
+void forget(dispatcher_ptr self, const std::string& id) {
+  auto& st = self->state;
+  if (auto i = st.live.find(id); i != st.live.end()) {
+    self->send_exit(i->second, caf::exit_reason::user_shutdown);
+    st.live.erase(i);
+  }
+  st.passivating.erase(id);
+  forget_sleeper(self, id);
+  release(self, id, caf::actor{});
+}
+
+/// The lease was ended: another process owns every operation this one
+/// drove. Stops them all, silently: no event, no state change is written.
+void on_lease_lost(dispatcher_ptr self) {
+  auto& st = self->state;
+  for (auto& kv : st.live)
+    self->send_exit(kv.second, caf::exit_reason::user_shutdown);
+  st.live.clear();
+  st.passivating.clear();
+  st.rt->stats.operations_sleeping.fetch_sub(
+    static_cast<int64_t>(st.sleepers.size()), std::memory_order_relaxed);
+  st.sleepers.clear();
+  auto held = std::move(st.held);
+  st.held.clear();
+  for (auto& kv : held)
+    for (auto& fn : kv.second)
+      fn(caf::actor{});
+  auto lost = make_error(errc::stale_revision,
+                         "this process lost its lease on the operation; "
+                         "another process drives it now");
+  for (auto& kv : st.waiters)
+    kv.second.deliver(lost);
+  st.waiters.clear();
+}
+
+/// Resumes non-terminal operations found at start or taken over from a
+/// process whose lease ended.
+void on_recover(dispatcher_ptr self, recovered_ops& found) {
+  auto& st = self->state;
+  if (st.stopping)
+    return; // not resumed here: the lease is left, others claim them
+  auto now = st.rt->clk->now();
+  for (auto& op : found.ops) {
+    forget(self, op.id);
+    if (!st.rt->workflows.find(op.workflow, op.workflow_version)) {
+      std::cerr << "stepwise: operation " << op.id << " uses workflow '"
+                << op.workflow << "' v" << op.workflow_version
+                << " which is not registered; it stays as it is\n";
+      continue;
+    }
+    auto due = op.wake_at;
+    if (op.state == op_state::waiting && due
+        && *due - now >= st.rt->cfg.passivate_after) {
+      if (op.deadline && *op.deadline < *due)
+        due = op.deadline;
+      add_sleeper(self, op.id, *due);
+      continue;
+    }
+    spawn_operation(self, std::move(op), {}, op_start::recover);
+  }
+  st.rt->recovered = true;
+}
+
+/// An operation actor ended its operation (`snap` is its last state, or
+/// null when another process took it over).
+void on_finished(dispatcher_ptr self, const std::string& id, const op_snapshot& snap) {
+  auto& st = self->state;
+  if (!from_owner(self, id))
+    return;
+  st.live.erase(id);
+  auto range = st.waiters.equal_range(id);
+  for (auto i = range.first; i != range.second; ++i) {
+    if (snap)
+      i->second.deliver(st.rt->present(*snap));
+    else
+      i->second.delegate(st.rt->reader(), get_atom::value, id);
+  }
+  st.waiters.erase(range.first, range.second);
+  // Requests held for a finished operation are answered from the store.
+  release(self, id, caf::actor{});
+}
+
+/// After a burst (many operations finished or passivated), hands the freed
+/// heap back to the system: sleeping operations should cost what they
+/// hold, not what the burst once needed. malloc_trim may take
+/// milliseconds, so it runs on a worker.
+void tidy(dispatcher_ptr self) {
+  auto& st = self->state;
+  auto live = static_cast<int64_t>(st.live.size());
+  if (st.live_at_trim - live >= 5000) {
+    st.rt->step_pool->submit([] { malloc_trim(0); });
+    st.live_at_trim = live;
+  } else if (live > st.live_at_trim) {
+    st.live_at_trim = live;
+  }
+  if (!st.stopping)
+    self->delayed_send(self, std::chrono::seconds(1), tidy_atom::value);
+}
+
+} // namespace
+
+caf::behavior dispatcher(dispatcher_ptr self, runtime_ptr rt) {
+  auto& st = self->state;
+  st.rt = std::move(rt);
+  st.node = static_cast<uint32_t>(
+    std::hash<std::string>{}(std::to_string(st.rt->clk->now().time_since_epoch().count()))
+    ^ static_cast<uint32_t>(::getpid()));
+  self->set_down_handler([=](caf::down_msg& dm) {
+    auto& subs = self->state.subscribers;
+    subs.erase(std::remove_if(subs.begin(), subs.end(),
+                              [&](const caf::actor& a) { return a.address() == dm.source; }),
+               subs.end());
+  });
+  self->delayed_send(self, std::chrono::seconds(1), tidy_atom::value);
+  auto own = caf::message_handler{
+    [=](tidy_atom) { tidy(self); },
+    [=](recover_atom, recovered_ops& found) { on_recover(self, found); },
+    [=](finished_atom, const std::string& id, op_snapshot& snap) {
+      on_finished(self, id, snap);
+    },
+    [=](lease_lost_atom) { on_lease_lost(self); },
+    [=](event_batch& batch) {
+      // Copy for all but the last subscriber, which gets the batch itself.
+      auto& subs = self->state.subscribers;
+      for (size_t i = 0; i + 1 < subs.size(); ++i)
+        self->send(subs[i], batch);
+      if (!subs.empty())
+        self->send(subs.back(), std::move(batch));
+    },
+    [=](subscribe_atom, caf::actor& listener) {
+      self->monitor(listener);
+      self->state.subscribers.emplace_back(std::move(listener));
+    },
+  };
+  return caf::behavior{
+    own.or_else(dispatcher_parking(self)).or_else(dispatcher_requests(self))};
+}
+
+} // namespace stepwise

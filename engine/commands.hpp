@@ -1,0 +1,29 @@
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include <caf/error.hpp>
+
+#include "engine/operation.hpp"
+
+namespace stepwise {
+
+/// What a client may ask of an existing operation.
+enum class command : uint8_t {
+  /// Stop a pending, running or waiting operation.
+  cancel,
+  /// Resume a failed operation at its failed step.
+  retry,
+};
+
+std::string_view to_string(command x);
+
+/// Returns whether `op`'s state allows `cmd`.
+bool allows(const operation& op, command cmd);
+
+/// Returns the `errc::invalid_state` error that refuses `cmd` for `op`,
+/// naming the operation, its state and the states that allow `cmd`.
+caf::error refusal(const operation& op, command cmd);
+
+} // namespace stepwise
