@@ -22,18 +22,8 @@
 
 namespace stepwise {
 
-// -- requests to the dispatcher (the embedding API sends these) -------------
+// -- store reads --------------------------------------------------------------
 
-using start_atom = caf::atom_constant<caf::atom("sw_start")>;
-using get_atom = caf::atom_constant<caf::atom("sw_get")>;
-/// A client's command about an operation: (command_atom, id, command) to
-/// the dispatcher, (command_atom, command) to the operation's actor.
-using command_atom = caf::atom_constant<caf::atom("sw_cmd")>;
-using list_atom = caf::atom_constant<caf::atom("sw_list")>;
-using events_atom = caf::atom_constant<caf::atom("sw_events")>;
-using wait_atom = caf::atom_constant<caf::atom("sw_wait")>;
-using subscribe_atom = caf::atom_constant<caf::atom("sw_sub")>;
-using shutdown_atom = caf::atom_constant<caf::atom("sw_stop")>;
 /// Store reads: an operation by id / by idempotency key, raw (not masked).
 using load_atom = caf::atom_constant<caf::atom("sw_load")>;
 using load_key_atom = caf::atom_constant<caf::atom("sw_loadkey")>;
@@ -114,15 +104,7 @@ using bridge_job = std::function<void(caf::event_based_actor*, const caf::actor&
 
 } // namespace stepwise
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::command)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::operation)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::op_snapshot)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::start_request)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::start_result)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::list_filter)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::operation_page)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::event_batch)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<stepwise::event>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::step_done)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::commit_ack)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::maybe_op)

@@ -8,7 +8,7 @@
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
 
-#include "actors/messages.hpp"
+#include "engine/requests.hpp"
 #include "bench/proc_stats.hpp"
 
 namespace stepwise::bench {

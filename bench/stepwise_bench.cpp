@@ -15,7 +15,7 @@
 #include "bench/http_driver.hpp"
 #include "bench/proc_stats.hpp"
 #include "bench/stats.hpp"
-#include "bench/workloads.hpp"
+#include "workflows/bench.hpp"
 #include "engine/errc.hpp"
 
 #ifndef STEPWISE_GIT_SHA
@@ -88,7 +88,7 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
       return false;
     }
   }
-  if (bench::workflow_of(o.workload).empty()) {
+  if (workflows::bench_workflow_of(o.workload).empty()) {
     err = "unknown workload '" + o.workload + "'";
     return false;
   }
@@ -166,7 +166,7 @@ boost::json::object result_line(const options& o, int run, const std::string& vi
 
 /// The workloads through a running server's HTTP API (benchmarks.md `http`).
 int run_via_http(const options& o) {
-  auto workflow = bench::workflow_of(o.workload);
+  auto workflow = workflows::bench_workflow_of(o.workload);
   auto store = bench::http_store_backend(o.url);
   if (store == "unknown") {
     std::cerr << "stepwise-bench: no ready server at " << o.url << '\n';
@@ -213,7 +213,7 @@ int main(int argc, char** argv) {
     ec.store_uri = store_for_run(o, run);
     ec.step_workers = o.pool;
     ec.passivate_after = std::chrono::milliseconds(o.passivate_ms);
-    auto eng = engine::launch(sys, ec, bench::bench_workflows());
+    auto eng = engine::launch(sys, ec, workflows::bench_workflows());
     if (!eng) {
       std::cerr << "stepwise-bench: " << message_of(eng.error()) << '\n';
       return 1;
@@ -225,7 +225,7 @@ int main(int argc, char** argv) {
     std::function<double()> store_cpu;
     if (o.store_pid > 0)
       store_cpu = [pid = o.store_pid] { return bench::tree_cpu_seconds(pid); };
-    auto res = bench::run_embedded(sys, *eng, bench::workflow_of(o.workload), o.n,
+    auto res = bench::run_embedded(sys, *eng, workflows::bench_workflow_of(o.workload), o.n,
                                    o.limit_s, store_cpu);
     std::vector<double> figures;
     durable_figures(*eng, res.ids, o.workload, figures);

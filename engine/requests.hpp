@@ -5,11 +5,41 @@
 #include <vector>
 
 #include <boost/json.hpp>
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/atom.hpp>
 
+#include "engine/commands.hpp"
 #include "engine/event.hpp"
 #include "engine/operation.hpp"
+#include "engine/store.hpp"
 
+/// The requests an embedding program may send to `engine::actor()` instead
+/// of calling the handle's functions (which send the same messages), and
+/// the types they carry. All are local-only messages, so they are
+/// whitelisted rather than serializable.
 namespace stepwise {
+
+// -- requests to the engine's actor -------------------------------------------
+
+/// (start_atom, start_request) -> start_result.
+using start_atom = caf::atom_constant<caf::atom("sw_start")>;
+/// (get_atom, id) -> operation.
+using get_atom = caf::atom_constant<caf::atom("sw_get")>;
+/// (command_atom, id, command) -> operation; to an operation's own actor
+/// (command_atom, command).
+using command_atom = caf::atom_constant<caf::atom("sw_cmd")>;
+/// (list_atom, list_filter) -> operation_page.
+using list_atom = caf::atom_constant<caf::atom("sw_list")>;
+/// (events_atom, after, limit) -> std::vector<event>.
+using events_atom = caf::atom_constant<caf::atom("sw_events")>;
+/// (wait_atom, id) -> operation, once it is terminal.
+using wait_atom = caf::atom_constant<caf::atom("sw_wait")>;
+/// (subscribe_atom, listener): `event_batch` messages to `listener` from now on.
+using subscribe_atom = caf::atom_constant<caf::atom("sw_sub")>;
+/// (shutdown_atom): stop taking work.
+using shutdown_atom = caf::atom_constant<caf::atom("sw_stop")>;
+
+// -- what they carry ------------------------------------------------------------
 
 /// A request to start an operation.
 struct start_request {
@@ -36,3 +66,12 @@ struct event_batch {
 };
 
 } // namespace stepwise
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::command)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::operation)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::list_filter)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::operation_page)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<stepwise::event>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::start_request)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::start_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::event_batch)

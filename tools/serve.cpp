@@ -8,7 +8,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 
-#include "bench/workloads.hpp"
+#include "workflows/bench.hpp"
 #include "engine/engine.hpp"
 #include "engine/errc.hpp"
 #include "actors/real_clock.hpp"
@@ -57,7 +57,7 @@ caf::expected<registry> make_registry(const std::vector<std::string>& sets,
       if (auto ok = reg.add(workflows::demo()); !ok)
         return ok.error();
     } else if (set == "bench") {
-      for (auto& wf : bench::bench_workflows().all())
+      for (auto& wf : workflows::bench_workflows().all())
         if (auto ok = reg.add(*wf); !ok)
           return ok.error();
     }

@@ -4,9 +4,9 @@
 
 #include "engine/registry.hpp"
 
-namespace stepwise::bench {
+namespace stepwise::workflows {
 
-/// The workloads of shared/benchmarks.md as workflows: `steps` (5 durable
+/// The benchmark workloads (bench/README.md) as workflows: `steps` (5 durable
 /// steps), `retry` (step 3 fails once with retry-after 100 ms and records
 /// its lateness), `timers` (step, durable 1 s sleep, step). Each step
 /// returns `{op, step, t}` into the operation's data (t: wall-clock µs).
@@ -15,6 +15,6 @@ namespace stepwise::bench {
 registry bench_workflows();
 
 /// Returns the workflow name of a workload, or empty if unknown.
-std::string workflow_of(const std::string& workload);
+std::string bench_workflow_of(const std::string& workload);
 
-} // namespace stepwise::bench
+} // namespace stepwise::workflows

@@ -1,9 +1,9 @@
-#include "bench/workloads.hpp"
+#include "workflows/bench.hpp"
 
 #include <mutex>
 #include <unordered_map>
 
-namespace stepwise::bench {
+namespace stepwise::workflows {
 
 namespace {
 
@@ -79,7 +79,7 @@ registry bench_workflows() {
   return reg;
 }
 
-std::string workflow_of(const std::string& workload) {
+std::string bench_workflow_of(const std::string& workload) {
   if (workload == "steps")
     return "bench_steps";
   if (workload == "retry")
@@ -91,4 +91,4 @@ std::string workflow_of(const std::string& workload) {
   return {};
 }
 
-} // namespace stepwise::bench
+} // namespace stepwise::workflows
