@@ -1,5 +1,5 @@
-// stepwise-bench: the workloads of shared/benchmarks.md, one JSON line per
-// run. See bench/README.md for the figures and how they were produced.
+// stepwise-bench: the benchmark workloads (bench/README.md), one JSON line
+// per run. See bench/README.md for the figures and how they were produced.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

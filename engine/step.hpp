@@ -78,7 +78,7 @@ inline step_def make_step(std::string name, step_fn fn) {
 }
 
 /// Returns a step from a class with `name()` and `outcome run(step_context&)`
-/// (the seeds' Step interface). The object is shared by all operations and
+/// (the Step interface of the Kyma Environment Broker). The object is shared by all operations and
 /// must be safe to call from several workers at once.
 template <class T, class... Ts>
 step_def make_step(Ts&&... xs) {

@@ -14,8 +14,8 @@ namespace stepwise {
 
 class clock;
 
-/// A value that lives only while the operation runs in this process (the
-/// seeds' overrides): never stored, empty again after a restart.
+/// A value that lives only while the operation runs in this process (a
+/// provisioning override, say): never stored, empty again after a restart.
 struct transient_value {
   boost::json::value value;
   /// Secret values never appear in logs, events, API output or errors.
