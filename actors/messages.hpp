@@ -14,6 +14,7 @@
 #include "engine/outcome.hpp"
 #include "engine/progress.hpp"
 #include "engine/step_context.hpp"
+#include "engine/step_result.hpp"
 #include "engine/store.hpp"
 
 /// The messages between the dispatcher, operation actors, the step
@@ -60,23 +61,13 @@ using lease_lost_atom = caf::atom_constant<caf::atom("sw_fenced")>;
 /// The dispatcher's housekeeping tick (real time, not the engine's clock).
 using tidy_atom = caf::atom_constant<caf::atom("sw_tidy")>;
 
-/// What a worker hands back after one attempt of a step.
-struct step_result {
-  outcome result;
-  bool skipped = false;
-  duration took{0};
-  /// When the attempt ended, on the engine's clock: a retry's delay and a
-  /// following sleep count from here, not from when the actor got to it.
-  time_point finished_at;
-  boost::json::object data;
-  transient_map transient;
-  /// Events the step asked to append (`step_context::emit`).
-  std::vector<emitted_event> emitted;
-};
-
-/// Worker -> operation actor: (step_done, generation, result).
+/// An attempt's result -> its operation actor (from a worker, an
+/// asynchronous step's completion or a step actor's reply). A result whose
+/// generation is not the actor's current one belongs to an abandoned
+/// attempt and is dropped.
 struct step_done {
   uint64_t generation = 0;
+  int32_t attempt = 0;
   std::shared_ptr<step_result> result;
 };
 

@@ -1,12 +1,14 @@
 #include "actors/operation_actor.hpp"
 
 #include <algorithm>
+#include <iostream>
 
 #include <caf/event_based_actor.hpp>
 #include <caf/send.hpp>
 
 #include "actors/messages.hpp"
 #include "actors/step_runner.hpp"
+#include "engine/actor_step.hpp"
 #include "engine/commands.hpp"
 #include "engine/errc.hpp"
 #include "engine/redact.hpp"
@@ -58,6 +60,24 @@ void arm_deadline(self_ptr self) {
   arm(self, *st.op.deadline, caf::make_message(deadline_atom::value));
 }
 
+/// Gives up the attempt in flight, if any: its late result will be dropped
+/// (a new generation), and the step is asked to stop.
+void abandon(self_ptr self, const char* why) {
+  auto& st = self->state;
+  st.gen += 1;
+  if (!st.step_running)
+    return;
+  st.step_running = false;
+  if (st.stop)
+    st.stop->request_stop(why);
+  auto idx = st.op.state == op_state::compensating
+               ? progress::compensation_cursor(st.op, *st.wf)
+               : st.op.cursor();
+  if (idx < st.wf->steps().size() && st.wf->steps()[idx].actor)
+    self->send(st.wf->steps()[idx].actor, step_stop_atom::value, st.op.id,
+               st.running_attempt);
+}
+
 void execute(self_ptr self, next_action act) {
   auto& st = self->state;
   auto now = st.rt->clk->now();
@@ -84,14 +104,15 @@ void execute(self_ptr self, next_action act) {
       if (def.timeout && !act.compensate)
         arm(self, now + *def.timeout,
             caf::make_message(step_timeout_atom::value, st.gen));
+      st.stop = stop_source{};
+      st.running_attempt = act.attempt;
       step_context ctx{st.op.id,   def.name, act.attempt,
                        st.op.input, st.op.data, std::move(st.transient),
-                       st.rt->clk.get()};
+                       st.rt->clk.get(), st.stop->token()};
       st.transient = {};
-      run_step(*st.rt->step_pool, st.wf, act.step, std::move(ctx),
-               caf::actor_cast<caf::actor>(self), st.gen,
-               act.due.time_since_epoch().count() > 0 ? std::min(act.due, now) : now,
-               act.compensate);
+      attempt_target to{self, st.gen, st.rt->step_pool.get(),
+                        act.due.time_since_epoch().count() > 0 ? std::min(act.due, now) : now};
+      run_step(to, st.wf, act.step, std::move(ctx), act.compensate);
       return;
     }
     case next_action::kind::wait:
@@ -176,8 +197,14 @@ void on_ack(self_ptr self, write_status status) {
 
 void on_step_done(self_ptr self, step_done& msg) {
   auto& st = self->state;
-  if (msg.generation != st.gen || !st.step_running)
-    return; // a late result of an attempt that timed out or was canceled
+  if (msg.generation != st.gen || !st.step_running) {
+    // A late result of an attempt that was abandoned (timed out, canceled,
+    // paused, past the deadline): a newer state stands, this one is dropped.
+    st.rt->stats.steps_discarded.fetch_add(1, std::memory_order_relaxed);
+    std::cerr << "stepwise: operation " << st.op.id << ": dropped the late result of attempt "
+              << msg.attempt << " (abandoned)\n";
+    return;
+  }
   st.step_running = false;
   auto& r = *msg.result;
   st.op.data = std::move(r.data);
@@ -224,8 +251,7 @@ void on_command(self_ptr self, command cmd, caf::response_promise& rp) {
   next_action act;
   switch (cmd) {
     case command::cancel:
-      st.gen += 1;
-      st.step_running = false;
+      abandon(self, "canceled");
       act = progress::cancel(st.op, *st.wf, now, events);
       break;
     case command::retry:
@@ -264,6 +290,10 @@ void start(self_ptr self, next_action act, op_start mode) {
 } // namespace
 
 operation_state::~operation_state() {
+  // An actor stopped with an attempt in flight (shutdown, a lost lease):
+  // the attempt's result can no longer count.
+  if (step_running && stop)
+    stop->request_stop("the operation's actor stopped");
   if (rt)
     rt->stats.operations_live.fetch_sub(1, std::memory_order_relaxed);
 }
@@ -315,9 +345,8 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
       st.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
       if (gen != st.gen || !st.step_running)
         return;
-      // The worker is not waited for: its late result has an old generation.
-      st.step_running = false;
-      st.gen += 1;
+      // The attempt is not waited for: its late result has an old generation.
+      abandon(self, "timed out");
       st.rt->stats.steps_timed_out.fetch_add(1, std::memory_order_relaxed);
       std::vector<event> events;
       auto act = progress::apply_timeout(st.op, *st.wf, st.op.cursor(),
@@ -332,8 +361,7 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
         // Compensations run to the end: the deadline does not cut them short.
         if (is_terminal(st.op.state) || st.op.state == op_state::compensating)
           return;
-        st.gen += 1;
-        st.step_running = false;
+        abandon(self, "deadline exceeded");
         std::vector<event> events;
         auto act = progress::expire(st.op, *st.wf, st.rt->clk->now(), events);
         persist(self, std::move(events), act);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -42,6 +43,9 @@ struct operation_state {
   /// generation and are dropped (CAF 0.17 cannot cancel a delayed message).
   uint64_t gen = 0;
   bool step_running = false;
+  /// The attempt in flight: its number, and its stop request.
+  int32_t running_attempt = 0;
+  std::optional<stop_source> stop;
   bool committing = false;
   bool deadline_armed = false;
   /// Carried out when the commit in flight is durable.

@@ -6,50 +6,133 @@
 #include <caf/send.hpp>
 
 #include "actors/messages.hpp"
+#include "engine/actor_step.hpp"
+#include "engine/async_call.hpp"
 
 namespace stepwise {
 
 namespace {
 
-void attempt(const step_def& def, bool compensate, step_context& ctx,
-             step_result& out) {
+using steady = std::chrono::steady_clock;
+
+/// Runs `fn`, turning an exception into a failed outcome.
+template <class F>
+outcome guarded(F fn) {
   try {
-    if (compensate) {
-      out.result = def.compensate(ctx);
-      return;
-    }
-    if (def.condition && !(*def.condition)(ctx)) {
-      out.skipped = true;
-      return;
-    }
-    out.result = def.run(ctx);
+    return fn();
   } catch (const std::exception& e) {
-    out.result = fail(std::string{"step threw: "} + e.what());
+    return fail(std::string{"step threw: "} + e.what());
   } catch (...) {
-    out.result = fail("step threw a non-standard exception");
+    return fail("step threw a non-standard exception");
   }
+}
+
+/// Returns whether the step's condition says to skip it; a condition that
+/// throws does not skip (the body runs and reports).
+bool skipped(const step_def& def, const step_context& ctx) {
+  if (!def.condition)
+    return false;
+  try {
+    return !(*def.condition)(ctx);
+  } catch (...) {
+    return false;
+  }
+}
+
+void reply(const caf::actor& to, uint64_t gen, int32_t attempt, step_result res) {
+  caf::anon_send(to, step_done{gen, attempt,
+                               std::make_shared<step_result>(std::move(res))});
+}
+
+void run_blocking(const attempt_target& to, workflow_ptr wf, size_t idx,
+                  step_context ctx, bool compensate) {
+  // std::function needs a copyable callable: keep the context behind a
+  // shared_ptr rather than copying its data.
+  auto shared_ctx = std::make_shared<step_context>(std::move(ctx));
+  auto me = caf::actor_cast<caf::actor>(to.self);
+  to.pool->submit([wf = std::move(wf), idx, compensate, shared_ctx, me,
+                   gen = to.generation] {
+    auto t0 = steady::now();
+    auto& def = wf->steps()[idx];
+    auto& c = *shared_ctx;
+    bool skip = !compensate && skipped(def, c);
+    auto out = skip ? done()
+                    : guarded([&] { return compensate ? def.compensate(c) : def.run(c); });
+    auto res = step_result::of(c, std::move(out), t0);
+    res.skipped = skip;
+    reply(me, gen, c.attempt(), std::move(res));
+  }, to_micros(to.due));
+}
+
+void run_async(const attempt_target& to, const step_def& def, step_context ctx) {
+  auto me = caf::actor_cast<caf::actor>(to.self);
+  auto gen = to.generation;
+  auto attempt = ctx.attempt();
+  async_call call{std::move(ctx), [me, gen, attempt](step_result res) {
+                    reply(me, gen, attempt, std::move(res));
+                  }};
+  try {
+    def.start(call);
+  } catch (const std::exception& e) {
+    call.complete(fail(std::string{"step threw: "} + e.what()));
+  } catch (...) {
+    call.complete(fail("step threw a non-standard exception"));
+  }
+}
+
+void run_actor(const attempt_target& to, const step_def& def, step_context ctx) {
+  auto me = caf::actor_cast<caf::actor>(to.self);
+  auto gen = to.generation;
+  auto t0 = steady::now();
+  auto shared_ctx = std::make_shared<step_context>(std::move(ctx));
+  auto& c = *shared_ctx;
+  step_attempt att{c.operation_id(), c.step_name(), c.attempt(), c.idempotency_key(),
+                   c.input_ptr(), c.data(), c.stop()};
+  // The step's timeout bounds the wait (the operation actor's timer), so
+  // the request itself does not time out.
+  to.self->request(def.actor, caf::infinite, std::move(att))
+    .then(
+      [me, gen, t0, shared_ctx](step_reply& r) {
+        auto& c = *shared_ctx;
+        if (r.data)
+          c.data() = std::move(*r.data);
+        for (auto& e : r.emitted)
+          c.emit(e.type, std::move(e.extra));
+        reply(me, gen, c.attempt(), step_result::of(c, std::move(r.result), t0));
+      },
+      [me, gen, t0, shared_ctx](caf::error& err) {
+        auto& c = *shared_ctx;
+        // A step actor that is gone may come back (the host restarts it):
+        // try again per the policy. An error it answered fails the attempt.
+        auto down = err == caf::sec::request_receiver_down;
+        auto why = std::string{"step actor "} + (down ? "is down" : "answered an error: ")
+                   + (down ? std::string{} : caf::to_string(err));
+        reply(me, gen, c.attempt(),
+              step_result::of(c, down ? retry_after(duration{0}, why) : fail(why), t0));
+      });
 }
 
 } // namespace
 
-void run_step(worker_pool& pool, workflow_ptr wf, size_t idx,
-              step_context ctx, caf::actor reply_to, uint64_t generation,
-              time_point due, bool compensate) {
-  // std::function needs a copyable callable: keep the context behind a
-  // shared_ptr rather than copying its data.
-  auto shared_ctx = std::make_shared<step_context>(std::move(ctx));
-  pool.submit([wf = std::move(wf), idx, compensate, shared_ctx,
-               reply_to = std::move(reply_to), generation] {
-    auto res = std::make_shared<step_result>();
-    auto t0 = std::chrono::steady_clock::now();
-    attempt(wf->steps()[idx], compensate, *shared_ctx, *res);
-    res->took = std::chrono::duration_cast<duration>(std::chrono::steady_clock::now() - t0);
-    res->finished_at = shared_ctx->now();
-    res->data = shared_ctx->take_data();
-    res->transient = shared_ctx->take_transient();
-    res->emitted = shared_ctx->take_emitted();
-    caf::anon_send(reply_to, step_done{generation, std::move(res)});
-  }, to_micros(due));
+void run_step(const attempt_target& to, workflow_ptr wf, size_t idx,
+              step_context ctx, bool compensate) {
+  auto& def = wf->steps()[idx];
+  if (compensate || def.run) {
+    run_blocking(to, std::move(wf), idx, std::move(ctx), compensate);
+    return;
+  }
+  // Conditions of asynchronous and actor steps run here, on the operation's
+  // actor: like the body's start, they must not block.
+  if (skipped(def, ctx)) {
+    auto res = step_result::of(ctx, done(), steady::now());
+    res.skipped = true;
+    reply(caf::actor_cast<caf::actor>(to.self), to.generation, ctx.attempt(), std::move(res));
+    return;
+  }
+  if (def.start)
+    run_async(to, def, std::move(ctx));
+  else
+    run_actor(to, def, std::move(ctx));
 }
 
 } // namespace stepwise

@@ -46,6 +46,8 @@ struct metrics {
   counter steps_failed{0};
   counter steps_retried{0};
   counter steps_timed_out{0};
+  /// Late results of abandoned attempts, dropped.
+  counter steps_discarded{0};
   /// Operations with a live actor.
   gauge operations_live{0};
   /// Operations passivated, waiting for their wake-up time.

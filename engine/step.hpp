@@ -5,6 +5,9 @@
 #include <string>
 #include <utility>
 
+#include <caf/actor.hpp>
+
+#include "engine/async_call.hpp"
 #include "engine/outcome.hpp"
 #include "engine/retry_policy.hpp"
 #include "engine/step_context.hpp"
@@ -15,6 +18,12 @@ namespace stepwise {
 /// thread; may block. An exception it throws becomes `fail(what())`.
 using step_fn = std::function<outcome(step_context&)>;
 
+/// The body of an asynchronous step: it starts the work and returns at once
+/// (it runs on the operation's actor and must not block); the work ends the
+/// attempt later with `async_call::complete`, from any thread. An exception
+/// it throws becomes `fail(what())`.
+using async_step_fn = std::function<void(async_call)>;
+
 /// Skips the step when it returns false (the skip is recorded).
 using step_condition = std::function<bool(const step_context&)>;
 
@@ -23,7 +32,12 @@ struct step_def {
   std::string name;
   /// Order within the workflow (ascending; ties keep registration order).
   int32_t weight = 1;
+  /// The body, one of three kinds: blocking (`run`, on a worker),
+  /// asynchronous (`start`), or a step actor (`actor`, sent a
+  /// `step_attempt` per attempt; see engine/actor_step.hpp).
   step_fn run;
+  async_step_fn start;
+  caf::actor actor;
   /// Bounds the retries; without one retries are unbounded.
   std::optional<retry_policy> policy;
   /// An attempt running longer is reported as timed out (and retried per
@@ -74,6 +88,26 @@ inline step_def make_step(std::string name, step_fn fn) {
   step_def s;
   s.name = std::move(name);
   s.run = std::move(fn);
+  return s;
+}
+
+/// Returns an asynchronous step named `name`: `fn` starts each attempt and
+/// returns; the attempt ends when its `async_call` is completed. Waiting
+/// holds no thread, so thousands of attempts may be in flight at once.
+inline step_def make_async_step(std::string name, async_step_fn fn) {
+  step_def s;
+  s.name = std::move(name);
+  s.start = std::move(fn);
+  return s;
+}
+
+/// Returns a step whose attempts `actor` carries out: each is sent to it as
+/// a `step_attempt` request and ends with its `step_reply`. An error answer
+/// fails the attempt; an actor that is gone is retried per the policy.
+inline step_def make_actor_step(std::string name, caf::actor actor) {
+  step_def s;
+  s.name = std::move(name);
+  s.actor = std::move(actor);
   return s;
 }
 

@@ -8,6 +8,7 @@
 #include <boost/json.hpp>
 
 #include "engine/event.hpp"
+#include "engine/stop.hpp"
 #include "engine/time.hpp"
 
 namespace stepwise {
@@ -40,14 +41,15 @@ public:
                int32_t attempt,
                std::shared_ptr<const boost::json::object> input,
                boost::json::object data, transient_map transient,
-               const stepwise::clock* clk)
+               const stepwise::clock* clk, stop_token stop = {})
     : operation_id_(std::move(operation_id)),
       step_name_(std::move(step_name)),
       attempt_(attempt),
       input_(std::move(input)),
       data_(std::move(data)),
       transient_(std::move(transient)),
-      clock_(clk) {
+      clock_(clk),
+      stop_(std::move(stop)) {
     // nop
   }
 
@@ -77,6 +79,11 @@ public:
     return *input_;
   }
 
+  /// Returns the shared input (immutable: no copy needed to keep it).
+  const std::shared_ptr<const boost::json::object>& input_ptr() const {
+    return input_;
+  }
+
   /// Returns the persisted data; changes are stored with the checkpoint.
   boost::json::object& data() {
     return data_;
@@ -98,6 +105,13 @@ public:
 
   /// Returns the engine's current time (virtual in tests).
   time_point now() const;
+
+  /// Returns the attempt's stop request: raised when the engine abandons
+  /// the attempt (timeout, cancel, pause, deadline). A step that runs long
+  /// should check it and end early; its result no longer counts then.
+  const stop_token& stop() const {
+    return stop_;
+  }
 
   /// Appends an event to the operation's log in the same commit as this
   /// attempt's result, so it is recorded exactly once per attempt whose
@@ -130,6 +144,7 @@ private:
   transient_map transient_;
   std::vector<emitted_event> emitted_;
   const stepwise::clock* clock_;
+  stop_token stop_;
 };
 
 } // namespace stepwise

@@ -45,8 +45,13 @@ caf::expected<void> workflow::validate() const {
       return bad("step name '" + s.name + "' is used twice");
     if (s.weight < 1)
       return bad("step '" + s.name + "' has weight < 1");
-    if (!s.run && !s.sleep)
+    int bodies = (s.run ? 1 : 0) + (s.start ? 1 : 0) + (s.actor ? 1 : 0)
+                 + (s.sleep ? 1 : 0);
+    if (bodies == 0)
       return bad("step '" + s.name + "' has no run function");
+    if (bodies > 1)
+      return bad("step '" + s.name
+                 + "' has more than one body (run, start, actor, sleep)");
     if (s.sleep && s.sleep->count() < 0)
       return bad("step '" + s.name + "' sleeps for a negative time");
     if (s.timeout && s.timeout->count() <= 0)

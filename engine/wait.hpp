@@ -1,0 +1,85 @@
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/json.hpp>
+#include <caf/actor.hpp>
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/atom.hpp>
+#include <caf/expected.hpp>
+
+#include "engine/outcome.hpp"
+#include "engine/step_context.hpp"
+#include "engine/time.hpp"
+
+/// Steps that wait for the outside world: a named signal (an external event
+/// with a JSON payload, `engine::signal`), a task a watcher actor follows
+/// (the infrastructure monitor), or whichever of the two comes first. A
+/// waiting operation holds no thread and no actor: it is passivated until
+/// the wait ends, its timeout passes, or a request addresses it.
+namespace stepwise {
+
+/// How a wait step's wait ends.
+struct wait_spec {
+  /// The name of a signal that ends the wait (empty: none). The first
+  /// signal of that name not yet consumed by a wait, stored before or
+  /// during the wait, ends it; its payload goes to `data[signal_key]`.
+  std::string signal;
+  std::string signal_key;
+  /// A watcher actor that follows an external task (a monitor), sent a
+  /// `watch_request` when the wait begins and again after a restart, and
+  /// answering with a `watch_reply` once the task settles; null: none.
+  caf::actor watcher;
+  /// Describes the task to the watcher from the operation (its input and
+  /// data). Runs on a blocking worker, so it may read the store.
+  std::function<caf::expected<boost::json::object>(step_context&)> task;
+  /// The wait fails the attempt after this long (retried per the policy).
+  std::optional<duration> timeout;
+};
+
+/// A task to follow for a waiting operation: watcher <- dispatcher.
+struct watch_request {
+  std::string operation_id;
+  std::string step;
+  /// The wait's attempt: the reply must carry it back, so that an answer to
+  /// an earlier wait of the same step is told apart.
+  int32_t attempt = 0;
+  /// When the wait began (stored): a watcher paces and bounds its polls
+  /// from here, across restarts.
+  time_point since;
+  boost::json::object task;
+  /// Where the reply goes (the engine's actor).
+  caf::actor reply_to;
+};
+
+/// How a watched task settled: the wait step's outcome, values to set in
+/// the operation's data, and events to append with it.
+struct watch_result {
+  outcome result;
+  boost::json::object data;
+  std::vector<emitted_event> emitted;
+};
+
+/// watcher -> engine: (watch_done_atom, watch_reply).
+struct watch_reply {
+  std::string operation_id;
+  std::string step;
+  int32_t attempt = 0;
+  watch_result result;
+};
+
+/// engine -> watcher: (unwatch_atom, operation_id), the operation no longer
+/// waits (a signal came first, it was canceled or paused).
+using unwatch_atom = caf::atom_constant<caf::atom("sw_unwatch")>;
+/// (watch_atom, watch_request) to a watcher.
+using watch_atom = caf::atom_constant<caf::atom("sw_watch")>;
+/// (watch_done_atom, watch_reply) to the engine.
+using watch_done_atom = caf::atom_constant<caf::atom("sw_watched")>;
+
+} // namespace stepwise
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::watch_request)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::watch_reply)
