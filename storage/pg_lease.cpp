@@ -3,6 +3,7 @@
 #include <tuple>
 
 #include "engine/errc.hpp"
+#include "storage/op_row.hpp"
 #include "storage/pg_connection.hpp"
 #include "storage/pg_rows.hpp"
 #include "storage/pg_statements.hpp"
@@ -42,7 +43,7 @@ constexpr auto claim_sql
     SW_ACTIVE " LIMIT $2 FOR UPDATE OF o SKIP LOCKED) "
     "UPDATE operations SET owner = $1, revision = revision + 1 "
     "WHERE id IN (SELECT id FROM ended UNION ALL SELECT id FROM unowned "
-    "LIMIT $2) RETURNING " STEPWISE_PG_OP_COLUMNS;
+    "LIMIT $2) RETURNING " STEPWISE_OP_COLUMNS;
 
 // Ended leases that no live operation names any more.
 constexpr auto forget_ended_sql
@@ -146,7 +147,7 @@ caf::expected<std::vector<operation>> pg_store::claim_orphans(size_t limit) {
     auto r = c.exec(claim_sql, p2, "claim orphans");
     if (!r)
       return std::move(r.error());
-    auto ops = pg_decode_operations(*r);
+    auto ops = pg_read_operations(*r);
     if (!ops)
       return std::move(ops.error());
     std::sort(ops->begin(), ops->end(), [](auto& x, auto& y) {
