@@ -112,9 +112,7 @@ caf::expected<bool> write_items(pg_connection& conn,
   if (auto err = pl.send("BEGIN", none))
     return err;
   if (fence != nullptr) {
-    pg_params p{2};
-    p.add(fence->owner);
-    p.add(static_cast<int64_t>(fence->ttl.count()));
+    auto p = fence->lease_params();
     if (auto err = pl.send_prepared(pg_stmt::renew_owner, p))
       return err;
   }
@@ -203,6 +201,11 @@ caf::error append_and_commit(pg_connection& conn,
 
 } // namespace
 
+caf::error pg_fence::lost() const {
+  return make_error(errc::stale_revision, "pg: lease lost: owner '" + owner
+                                            + "' expired or was taken over");
+}
+
 caf::expected<commit_result> pg_commit(pg_connection& conn,
                                        const std::vector<checkpoint>& batch,
                                        const pg_fence* fence) {
@@ -221,9 +224,7 @@ caf::expected<commit_result> pg_commit(pg_connection& conn,
   if (!renewed)
     return roll_back(conn, std::move(renewed.error()));
   if (!*renewed)
-    return roll_back(conn, make_error(errc::stale_revision,
-                                      "pg: lease lost: owner '" + fence->owner
-                                        + "' expired or was taken over"));
+    return roll_back(conn, fence->lost());
   if (auto err = append_and_commit(conn, batch, res)) {
     // The server may have committed before the connection broke: say so,
     // the engine's retry will then meet stale revisions.
