@@ -7,7 +7,6 @@ namespace stepwise {
 
 event_row encode_event_row(const event& ev, std::string& extra_buf) {
   event_row row;
-  row.seq = ev.seq;
   row.time = to_micros(ev.time);
   row.operation_id = ev.operation_id;
   row.type = to_string(ev.type);

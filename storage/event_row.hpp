@@ -24,7 +24,7 @@ namespace stepwise {
 /// An event as every SQL backend stores it: one member per column of
 /// `STEPWISE_EVENT_COLUMNS`, in that order (see `op_row` for the views).
 struct event_row {
-  /// Read only: a write leaves it to the store.
+  /// Set by reads only: the store assigns it on insert.
   int64_t seq = 0;
   /// Microseconds since the Unix epoch.
   int64_t time = 0;

@@ -18,7 +18,7 @@ namespace stepwise {
 /// `pg_stmt::update_many`.
 class pg_op_columns {
 public:
-  explicit pg_op_columns(checkpoint::kind what) noexcept : what_(what) {
+  explicit pg_op_columns(checkpoint::kind what) : what_(what) {
     // nop
   }
 

@@ -85,8 +85,10 @@ public:
       bind_null(index);
   }
 
-  /// Binds `value` as `bind_ref` does, or NULL.
-  void bind_ref(int index, std::optional<std::string_view> value) {
+  /// Binds `value` as `bind_ref` does, or NULL. A template, so that a
+  /// `std::string` argument still picks `bind_ref(int, std::string_view)`.
+  template <class Text>
+  void bind_ref(int index, const std::optional<Text>& value) {
     if (value)
       bind_ref(index, *value);
     else
