@@ -81,12 +81,6 @@ caf::expected<step_record> decode_step(const json::value& v, size_t index) {
   return rec;
 }
 
-void append_int(std::string& out, int64_t x) {
-  char buf[24];
-  auto res = std::to_chars(buf, buf + sizeof(buf), x);
-  out.append(buf, res.ptr);
-}
-
 // -- base64url (no padding) ---------------------------------------------------
 
 constexpr std::string_view b64_chars
@@ -153,7 +147,7 @@ void encode_steps(std::string& out, const std::vector<step_record>& steps) {
     out += "{\"n\":";
     json_text::append_string(out, s.name);
     out += ",\"w\":";
-    append_int(out, s.weight);
+    json_text::append_int(out, s.weight);
     out += ",\"s\":\"";
     out += to_string(s.state);
     out += '"';
@@ -161,7 +155,7 @@ void encode_steps(std::string& out, const std::vector<step_record>& steps) {
       out += ",\"";
       out += key;
       out += "\":";
-      append_int(out, value);
+      json_text::append_int(out, value);
     };
     if (s.attempts != 0)
       member("a", s.attempts);

@@ -1,45 +1,12 @@
 #include "storage/json_text.hpp"
 
-#include <charconv>
+#include "storage/utf8.hpp"
 
 namespace stepwise::json_text {
 
 namespace {
 
 namespace json = boost::json;
-
-// Returns the length of the valid UTF-8 sequence at the start of `s`, or 0
-// when it is not one (overlong forms and surrogates included, RFC 3629).
-size_t utf8_length(std::string_view s) {
-  auto byte = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
-  auto cont = [&](size_t i, unsigned char lo = 0x80, unsigned char hi = 0xBF) {
-    return i < s.size() && byte(i) >= lo && byte(i) <= hi;
-  };
-  auto b0 = byte(0);
-  if (b0 < 0x80)
-    return 1;
-  if (b0 >= 0xC2 && b0 <= 0xDF)
-    return cont(1) ? 2 : 0;
-  if (b0 >= 0xE0 && b0 <= 0xEF) {
-    auto lo = b0 == 0xE0 ? 0xA0 : 0x80;
-    auto hi = b0 == 0xED ? 0x9F : 0xBF;
-    return cont(1, static_cast<unsigned char>(lo),
-                static_cast<unsigned char>(hi))
-               && cont(2)
-             ? 3
-             : 0;
-  }
-  if (b0 >= 0xF0 && b0 <= 0xF4) {
-    auto lo = b0 == 0xF0 ? 0x90 : 0x80;
-    auto hi = b0 == 0xF4 ? 0x8F : 0xBF;
-    return cont(1, static_cast<unsigned char>(lo),
-                static_cast<unsigned char>(hi))
-               && cont(2) && cont(3)
-             ? 4
-             : 0;
-  }
-  return 0;
-}
 
 void append_escape(std::string& out, unsigned char c) {
   switch (c) {
@@ -56,13 +23,6 @@ void append_escape(std::string& out, unsigned char c) {
       out.append(buf, sizeof(buf));
     }
   }
-}
-
-template <class T>
-void append_number(std::string& out, T x) {
-  char buf[24];
-  auto res = std::to_chars(buf, buf + sizeof(buf), x);
-  out.append(buf, res.ptr);
 }
 
 } // namespace
@@ -87,11 +47,11 @@ void append_string(std::string& out, std::string_view s) {
     if (c < 0x80) {
       append_escape(out, c);
       ++i;
-    } else if (auto n = utf8_length(s.substr(i)); n > 0) {
+    } else if (auto n = utf8::sequence_length(s.substr(i)); n > 0) {
       out.append(s.data() + i, n);
       i += n;
     } else {
-      out += "\xEF\xBF\xBD"; // U+FFFD, one per bad byte
+      out += utf8::replacement;
       ++i;
     }
   }
@@ -116,8 +76,8 @@ void append_value(std::string& out, const json::value& v) {
   switch (v.kind()) {
     case json::kind::null: out += "null"; return;
     case json::kind::bool_: out += v.get_bool() ? "true" : "false"; return;
-    case json::kind::int64: append_number(out, v.get_int64()); return;
-    case json::kind::uint64: append_number(out, v.get_uint64()); return;
+    case json::kind::int64: append_int(out, v.get_int64()); return;
+    case json::kind::uint64: append_int(out, v.get_uint64()); return;
     case json::kind::double_:
       // Boost writes doubles so that they read back as doubles (3.0 as
       // "3E0", not "3"), keeping the type across a round trip.

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <charconv>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -14,6 +16,15 @@ namespace stepwise::json_text {
 
 /// Appends `s` as a quoted JSON string.
 void append_string(std::string& out, std::string_view s);
+
+/// Appends the integer `x` as a JSON number. Inline: step records write
+/// several per step on every checkpoint.
+template <class Int>
+void append_int(std::string& out, Int x) {
+  char buf[24];
+  auto res = std::to_chars(buf, buf + sizeof(buf), x);
+  out.append(buf, res.ptr);
+}
 
 /// Appends `v` as compact JSON.
 void append_value(std::string& out, const boost::json::value& v);

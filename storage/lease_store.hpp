@@ -49,15 +49,15 @@ struct owner_info {
 /// 1. start: `join(unique_owner_id, ttl)`, then recover with
 ///    `claim_orphans(n)` until it returns none (not `load_active`, which
 ///    returns other processes' operations too);
-/// 2. writer thread: when no commit succeeded for `ttl / 3`, `renew()`;
-/// 3. every `ttl / 2` or so: `claim_orphans(n)` and resume what it returns
-///    (takeover time <= ttl + that period);
-/// 4. a commit item `stale_revision`: drop that operation's actor (another
+/// 2. writer thread, every `ttl / 3`, idle or busy: `claim_orphans(n)`
+///    and resume what it returns (takeover time <= ttl + ttl / 3); a claim
+///    renews the lease first, so an idle process needs no `renew()`;
+/// 3. a commit item `stale_revision`: drop that operation's actor (another
 ///    process owns it now); a whole commit failing with
 ///    `errc::stale_revision`: this process is fenced, do not retry the
 ///    batch; stop every operation actor, then `join` with a new id and
 ///    claim again (or exit);
-/// 5. shutdown: `leave()` after the last commit.
+/// 4. shutdown: `leave()` after the last commit.
 ///
 /// Threading: thread-safe; the calls are serialized with `commit` on the
 /// writer connection.

@@ -39,31 +39,32 @@ std::vector<segment> split(const std::vector<checkpoint>& batch) {
 }
 
 // Sends one multi-row statement for the items at `idx` (none when empty).
-template <class Columns, class Stmt>
 caf::error send_rows(pg_pipeline& pl, const std::vector<checkpoint>& batch,
-                     const std::vector<size_t>& idx, const std::string* owner,
-                     Stmt owned, Stmt plain) {
+                     const std::vector<size_t>& idx, checkpoint::kind what,
+                     const pg_fence* fence) {
   if (idx.empty())
     return caf::none;
-  Columns cols;
+  pg_op_columns cols{what};
+  op_row_buffers buf;
   for (auto i : idx)
-    cols.add(*batch[i].op);
+    cols.add(encode_op_row(*batch[i].op, what, buf));
+  auto* owner = fence != nullptr ? &fence->owner : nullptr;
   auto p = cols.params(owner);
-  return pl.send_prepared(owner != nullptr ? owned : plain, p);
+  auto create = what == checkpoint::kind::create;
+  if (owner != nullptr)
+    return pl.send_prepared(create ? pg_stmt::create_many_owned
+                                   : pg_stmt::update_many_owned,
+                            p);
+  return pl.send_prepared(create ? pg_stmt::create_many : pg_stmt::update_many,
+                          p);
 }
 
 caf::error send_segment(pg_pipeline& pl, const std::vector<checkpoint>& batch,
                         const segment& seg, const pg_fence* fence) {
-  auto* owner = fence != nullptr ? &fence->owner : nullptr;
-  if (auto err = send_rows<pg_create_columns>(pl, batch, seg.creates, owner,
-                                              pg_stmt::create_many_owned,
-                                              pg_stmt::create_many))
+  if (auto err = send_rows(pl, batch, seg.creates, checkpoint::kind::create,
+                           fence))
     return err;
-  if (auto err = send_rows<pg_update_columns>(pl, batch, seg.updates, owner,
-                                              pg_stmt::update_many_owned,
-                                              pg_stmt::update_many))
-    return err;
-  return caf::none;
+  return send_rows(pl, batch, seg.updates, checkpoint::kind::update, fence);
 }
 
 // Marks the items of `items` whose id the statement did not return.
@@ -111,9 +112,7 @@ caf::expected<bool> write_items(pg_connection& conn,
   if (auto err = pl.send("BEGIN", none))
     return err;
   if (fence != nullptr) {
-    pg_params p{2};
-    p.add(fence->owner);
-    p.add(static_cast<int64_t>(fence->ttl.count()));
+    auto p = fence->lease_params();
     if (auto err = pl.send_prepared(pg_stmt::renew_owner, p))
       return err;
   }
@@ -163,10 +162,11 @@ caf::error append_and_commit(pg_connection& conn,
                              const std::vector<checkpoint>& batch,
                              commit_result& res) {
   pg_event_columns cols;
+  std::string extra;
   for (size_t i = 0; i < batch.size(); ++i)
     if (res.status[i] == write_status::ok)
       for (auto& ev : batch[i].events) {
-        cols.add(ev);
+        cols.add(encode_event_row(ev, extra));
         res.events.push_back(ev);
       }
   pg_pipeline pl{conn};
@@ -201,6 +201,11 @@ caf::error append_and_commit(pg_connection& conn,
 
 } // namespace
 
+caf::error pg_fence::lost() const {
+  return make_error(errc::stale_revision, "pg: lease lost: owner '" + owner
+                                            + "' expired or was taken over");
+}
+
 caf::expected<commit_result> pg_commit(pg_connection& conn,
                                        const std::vector<checkpoint>& batch,
                                        const pg_fence* fence) {
@@ -219,9 +224,7 @@ caf::expected<commit_result> pg_commit(pg_connection& conn,
   if (!renewed)
     return roll_back(conn, std::move(renewed.error()));
   if (!*renewed)
-    return roll_back(conn, make_error(errc::stale_revision,
-                                      "pg: lease lost: owner '" + fence->owner
-                                        + "' expired or was taken over"));
+    return roll_back(conn, fence->lost());
   if (auto err = append_and_commit(conn, batch, res)) {
     // The server may have committed before the connection broke: say so,
     // the engine's retry will then meet stale revisions.

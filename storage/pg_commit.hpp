@@ -7,6 +7,7 @@
 
 #include "engine/store.hpp"
 #include "engine/time.hpp"
+#include "storage/pg_params.hpp"
 
 namespace stepwise {
 
@@ -19,6 +20,19 @@ struct pg_fence {
   std::string owner;
   /// How long a renewal extends the lease.
   duration ttl;
+
+  /// Returns the owner and the ttl in microseconds, the parameters of
+  /// every statement that starts or renews the lease.
+  pg_params lease_params() const {
+    pg_params p{2};
+    p.add(owner);
+    p.add(static_cast<int64_t>(ttl.count()));
+    return p;
+  }
+
+  /// Returns the error of a call that found the lease ended:
+  /// `errc::stale_revision`, "lease lost".
+  caf::error lost() const;
 };
 
 /// Writes `batch` in one transaction on `conn` (the store's write path).

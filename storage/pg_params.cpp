@@ -1,5 +1,7 @@
 #include "storage/pg_params.hpp"
 
+#include "storage/utf8.hpp"
+
 namespace stepwise {
 
 namespace {
@@ -16,29 +18,6 @@ void append64(std::string& out, uint64_t x) {
   append32(out, static_cast<uint32_t>(x));
 }
 
-// Returns the length of the well-formed UTF-8 sequence at `s[i]` (no
-// overlong forms, surrogates or code points past U+10FFFF), or 0.
-size_t utf8_at(std::string_view s, size_t i) {
-  auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  auto cont = [&](size_t k) { return i + k < s.size() && (b(k) & 0xC0) == 0x80; };
-  auto c = b(0);
-  if (c >= 0xC2 && c <= 0xDF)
-    return cont(1) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    if (!cont(1) || !cont(2) || (c == 0xE0 && b(1) < 0xA0)
-        || (c == 0xED && b(1) > 0x9F))
-      return 0;
-    return 3;
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    if (!cont(1) || !cont(2) || !cont(3) || (c == 0xF0 && b(1) < 0x90)
-        || (c == 0xF4 && b(1) > 0x8F))
-      return 0;
-    return 4;
-  }
-  return 0;
-}
-
 // Appends `s` with every byte PostgreSQL would refuse in a UTF-8 database
 // (a NUL, a malformed sequence) replaced by U+FFFD: one bad error message
 // must not fail a whole group commit, again on every retry.
@@ -47,11 +26,12 @@ void append_text(std::string& out, std::string_view s) {
     auto c = static_cast<unsigned char>(s[i]);
     if (c != 0 && c < 0x80) {
       out += s[i++];
-    } else if (auto n = c == 0 ? 0 : utf8_at(s, i); n > 0) {
+    } else if (auto n = c == 0 ? 0 : utf8::sequence_length(s.substr(i));
+               n > 0) {
       out.append(s.data() + i, n);
       i += n;
     } else {
-      out += "\xEF\xBF\xBD";
+      out += utf8::replacement;
       ++i;
     }
   }

@@ -54,14 +54,6 @@ public:
       add_null();
   }
 
-  /// Adds `x`, or NULL when it is empty.
-  void add_or_null(std::string_view x) {
-    if (x.empty())
-      add_null();
-    else
-      add(x);
-  }
-
   void add_null() {
     push({}, null);
   }
@@ -120,6 +112,15 @@ public:
 
   /// Adds a number (`type::int4` or `type::int8` arrays).
   void add(int64_t x);
+
+  /// Adds `x`, or NULL when there is none.
+  template <class T>
+  void add(const std::optional<T>& x) {
+    if (x)
+      add(*x);
+    else
+      add_null();
+  }
 
   void add_null();
 

@@ -2,6 +2,7 @@
 
 #include "engine/errc.hpp"
 #include "storage/codec.hpp"
+#include "storage/op_row.hpp"
 #include "storage/pg_connection.hpp"
 #include "storage/pg_rows.hpp"
 #include "storage/pg_statements.hpp"
@@ -25,7 +26,7 @@ load_one(pg_connection& conn, const char* stmt, const std::string& arg) {
     return std::move(r.error());
   if (r->rows() == 0)
     return std::optional<operation>{};
-  auto op = pg_decode_operation(*r, 0);
+  auto op = read_operation(pg_row{*r, 0});
   if (!op)
     return std::move(op.error());
   return std::optional<operation>{std::move(*op)};
@@ -50,7 +51,7 @@ caf::expected<std::vector<operation>> load_active(pg_connection& conn) {
   auto r = conn.exec_prepared(pg_stmt::load_active, none, "load active");
   if (!r)
     return std::move(r.error());
-  return pg_decode_operations(*r);
+  return pg_read_operations(*r);
 }
 
 caf::expected<operation_page> list(pg_connection& conn,
@@ -59,7 +60,7 @@ caf::expected<operation_page> list(pg_connection& conn,
     return make_error(errc::invalid_argument, "list limit must be positive");
   // Built per call so the planner sees which filters are present and picks
   // the matching index.
-  std::string sql = "SELECT " STEPWISE_PG_OP_COLUMNS " FROM operations";
+  std::string sql = "SELECT " STEPWISE_OP_COLUMNS " FROM operations";
   pg_params p{5};
   const char* sep = " WHERE ";
   auto where = [&](const std::string& cond) {
@@ -90,7 +91,7 @@ caf::expected<operation_page> list(pg_connection& conn,
   auto r = conn.exec(sql.c_str(), p, "list");
   if (!r)
     return std::move(r.error());
-  auto items = pg_decode_operations(*r);
+  auto items = pg_read_operations(*r);
   if (!items)
     return std::move(items.error());
   operation_page page;
@@ -113,15 +114,7 @@ caf::expected<std::vector<event>> events_after(pg_connection& conn,
   auto r = conn.exec_prepared(pg_stmt::events_after, p, "events after");
   if (!r)
     return std::move(r.error());
-  std::vector<event> out;
-  out.reserve(static_cast<size_t>(r->rows()));
-  for (int i = 0; i < r->rows(); ++i) {
-    auto ev = pg_decode_event(*r, i);
-    if (!ev)
-      return std::move(ev.error());
-    out.emplace_back(std::move(*ev));
-  }
-  return out;
+  return pg_read_events(*r);
 }
 
 caf::expected<int64_t> last_seq(pg_connection& conn) {

@@ -1,5 +1,7 @@
 #include "storage/pg_statements.hpp"
 
+#include "storage/event_row.hpp"
+#include "storage/op_row.hpp"
 #include "storage/pg_connection.hpp"
 
 namespace stepwise {
@@ -12,32 +14,26 @@ namespace {
 // array order makes the first of two creates with one key win, as it would
 // one statement per item.
 #define SW_CREATE_MANY(OWNER_COL, OWNER_VAL)                                   \
-  "INSERT INTO operations (id, workflow, workflow_version, state, input, "     \
-  "data, steps, error, created_at, updated_at, deadline, idempotency_key, "    \
-  "request_hash, revision, wake_at" OWNER_COL ") "                             \
-  "SELECT u.id, u.workflow, u.workflow_version, u.state, u.input, u.data, "    \
-  "u.steps, u.error, u.created_at, u.updated_at, u.deadline, "                 \
-  "u.idempotency_key, u.request_hash, u.revision, u.wake_at" OWNER_VAL " "     \
+  "INSERT INTO operations (" STEPWISE_OP_COLUMNS OWNER_COL ") "                \
+  "SELECT " STEPWISE_OP_COLUMNS OWNER_VAL " "                                  \
   "FROM unnest($1::TEXT[], $2::TEXT[], $3::INTEGER[], $4::TEXT[], "            \
   "$5::TEXT[], $6::TEXT[], $7::TEXT[], $8::TEXT[], $9::BIGINT[], "             \
   "$10::BIGINT[], $11::BIGINT[], $12::TEXT[], $13::TEXT[], $14::BIGINT[], "    \
-  "$15::BIGINT[]) WITH ORDINALITY AS u(id, workflow, workflow_version, "       \
-  "state, input, data, steps, error, created_at, updated_at, deadline, "       \
-  "idempotency_key, request_hash, revision, wake_at, ord) ORDER BY u.ord "     \
-  "ON CONFLICT DO NOTHING RETURNING id"
+  "$15::BIGINT[]) WITH ORDINALITY AS u(" STEPWISE_OP_COLUMNS ", ord) "         \
+  "ORDER BY u.ord ON CONFLICT DO NOTHING RETURNING id"
 
 // The ids of one statement's rows are distinct (pg_commit splits the batch
-// where an id repeats), so each row is matched once.
+// where an id repeats), so each row is matched once. Input, creation time,
+// idempotency key and request hash are fixed at creation.
 #define SW_UPDATE_MANY(OWNER_SET, OWNER_COND)                                  \
   "UPDATE operations o SET state = u.state, data = u.data, steps = u.steps, "  \
   "error = u.error, updated_at = u.updated_at, deadline = u.deadline, "        \
   "revision = u.revision, wake_at = u.wake_at" OWNER_SET " "                   \
-  "FROM unnest($1::TEXT[], $2::BIGINT[], $3::TEXT[], $4::TEXT[], "             \
-  "$5::TEXT[], $6::TEXT[], $7::BIGINT[], $8::BIGINT[], $9::BIGINT[], "         \
-  "$10::BIGINT[]) AS u(id, expected, state, data, steps, error, updated_at, "  \
-  "deadline, revision, wake_at) "                                              \
-  "WHERE o.id = u.id AND o.revision = u.expected" OWNER_COND " RETURNING o.id"
-
+  "FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], "   \
+  "$6::BIGINT[], $7::BIGINT[], $8::BIGINT[], $9::BIGINT[]) AS u(id, state, "   \
+  "data, steps, error, updated_at, deadline, revision, wake_at) "              \
+  "WHERE o.id = u.id AND o.revision = u.revision - 1" OWNER_COND               \
+  " RETURNING o.id"
 
 struct statement {
   const char* name;
@@ -52,30 +48,29 @@ constexpr statement statements[] = {
   // that it resumes (retry): no process drives a terminal operation, and
   // the revision check lets only one of two concurrent retries win.
   {pg_stmt::update_many_owned,
-   SW_UPDATE_MANY(", owner = $11",
-                  " AND (o.owner = $11 OR o.state IN " SW_TERMINAL ")")},
+   SW_UPDATE_MANY(", owner = $10",
+                  " AND (o.owner = $10 OR o.state IN " SW_TERMINAL ")")},
   {pg_stmt::append_events,
    "WITH c AS (UPDATE event_counter SET last_seq = last_seq + $1 "
    "WHERE id = 1 RETURNING last_seq), "
-   "ins AS (INSERT INTO events (" STEPWISE_PG_EVENT_COLUMNS ") "
-   "SELECT c.last_seq - $1 + u.ord, u.time, u.op, u.type, u.step, "
-   "u.attempt, u.state, u.error, u.extra FROM c, "
+   "ins AS (INSERT INTO events (" STEPWISE_EVENT_COLUMNS ") "
+   "SELECT c.last_seq - $1 + u.ord, " STEPWISE_EVENT_INSERT_COLUMNS " FROM c, "
    "unnest($2::BIGINT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::INTEGER[], "
    "$7::TEXT[], $8::TEXT[], $9::TEXT[]) WITH ORDINALITY "
-   "AS u(time, op, type, step, attempt, state, error, extra, ord)) "
+   "AS u(" STEPWISE_EVENT_INSERT_COLUMNS ", ord)) "
    "SELECT last_seq FROM c"},
   {pg_stmt::renew_owner,
    "UPDATE engine_owners SET renewed_at = stepwise_now_us(), "
    "lease_expires_at = stepwise_now_us() + $2 "
    "WHERE owner = $1 AND NOT ended RETURNING 1"},
   {pg_stmt::load,
-   "SELECT " STEPWISE_PG_OP_COLUMNS " FROM operations WHERE id = $1"},
-  {pg_stmt::find_by_key, "SELECT " STEPWISE_PG_OP_COLUMNS
+   "SELECT " STEPWISE_OP_COLUMNS " FROM operations WHERE id = $1"},
+  {pg_stmt::find_by_key, "SELECT " STEPWISE_OP_COLUMNS
                          " FROM operations WHERE idempotency_key = $1"},
-  {pg_stmt::load_active, "SELECT " STEPWISE_PG_OP_COLUMNS
+  {pg_stmt::load_active, "SELECT " STEPWISE_OP_COLUMNS
                          " FROM operations WHERE state NOT IN " SW_TERMINAL
                          " ORDER BY created_at, id"},
-  {pg_stmt::events_after, "SELECT " STEPWISE_PG_EVENT_COLUMNS
+  {pg_stmt::events_after, "SELECT " STEPWISE_EVENT_COLUMNS
                           " FROM events WHERE seq > $1 ORDER BY seq LIMIT $2"},
   {pg_stmt::last_seq, "SELECT last_seq FROM event_counter WHERE id = 1"},
 };

@@ -12,15 +12,15 @@ namespace pg_stmt {
 
 // -- writes -------------------------------------------------------------------
 
-/// Inserts operations (one array per column) unless their id or
-/// idempotency key is taken. Returns the ids inserted.
+/// Inserts operations (one array per column, see `pg_op_columns`) unless
+/// their id or idempotency key is taken. Returns the ids inserted.
 constexpr auto create_many = "sw_create_many";
 /// As `create_many`, owned by the lease holder `$16`.
 constexpr auto create_many_owned = "sw_create_many_owned";
 /// Replaces operations' mutable fields where the stored revision is the
-/// expected one. Returns the ids updated.
+/// one before the new. Returns the ids updated.
 constexpr auto update_many = "sw_update_many";
-/// As `update_many`, only operations the lease holder `$11` owns.
+/// As `update_many`, only operations the lease holder `$10` owns.
 constexpr auto update_many_owned = "sw_update_many_owned";
 /// Takes `$1` sequence numbers from the counter (locking it until the
 /// transaction ends) and inserts the events of the unnested arrays with
@@ -45,16 +45,6 @@ constexpr auto events_after = "sw_events_after";
 constexpr auto last_seq = "sw_last_seq";
 
 } // namespace pg_stmt
-
-/// The columns `pg_rows` decodes, in its order.
-#define STEPWISE_PG_OP_COLUMNS                                                 \
-  "id, workflow, workflow_version, state, input, data, steps, error, "         \
-  "created_at, updated_at, deadline, idempotency_key, request_hash, "          \
-  "revision, wake_at"
-
-/// The event columns `pg_rows` decodes, in its order.
-#define STEPWISE_PG_EVENT_COLUMNS                                              \
-  "seq, time, operation_id, type, step, attempt, state, error, extra"
 
 /// Prepares every statement above on `conn` (its schema must be migrated).
 [[nodiscard]] caf::error pg_prepare_all(pg_connection& conn);

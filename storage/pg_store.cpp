@@ -1,5 +1,6 @@
 #include "storage/pg_store.hpp"
 
+#include "engine/errc.hpp"
 #include "storage/pg_connection.hpp"
 #include "storage/pg_migrations.hpp"
 #include "storage/pg_read_pool.hpp"
@@ -49,6 +50,10 @@ caf::expected<pg_connection*> pg_store::writer() {
   return writer_.get();
 }
 
+caf::error pg_store::not_joined() {
+  return make_error(errc::invalid_state, "pg: lease: join first");
+}
+
 void pg_store::forget_if_broken() {
   if (writer_ && writer_->broken())
     writer_.reset();
@@ -58,13 +63,9 @@ void pg_store::forget_if_broken() {
 
 caf::expected<commit_result>
 pg_store::commit(const std::vector<checkpoint>& batch) {
-  std::lock_guard guard{write_mtx_};
-  auto conn = writer();
-  if (!conn)
-    return std::move(conn.error());
-  auto res = pg_commit(**conn, batch, fence_ ? &*fence_ : nullptr);
-  forget_if_broken();
-  return res;
+  return on_writer(needs_join::no, [&](pg_connection& c) {
+    return pg_commit(c, batch, fence_ ? &*fence_ : nullptr);
+  });
 }
 
 // -- reads --------------------------------------------------------------------

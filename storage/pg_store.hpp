@@ -5,6 +5,8 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include <caf/expected.hpp>
 
@@ -90,12 +92,28 @@ private:
   pg_store(std::string uri, std::unique_ptr<pg_connection> writer,
            std::unique_ptr<pg_read_pool> readers);
 
+  /// Returns the error of a lease call before `join`.
+  static caf::error not_joined();
+
   /// Returns the writer connection, reconnecting when it broke. Requires
   /// `write_mtx_`.
   caf::expected<pg_connection*> writer();
 
   /// Drops the writer connection when `conn` broke. Requires `write_mtx_`.
   void forget_if_broken();
+
+  /// Whether a call on the writer connection needs `join` first.
+  enum class needs_join : bool { no, yes };
+
+  /// Runs `fun(conn)` on the writer connection under `write_mtx_`, the
+  /// shape every write and lease call shares: the connection is opened
+  /// again when it broke before, and dropped when `fun` broke it. Returns
+  /// what `fun` returns, or the error that kept it from running
+  /// (`errc::invalid_state` when it needs `join` and this process has not
+  /// joined).
+  template <class F>
+  auto on_writer(needs_join join, F&& fun)
+    -> std::invoke_result_t<F&, pg_connection&>;
 
   const std::string uri_;
   std::mutex write_mtx_;
@@ -104,5 +122,19 @@ private:
   /// Set by `join`; fences every commit.
   std::optional<pg_fence> fence_;
 };
+
+template <class F>
+auto pg_store::on_writer(needs_join join, F&& fun)
+  -> std::invoke_result_t<F&, pg_connection&> {
+  std::lock_guard guard{write_mtx_};
+  if (join == needs_join::yes && !fence_)
+    return not_joined();
+  auto conn = writer();
+  if (!conn)
+    return std::move(conn.error());
+  auto res = fun(**conn);
+  forget_if_broken();
+  return res;
+}
 
 } // namespace stepwise

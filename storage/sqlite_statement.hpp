@@ -8,6 +8,8 @@
 
 #include <sqlite3.h>
 
+#include "storage/column_reader.hpp"
+
 namespace stepwise {
 
 /// Owns one prepared `sqlite3_stmt` (finalized on destruction).
@@ -17,8 +19,10 @@ namespace stepwise {
 /// `bind` copies text, so callers may bind temporaries; `bind_ref` does
 /// not, for the hot path: the bytes must outlive the next `reset`.
 ///
+/// Its current row is a `column_reader`, so the shared row mappings read it.
+///
 /// Not thread-safe: it belongs to its connection's thread of use.
-class sqlite_statement {
+class sqlite_statement final : public column_reader {
 public:
   sqlite_statement() = default;
 
@@ -40,7 +44,7 @@ public:
   sqlite_statement(const sqlite_statement&) = delete;
   sqlite_statement& operator=(const sqlite_statement&) = delete;
 
-  ~sqlite_statement() {
+  ~sqlite_statement() override {
     sqlite3_finalize(handle_);
   }
 
@@ -81,6 +85,16 @@ public:
       bind_null(index);
   }
 
+  /// Binds `value` as `bind_ref` does, or NULL. A template, so that a
+  /// `std::string` argument still picks `bind_ref(int, std::string_view)`.
+  template <class Text>
+  void bind_ref(int index, const std::optional<Text>& value) {
+    if (value)
+      bind_ref(index, *value);
+    else
+      bind_null(index);
+  }
+
   void bind_null(int index) {
     note(sqlite3_bind_null(handle_, index));
   }
@@ -104,22 +118,16 @@ public:
 
   // -- columns of the current row (0-based) ----------------------------------
 
-  bool is_null(int col) const {
+  bool is_null(int col) const override {
     return sqlite3_column_type(handle_, col) == SQLITE_NULL;
   }
 
-  int64_t int64(int col) const {
+  int64_t int64(int col) const override {
     return sqlite3_column_int64(handle_, col);
   }
 
-  std::optional<int64_t> optional_int64(int col) const {
-    if (is_null(col))
-      return std::nullopt;
-    return int64(col);
-  }
-
   /// Valid until the next step or reset.
-  std::string_view text(int col) const {
+  std::string_view text(int col) const override {
     auto* p = sqlite3_column_text(handle_, col);
     auto n = sqlite3_column_bytes(handle_, col);
     if (p == nullptr)

@@ -162,10 +162,8 @@ sqlite_store::write_batch(const std::vector<checkpoint>& batch) {
     auto& stmt = create ? *stmts_->insert_operation : *stmts_->update_operation;
     {
       statement_reset reset{stmt};
-      if (create)
-        sqlite_rows::bind_insert(stmt, op, *buffers_);
-      else
-        sqlite_rows::bind_update(stmt, op, *buffers_);
+      sqlite_rows::bind_operation(stmt,
+                                  encode_op_row(op, item.what, buffers_->op));
       auto rc = stmt.step();
       if (rc != SQLITE_DONE)
         return writer_->failure((create ? "inserting operation "
@@ -183,7 +181,7 @@ sqlite_store::write_batch(const std::vector<checkpoint>& batch) {
     auto& ins = *stmts_->insert_event;
     for (auto& ev : item.events) {
       statement_reset reset{ins};
-      sqlite_rows::bind_event(ins, ev, *buffers_);
+      sqlite_rows::bind_event(ins, encode_event_row(ev, buffers_->extra));
       auto rc = ins.step();
       if (rc != SQLITE_DONE)
         return writer_->failure("inserting an event of operation " + op.id,

@@ -59,15 +59,15 @@ sqlite_store::load_one(const std::string& where, const std::string& arg) {
   auto conn = readers_->acquire();
   if (!conn)
     return std::move(conn.error());
-  auto stmt = (*conn)->prepare(std::string{"SELECT "}
-                               + sqlite_rows::operation_columns
-                               + " FROM operations WHERE " + where);
+  auto stmt = (*conn)->prepare("SELECT " STEPWISE_OP_COLUMNS
+                               " FROM operations WHERE "
+                               + where);
   if (!stmt)
     return std::move(stmt.error());
   (*stmt)->bind(1, arg);
   std::vector<operation> found;
   if (auto err = collect(**conn, **stmt, "loading an operation",
-                         sqlite_rows::read_operation, found))
+                         read_operation, found))
     return err;
   if (found.empty())
     return std::optional<operation>{};
@@ -98,7 +98,7 @@ caf::expected<std::vector<operation>> sqlite_store::load_active() {
       return std::move(stmt.error());
     std::vector<operation> out;
     if (auto err = collect(**conn, **stmt, "loading active operations",
-                           sqlite_rows::read_operation, out))
+                           read_operation, out))
       return err;
     return out;
   });
@@ -135,7 +135,7 @@ caf::expected<operation_page> sqlite_store::list(const list_filter& filter) {
     s.bind(5, clamp_limit(filter.limit) + 1);
     operation_page page;
     if (auto err = collect(**conn, s, "listing operations",
-                           sqlite_rows::read_operation, page.items))
+                           read_operation, page.items))
       return err;
     if (page.items.size() > filter.limit) {
       page.items.pop_back();
@@ -155,16 +155,15 @@ caf::expected<std::vector<event>> sqlite_store::events_after(int64_t after,
     auto conn = readers_->acquire();
     if (!conn)
       return std::move(conn.error());
-    auto stmt = (*conn)->prepare(std::string{"SELECT "}
-                                 + sqlite_rows::event_columns
-                                 + " FROM events WHERE seq > ?1 "
-                                   "ORDER BY seq LIMIT ?2");
+    auto stmt = (*conn)->prepare("SELECT " STEPWISE_EVENT_COLUMNS
+                                 " FROM events WHERE seq > ?1 "
+                                 "ORDER BY seq LIMIT ?2");
     if (!stmt)
       return std::move(stmt.error());
     (*stmt)->bind(1, after);
     (*stmt)->bind(2, clamp_limit(limit));
     if (auto err = collect(**conn, **stmt, "reading events",
-                           sqlite_rows::read_event, out))
+                           read_event, out))
       return err;
     return out;
   });

@@ -1,0 +1,97 @@
+#include "storage/op_row.hpp"
+
+#include <memory>
+
+#include "engine/errc.hpp"
+#include "storage/codec.hpp"
+
+namespace stepwise {
+
+op_row encode_op_row(const operation& op, checkpoint::kind what,
+                     op_row_buffers& buf) {
+  op_row row;
+  row.id = op.id;
+  row.workflow = op.workflow;
+  row.workflow_version = op.workflow_version;
+  row.state = to_string(op.state);
+  buf.data.clear();
+  codec::encode_object(buf.data, op.data);
+  row.data = buf.data;
+  buf.steps.clear();
+  codec::encode_steps(buf.steps, op.steps);
+  row.steps = buf.steps;
+  row.error = op.error;
+  row.updated_at = to_micros(op.updated_at);
+  row.deadline = codec::encode_time(op.deadline);
+  row.revision = op.revision;
+  row.wake_at = codec::encode_time(op.wake_at);
+  if (what == checkpoint::kind::create) {
+    buf.input.clear();
+    if (op.input)
+      codec::encode_object(buf.input, *op.input);
+    else
+      buf.input = "{}";
+    row.input = buf.input;
+    row.created_at = to_micros(op.created_at);
+    if (!op.idempotency_key.empty())
+      row.idempotency_key = op.idempotency_key;
+    row.request_hash = op.request_hash;
+  }
+  return row;
+}
+
+op_row read_op_row(const column_reader& cols) {
+  op_row row;
+  row.id = cols.text(0);
+  row.workflow = cols.text(1);
+  row.workflow_version = static_cast<int32_t>(cols.int64(2));
+  row.state = cols.text(3);
+  row.input = cols.text(4);
+  row.data = cols.text(5);
+  row.steps = cols.text(6);
+  row.error = cols.text(7);
+  row.created_at = cols.int64(8);
+  row.updated_at = cols.int64(9);
+  row.deadline = cols.optional_int64(10);
+  row.idempotency_key = cols.optional_text(11);
+  row.request_hash = cols.text(12);
+  row.revision = cols.int64(13);
+  row.wake_at = cols.optional_int64(14);
+  return row;
+}
+
+caf::expected<operation> decode_op_row(const op_row& row) {
+  operation op;
+  op.id = std::string{row.id};
+  auto state = parse_op_state(row.state);
+  if (!state)
+    return make_error(errc::store_failure,
+                      "reading operation '" + op.id + "' failed: unknown state '"
+                        + std::string{row.state} + "'");
+  op.state = *state;
+  auto input = codec::decode_object(row.input, "operation input");
+  if (!input)
+    return std::move(input.error());
+  op.input = std::make_shared<const boost::json::object>(std::move(*input));
+  auto data = codec::decode_object(row.data, "operation data");
+  if (!data)
+    return std::move(data.error());
+  op.data = std::move(*data);
+  auto steps = codec::decode_steps(row.steps);
+  if (!steps)
+    return std::move(steps.error());
+  op.steps = std::move(*steps);
+  op.workflow = std::string{row.workflow};
+  op.workflow_version = row.workflow_version;
+  op.error = std::string{row.error};
+  op.created_at = from_micros(row.created_at);
+  op.updated_at = from_micros(row.updated_at);
+  op.deadline = codec::decode_time(row.deadline);
+  op.idempotency_key = std::string{row.idempotency_key.value_or("")};
+  op.request_hash = std::string{row.request_hash};
+  op.revision = row.revision;
+  op.wake_at = codec::decode_time(row.wake_at);
+  return op;
+}
+
+} // namespace stepwise
