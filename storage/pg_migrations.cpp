@@ -74,6 +74,18 @@ ALTER TABLE operations ADD COLUMN owner TEXT;
 CREATE INDEX operations_active_by_owner ON operations (owner)
   WHERE state NOT IN ('succeeded', 'failed', 'canceled');
 )sql"},
+  {3, "sink cursors", R"sql(
+CREATE TABLE sink_cursors (
+  name TEXT PRIMARY KEY,
+  cursor BIGINT NOT NULL,
+  holder TEXT NOT NULL DEFAULT '',
+  lease_expires_at BIGINT NOT NULL DEFAULT 0,
+  delivered_at BIGINT,
+  last_error TEXT NOT NULL DEFAULT '',
+  failed_at BIGINT,
+  created_at BIGINT NOT NULL
+);
+)sql"},
 };
 
 // Rolls back whatever a failed step left open; the error to report is the

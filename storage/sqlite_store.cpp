@@ -97,15 +97,16 @@ sqlite_store::open(const std::string& path, sqlite_options opts) {
   auto readers = std::make_unique<sqlite_read_pool>(path, opts.busy_timeout,
                                                     opts.idle_readers);
   return std::shared_ptr<sqlite_store>{
-    new sqlite_store(path, std::move(*writer), std::move(stmts),
-                     std::move(readers))};
+    new sqlite_store(path, opts.synchronous, std::move(*writer),
+                     std::move(stmts), std::move(readers))};
 }
 
-sqlite_store::sqlite_store(std::string path,
+sqlite_store::sqlite_store(std::string path, sqlite_sync sync,
                            std::unique_ptr<sqlite_connection> writer,
                            std::unique_ptr<write_statements> stmts,
                            std::unique_ptr<sqlite_read_pool> readers)
   : path_(std::move(path)),
+    sync_(sync),
     writer_(std::move(writer)),
     stmts_(std::move(stmts)),
     readers_(std::move(readers)),

@@ -2,12 +2,15 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include <caf/expected.hpp>
 
+#include "engine/sink_store.hpp"
 #include "engine/store.hpp"
 
 namespace stepwise {
@@ -59,9 +62,12 @@ struct sqlite_options {
 /// `idempotency_key` and `request_hash` keep the values of the create.
 /// A create whose id or idempotency key is taken reports `duplicate_key`.
 ///
+/// Also the `sink_store` of the outbox: sink cursors live in the same file
+/// (`storage/sqlite_sinks.cpp`).
+///
 /// Threading: `commit` may be called from any thread (calls are
 /// serialized); reads from several threads at once, also during a commit.
-class sqlite_store : public store {
+class sqlite_store : public store, public sink_store {
 public:
   /// Opens (creating if needed) the database file at `path` and migrates
   /// its schema.
@@ -96,13 +102,36 @@ public:
 
   caf::expected<int64_t> last_seq() override;
 
+  // -- sink_store interface ---------------------------------------------------
+
+  caf::expected<std::vector<routed_event>>
+  routed_events_after(int64_t after, size_t limit) override;
+
+  caf::expected<std::optional<int64_t>>
+  acquire_sink(const std::string& name, const std::string& holder,
+               duration ttl, sink_start start, bool steal) override;
+
+  caf::error update_sink(const std::string& name, const std::string& holder,
+                         duration ttl, const sink_progress& p) override;
+
+  caf::error release_sink(const std::string& name,
+                          const std::string& holder) override;
+
+  caf::expected<std::vector<sink_record>> sink_records() override;
+
 private:
   /// The prepared statements of the write path, prepared once at open.
   struct write_statements;
 
-  sqlite_store(std::string path, std::unique_ptr<sqlite_connection> writer,
+  sqlite_store(std::string path, sqlite_sync sync,
+               std::unique_ptr<sqlite_connection> writer,
                std::unique_ptr<write_statements> stmts,
                std::unique_ptr<sqlite_read_pool> readers);
+
+  /// Runs `fun(writer)` in a transaction of its own on the write
+  /// connection, without an fsync (sink writes, see sink_store).
+  caf::error light_write(std::string_view what,
+                         const std::function<caf::error(sqlite_connection&)>& fun);
 
   /// Writes the items of `batch` inside an open transaction.
   caf::expected<commit_result> write_batch(const std::vector<checkpoint>& batch);
@@ -112,6 +141,7 @@ private:
                                                    const std::string& arg);
 
   std::string path_;
+  sqlite_sync sync_;
   std::mutex write_mtx_;
   // Destroyed in reverse order: the readers and the write statements go
   // before the write connection, which closes last.

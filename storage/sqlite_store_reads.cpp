@@ -7,6 +7,7 @@
 
 #include "engine/errc.hpp"
 #include "storage/codec.hpp"
+#include "storage/sink_rows.hpp"
 #include "storage/sqlite_connection.hpp"
 #include "storage/sqlite_read_pool.hpp"
 #include "storage/sqlite_rows.hpp"
@@ -164,6 +165,30 @@ caf::expected<std::vector<event>> sqlite_store::events_after(int64_t after,
     (*stmt)->bind(2, clamp_limit(limit));
     if (auto err = collect(**conn, **stmt, "reading events",
                            read_event, out))
+      return err;
+    return out;
+  });
+}
+
+caf::expected<std::vector<routed_event>>
+sqlite_store::routed_events_after(int64_t after, size_t limit) {
+  using result = caf::expected<std::vector<routed_event>>;
+  return guarded("routed_events_after", [&]() -> result {
+    std::vector<routed_event> out;
+    if (limit == 0)
+      return out;
+    auto conn = readers_->acquire();
+    if (!conn)
+      return std::move(conn.error());
+    auto stmt = (*conn)->prepare("SELECT " STEPWISE_ROUTED_EVENT_COLUMNS
+                                 " FROM events WHERE seq > ?1 "
+                                 "ORDER BY seq LIMIT ?2");
+    if (!stmt)
+      return std::move(stmt.error());
+    (*stmt)->bind(1, after);
+    (*stmt)->bind(2, clamp_limit(limit));
+    if (auto err = collect(**conn, **stmt, "reading events for sinks",
+                           read_routed_event, out))
       return err;
     return out;
   });
