@@ -31,6 +31,8 @@ enum class errc : uint8_t {
   invalid_definition = 9,
   /// A write lost an optimistic-concurrency race (stale revision).
   stale_revision = 10,
+  /// A sink's destination did not acknowledge a delivery (outbox).
+  delivery_failed = 11,
 };
 
 /// The error category atom of stepwise errors.

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <iterator>
 
+#include "infra/event_json.hpp"
 #include "storage/json_text.hpp"
 
 namespace stepwise::http {
@@ -79,23 +80,7 @@ boost::json::object to_json(const operation& op) {
 }
 
 boost::json::object to_json(const event& e) {
-  boost::json::object out;
-  // Extra fields first so that they can never shadow the standard ones.
-  for (auto& kv : e.extra)
-    out[kv.key()] = kv.value();
-  out["seq"] = e.seq;
-  out["time"] = format_time(e.time);
-  out["operation_id"] = e.operation_id;
-  out["type"] = to_string(e.type);
-  if (!e.step.empty())
-    out["step"] = e.step;
-  if (e.attempt != 0)
-    out["attempt"] = e.attempt;
-  if (!e.state.empty())
-    out["state"] = e.state;
-  if (!e.error.empty())
-    out["error"] = e.error;
-  return out;
+  return infra::event_json(e);
 }
 
 void append_json(std::string& out, const event& e) {

@@ -164,6 +164,9 @@ const boost::json::value& openapi_document() {
     auto infra_paths = boost::json::parse(openapi_infrastructure_paths());
     for (auto& kv : infra_paths.as_object())
       paths[kv.key()] = kv.value();
+    auto sinks_paths = boost::json::parse(openapi_sinks_paths());
+    for (auto& kv : sinks_paths.as_object())
+      paths[kv.key()] = kv.value();
     auto components = boost::json::parse(openapi_components()).as_object();
     auto merge = [&](const char* section, const char* text) {
       auto& into = components[section].as_object();
@@ -173,6 +176,7 @@ const boost::json::value& openapi_document() {
     };
     merge("schemas", openapi_infrastructure_schemas());
     merge("responses", openapi_infrastructure_responses());
+    merge("schemas", openapi_sinks_schemas());
     d["paths"] = std::move(paths);
     d["components"] = std::move(components);
     return boost::json::value(std::move(d));

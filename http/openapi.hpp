@@ -21,4 +21,8 @@ const char* openapi_infrastructure_paths();
 const char* openapi_infrastructure_schemas();
 const char* openapi_infrastructure_responses();
 
+/// Returns the outbox's path and schemas (merged likewise) as JSON text.
+const char* openapi_sinks_paths();
+const char* openapi_sinks_schemas();
+
 } // namespace stepwise::http
