@@ -147,18 +147,23 @@ kafka_destination::make(std::string sink, kafka_settings settings,
   std::shared_ptr<kafka_destination> d{
     new kafka_destination(std::move(sink), std::move(settings),
                           std::move(password), std::move(pool), std::move(warn))};
-  auto p = d->make_producer();
-  if (!p)
-    return std::move(p.error());
-  d->current_ = std::move(*p);
+  // The producer is made at the first send: an idempotent producer made
+  // with nothing to send waits about a second for its producer id once
+  // messages come (librdkafka 2.0), one made with messages at hand does not.
+  auto conf = d->make_conf();
+  if (!conf)
+    return std::move(conf.error());
+  rd_kafka_conf_destroy(*conf);
   return d;
 }
 
-caf::expected<std::shared_ptr<kafka_destination::producer>>
-kafka_destination::make_producer() const {
-  std::vector<std::string> secrets;
-  if (!password_.empty())
-    secrets.push_back(password_);
+std::vector<std::string> kafka_destination::secrets() const {
+  if (password_.empty())
+    return {};
+  return {password_};
+}
+
+caf::expected<rd_kafka_conf_t*> kafka_destination::make_conf() const {
   char err[512];
   auto* conf = rd_kafka_conf_new();
   std::pair<const char*, std::string> props[] = {
@@ -166,6 +171,10 @@ kafka_destination::make_producer() const {
     {"client.id", "stepwise-" + sink_},
     {"enable.idempotence", "true"},
     {"enable.gapless.guarantee", "true"},
+    // One request per broker at a time: a request that fails cannot be
+    // overtaken by the next one (a broker that does not check sequence
+    // numbers, like the mock cluster, would accept it and leave a gap).
+    {"max.in.flight.requests.per.connection", "1"},
     {"linger.ms", "5"},
     {"message.timeout.ms", std::to_string(settings_.timeout.count())},
     {"security.protocol", settings_.security_protocol},
@@ -180,13 +189,23 @@ kafka_destination::make_producer() const {
     if (rd_kafka_conf_set(conf, key, value.c_str(), err, sizeof err)
         != RD_KAFKA_CONF_OK) {
       rd_kafka_conf_destroy(conf);
-      return failure(sink_, std::string{key} + ": " + err, secrets);
+      return failure(sink_, std::string{key} + ": " + err, secrets());
     }
   }
+  return conf;
+}
+
+caf::expected<std::shared_ptr<kafka_destination::producer>>
+kafka_destination::make_producer() const {
+  auto made = make_conf();
+  if (!made)
+    return std::move(made.error());
+  auto* conf = *made;
+  char err[512];
   auto p = std::make_shared<producer>();
   p->pool = pool_;
   p->weak = p;
-  p->info = producer_opaque{sink_, secrets, warn_};
+  p->info = producer_opaque{sink_, secrets(), warn_};
   rd_kafka_conf_set_opaque(conf, &p->info);
   rd_kafka_conf_set_dr_msg_cb(conf, &producer::on_delivery);
   rd_kafka_conf_set_log_cb(conf, &producer::on_log);
@@ -194,11 +213,15 @@ kafka_destination::make_producer() const {
   p->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
   if (p->rk == nullptr) {
     rd_kafka_conf_destroy(conf);
-    return failure(sink_, std::string{"cannot make the producer: "} + err, secrets);
+    return failure(sink_, std::string{"cannot make the producer: "} + err,
+                   secrets());
   }
   auto* queue = rd_kafka_queue_get_main(p->rk);
   rd_kafka_queue_cb_event_enable(queue, &producer::on_queue, p.get());
   rd_kafka_queue_destroy(queue);
+  // The wake-up comes only when the queue turns non-empty: serve what it
+  // may have received before it was enabled.
+  producer::on_queue(p->rk, p.get());
   return p;
 }
 
@@ -255,7 +278,7 @@ void kafka_destination::rebuild(event_batch_ptr batch, delivery_callback done) {
     rebuilding_ = true;
     old = std::move(current_);
   }
-  if (old) {
+  if (old && old->fatal()) {
     char why[512] = "";
     rd_kafka_fatal_error(old->rk, why, sizeof why);
     warn_("kafka sink '" + sink_ + "': producer stopped, making a new one: "

@@ -14,6 +14,9 @@
 #include "outbox/destination.hpp"
 #include "outbox/sink_config.hpp"
 
+struct rd_kafka_conf_s;
+using rd_kafka_conf_t = rd_kafka_conf_s;
+
 namespace stepwise::outbox {
 
 /// Produces batches to a Kafka topic with librdkafka: an idempotent
@@ -33,9 +36,9 @@ namespace stepwise::outbox {
 class kafka_destination final : public destination,
                                 public std::enable_shared_from_this<kafka_destination> {
 public:
-  /// Checks the settings and makes the producer (it connects in the
-  /// background). `password` is the SASL password (may be empty); errors
-  /// name the setting, never a secret.
+  /// Checks the settings; the producer is made (and connects) at the first
+  /// send. `password` is the SASL password (may be empty); errors name the
+  /// setting, never a secret.
   [[nodiscard]] static caf::expected<std::shared_ptr<kafka_destination>>
   make(std::string sink, kafka_settings settings, std::string password,
        std::shared_ptr<blocking_pool> pool,
@@ -61,6 +64,12 @@ private:
   kafka_destination(std::string sink, kafka_settings settings,
                     std::string password, std::shared_ptr<blocking_pool> pool,
                     std::function<void(const std::string&)> warn);
+
+  /// Returns the strings to scrub from messages (the SASL password).
+  std::vector<std::string> secrets() const;
+
+  /// Returns the producer's configuration, or why it is wrong.
+  caf::expected<rd_kafka_conf_t*> make_conf() const;
 
   /// Returns a new producer, or why not.
   caf::expected<std::shared_ptr<producer>> make_producer() const;

@@ -163,13 +163,19 @@ caf::expected<sink_config> parse_sink(const std::string& spec) {
   for (auto& piece : split(rest.substr(colon + 1), ',')) {
     auto k = piece.find('=');
     auto key = piece.substr(0, k == std::string::npos ? 0 : k);
+    auto other = c.kind == sink_kind::webhook ? sink_kind::kafka : sink_kind::webhook;
     if (k != std::string::npos && known_key(c.kind, key))
       options.emplace_back(key, piece.substr(k + 1));
-    else if (options.empty())
+    else if (k != std::string::npos && known_key(other, key))
+      return bad(c.name, "option '" + key + "' is not one of a "
+                           + to_string(c.kind) + " sink");
+    else if (options.empty() && (k == std::string::npos || c.kind == sink_kind::webhook))
       dest += (dest.empty() ? "" : ",") + piece;
+    else if (k == std::string::npos)
+      return bad(c.name, "a piece without '=' after the options (the "
+                         "destination comes first)");
     else
-      return bad(c.name, "unknown option '" + key + "' (or a destination "
-                           "piece after an option)");
+      return bad(c.name, "unknown option '" + key + "'");
   }
   if (auto err = set_destination(c, dest))
     return err;
