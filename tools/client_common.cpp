@@ -103,6 +103,7 @@ std::string client_help() {
          "  stepwise ops retry ID\n"
          "  stepwise events [--after SEQ] [--limit N] [--follow]\n"
          "  stepwise workflows [NAME]\n"
+         "  stepwise sinks                         the outbox's sinks: cursor, lag, errors\n"
          "\n"
          "client flags:\n"
          "  --url URL    server to talk to (env STEPWISE_URL; default http://127.0.0.1:8080)\n"

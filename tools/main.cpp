@@ -39,6 +39,8 @@ int main(int argc, char** argv) {
     return run_events(args);
   if (cmd == "workflows")
     return run_workflows(args);
+  if (cmd == "sinks")
+    return run_sinks(args);
   std::fprintf(stderr, "error: unknown command '%s'\n\n%s", cmd.c_str(),
                client_help().c_str());
   return 2;

@@ -6,6 +6,7 @@
 
 #include "engine/errc.hpp"
 #include "storage/open_store.hpp"
+#include "tools/sink_option.hpp"
 
 namespace stepwise::tools {
 
@@ -133,6 +134,10 @@ std::optional<std::string> set_sim_seed(serve_options& o, const std::string& v) 
   return std::nullopt;
 }
 
+std::optional<std::string> set_sink(serve_options& o, const std::string& v) {
+  return add_sinks(o.sinks, v);
+}
+
 struct option_spec {
   const char* name;
   const char* env;
@@ -208,6 +213,14 @@ const option_spec specs[] = {
    "renewing its lease for this long loses its operations to the others "
    "(default 10)",
    set_seconds<&serve_options::lease_ttl_s, 1, 3600>},
+  {"sink", "STEPWISE_SINKS", "SPEC",
+   "deliver the event log to a sink, at least once, in order (repeatable; "
+   "the variable takes several, ';'-separated): "
+   "NAME=webhook:URL[,secret-file=PATH][,timeout-ms=N][,batch=N] or "
+   "NAME=kafka:BROKERS/TOPIC[,security-protocol=P][,sasl-mechanism=M]"
+   "[,sasl-username=U][,sasl-password-file=PATH][,ca-file=PATH][,timeout-ms=N], "
+   "each with [,events=TYPE|...][,workflows=NAME|...][,from=start|end]",
+   set_sink},
 };
 
 const option_spec* find_spec(const std::string& name) {
@@ -337,10 +350,16 @@ parse_serve_options(const std::vector<std::string>& args, const env_reader& env)
   for (auto& spec : specs) {
     if (spec.set == &set_config)
       continue;
-    if (auto v = env(spec.env))
+    if (auto v = env(spec.env)) {
+      if (spec.set == &set_sink)
+        o.sinks.clear(); // a repeatable setting: the file's are replaced
       if (auto err = spec.set(o, *v))
         return bad(std::string(spec.env) + " " + *err);
+    }
   }
+  for (auto& [spec, value] : flags)
+    if (spec->set == &set_sink)
+      o.sinks.clear();
   for (auto& [spec, value] : flags)
     if (auto err = spec->set(o, value))
       return bad("--" + std::string(spec->name) + " " + *err);

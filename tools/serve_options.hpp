@@ -10,6 +10,7 @@
 
 #include "engine/config.hpp"
 #include "http/server.hpp"
+#include "outbox/sink_config.hpp"
 #include "tools/log.hpp"
 
 namespace stepwise::tools {
@@ -47,6 +48,10 @@ struct serve_options {
   int64_t sim_latency_max_ms = 1000;
   double sim_failure_rate = 0.0;
   uint64_t sim_seed = 1;
+  /// The outbox's sinks (`--sink`, repeatable; `STEPWISE_SINKS` holds several
+  /// separated by `;`; one `sink = ...` line each in the file). Flags replace
+  /// the environment's sinks, which replace the file's.
+  std::vector<outbox::sink_config> sinks;
   bool help = false;
 
   /// Returns the host part of `listen`.
