@@ -287,21 +287,28 @@ void kafka_destination::rebuild(event_batch_ptr batch, delivery_callback done) {
   pool_->post([self = shared_from_this(), old = std::move(old)]() mutable {
     old.reset(); // blocks until librdkafka's threads are gone
     auto fresh = self->make_producer();
-    std::deque<std::pair<event_batch_ptr, delivery_callback>> waiting;
-    bool live = false;
-    {
-      std::lock_guard<std::mutex> guard{self->mtx_};
-      self->rebuilding_ = false;
-      live = fresh && !self->stopped_;
-      if (live)
-        self->current_ = *fresh;
-      waiting.swap(self->deferred_);
-    }
-    for (auto& [b, cb] : waiting) {
-      if (live)
-        self->produce(**fresh, b, std::move(cb));
-      else
-        cb(fresh ? failure(self->sink_, "stopped", {}) : fresh.error());
+    // Sends keep waiting until every deferred batch is produced: a batch
+    // sent meanwhile must not overtake them.
+    for (;;) {
+      std::deque<std::pair<event_batch_ptr, delivery_callback>> waiting;
+      bool live = false;
+      {
+        std::lock_guard<std::mutex> guard{self->mtx_};
+        live = fresh && !self->stopped_;
+        if (self->deferred_.empty()) {
+          self->rebuilding_ = false;
+          if (live)
+            self->current_ = *fresh;
+          return;
+        }
+        waiting.swap(self->deferred_);
+      }
+      for (auto& [b, cb] : waiting) {
+        if (live)
+          self->produce(**fresh, b, std::move(cb));
+        else
+          cb(fresh ? failure(self->sink_, "stopped", {}) : fresh.error());
+      }
     }
   });
 }
