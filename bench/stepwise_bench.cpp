@@ -14,9 +14,11 @@
 #include "bench/embedded_driver.hpp"
 #include "bench/http_driver.hpp"
 #include "bench/proc_stats.hpp"
+#include "bench/sink_bench.hpp"
 #include "bench/stats.hpp"
 #include "workflows/bench.hpp"
 #include "engine/errc.hpp"
+#include "storage/open_store.hpp"
 
 #ifndef STEPWISE_GIT_SHA
 #define STEPWISE_GIT_SHA "unknown"
@@ -44,6 +46,9 @@ struct options {
   /// Wall-clock ms since the epoch at which the run starts (after start-up),
   /// so that several processes on one store run together (bench/pg-multi).
   int64_t start_at_ms = 0;
+  /// Sinks attached during the run (`--sink`, as on the server; `@receiver`
+  /// and `@kafka-mock` name the built-in targets).
+  std::vector<std::string> sinks;
 };
 
 int usage(const char* why) {
@@ -52,7 +57,9 @@ int usage(const char* why) {
                "usage: stepwise-bench --workload steps|retry|timers --n N [--runs R]\n"
                "       [--via embedded|http] [--store URI] [--url URL] [--pool P]\n"
                "       [--limit SECONDS] [--passivate-ms MS] [--concurrency C]\n"
-               "       [--store-pid PID] [--start-at EPOCH_MS]\n"
+               "       [--store-pid PID] [--start-at EPOCH_MS] [--sink SPEC]...\n"
+               "--sink: as stepwise serve's; @receiver is a built-in webhook receiver,\n"
+               "@kafka-mock/TOPIC librdkafka's mock cluster (topic completions).\n"
                "--via http needs a running `stepwise serve --workflows demo,bench`.\n",
                why);
   return 2;
@@ -79,6 +86,7 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
       else if (k == "--concurrency") o.concurrency = std::stoul(v);
       else if (k == "--store-pid") o.store_pid = std::stoi(v);
       else if (k == "--start-at") o.start_at_ms = std::stoll(v);
+      else if (k == "--sink") o.sinks.push_back(v);
       else {
         err = "unknown flag " + k;
         return false;
@@ -213,11 +221,30 @@ int main(int argc, char** argv) {
     ec.store_uri = store_for_run(o, run);
     ec.step_workers = o.pool;
     ec.passivate_after = std::chrono::milliseconds(o.passivate_ms);
-    auto eng = engine::launch(sys, ec, workflows::bench_workflows());
+    std::unique_ptr<bench::sink_bench> sinks;
+    if (!o.sinks.empty()) {
+      auto made = bench::sink_bench::make(o.sinks);
+      if (!made) {
+        std::cerr << "stepwise-bench: " << message_of(made.error()) << '\n';
+        return 2;
+      }
+      sinks = std::move(*made);
+    }
+    auto st = open_store(ec.store_uri);
+    if (!st) {
+      std::cerr << "stepwise-bench: " << message_of(st.error()) << '\n';
+      return 1;
+    }
+    auto eng = engine::launch(sys, ec, workflows::bench_workflows(), *st);
     if (!eng) {
       std::cerr << "stepwise-bench: " << message_of(eng.error()) << '\n';
       return 1;
     }
+    if (sinks)
+      if (auto err = sinks->start(sys, *eng, *st)) {
+        std::cerr << "stepwise-bench: " << message_of(err) << '\n';
+        return 1;
+      }
     if (o.start_at_ms > 0)
       std::this_thread::sleep_until(std::chrono::system_clock::time_point{
         std::chrono::milliseconds(o.start_at_ms)});
@@ -249,6 +276,10 @@ int main(int argc, char** argv) {
     line["commits"] = commits;
     line["mean_commit_batch"] = mean(m.commit_batch_size, 1e6);
     line["mean_commit_ms"] = mean(m.commit_latency_seconds, 1e3);
+    if (sinks) {
+      line["sinks"] = sinks->finish(res.started_at_us, o.limit_s);
+      sinks->stop();
+    }
     std::cout << boost::json::serialize(line) << std::endl;
     eng->shutdown();
   }

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <mutex>
 
+#include <pthread.h>
+
 #include <boost/asio/post.hpp>
 #include <boost/asio/thread_pool.hpp>
 
@@ -29,8 +31,17 @@ blocking_pool::~blocking_pool() {
 
 void blocking_pool::post(std::function<void()> job) {
   std::lock_guard<std::mutex> guard{impl_->mtx};
-  if (!impl_->stopped)
-    boost::asio::post(impl_->pool, std::move(job));
+  if (impl_->stopped)
+    return;
+  boost::asio::post(impl_->pool, [job = std::move(job)] {
+    // asio's threads take the name of the thread that made them.
+    thread_local bool named = false;
+    if (!named) {
+      pthread_setname_np(pthread_self(), "sw-outbox");
+      named = true;
+    }
+    job();
+  });
 }
 
 void blocking_pool::stop() {

@@ -19,6 +19,8 @@ namespace stepwise::outbox {
 using ob_wake_atom = caf::atom_constant<caf::atom("ob_wake")>;
 /// (ob_tick_atom, generation): the sink's periodic timer.
 using ob_tick_atom = caf::atom_constant<caf::atom("ob_tick")>;
+/// (ob_poll_atom, epoch): a busy sink's short poll timer.
+using ob_poll_atom = caf::atom_constant<caf::atom("ob_poll")>;
 /// (ob_retry_atom, generation): a backoff after a failure ended.
 using ob_retry_atom = caf::atom_constant<caf::atom("ob_retry")>;
 /// (ob_stop_atom) -> bool: write the cursor, release the lease, quit.

@@ -154,6 +154,8 @@ outbox::start(caf::actor_system& sys, engine& eng, store_ptr st,
     ctx->steal = !shared;
     ctx->timing = timing;
     ctx->stats = std::make_shared<sink_stats>();
+    if (cfg.keep_lags)
+      ctx->stats->keep_lags();
     ctx->warn = ob->warn_;
     ob->items_.push_back(sink{c, ctx->dest, ctx->stats, caf::actor{}});
     ob->items_.back().actor = spawn_sink(sys, std::move(ctx));

@@ -31,6 +31,9 @@ struct outbox_config {
   infra::http_client_options http;
   /// Where warnings go (never holding a secret); empty: stderr.
   std::function<void(const std::string&)> warn;
+  /// Keep every delivery's lag for exact percentiles (the benchmark); the
+  /// memory grows with the events delivered.
+  bool keep_lags = false;
 };
 
 /// The outbox: delivers the committed events of the log to each sink, at

@@ -68,6 +68,14 @@ void runner::on_acquired(acquired& a) {
   pump();
 }
 
+void runner::on_poll(uint64_t epoch) {
+  poll_armed_ = false;
+  if (epoch != epoch_)
+    return;
+  poll_due_ = true;
+  pump();
+}
+
 void runner::on_read(read_done& r) {
   reading_ = false;
   if (r.epoch != epoch_ || !held_)
@@ -76,12 +84,19 @@ void runner::on_read(read_done& r) {
     warn_once("reading the log failed (retried): " + message_of(r.err));
     return; // the next tick reads again
   }
+  // While reads find events, read on without waiting for a wake-up: the
+  // engine's wake-ups queue behind its busiest work (a burst of requests
+  // ahead of them in its mailbox). Shortly after, poll at `busy_poll`.
   if (!r.events.empty()) {
     known_last_ = std::max(known_last_, r.events.back().ev.seq);
     ctx_->stats->known_last.store(known_last_, std::memory_order_relaxed);
+    found_at_ = now();
+    poll_due_ = true;
+  } else if (now() < found_at_ + ctx_->timing.busy_for && !poll_armed_) {
+    poll_armed_ = true;
+    ctx_->clock->schedule(now() + ctx_->timing.busy_poll, me(),
+                          caf::make_message(ob_poll_atom::value, epoch_));
   }
-  // A full page: more may follow even without a wake-up.
-  poll_due_ = r.events.size() >= ctx_->timing.read_batch;
   pipe_.add(r.events);
   publish();
   pump();
@@ -202,6 +217,7 @@ caf::behavior sink_behavior(caf::event_based_actor* self,
     [r](ob_wake_atom, int64_t seq) { r->on_wake(seq); },
     [r](ob_tick_atom, uint64_t gen) { r->on_tick(gen); },
     [r](ob_retry_atom, uint64_t gen) { r->on_retry(gen); },
+    [r](ob_poll_atom, uint64_t epoch) { r->on_poll(epoch); },
     [r](acquired& a) { r->on_acquired(a); },
     [r](read_done& x) { r->on_read(x); },
     [r](sent& s) { r->on_sent(s); },
@@ -222,7 +238,7 @@ caf::behavior sink_behavior(caf::event_based_actor* self,
 
 caf::actor spawn_sink(caf::actor_system& sys,
                       std::shared_ptr<const sink_context> ctx) {
-  return sys.spawn(sink_behavior, std::move(ctx));
+  return sys.spawn<caf::detached>(sink_behavior, std::move(ctx));
 }
 
 } // namespace stepwise::outbox

@@ -25,6 +25,11 @@ struct sink_timing {
   /// How often the sink reads the store without a wake-up (events other
   /// processes committed) and tries to take a sink another process holds.
   duration poll = std::chrono::seconds(1);
+  /// While events keep coming (for `busy_for` after a read found some), the
+  /// store is polled every `busy_poll` as well: the engine's wake-ups can
+  /// lag behind a burst of requests.
+  duration busy_poll = std::chrono::milliseconds(20);
+  duration busy_for = std::chrono::seconds(1);
   /// Least time between two cursor writes while events keep coming; an
   /// idle sink writes its cursor at once.
   duration cursor_interval = std::chrono::milliseconds(100);

@@ -36,6 +36,9 @@ public:
   /// The answer of `acquire`: on success, start from the stored cursor.
   void on_acquired(acquired& a);
 
+  /// A poll timer of a busy sink ran out: read again.
+  void on_poll(uint64_t epoch);
+
   /// Events read from the store.
   void on_read(read_done& r);
 
@@ -116,6 +119,9 @@ private:
   bool reading_ = false;
   bool saving_ = false;
   bool poll_due_ = false;
+  bool poll_armed_ = false;
+  /// When a read last found events (busy polling goes on for a while).
+  time_point found_at_;
   bool backing_off_ = false;
   bool retry_due_ = false;
   bool stopping_ = false;
