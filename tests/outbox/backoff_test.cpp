@@ -100,6 +100,7 @@ TEST_CASE("a failed delivery waits for its backoff on the engine's clock",
   ctx->steal = true;
   ctx->timing.lease_ttl = 3h; // no renewal or poll gets in the way
   ctx->timing.poll = 1h;
+  ctx->timing.busy_for = 0s;
   ctx->timing.backoff_initial = 1s;
   ctx->stats = std::make_shared<sink_stats>();
   ctx->warn = [](const std::string&) {};
