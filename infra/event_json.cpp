@@ -1,16 +1,8 @@
 #include "infra/event_json.hpp"
 
+#include "infra/task_json.hpp"
+
 namespace stepwise::infra {
-
-namespace {
-
-std::string string_at(const boost::json::object& obj, std::string_view key) {
-  if (auto v = obj.if_contains(key); v != nullptr && v->is_string())
-    return std::string(v->get_string());
-  return {};
-}
-
-} // namespace
 
 boost::json::object event_json(const event& e) {
   boost::json::object out;
@@ -35,15 +27,18 @@ boost::json::object event_json(const event& e) {
 std::string completion_request_id(const event& e) {
   if (e.type != event_type::infrastructure_task_completed)
     return {};
-  return string_at(e.extra, "request_id");
+  auto ids = ids_from_json(e.extra);
+  return ids ? ids->request_id : std::string{};
 }
 
 std::optional<boost::json::object> completion_message(const event& e) {
   if (e.type != event_type::infrastructure_task_completed)
     return std::nullopt;
-  boost::json::object out{{"requestId", string_at(e.extra, "request_id")},
-                          {"infrastructureId", string_at(e.extra, "infrastructure_id")},
-                          {"status", string_at(e.extra, "status")}};
+  auto ids = ids_from_json(e.extra).value_or(accepted{});
+  auto status = e.extra.if_contains("status");
+  boost::json::object out{{"requestId", ids.request_id},
+                          {"infrastructureId", ids.infrastructure_id},
+                          {"status", status && status->is_string() ? *status : ""}};
   // The monitor writes failure_details only for FAILED tasks (null else).
   if (auto f = e.extra.if_contains("failure_details"); f && f->is_object())
     out["failureDetails"] = *f;

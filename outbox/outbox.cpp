@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -34,9 +35,12 @@ std::string make_holder() {
   return std::string{host} + ":" + std::to_string(::getpid()) + ":" + tail;
 }
 
-// Reads a secret from `path`; the error names the file, never its content.
+// Reads a secret from `path` (none: empty); the error names the file,
+// never its content.
 caf::expected<std::string> read_secret(const sink_config& c, const char* what,
                                        const std::string& path) {
+  if (path.empty())
+    return std::string{};
   std::ifstream in{path, std::ios::binary};
   if (!in)
     return make_error(errc::invalid_argument, "sink '" + c.name
@@ -116,31 +120,23 @@ outbox::start(caf::actor_system& sys, engine& eng, store_ptr st,
   for (auto& c : cfg.sinks) {
     auto ctx = std::make_shared<sink_context>();
     ctx->cfg = c;
-    if (c.kind == sink_kind::webhook) {
-      std::string secret;
-      if (!c.webhook.secret_file.empty()) {
-        auto s = read_secret(c, "secret-file", c.webhook.secret_file);
-        if (!s)
-          return std::move(s.error());
-        secret = std::move(*s);
-        ctx->secrets.push_back(secret);
-      }
+    auto webhook = c.kind == sink_kind::webhook;
+    auto secret = webhook ? read_secret(c, "secret-file", c.webhook.secret_file)
+                          : read_secret(c, "sasl-password-file",
+                                        c.kafka.sasl_password_file);
+    if (!secret)
+      return std::move(secret.error());
+    if (!secret->empty())
+      ctx->secrets.push_back(*secret);
+    if (webhook) {
       if (auto pw = url_password(c.webhook.url); !pw.empty())
         ctx->secrets.push_back(pw);
       if (!ob->http_)
         ob->http_ = std::make_shared<infra::http_client>(cfg.http);
       ctx->dest = std::make_shared<webhook_destination>(ob->http_, c.name,
-                                                        c.webhook, secret);
+                                                        c.webhook, *secret);
     } else {
-      std::string password;
-      if (!c.kafka.sasl_password_file.empty()) {
-        auto s = read_secret(c, "sasl-password-file", c.kafka.sasl_password_file);
-        if (!s)
-          return std::move(s.error());
-        password = std::move(*s);
-        ctx->secrets.push_back(password);
-      }
-      auto k = kafka_destination::make(c.name, c.kafka, password, ob->pool_,
+      auto k = kafka_destination::make(c.name, c.kafka, *secret, ob->pool_,
                                        ob->warn_);
       if (!k)
         return std::move(k.error());

@@ -44,16 +44,6 @@ constexpr auto release_sink_sql
   = "UPDATE sink_cursors SET holder = '', lease_expires_at = 0 "
     "WHERE name = ?1 AND holder = ?2";
 
-// Runs `stmt` (bound already) to its end.
-caf::error run(sqlite_connection& conn, sqlite_statement& stmt,
-               std::string_view what) {
-  statement_reset guard{stmt};
-  auto rc = stmt.step();
-  if (rc != SQLITE_DONE)
-    return conn.failure(what, rc);
-  return caf::error{};
-}
-
 } // namespace
 
 caf::error sqlite_store::light_write(
@@ -98,7 +88,7 @@ sqlite_store::acquire_sink(const std::string& name, const std::string& holder,
     (*ins)->bind(1, name);
     (*ins)->bind(2, int64_t{start == sink_start::end ? 1 : 0});
     (*ins)->bind(3, now);
-    if (auto e = run(conn, **ins, what))
+    if (auto e = conn.run(**ins, what))
       return e;
     auto take = conn.prepare(take_sink_sql);
     if (!take)
@@ -143,7 +133,7 @@ caf::error sqlite_store::update_sink(const std::string& name,
       s.bind(6, *p.error);
     else
       s.bind_null(6);
-    if (auto e = run(conn, s, what))
+    if (auto e = conn.run(s, what))
       return e;
     held = sqlite3_changes(conn.handle()) > 0;
     return caf::error{};
@@ -162,7 +152,7 @@ caf::error sqlite_store::release_sink(const std::string& name,
       return std::move(stmt.error());
     (*stmt)->bind(1, name);
     (*stmt)->bind(2, holder);
-    return run(conn, **stmt, what);
+    return conn.run(**stmt, what);
   });
 }
 

@@ -21,16 +21,6 @@ struct sqlite_store::write_statements {
 
 namespace {
 
-// Runs a statement that returns no rows, e.g. BEGIN.
-caf::error run(sqlite_connection& conn, sqlite_statement& stmt,
-               std::string_view what) {
-  statement_reset guard{stmt};
-  auto rc = stmt.step();
-  if (rc != SQLITE_DONE)
-    return conn.failure(what, rc);
-  return caf::error{};
-}
-
 caf::error set_pragmas(sqlite_connection& conn, const sqlite_options& opts) {
   // journal_mode answers with the mode it got: a file system without
   // shared memory support stays in another mode, which we refuse since
@@ -127,7 +117,7 @@ sqlite_store::commit(const std::vector<checkpoint>& batch) {
   std::lock_guard<std::mutex> guard{write_mtx_};
   if (batch.empty())
     return commit_result{};
-  if (auto err = run(*writer_, *stmts_->begin, "BEGIN IMMEDIATE"))
+  if (auto err = writer_->run(*stmts_->begin, "BEGIN IMMEDIATE"))
     return err;
   caf::expected<commit_result> result{commit_result{}};
   try {
@@ -137,13 +127,13 @@ sqlite_store::commit(const std::vector<checkpoint>& batch) {
                         std::string{"commit failed: "} + ex.what());
   }
   if (result) {
-    if (auto err = run(*writer_, *stmts_->commit, "COMMIT"))
+    if (auto err = writer_->run(*stmts_->commit, "COMMIT"))
       result = std::move(err);
   }
   // SQLite rolls back by itself after some errors (I/O, full disk); only
   // roll back a transaction that is still open.
   if (!result && sqlite3_get_autocommit(writer_->handle()) == 0)
-    static_cast<void>(run(*writer_, *stmts_->rollback, "ROLLBACK"));
+    static_cast<void>(writer_->run(*stmts_->rollback, "ROLLBACK"));
   return result;
 }
 

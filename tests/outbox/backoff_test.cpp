@@ -18,9 +18,11 @@
 #include "outbox/messages.hpp"
 #include "outbox/sink_actor.hpp"
 #include "storage/memory_store.hpp"
+#include "tests/outbox/support.hpp"
 
 using namespace stepwise;
 using namespace stepwise::outbox;
+using stepwise::test::eventually;
 using namespace std::chrono_literals;
 
 namespace {
@@ -58,17 +60,6 @@ private:
   int failures_;
   std::atomic<int> calls_{0};
 };
-
-template <class Pred>
-bool eventually(Pred pred) {
-  auto until = std::chrono::steady_clock::now() + 10s;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > until)
-      return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
-}
 
 } // namespace
 

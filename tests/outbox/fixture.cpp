@@ -1,7 +1,5 @@
 #include "tests/outbox/fixture.hpp"
 
-#include <thread>
-
 #include <catch2/catch.hpp>
 
 #include "engine/errc.hpp"
@@ -91,15 +89,20 @@ outbox::sink_status outbox_fixture::status(const std::string& name) const {
 
 bool outbox_fixture::caught_up(const std::string& name,
                                std::chrono::seconds limit) const {
-  auto until = std::chrono::steady_clock::now() + limit;
-  for (;;) {
+  return eventually([&] {
     auto s = status(name);
-    if (s.lag == 0 && s.cursor > 0)
-      return true;
-    if (std::chrono::steady_clock::now() > until)
-      return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+    return s.lag == 0 && s.cursor > 0;
+  }, limit);
+}
+
+std::vector<event> outbox_fixture::run_and_deliver(const std::string& sink,
+                                                   size_t n) {
+  auto ids = start_ops("three", n);
+  auto tasks = start_ops("task", n / 6);
+  finish(ids);
+  finish(tasks);
+  REQUIRE(caught_up(sink, std::chrono::seconds(30)));
+  return committed();
 }
 
 } // namespace stepwise::test

@@ -56,6 +56,10 @@ struct outbox_fixture {
 
   /// Waits (bounded) until sink `name`'s cursor reaches the log's end.
   bool caught_up(const std::string& name, std::chrono::seconds limit) const;
+
+  /// Runs `n` operations of `three` and `n / 6` of `task` to their end,
+  /// waits until `sink` delivered them all; returns the log.
+  std::vector<event> run_and_deliver(const std::string& sink, size_t n);
 };
 
 /// Returns a sink parsed from `spec`; fails the test when it does not parse.

@@ -21,12 +21,7 @@ TEST_CASE("every event reaches Kafka in order per operation, across broker "
   mock.fail_produce({RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
                      RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS,
                      RD_KAFKA_RESP_ERR_INVALID_RECORD});
-  auto ids = fx.start_ops("three", 30);
-  auto tasks = fx.start_ops("task", 5);
-  fx.finish(ids);
-  fx.finish(tasks);
-  REQUIRE(fx.caught_up("bus", 30s));
-  auto committed = fx.committed();
+  auto committed = fx.run_and_deliver("bus", 30);
   auto records = mock.read_all(committed.size(), 20s);
   auto got = check_delivery(committed, from_kafka(records));
   INFO("first problem: " << (got.problems.empty() ? "" : got.problems.front()));

@@ -28,16 +28,10 @@ using namespace std::chrono_literals;
 
 namespace {
 
-bool any_active(engine& eng) {
-  for (auto st : {op_state::pending, op_state::in_progress, op_state::waiting}) {
-    list_filter f;
-    f.state = st;
-    f.limit = 1;
-    auto page = eng.list(f);
-    if (!page || !page->items.empty())
-      return true;
-  }
-  return false;
+// Operations not yet terminal, of every process (the store may be shared).
+bool any_active(store& st) {
+  auto active = st.load_active();
+  return !active || !active->empty();
 }
 
 bool delivered_all(outbox::outbox& ob) {
@@ -97,7 +91,7 @@ int main(int argc, char** argv) {
       std::this_thread::sleep_for(50ms);
     return 7;
   }
-  while (any_active(*eng) || !delivered_all(**ob)) {
+  while (any_active(**st) || !delivered_all(**ob)) {
     if (std::chrono::steady_clock::now() > limit) {
       std::cerr << "outbox_child: not delivered after 120 s\n";
       return 8;

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -21,6 +23,18 @@ registry outbox_workflows();
 
 /// Short leases, polls and backoffs, so that tests run in little time.
 outbox::sink_timing fast_timing();
+
+/// Polls `pred` every millisecond until it holds (true) or `limit` passed.
+template <class Pred>
+bool eventually(Pred pred, std::chrono::seconds limit = std::chrono::seconds(10)) {
+  auto until = std::chrono::steady_clock::now() + limit;
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > until)
+      return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
 
 /// One delivery as a receiver saw it, in arrival order.
 struct received {

@@ -36,17 +36,6 @@ bool held_by(pg_store& st, pid_t pid) {
   return h.find(":" + std::to_string(pid) + ":") != std::string::npos;
 }
 
-template <class Pred>
-bool eventually(Pred pred, std::chrono::seconds limit) {
-  auto until = std::chrono::steady_clock::now() + limit;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > until)
-      return false;
-    std::this_thread::sleep_for(2ms);
-  }
-  return true;
-}
-
 } // namespace
 
 TEST_CASE("another process takes the sink over when its holder dies",

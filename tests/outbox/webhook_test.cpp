@@ -36,12 +36,7 @@ TEST_CASE("every event reaches the webhook, signed, in order per operation, "
   rx.fail_every(5);
   outbox_fixture fx{{sink("hook=webhook:" + rx.url() + ",secret-file="
                           + write_secret(keys, "hook-key-1"))}};
-  auto ids = fx.start_ops("three", 30);
-  auto tasks = fx.start_ops("task", 5);
-  fx.finish(ids);
-  fx.finish(tasks);
-  REQUIRE(fx.caught_up("hook", 20s));
-  auto committed = fx.committed();
+  auto committed = fx.run_and_deliver("hook", 30);
   auto got = check_delivery(committed, from_webhook(rx.accepted()));
   require_complete(got);
   CHECK(got.distinct == committed.size());
