@@ -98,6 +98,15 @@ decode_error first_error(Fs&&... fs) {
   return err;
 }
 
+// Create and find name a template and where it applies alike.
+template <class Request>
+decode_error need_template(const json::object& o, Request& out) {
+  return first_error(
+    [&] { return need(o, "", "deploymentLocation", out.location); },
+    [&] { return need(o, "", "template", out.template_text); },
+    [&] { return need(o, "", "templateType", out.template_type); });
+}
+
 } // namespace
 
 // -- requests ------------------------------------------------------------------
@@ -116,9 +125,7 @@ decode_error decode_create_request(const json::value& v,
   const json::object* o = nullptr;
   return first_error(
     [&] { return need_object(v, "", o); },
-    [&] { return need(*o, "", "deploymentLocation", out.location); },
-    [&] { return need(*o, "", "template", out.template_text); },
-    [&] { return need(*o, "", "templateType", out.template_type); },
+    [&] { return need_template(*o, out); },
     [&] { return opt(*o, "", "systemProperties", out.system_properties); },
     [&] { return opt(*o, "", "properties", out.properties); });
 }
@@ -144,9 +151,7 @@ decode_error decode_find_request(const json::value& v, find_request& out) {
   const json::object* o = nullptr;
   return first_error(
     [&] { return need_object(v, "", o); },
-    [&] { return need(*o, "", "deploymentLocation", out.location); },
-    [&] { return need(*o, "", "template", out.template_text); },
-    [&] { return need(*o, "", "templateType", out.template_type); },
+    [&] { return need_template(*o, out); },
     [&] { return opt(*o, "", "instanceName", out.instance_name); });
 }
 
