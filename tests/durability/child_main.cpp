@@ -18,6 +18,7 @@ namespace {
 using namespace std::chrono_literals;
 
 int effects_fd = -1;
+effect_stamp stamp = effect_stamp::none;
 
 // One write(2) per line with O_APPEND: lines of several processes never
 // interleave, a line is whole even if we are killed right after, and the
@@ -59,9 +60,9 @@ std::optional<child_args> parse_child_args(int argc, char** argv, size_t min_own
   return child_args{argv[1], argv[2], argv[3], {argv + 4, argv + argc}};
 }
 
-step_def effect_step(const std::string& name, effect_stamp stamp,
+step_def effect_step(const std::string& name,
                      std::optional<duration> first_retry) {
-  return make_step(name, [name, stamp, first_retry](step_context& ctx) {
+  return make_step(name, [name, first_retry](step_context& ctx) {
     auto line = ctx.operation_id() + " " + name + " " + std::to_string(ctx.attempt());
     if (stamp == effect_stamp::pid_and_time)
       line += " " + std::to_string(::getpid()) + " " + std::to_string(wall_us());
@@ -75,6 +76,7 @@ step_def effect_step(const std::string& name, effect_stamp stamp,
 
 int run_child(const child_args& args, child_setup setup) {
   effects_fd = open_for_append(args.effects);
+  stamp = setup.stamp;
   int acked_fd = open_for_append(args.acked);
   caf::actor_system_config cfg;
   tune_actor_system(cfg);

@@ -42,15 +42,18 @@ enum class effect_stamp {
 };
 
 /// Returns a step that appends "<op> <step> <attempt>[stamp]" to EFFECTS at
-/// every execution and keeps its attempt in the operation's data. With
-/// `first_retry`, its first attempt retries after that long.
-step_def effect_step(const std::string& name, effect_stamp stamp,
+/// every execution (the stamp of the child_setup it runs in) and keeps its
+/// attempt in the operation's data. With `first_retry`, its first attempt
+/// retries after that long.
+step_def effect_step(const std::string& name,
                      std::optional<duration> first_retry = std::nullopt);
 
 /// What a child runs.
 struct child_setup {
   engine_config engine;
   std::vector<workflow> workflows;
+  /// What effect_step() lines carry after "<op> <step> <attempt>".
+  effect_stamp stamp = effect_stamp::none;
   /// Operations of this workflow to start, with inputs `{"i": 0}` to
   /// `{"i": starts - 1}`.
   std::string start_workflow;

@@ -19,16 +19,13 @@ int main(int argc, char** argv) {
   auto& mode = args->own[0];
   if (mode == "run" && args->own.size() < 2)
     return test::exit_usage;
-  auto effect = [](const char* name, std::optional<duration> first_retry = {}) {
-    return test::effect_step(name, test::effect_stamp::none, first_retry);
-  };
   test::child_setup s;
   s.workflows.push_back(workflow("crashy", 1)
-                          .step(1, effect("a"))
-                          .step(2, effect("b", 30ms))
+                          .step(1, test::effect_step("a"))
+                          .step(2, test::effect_step("b", 30ms))
                           .step(3, make_sleep("nap", 40ms))
-                          .step(4, effect("c"))
-                          .step(5, effect("d")));
+                          .step(4, test::effect_step("c"))
+                          .step(5, test::effect_step("d")));
   s.engine.store_uri = "sqlite:" + args->store;
   // Passivate even the short sleeps, so that wake-ups cross restarts too.
   s.engine.passivate_after = 35ms;

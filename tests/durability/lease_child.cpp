@@ -17,17 +17,15 @@ int main(int argc, char** argv) {
   auto args = test::parse_child_args(argc, argv, 2);
   if (!args)
     return test::exit_usage;
-  // The test tells which process ran an attempt, and when.
-  auto effect = [](const char* name, std::optional<duration> first_retry = {}) {
-    return test::effect_step(name, test::effect_stamp::pid_and_time, first_retry);
-  };
   test::child_setup s;
+  // The test tells which process ran an attempt, and when.
+  s.stamp = test::effect_stamp::pid_and_time;
   s.workflows.push_back(workflow("mixed", 1)
-                          .step(1, effect("a"))
-                          .step(2, effect("b", 100ms))
+                          .step(1, test::effect_step("a"))
+                          .step(2, test::effect_step("b", 100ms))
                           .step(3, make_sleep("nap", 600ms))
-                          .step(4, effect("c"))
-                          .step(5, effect("d")));
+                          .step(4, test::effect_step("c"))
+                          .step(5, test::effect_step("d")));
   s.engine.store_uri = args->store;
   s.engine.lease_ttl = std::chrono::milliseconds(std::stoi(args->own[1]));
   // The nap passivates: a taken-over sleeper's timer is re-armed from the
