@@ -96,18 +96,13 @@ int run_child(const child_args& args, child_setup setup) {
     if (res)
       append(acked_fd, res->op.id + "\n");
   }
-  auto started = std::chrono::steady_clock::now();
-  for (;;) {
-    auto idle = !any_active(*eng);
-    if (idle && setup.exit_when_idle)
-      break;
-    if (setup.exit_when_idle && setup.idle_within
-        && std::chrono::steady_clock::now() - started > *setup.idle_within) {
-      std::cerr << "child: operations still active after "
-                << std::chrono::duration_cast<std::chrono::seconds>(
-                     *setup.idle_within)
-                     .count()
-                << " s\n";
+  std::optional<std::chrono::steady_clock::time_point> give_up;
+  if (setup.idle_within)
+    give_up = std::chrono::steady_clock::now() + *setup.idle_within;
+  while (any_active(*eng) || !setup.exit_when_idle) {
+    if (give_up && std::chrono::steady_clock::now() > *give_up) {
+      auto s = std::chrono::duration_cast<std::chrono::seconds>(*setup.idle_within);
+      std::cerr << "child: operations still active after " << s.count() << " s\n";
       return exit_still_active;
     }
     std::this_thread::sleep_for(20ms);

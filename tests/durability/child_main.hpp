@@ -60,8 +60,8 @@ struct child_setup {
   int starts = 0;
   /// Exit once no operation of any process is left; else run until killed.
   bool exit_when_idle = true;
-  /// With `exit_when_idle`: give up (exit_still_active) after this long, so
-  /// that a test fails instead of hanging.
+  /// Give up (exit_still_active) after this long, so that a test fails
+  /// instead of hanging.
   std::optional<duration> idle_within;
 };
 
