@@ -1,0 +1,315 @@
+#include "infra/http_client.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <unordered_map>
+
+#include <pthread.h>
+#include <signal.h>
+
+#include "infra/http_transfer.hpp"
+
+namespace stepwise::infra {
+
+using detail::http_transfer;
+
+namespace {
+
+/// Initializes libcurl once per process; returns its result. Never cleaned
+/// up: other clients may come later, and libcurl's global state is small.
+CURLcode global_init() {
+  static std::once_flag flag;
+  static CURLcode result = CURLE_OK;
+  std::call_once(flag, [] { result = curl_global_init(CURL_GLOBAL_DEFAULT); });
+  return result;
+}
+
+http_error shutting_down() {
+  return {http_error_kind::shutting_down, "the HTTP client is stopping"};
+}
+
+} // namespace
+
+// -- requests and responses ---------------------------------------------------
+
+std::string_view to_string(http_method x) {
+  switch (x) {
+    case http_method::get: return "GET";
+    case http_method::post: return "POST";
+    case http_method::put: return "PUT";
+    case http_method::del: return "DELETE";
+  }
+  return "?";
+}
+
+std::string_view to_string(http_error_kind x) {
+  switch (x) {
+    case http_error_kind::timeout: return "timeout";
+    case http_error_kind::connect_failed: return "connect_failed";
+    case http_error_kind::tls: return "tls";
+    case http_error_kind::shutting_down: return "shutting_down";
+    case http_error_kind::other: return "other";
+  }
+  return "?";
+}
+
+const std::string* http_response::header(std::string_view name) const {
+  auto same = [name](const std::string& x) {
+    return x.size() == name.size()
+           && std::equal(x.begin(), x.end(), name.begin(), [](char a, char b) {
+                return std::tolower(static_cast<unsigned char>(a))
+                       == std::tolower(static_cast<unsigned char>(b));
+              });
+  };
+  for (auto& [key, value] : headers)
+    if (same(key))
+      return &value;
+  return nullptr;
+}
+
+// -- the I/O thread's state ---------------------------------------------------
+
+struct http_client::impl {
+  explicit impl(http_client_options o) : opts(std::move(o)) {
+    // nop
+  }
+
+  ~impl() {
+    if (multi != nullptr)
+      curl_multi_cleanup(multi);
+  }
+
+  /// Creates the multi handle; an error message on failure.
+  std::string init();
+
+  /// Sets `stopping` (and `broken`, if not empty) and wakes the loop.
+  void request_stop(std::string why = {});
+
+  void run();
+
+  /// Hands the new transfers to libcurl.
+  void start(std::vector<std::unique_ptr<http_transfer>>& batch);
+
+  /// Answers every transfer libcurl finished.
+  void collect();
+
+  /// Answers every transfer still held with `err`.
+  void fail_all(const http_error& err);
+
+  const http_client_options opts;
+  detail::http_counters counters;
+  /// Set by `init` before the thread starts; cleaned up by the thread at its
+  /// end (null from then on, guarded by mtx) or with the impl.
+  CURLM* multi = nullptr;
+
+  std::mutex mtx;
+  /// Transfers sent but not yet taken by the I/O thread (guarded by mtx).
+  std::vector<std::unique_ptr<http_transfer>> incoming;
+  /// No more transfers are taken and no more wake-ups sent (guarded by mtx).
+  bool stopping = false;
+  /// Why the client failed and takes no requests; empty: it did not fail
+  /// (guarded by mtx).
+  std::string broken;
+
+  /// Serializes joining the thread.
+  std::mutex join_mtx;
+  std::thread thread;
+  std::thread::id thread_id;
+
+  /// Transfers libcurl holds, by easy handle (I/O thread only).
+  std::unordered_map<CURL*, std::unique_ptr<http_transfer>> active;
+};
+
+std::string http_client::impl::init() {
+  if (auto rc = global_init(); rc != CURLE_OK)
+    return std::string{"curl_global_init failed: "} + curl_easy_strerror(rc);
+  multi = curl_multi_init();
+  if (multi == nullptr)
+    return "curl_multi_init failed";
+  auto cap = [](int32_t x) { return static_cast<long>(std::max(x, int32_t{0})); };
+  CURLMcode rc = curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS,
+                                   cap(opts.max_host_connections));
+  if (rc == CURLM_OK)
+    rc = curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS,
+                           cap(opts.max_total_connections));
+  if (rc == CURLM_OK && opts.max_total_connections > 0)
+    rc = curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, cap(opts.max_total_connections));
+  if (rc == CURLM_OK) // HTTP/1.1 only: one request at a time per connection.
+    rc = curl_multi_setopt(multi, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_NOTHING));
+  if (rc != CURLM_OK)
+    return std::string{"curl_multi_setopt failed: "} + curl_multi_strerror(rc);
+  return {};
+}
+
+void http_client::impl::request_stop(std::string why) {
+  std::lock_guard<std::mutex> guard{mtx};
+  if (broken.empty())
+    broken = std::move(why);
+  if (stopping)
+    return;
+  stopping = true;
+  // Under the mutex: the loop cleans up `multi` only after it saw `stopping`.
+  if (multi != nullptr)
+    curl_multi_wakeup(multi);
+}
+
+void http_client::impl::run() {
+  auto name = opts.thread_name.substr(0, 15);
+  pthread_setname_np(pthread_self(), name.c_str());
+  // libcurl avoids SIGPIPE where it can (MSG_NOSIGNAL); should one come
+  // anyway it stays pending on this thread instead of ending the process.
+  sigset_t blocked;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
+  std::vector<std::unique_ptr<http_transfer>> batch;
+  auto err = shutting_down();
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> guard{mtx};
+      if (stopping)
+        break;
+      batch.swap(incoming);
+    }
+    start(batch);
+    int running = 0;
+    curl_multi_perform(multi, &running);
+    collect();
+    // Returns on a socket event, on libcurl's next timer, or on a wake-up.
+    if (auto rc = curl_multi_poll(multi, nullptr, 0, 1000, nullptr); rc != CURLM_OK) {
+      // poll(2) itself failed: better fail everything than spin.
+      err = {http_error_kind::other,
+             std::string{"the HTTP client failed: "} + curl_multi_strerror(rc)};
+      request_stop(err.message);
+    }
+  }
+  fail_all(err);
+  // Closes the idle connections now. No one wakes `multi` once `stopping`
+  // is set; the mutex orders this after the last wake-up.
+  std::lock_guard<std::mutex> guard{mtx};
+  curl_multi_cleanup(multi);
+  multi = nullptr;
+}
+
+void http_client::impl::start(std::vector<std::unique_ptr<http_transfer>>& batch) {
+  for (auto& t : batch) {
+    if (auto err = t->prepare(opts)) {
+      t->answer(std::move(*err));
+      continue;
+    }
+    auto easy = t->handle();
+    if (auto rc = curl_multi_add_handle(multi, easy); rc != CURLM_OK) {
+      t->answer(http_error{http_error_kind::other,
+                           std::string{"curl_multi_add_handle failed: "}
+                             + curl_multi_strerror(rc)});
+      continue;
+    }
+    active.emplace(easy, std::move(t));
+  }
+  batch.clear();
+}
+
+void http_client::impl::collect() {
+  int left = 0;
+  while (CURLMsg* msg = curl_multi_info_read(multi, &left)) {
+    if (msg->msg != CURLMSG_DONE)
+      continue;
+    // `msg` dies with the removal of its handle: copy what we need first.
+    CURL* easy = msg->easy_handle;
+    CURLcode code = msg->data.result;
+    auto i = active.find(easy);
+    if (i == active.end())
+      continue;
+    auto t = std::move(i->second);
+    active.erase(i);
+    curl_multi_remove_handle(multi, easy);
+    t->answer(t->finish(code));
+  }
+}
+
+void http_client::impl::fail_all(const http_error& err) {
+  // Take the map first: a callback may drop the last owner of the client.
+  auto held = std::move(active);
+  active.clear();
+  for (auto& [easy, t] : held) {
+    curl_multi_remove_handle(multi, easy);
+    t->answer(err);
+  }
+  held.clear();
+  std::vector<std::unique_ptr<http_transfer>> rest;
+  {
+    std::lock_guard<std::mutex> guard{mtx};
+    rest.swap(incoming);
+  }
+  for (auto& t : rest)
+    t->answer(err);
+}
+
+// -- the client ---------------------------------------------------------------
+
+http_client::http_client(http_client_options opts)
+  : impl_(std::make_shared<impl>(std::move(opts))) {
+  if (auto why = impl_->init(); !why.empty()) {
+    impl_->request_stop("the HTTP client could not start: " + why);
+    return;
+  }
+  try {
+    // The thread shares the state: it may outlive this object (see ~http_client).
+    impl_->thread = std::thread{[st = impl_] { st->run(); }};
+    impl_->thread_id = impl_->thread.get_id();
+  } catch (const std::system_error& e) {
+    impl_->request_stop(std::string{"the HTTP client could not start: "} + e.what());
+  }
+}
+
+http_client::~http_client() {
+  stop();
+  std::lock_guard<std::mutex> guard{impl_->join_mtx};
+  if (impl_->thread.joinable()) // Only when dropped on the I/O thread itself.
+    impl_->thread.detach();
+}
+
+void http_client::send(http_request req, http_callback cb) {
+  auto t = std::make_unique<http_transfer>(std::move(req), std::move(cb), impl_->counters);
+  std::string broken;
+  {
+    std::lock_guard<std::mutex> guard{impl_->mtx};
+    if (!impl_->stopping) {
+      bool wake = impl_->incoming.empty();
+      impl_->incoming.push_back(std::move(t));
+      // A non-empty queue has a wake-up on its way already.
+      if (wake)
+        curl_multi_wakeup(impl_->multi);
+      return;
+    }
+    broken = impl_->broken;
+  }
+  if (broken.empty())
+    t->answer(shutting_down());
+  else
+    t->answer(http_error{http_error_kind::other, std::move(broken)});
+}
+
+void http_client::stop() {
+  impl_->request_stop();
+  if (std::this_thread::get_id() == impl_->thread_id)
+    return; // A callback: the loop ends once it returns.
+  std::lock_guard<std::mutex> guard{impl_->join_mtx};
+  if (impl_->thread.joinable())
+    impl_->thread.join();
+}
+
+http_client_stats http_client::stats() const {
+  auto& c = impl_->counters;
+  http_client_stats out;
+  out.queued = c.queued.load(std::memory_order_relaxed);
+  out.in_flight = c.in_flight.load(std::memory_order_relaxed);
+  out.completed = c.completed.load(std::memory_order_relaxed);
+  out.failed = c.failed.load(std::memory_order_relaxed);
+  return out;
+}
+
+} // namespace stepwise::infra
