@@ -6,15 +6,28 @@ namespace stepwise {
 
 namespace {
 
-constexpr std::array<std::string_view, 7> op_names{
-  "pending", "in_progress", "waiting", "succeeded",
-  "failed",  "canceled",    "compensating"};
+constexpr std::array<std::string_view, 8> op_names{
+  "pending", "in_progress", "waiting",      "succeeded",
+  "failed",  "canceled",    "compensating", "paused"};
 
 constexpr std::array<std::string_view, 7> step_names{
   "pending", "running", "waiting", "succeeded",
   "failed",  "skipped", "incomplete"};
 
+constexpr std::array<std::string_view, 3> admission_names{"none", "queued", "admitted"};
+
 } // namespace
+
+std::string_view to_string(admission x) {
+  return admission_names[static_cast<size_t>(x)];
+}
+
+std::optional<admission> parse_admission(std::string_view s) {
+  for (size_t i = 0; i < admission_names.size(); ++i)
+    if (admission_names[i] == s)
+      return static_cast<admission>(i);
+  return std::nullopt;
+}
 
 std::string_view to_string(op_state x) {
   return op_names[static_cast<size_t>(x)];

@@ -24,6 +24,9 @@ enum class op_state : uint8_t {
   canceled,
   /// A saga runs its compensations.
   compensating,
+  /// Stopped at a step until resumed (asked for, or a policy ran out of
+  /// attempts); holds no actor.
+  paused,
 };
 
 /// The state of one step within an operation.
@@ -74,6 +77,33 @@ struct step_record {
   int32_t compensation_attempts = 0;
 };
 
+/// A named external event an operation received (`engine::signal`),
+/// stored with the operation whether or not it waited for it then.
+struct signal_record {
+  std::string name;
+  /// The sender's id for the signal (a repeat with the same id is a
+  /// no-op), or one the engine made up.
+  std::string id;
+  boost::json::value payload;
+  time_point received_at;
+  /// The wait step the signal ended; empty while no wait took it.
+  std::string consumed_by;
+};
+
+/// Where an operation stands with the serialization key and concurrency
+/// limit of its workflow.
+enum class admission : uint8_t {
+  /// Its workflow declares neither a key nor a limit.
+  none,
+  /// Waits for its key or for a free slot of its workflow's limit.
+  queued,
+  /// Holds its key and slot until it is terminal.
+  admitted,
+};
+
+std::string_view to_string(admission x);
+std::optional<admission> parse_admission(std::string_view s);
+
 /// One run of a workflow, as stored.
 struct operation {
   std::string id;
@@ -95,6 +125,20 @@ struct operation {
   int64_t revision = 0;
   /// When the operation must be woken (a due retry or sleep), if waiting.
   std::optional<time_point> wake_at;
+  /// Signals received, in arrival order.
+  std::vector<signal_record> signals;
+  /// The serialization key taken from the input (empty: none): operations
+  /// with the same key run one at a time, in creation order.
+  std::string key;
+  /// Set at creation and by the store's admission rounds only; a
+  /// checkpoint does not write it.
+  stepwise::admission admission = stepwise::admission::none;
+  /// While queued: what it waits for (an operation id, or
+  /// `limit:<workflow>`). Written by admission rounds only.
+  std::string blocked_by;
+  /// A pause was asked for while a step ran: the operation pauses when
+  /// the attempt ends.
+  bool pause_requested = false;
 
   /// Returns the index of the first step that has not settled, or
   /// `steps.size()` when all have.

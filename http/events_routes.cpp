@@ -172,15 +172,8 @@ void stream(const router& r, const route_context& ctx, request& rq,
 } // namespace
 
 void add_events_routes(router& r, const route_context& ctx) {
-  const router* rp = &r;
-  r.add("GET", "/api/v1/events",
-        [rp, ctx](request& rq, httplib::Response& res) {
-          poll(*rp, ctx, rq, res);
-        });
-  r.add("GET", "/api/v1/events/stream",
-        [rp, ctx](request& rq, httplib::Response& res) {
-          stream(*rp, ctx, rq, res);
-        });
+  add_route(r, ctx, "GET", "/api/v1/events", poll);
+  add_route(r, ctx, "GET", "/api/v1/events/stream", stream);
 }
 
 } // namespace stepwise::http

@@ -10,54 +10,84 @@ std::string join(const std::string& at, const char* name) {
   return at.empty() ? std::string(name) : at + "." + name;
 }
 
+// The JSON types a field is read as: how messages name them, how to test and
+// take one. One reader serves them all, so every message has the same form.
+template <class T>
+struct json_type;
+
+template <>
+struct json_type<std::string> {
+  static constexpr const char* name = "a string";
+  static bool holds(const json::value& v) { return v.is_string(); }
+  static std::string take(const json::value& v) {
+    return std::string(v.get_string());
+  }
+};
+
+template <>
+struct json_type<json::object> {
+  static constexpr const char* name = "an object";
+  static bool holds(const json::value& v) { return v.is_object(); }
+  static const json::object& take(const json::value& v) { return v.get_object(); }
+};
+
+// A view, for objects only read further: no copy, and an optional one left
+// absent stays null.
+template <>
+struct json_type<const json::object*> {
+  static constexpr const char* name = "an object";
+  static bool holds(const json::value& v) { return v.is_object(); }
+  static const json::object* take(const json::value& v) { return &v.get_object(); }
+};
+
+// `path` names the value in the message.
+template <class T>
+decode_error read_value(const json::value& v, const std::string& path, T& out) {
+  if (!json_type<T>::holds(v))
+    return "field '" + path + "' must be " + json_type<T>::name;
+  out = json_type<T>::take(v);
+  return {};
+}
+
+// A location is a field like the others, with its own messages inside.
+decode_error read_value(const json::value& v, const std::string& path,
+                        infra::deployment_location& out) {
+  return decode_location(v, path, out);
+}
+
+// A required field that is null has the wrong type, not a missing value: the
+// message says what it must be. An optional one may be absent or null, and
+// `out` is then left as it is.
+template <class T>
+decode_error read_field(const json::object& o, const std::string& at,
+                        const char* name, bool required, T& out) {
+  auto p = o.if_contains(name);
+  if (p == nullptr)
+    return required ? decode_error("missing required field '" + join(at, name) + "'")
+                    : decode_error{};
+  if (!required && p->is_null())
+    return {};
+  return read_value(*p, join(at, name), out);
+}
+
+template <class T>
+decode_error need(const json::object& o, const std::string& at, const char* name,
+                  T& out) {
+  return read_field(o, at, name, true, out);
+}
+
+template <class T>
+decode_error opt(const json::object& o, const std::string& at, const char* name,
+                 T& out) {
+  return read_field(o, at, name, false, out);
+}
+
+// The body itself (`at` empty) gets a message of its own.
 decode_error need_object(const json::value& v, const std::string& at,
                          const json::object*& out) {
-  if (!v.is_object())
-    return at.empty() ? std::string("the body must be a JSON object")
-                      : "field '" + at + "' must be an object";
-  out = &v.get_object();
-  return {};
-}
-
-decode_error need_string(const json::object& o, const std::string& at,
-                         const char* name, std::string& out) {
-  auto path = join(at, name);
-  auto p = o.if_contains(name);
-  if (p == nullptr)
-    return "missing required field '" + path + "'";
-  if (!p->is_string())
-    return "field '" + path + "' must be a string";
-  out = std::string(p->get_string());
-  return {};
-}
-
-decode_error opt_string(const json::object& o, const std::string& at,
-                        const char* name, std::string& out) {
-  auto p = o.if_contains(name);
-  if (p == nullptr || p->is_null())
-    return {};
-  if (!p->is_string())
-    return "field '" + join(at, name) + "' must be a string";
-  out = std::string(p->get_string());
-  return {};
-}
-
-decode_error opt_object(const json::object& o, const std::string& at,
-                        const char* name, json::object& out) {
-  auto p = o.if_contains(name);
-  if (p == nullptr || p->is_null())
-    return {};
-  if (!p->is_object())
-    return "field '" + join(at, name) + "' must be an object";
-  out = p->get_object();
-  return {};
-}
-
-decode_error need_location(const json::object& o, infra::deployment_location& out) {
-  auto p = o.if_contains("deploymentLocation");
-  if (p == nullptr)
-    return std::string("missing required field 'deploymentLocation'");
-  return decode_location(*p, "deploymentLocation", out);
+  if (at.empty() && !v.is_object())
+    return std::string("the body must be a JSON object");
+  return read_value(v, at, out);
 }
 
 // Runs decoders in order; the first error wins.
@@ -68,6 +98,15 @@ decode_error first_error(Fs&&... fs) {
   return err;
 }
 
+// Create and find name a template and where it applies alike.
+template <class Request>
+decode_error need_template(const json::object& o, Request& out) {
+  return first_error(
+    [&] { return need(o, "", "deploymentLocation", out.location); },
+    [&] { return need(o, "", "template", out.template_text); },
+    [&] { return need(o, "", "templateType", out.template_type); });
+}
+
 } // namespace
 
 // -- requests ------------------------------------------------------------------
@@ -76,11 +115,9 @@ decode_error decode_location(const json::value& v, const std::string& at,
                              infra::deployment_location& out) {
   const json::object* o = nullptr;
   return first_error([&] { return need_object(v, at, o); },
-                     [&] { return need_string(*o, at, "name", out.name); },
-                     [&] { return opt_string(*o, at, "type", out.type); },
-                     [&] {
-                       return opt_object(*o, at, "properties", out.properties);
-                     });
+                     [&] { return need(*o, at, "name", out.name); },
+                     [&] { return opt(*o, at, "type", out.type); },
+                     [&] { return opt(*o, at, "properties", out.properties); });
 }
 
 decode_error decode_create_request(const json::value& v,
@@ -88,40 +125,34 @@ decode_error decode_create_request(const json::value& v,
   const json::object* o = nullptr;
   return first_error(
     [&] { return need_object(v, "", o); },
-    [&] { return need_location(*o, out.location); },
-    [&] { return need_string(*o, "", "template", out.template_text); },
-    [&] { return need_string(*o, "", "templateType", out.template_type); },
-    [&] {
-      return opt_object(*o, "", "systemProperties", out.system_properties);
-    },
-    [&] { return opt_object(*o, "", "properties", out.properties); });
+    [&] { return need_template(*o, out); },
+    [&] { return opt(*o, "", "systemProperties", out.system_properties); },
+    [&] { return opt(*o, "", "properties", out.properties); });
 }
 
 decode_error decode_delete_request(const json::value& v, delete_request& out) {
   const json::object* o = nullptr;
   return first_error(
     [&] { return need_object(v, "", o); },
-    [&] { return need_string(*o, "", "infrastructureId", out.infrastructure_id); },
-    [&] { return need_location(*o, out.location); });
+    [&] { return need(*o, "", "infrastructureId", out.infrastructure_id); },
+    [&] { return need(*o, "", "deploymentLocation", out.location); });
 }
 
 decode_error decode_task_query(const json::value& v, task_query& out) {
   const json::object* o = nullptr;
   return first_error(
     [&] { return need_object(v, "", o); },
-    [&] { return need_string(*o, "", "infrastructureId", out.infrastructure_id); },
-    [&] { return need_string(*o, "", "requestId", out.request_id); },
-    [&] { return need_location(*o, out.location); });
+    [&] { return need(*o, "", "infrastructureId", out.infrastructure_id); },
+    [&] { return need(*o, "", "requestId", out.request_id); },
+    [&] { return need(*o, "", "deploymentLocation", out.location); });
 }
 
 decode_error decode_find_request(const json::value& v, find_request& out) {
   const json::object* o = nullptr;
   return first_error(
     [&] { return need_object(v, "", o); },
-    [&] { return need_location(*o, out.location); },
-    [&] { return need_string(*o, "", "template", out.template_text); },
-    [&] { return need_string(*o, "", "templateType", out.template_type); },
-    [&] { return opt_string(*o, "", "instanceName", out.instance_name); });
+    [&] { return need_template(*o, out); },
+    [&] { return opt(*o, "", "instanceName", out.instance_name); });
 }
 
 json::object encode(const infra::deployment_location& x) {
@@ -164,8 +195,8 @@ decode_error decode_accepted(const json::value& v, infra::accepted& out) {
   const json::object* o = nullptr;
   return first_error(
     [&] { return need_object(v, "", o); },
-    [&] { return need_string(*o, "", "infrastructureId", out.infrastructure_id); },
-    [&] { return need_string(*o, "", "requestId", out.request_id); });
+    [&] { return need(*o, "", "infrastructureId", out.infrastructure_id); },
+    [&] { return need(*o, "", "requestId", out.request_id); });
 }
 
 json::object encode(const infra::task& x) {
@@ -184,35 +215,28 @@ json::object encode(const infra::task& x) {
 decode_error decode_task(const json::value& v, infra::task& out) {
   const json::object* o = nullptr;
   std::string status;
-  json::object details;
-  bool has_details = false;
+  const json::object* details = nullptr;
   auto err = first_error(
     [&] { return need_object(v, "", o); },
-    [&] { return opt_string(*o, "", "infrastructureId", out.infrastructure_id); },
-    [&] { return opt_string(*o, "", "requestId", out.request_id); },
-    [&] { return need_string(*o, "", "status", status); },
-    [&] { return opt_object(*o, "", "outputs", out.outputs); },
-    [&] {
-      auto e = opt_object(*o, "", "failureDetails", details);
-      has_details = !e && o->if_contains("failureDetails") != nullptr
-                    && !o->at("failureDetails").is_null();
-      return e;
-    });
+    [&] { return opt(*o, "", "infrastructureId", out.infrastructure_id); },
+    [&] { return opt(*o, "", "requestId", out.request_id); },
+    [&] { return need(*o, "", "status", status); },
+    [&] { return opt(*o, "", "outputs", out.outputs); },
+    [&] { return opt(*o, "", "failureDetails", details); });
   if (err)
     return err;
   auto s = infra::parse_task_status(status);
   if (!s)
     return std::string("field 'status' must be IN_PROGRESS, COMPLETE or FAILED");
   out.status = *s;
-  if (!has_details)
+  if (details == nullptr)
     return {};
   infra::failure_details f;
   std::string code;
   if (auto e = first_error(
-        [&] { return opt_string(details, "failureDetails", "failureCode", code); },
+        [&] { return opt(*details, "failureDetails", "failureCode", code); },
         [&] {
-          return opt_string(details, "failureDetails", "description",
-                            f.description);
+          return opt(*details, "failureDetails", "description", f.description);
         }))
     return e;
   if (!code.empty()) {
@@ -248,10 +272,8 @@ decode_error decode_found(const json::value& v, std::optional<infra::found>& out
   infra::found f;
   auto err = first_error(
     [&] { return need_object(*r, "result", ro); },
-    [&] {
-      return need_string(*ro, "result", "infrastructureId", f.infrastructure_id);
-    },
-    [&] { return opt_object(*ro, "result", "outputs", f.outputs); });
+    [&] { return need(*ro, "result", "infrastructureId", f.infrastructure_id); },
+    [&] { return opt(*ro, "result", "outputs", f.outputs); });
   if (err)
     return err;
   out = std::move(f);

@@ -10,7 +10,7 @@
 namespace stepwise::http {
 
 /// JSON <-> driver types of the Ignition Infrastructure API
-/// (`shared/specs/vim_infrastructure.yaml`): camelCase on the wire.
+/// (vim_infrastructure.yaml, Ignition 1.1.0): camelCase on the wire.
 ///
 /// Both sides use them: the gateway decodes requests and encodes answers;
 /// the HTTP client driver encodes requests and decodes answers.

@@ -13,7 +13,9 @@ namespace {
 
 constexpr const char* base = "/api/infrastructure";
 
-// The error-kind table of the Ignition driver docs (seed 002, "Errors").
+// The statuses Ignition gives its driver errors (invalid template, unknown
+// infrastructure or request, unreachable location: 400; temporary: 503; any
+// other: 500): clients written for Ignition drivers rely on them.
 int status_of(infra::error_kind k) {
   switch (k) {
     case infra::error_kind::invalid_template:

@@ -34,10 +34,11 @@ struct infrastructure_context {
   std::function<void(const std::string&)> warn;
 };
 
-/// Mounts `POST /api/infrastructure/create|delete|query|find` as
-/// `shared/specs/vim_infrastructure.yaml` describes them, and makes every
-/// error under `/api/infrastructure/` (the router's 404, 405, 413, 415
-/// included) use the spec's body `{"localizedMessage": "...", "status": N}`.
+/// Mounts `POST /api/infrastructure/create|delete|query|find` as the Ignition
+/// Infrastructure API (vim_infrastructure.yaml, Ignition 1.1.0) describes
+/// them, and makes every error under `/api/infrastructure/` (the router's
+/// 404, 405, 413, 415 included) use the spec's body
+/// `{"localizedMessage": "...", "status": N}`.
 void add_infrastructure_routes(router& r, infrastructure_context ctx);
 
 } // namespace stepwise::http

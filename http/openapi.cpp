@@ -1,5 +1,6 @@
 #include "http/openapi.hpp"
 
+#include <stdexcept>
 #include <string>
 
 #include "http/query.hpp"
@@ -7,6 +8,8 @@
 
 namespace stepwise::http {
 
+// Error statuses are listed, not described: each error answer is described
+// once (openapi_v1_errors()), and add_error_responses() below refers to it.
 const char* openapi_paths() {
   return R"json({
   "/api/v1/operations": {
@@ -17,12 +20,7 @@ const char* openapi_paths() {
       "responses": {
         "201": {"description": "Created.", "headers": {"Location": {"schema": {"type": "string"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},
         "200": {"description": "The idempotency key replayed an existing operation with the same request.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},
-        "400": {"$ref": "#/components/responses/BadRequest"},
-        "405": {"$ref": "#/components/responses/MethodNotAllowed"},
-        "409": {"$ref": "#/components/responses/Conflict"},
-        "413": {"$ref": "#/components/responses/PayloadTooLarge"},
-        "415": {"$ref": "#/components/responses/UnsupportedMediaType"},
-        "503": {"$ref": "#/components/responses/Unavailable"}}
+        "errors": [400, 405, 409, 413, 415, 503]}
     },
     "get": {
       "summary": "List operations, newest first (created time, then id).",
@@ -34,8 +32,7 @@ const char* openapi_paths() {
         {"name": "cursor", "in": "query", "schema": {"type": "string"}, "description": "next_cursor of the previous page."}],
       "responses": {
         "200": {"description": "A page.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/OperationPage"}}}},
-        "400": {"$ref": "#/components/responses/BadRequest"},
-        "503": {"$ref": "#/components/responses/Unavailable"}}
+        "errors": [400, 503]}
     }
   },
   "/api/v1/operations/{id}": {
@@ -45,8 +42,7 @@ const char* openapi_paths() {
       "parameters": [{"$ref": "#/components/parameters/OperationId"}],
       "responses": {
         "200": {"description": "The operation.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},
-        "404": {"$ref": "#/components/responses/NotFound"},
-        "503": {"$ref": "#/components/responses/Unavailable"}}
+        "errors": [404, 503]}
     }
   },
   "/api/v1/operations/{id}/cancel": {
@@ -56,11 +52,7 @@ const char* openapi_paths() {
       "parameters": [{"$ref": "#/components/parameters/OperationId"}],
       "responses": {
         "202": {"description": "Accepted; the body may still show the old state; an operation_canceled event follows.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},
-        "400": {"$ref": "#/components/responses/BadRequest"},
-        "404": {"$ref": "#/components/responses/NotFound"},
-        "409": {"$ref": "#/components/responses/Conflict"},
-        "415": {"$ref": "#/components/responses/UnsupportedMediaType"},
-        "503": {"$ref": "#/components/responses/Unavailable"}}
+        "errors": [400, 404, 409, 415, 503]}
     }
   },
   "/api/v1/operations/{id}/retry": {
@@ -70,11 +62,7 @@ const char* openapi_paths() {
       "parameters": [{"$ref": "#/components/parameters/OperationId"}],
       "responses": {
         "202": {"description": "Accepted.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},
-        "400": {"$ref": "#/components/responses/BadRequest"},
-        "404": {"$ref": "#/components/responses/NotFound"},
-        "409": {"$ref": "#/components/responses/Conflict"},
-        "415": {"$ref": "#/components/responses/UnsupportedMediaType"},
-        "503": {"$ref": "#/components/responses/Unavailable"}}
+        "errors": [400, 404, 409, 415, 503]}
     }
   },
   "/api/v1/workflows": {
@@ -93,8 +81,7 @@ const char* openapi_paths() {
         {"name": "version", "in": "query", "schema": {"type": "integer", "minimum": 1}}],
       "responses": {
         "200": {"description": "The definition.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/WorkflowDetail"}}}},
-        "400": {"$ref": "#/components/responses/BadRequest"},
-        "404": {"$ref": "#/components/responses/NotFound"}}
+        "errors": [400, 404]}
     }
   },
   "/api/v1/events": {
@@ -107,8 +94,7 @@ const char* openapi_paths() {
         {"name": "wait", "in": "query", "schema": {"type": "number", "minimum": 0, "maximum": 60, "default": 0}, "description": "Seconds to wait when there is no event yet; answers as soon as one exists."}],
       "responses": {
         "200": {"description": "Events (possibly none).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EventPage"}}}},
-        "400": {"$ref": "#/components/responses/BadRequest"},
-        "503": {"$ref": "#/components/responses/Unavailable"}}
+        "errors": [400, 503]}
     }
   },
   "/api/v1/events/stream": {
@@ -120,8 +106,7 @@ const char* openapi_paths() {
         {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0}}],
       "responses": {
         "200": {"description": "An endless stream; comment lines keep it alive.", "content": {"text/event-stream": {"schema": {"type": "string"}}}},
-        "400": {"$ref": "#/components/responses/BadRequest"},
-        "503": {"$ref": "#/components/responses/Unavailable"}}
+        "errors": [400, 503]}
     }
   },
   "/api/v1/openapi.json": {
@@ -136,7 +121,7 @@ const char* openapi_paths() {
     "get": {"summary": "Readiness: recovery is done and the store answers.", "operationId": "readyz",
       "responses": {
         "200": {"description": "Ready.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Ready"}}}},
-        "503": {"$ref": "#/components/responses/Unavailable"}}}
+        "errors": [503]}}
   },
   "/metrics": {
     "get": {"summary": "Prometheus text format.", "operationId": "metrics",
@@ -145,11 +130,68 @@ const char* openapi_paths() {
 })json";
 }
 
-const boost::json::value& openapi_document() {
-  static const boost::json::value doc = [] {
-    boost::json::object d;
+namespace {
+
+namespace json = boost::json;
+
+json::object schema_of(const char* type) {
+  return {{"schema", json::object{{"type", type}}}};
+}
+
+json::object error_response(const openapi_error& e, const char* schema) {
+  json::object r{{"description", e.description}};
+  if (e.header == openapi_header::allow)
+    r["headers"] = json::object{{"Allow", schema_of("string")}};
+  else if (e.header == openapi_header::retry_after)
+    r["headers"] = json::object{{"Retry-After", schema_of("integer")}};
+  auto ref = json::object{{"$ref", std::string("#/components/schemas/") + schema}};
+  r["content"] = json::object{{"application/json", json::object{{"schema", ref}}}};
+  return r;
+}
+
+// A status that the API has no error answer for is a mistake in the paths'
+// text: it throws, as a malformed text does.
+const openapi_error& error_for(const openapi_errors& errors, int status) {
+  for (auto& e : errors.responses)
+    for (auto s : e.statuses)
+      if (s == status)
+        return e;
+  throw std::logic_error("openapi: no error answer for status "
+                         + std::to_string(status));
+}
+
+// Each operation refers to the one description of each of its error answers
+// instead of repeating it.
+void add_error_responses(json::object& paths, const openapi_errors& errors) {
+  for (auto& path : paths) {
+    for (auto& op : path.value().as_object()) {
+      auto& responses = op.value().as_object()["responses"].as_object();
+      auto list = responses.if_contains("errors");
+      if (list == nullptr)
+        continue;
+      for (auto& s : list->as_array()) {
+        auto status = static_cast<int>(s.as_int64());
+        responses[std::to_string(status)] = json::object{
+          {"$ref", std::string("#/components/responses/")
+                     + error_for(errors, status).name}};
+      }
+      responses.erase("errors");
+    }
+  }
+}
+
+void add_error_components(json::object& responses, const openapi_errors& errors) {
+  for (auto& e : errors.responses)
+    responses[e.name] = error_response(e, errors.schema);
+}
+
+} // namespace
+
+const json::value& openapi_document() {
+  static const json::value doc = [] {
+    json::object d;
     d["openapi"] = "3.0.3";
-    d["info"] = boost::json::object{
+    d["info"] = json::object{
       {"title", "stepwise"},
       {"version", STEPWISE_VERSION},
       {"description",
@@ -160,26 +202,31 @@ const boost::json::value& openapi_document() {
        "mounted when a driver is configured) follows Ignition instead: errors "
        "are {\"localizedMessage\", \"status\"} and unknown fields are "
        "ignored."}};
-    auto paths = boost::json::parse(openapi_paths()).as_object();
-    auto infra_paths = boost::json::parse(openapi_infrastructure_paths());
-    for (auto& kv : infra_paths.as_object())
+    auto paths = json::parse(openapi_paths()).as_object();
+    add_error_responses(paths, openapi_v1_errors());
+    auto infra_paths = json::parse(openapi_infrastructure_paths()).as_object();
+    add_error_responses(infra_paths, openapi_infrastructure_errors());
+    for (auto& kv : infra_paths)
       paths[kv.key()] = kv.value();
-    auto sinks_paths = boost::json::parse(openapi_sinks_paths());
-    for (auto& kv : sinks_paths.as_object())
+    auto sinks_paths = json::parse(openapi_sinks_paths()).as_object();
+    add_error_responses(sinks_paths, openapi_v1_errors());
+    for (auto& kv : sinks_paths)
       paths[kv.key()] = kv.value();
-    auto components = boost::json::parse(openapi_components()).as_object();
-    auto merge = [&](const char* section, const char* text) {
-      auto& into = components[section].as_object();
-      auto extra = boost::json::parse(text);
-      for (auto& kv : extra.as_object())
-        into[kv.key()] = kv.value();
-    };
-    merge("schemas", openapi_infrastructure_schemas());
-    merge("responses", openapi_infrastructure_responses());
-    merge("schemas", openapi_sinks_schemas());
+    auto components = json::parse(openapi_components()).as_object();
+    auto& schemas = components["schemas"].as_object();
+    auto infra_schemas = json::parse(openapi_infrastructure_schemas()).as_object();
+    for (auto& kv : infra_schemas)
+      schemas[kv.key()] = kv.value();
+    auto sinks_schemas = json::parse(openapi_sinks_schemas()).as_object();
+    for (auto& kv : sinks_schemas)
+      schemas[kv.key()] = kv.value();
+    json::object responses;
+    add_error_components(responses, openapi_v1_errors());
+    add_error_components(responses, openapi_infrastructure_errors());
+    components["responses"] = std::move(responses);
     d["paths"] = std::move(paths);
     d["components"] = std::move(components);
-    return boost::json::value(std::move(d));
+    return json::value(std::move(d));
   }();
   return doc;
 }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <vector>
+
 #include <boost/json.hpp>
 
 namespace stepwise::http {
@@ -9,17 +11,49 @@ namespace stepwise::http {
 /// really answers.
 const boost::json::value& openapi_document();
 
-/// Returns the `paths` object of the document as JSON text.
+// -- the parts the document is built from --------------------------------------
+
+/// A header that an error answer carries.
+enum class openapi_header { none, allow, retry_after };
+
+/// One error answer of an API, described once under `components/responses`
+/// and referred to by every operation that lists one of its statuses.
+struct openapi_error {
+  std::vector<int> statuses;
+  const char* name;
+  const char* description;
+  openapi_header header;
+};
+
+/// The error answers of one API, all with the same body schema.
+struct openapi_errors {
+  /// The body's schema, under `components/schemas`.
+  const char* schema;
+  std::vector<openapi_error> responses;
+};
+
+/// Returns the `paths` object of `/api/v1` and the probes as JSON text. An
+/// operation's `responses` list its error statuses as `"errors": [...]` (not
+/// OpenAPI): openapi_document() replaces the list by references to the
+/// answers of openapi_v1_errors().
 const char* openapi_paths();
 
-/// Returns the `components` object of the document as JSON text.
+/// Returns the `components` object of the document (without the error
+/// responses) as JSON text.
 const char* openapi_components();
 
-/// Returns the Infrastructure API's paths, schemas and shared responses
-/// (merged into the document above) as JSON text.
+/// Returns the error answers of `/api/v1` (body: `Error`).
+const openapi_errors& openapi_v1_errors();
+
+/// Returns the Infrastructure API's paths (with `"errors"` lists, as above,
+/// for openapi_infrastructure_errors()) and schemas as JSON text, merged
+/// into the document.
 const char* openapi_infrastructure_paths();
 const char* openapi_infrastructure_schemas();
-const char* openapi_infrastructure_responses();
+
+/// Returns the Infrastructure API's error answers (body:
+/// `InfrastructureErrorResponse`).
+const openapi_errors& openapi_infrastructure_errors();
 
 /// Returns the outbox's path and schemas (merged likewise) as JSON text.
 const char* openapi_sinks_paths();

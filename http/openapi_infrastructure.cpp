@@ -1,6 +1,7 @@
-// The Infrastructure API part of our OpenAPI document: the routes and
-// schemas of shared/specs/vim_infrastructure.yaml (Ignition), as mounted
-// under /api/infrastructure when a driver is configured.
+// The Infrastructure API part of our OpenAPI document: the routes, schemas
+// and error answers of the Ignition Infrastructure API
+// (vim_infrastructure.yaml, Ignition 1.1.0), as mounted under
+// /api/infrastructure when a driver is configured.
 
 #include "http/openapi.hpp"
 
@@ -15,12 +16,7 @@ const char* openapi_infrastructure_paths() {
       "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CreateInfrastructureRequest"}}}},
       "responses": {
         "202": {"description": "Accepted; completion is reported by the infrastructure_task operation (event infrastructure_task_completed).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/InfrastructureAccepted"}}}},
-        "400": {"$ref": "#/components/responses/InfrastructureBadRequest"},
-        "405": {"$ref": "#/components/responses/InfrastructureMethodNotAllowed"},
-        "413": {"$ref": "#/components/responses/InfrastructureError"},
-        "415": {"$ref": "#/components/responses/InfrastructureError"},
-        "500": {"$ref": "#/components/responses/InfrastructureError"},
-        "503": {"$ref": "#/components/responses/InfrastructureUnavailable"}}
+        "errors": [400, 405, 413, 415, 500, 503]}
     }
   },
   "/api/infrastructure/delete": {
@@ -30,12 +26,7 @@ const char* openapi_infrastructure_paths() {
       "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/DeleteInfrastructureRequest"}}}},
       "responses": {
         "202": {"description": "Accepted.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/InfrastructureAccepted"}}}},
-        "400": {"$ref": "#/components/responses/InfrastructureBadRequest"},
-        "405": {"$ref": "#/components/responses/InfrastructureMethodNotAllowed"},
-        "413": {"$ref": "#/components/responses/InfrastructureError"},
-        "415": {"$ref": "#/components/responses/InfrastructureError"},
-        "500": {"$ref": "#/components/responses/InfrastructureError"},
-        "503": {"$ref": "#/components/responses/InfrastructureUnavailable"}}
+        "errors": [400, 405, 413, 415, 500, 503]}
     }
   },
   "/api/infrastructure/query": {
@@ -45,12 +36,7 @@ const char* openapi_infrastructure_paths() {
       "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/InfrastructureTaskQuery"}}}},
       "responses": {
         "200": {"description": "The task.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/InfrastructureTask"}}}},
-        "400": {"$ref": "#/components/responses/InfrastructureBadRequest"},
-        "405": {"$ref": "#/components/responses/InfrastructureMethodNotAllowed"},
-        "413": {"$ref": "#/components/responses/InfrastructureError"},
-        "415": {"$ref": "#/components/responses/InfrastructureError"},
-        "500": {"$ref": "#/components/responses/InfrastructureError"},
-        "503": {"$ref": "#/components/responses/InfrastructureUnavailable"}}
+        "errors": [400, 405, 413, 415, 500, 503]}
     }
   },
   "/api/infrastructure/find": {
@@ -60,12 +46,7 @@ const char* openapi_infrastructure_paths() {
       "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/FindInfrastructureRequest"}}}},
       "responses": {
         "200": {"description": "The match, or {\"result\": null}.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/FindInfrastructureResponse"}}}},
-        "400": {"$ref": "#/components/responses/InfrastructureBadRequest"},
-        "405": {"$ref": "#/components/responses/InfrastructureMethodNotAllowed"},
-        "413": {"$ref": "#/components/responses/InfrastructureError"},
-        "415": {"$ref": "#/components/responses/InfrastructureError"},
-        "500": {"$ref": "#/components/responses/InfrastructureError"},
-        "503": {"$ref": "#/components/responses/InfrastructureUnavailable"}}
+        "errors": [400, 405, 413, 415, 500, 503]}
     }
   }
 })json";
@@ -130,13 +111,25 @@ const char* openapi_infrastructure_schemas() {
 })json";
 }
 
-const char* openapi_infrastructure_responses() {
-  return R"json({
-  "InfrastructureBadRequest": {"description": "Malformed JSON, a missing or wrong-typed field, an empty or invalid template, an unreachable deployment location, or unknown infrastructure or request.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/InfrastructureErrorResponse"}}}},
-  "InfrastructureMethodNotAllowed": {"description": "Only POST; the Allow header says so.", "headers": {"Allow": {"schema": {"type": "string"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/InfrastructureErrorResponse"}}}},
-  "InfrastructureError": {"description": "Body too large (413), not JSON (415), or a driver error (500).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/InfrastructureErrorResponse"}}}},
-  "InfrastructureUnavailable": {"description": "The driver cannot handle the request now, or the task monitor could not be started (the message says the task is not monitored). Retry after Retry-After.", "headers": {"Retry-After": {"schema": {"type": "integer"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/InfrastructureErrorResponse"}}}}
-})json";
+const openapi_errors& openapi_infrastructure_errors() {
+  static const openapi_errors errors{
+    "InfrastructureErrorResponse",
+    {{{400}, "InfrastructureBadRequest",
+      "Malformed JSON, a missing or wrong-typed field, an empty or invalid "
+      "template, an unreachable deployment location, or unknown "
+      "infrastructure or request.",
+      openapi_header::none},
+     {{405}, "InfrastructureMethodNotAllowed",
+      "Only POST; the Allow header says so.", openapi_header::allow},
+     {{413, 415, 500}, "InfrastructureError",
+      "Body too large (413), not JSON (415), or a driver error (500).",
+      openapi_header::none},
+     {{503}, "InfrastructureUnavailable",
+      "The driver cannot handle the request now, or the task monitor could "
+      "not be started (the message says the task is not monitored). Retry "
+      "after Retry-After.",
+      openapi_header::retry_after}}};
+  return errors;
 }
 
 } // namespace stepwise::http

@@ -1,5 +1,6 @@
-// The `components` of our OpenAPI document: schemas and shared responses.
-// Kept apart from the paths so that each file stays readable.
+// The `components` of our OpenAPI document: schemas, parameters and the
+// error answers of /api/v1. Kept apart from the paths so that each file
+// stays readable.
 
 #include "http/openapi.hpp"
 
@@ -121,19 +122,38 @@ const char* openapi_components() {
     "Ready": {"type": "object", "required": ["status", "store"],
               "properties": {"status": {"type": "string", "enum": ["ready"]}, "store": {"type": "string"}}}
   },
-  "responses": {
-    "BadRequest": {"description": "Malformed JSON, a missing, wrong-typed or unknown field, an unknown workflow, or a malformed query parameter.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-    "NotFound": {"description": "No such resource.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-    "MethodNotAllowed": {"description": "The path does not serve this method; the Allow header lists those it does.", "headers": {"Allow": {"schema": {"type": "string"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-    "Conflict": {"description": "The operation's state does not allow this, or the idempotency key was used with a different request.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-    "PayloadTooLarge": {"description": "The body exceeds the configured limit.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-    "UnsupportedMediaType": {"description": "The Content-Type is not JSON (a missing Content-Type is read as JSON).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-    "Unavailable": {"description": "Shutting down, the store is unavailable, the engine did not answer in time, or too many waiting requests. Retry after the Retry-After header.", "headers": {"Retry-After": {"schema": {"type": "integer"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
-  },
   "parameters": {
     "OperationId": {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}
   }
 })json";
+}
+
+const openapi_errors& openapi_v1_errors() {
+  static const openapi_errors errors{
+    "Error",
+    {{{400}, "BadRequest",
+      "Malformed JSON, a missing, wrong-typed or unknown field, an unknown "
+      "workflow, or a malformed query parameter.",
+      openapi_header::none},
+     {{404}, "NotFound", "No such resource.", openapi_header::none},
+     {{405}, "MethodNotAllowed",
+      "The path does not serve this method; the Allow header lists those it "
+      "does.",
+      openapi_header::allow},
+     {{409}, "Conflict",
+      "The operation's state does not allow this, or the idempotency key was "
+      "used with a different request.",
+      openapi_header::none},
+     {{413}, "PayloadTooLarge", "The body exceeds the configured limit.",
+      openapi_header::none},
+     {{415}, "UnsupportedMediaType",
+      "The Content-Type is not JSON (a missing Content-Type is read as JSON).",
+      openapi_header::none},
+     {{503}, "Unavailable",
+      "Shutting down, the store is unavailable, the engine did not answer in "
+      "time, or too many waiting requests. Retry after the Retry-After header.",
+      openapi_header::retry_after}}};
+  return errors;
 }
 
 } // namespace stepwise::http

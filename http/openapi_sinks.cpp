@@ -12,7 +12,7 @@ const char* openapi_sinks_paths() {
       "operationId": "listSinks",
       "responses": {
         "200": {"description": "Every configured sink (none without an outbox).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SinkList"}}}},
-        "503": {"$ref": "#/components/responses/Unavailable"}}
+        "errors": [503]}
     }
   }
 })json";

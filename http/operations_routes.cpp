@@ -88,13 +88,14 @@ void show(const router& r, const route_context& ctx, request& rq,
   write_json(res, 200, to_json(*op));
 }
 
-template <class Command>
+// Cancel and retry: the same request and answer around another engine call.
+template <caf::expected<operation> (engine::*Command)(const std::string&)>
 void command(const router& r, const route_context& ctx, request& rq,
-             httplib::Response& res, Command cmd) {
+             httplib::Response& res) {
   if (failed(r, rq, res, query{rq.raw}.only({}))
       || failed(r, rq, res, check_empty_command(rq.body, ctx.lim.max_json_depth)))
     return;
-  auto op = cmd(rq.params[0]);
+  auto op = (ctx.eng.*Command)(rq.params[0]);
   if (!op)
     return r.write(rq.raw.path, res, from_engine(op.error()));
   write_json(res, 202, to_json(*op));
@@ -103,28 +104,12 @@ void command(const router& r, const route_context& ctx, request& rq,
 } // namespace
 
 void add_operations_routes(router& r, const route_context& ctx) {
-  // The router outlives its routes, so handlers may keep a reference to it.
-  const router* rp = &r;
-  r.add("POST", base, [rp, ctx](request& rq, httplib::Response& res) {
-    start(*rp, ctx, rq, res);
-  });
-  r.add("GET", base, [rp, ctx](request& rq, httplib::Response& res) {
-    list(*rp, ctx, rq, res);
-  });
-  r.add("GET", std::string(base) + "/{id}",
-        [rp, ctx](request& rq, httplib::Response& res) {
-          show(*rp, ctx, rq, res);
-        });
-  r.add("POST", std::string(base) + "/{id}/cancel",
-        [rp, ctx](request& rq, httplib::Response& res) {
-          command(*rp, ctx, rq, res,
-                  [&](const std::string& id) { return ctx.eng.cancel(id); });
-        });
-  r.add("POST", std::string(base) + "/{id}/retry",
-        [rp, ctx](request& rq, httplib::Response& res) {
-          command(*rp, ctx, rq, res,
-                  [&](const std::string& id) { return ctx.eng.retry(id); });
-        });
+  std::string ops = base;
+  add_route(r, ctx, "POST", ops, start);
+  add_route(r, ctx, "GET", ops, list);
+  add_route(r, ctx, "GET", ops + "/{id}", show);
+  add_route(r, ctx, "POST", ops + "/{id}/cancel", command<&engine::cancel>);
+  add_route(r, ctx, "POST", ops + "/{id}/retry", command<&engine::retry>);
 }
 
 } // namespace stepwise::http

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <string>
 
 namespace stepwise::http {
 
@@ -16,6 +17,15 @@ extern thread_local std::optional<std::chrono::steady_clock::time_point>
   request_started;
 
 } // namespace detail
+
+namespace {
+
+api_error body_too_large(size_t max_body_bytes) {
+  return {413, "payload_too_large",
+          "request body exceeds " + std::to_string(max_body_bytes) + " bytes"};
+}
+
+} // namespace
 
 bool has_body(const httplib::Request& req) {
   if (req.has_header("Transfer-Encoding"))
@@ -74,10 +84,7 @@ bool router::read_body(const httplib::Request& req, httplib::Response& res,
   // httplib may have judged the length itself (a Content-Length over the
   // limit, status 413, the body skipped).
   if (too_big || res.status == 413)
-    write(req.path, res,
-          {413, "payload_too_large",
-           "request body exceeds " + std::to_string(limits_.max_body_bytes)
-             + " bytes"});
+    write(req.path, res, body_too_large(limits_.max_body_bytes));
   else
     write(req.path, res, {400, "bad_request", "request body could not be read"});
   if (!ok)
@@ -96,17 +103,20 @@ bool router::pre_route(const httplib::Request& req,
 
 bool router::check_early(const httplib::Request& req,
                          httplib::Response& res) const {
+  // The rest of the request is never read: the connection closes after the
+  // answer.
+  auto refuse = [&](const api_error& e) {
+    write(req.path, res, e);
+    force_close(res);
+    return true;
+  };
   size_t header_bytes = 0;
   for (auto& kv : req.headers)
     header_bytes += kv.first.size() + kv.second.size();
-  if (header_bytes > limits_.max_header_bytes) {
-    write(req.path, res,
-          {431, "header_too_large",
-           "request headers exceed " + std::to_string(limits_.max_header_bytes)
-             + " bytes"});
-    force_close(res);
-    return true;
-  }
+  if (header_bytes > limits_.max_header_bytes)
+    return refuse({431, "header_too_large",
+                   "request headers exceed "
+                     + std::to_string(limits_.max_header_bytes) + " bytes"});
   bool body_methods = req.method == "POST" || req.method == "PUT"
                       || req.method == "PATCH" || req.method == "DELETE";
   if (body_methods) {
@@ -115,14 +125,8 @@ bool router::check_early(const httplib::Request& req,
     auto len = req.get_header_value("Content-Length");
     if (len.size() > 12
         || (!len.empty()
-            && std::strtoull(len.c_str(), nullptr, 10) > limits_.max_drain_bytes)) {
-      write(req.path, res,
-            {413, "payload_too_large",
-             "request body exceeds " + std::to_string(limits_.max_body_bytes)
-               + " bytes"});
-      force_close(res);
-      return true;
-    }
+            && std::strtoull(len.c_str(), nullptr, 10) > limits_.max_drain_bytes))
+      return refuse(body_too_large(limits_.max_body_bytes));
     return false;
   }
   bool no_handler = req.method != "GET" && req.method != "HEAD"

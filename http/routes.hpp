@@ -1,6 +1,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <utility>
 
 #include "engine/engine.hpp"
 #include "http/event_hub.hpp"
@@ -20,6 +22,20 @@ struct route_context {
   /// The outbox's sinks; empty without an outbox.
   const sinks_source& sinks;
 };
+
+/// A route's handler: the router writes its errors, the context serves the
+/// rest.
+using route_handler = void (*)(const router& r, const route_context& ctx,
+                               request& rq, httplib::Response& res);
+
+/// Adds `method pattern`, answered by `h`. The router outlives its routes,
+/// so the handler may keep a reference to it.
+inline void add_route(router& r, const route_context& ctx, std::string method,
+                      std::string pattern, route_handler h) {
+  const router* rp = &r;
+  r.add(std::move(method), std::move(pattern),
+        [rp, ctx, h](request& rq, httplib::Response& res) { h(*rp, ctx, rq, res); });
+}
 
 /// `POST /api/v1/operations`, `GET /api/v1/operations[/{id}]`,
 /// `POST /api/v1/operations/{id}/cancel|retry`.

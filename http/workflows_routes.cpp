@@ -51,15 +51,8 @@ void show(const router& r, const route_context& ctx, request& rq,
 } // namespace
 
 void add_workflows_routes(router& r, const route_context& ctx) {
-  const router* rp = &r;
-  r.add("GET", "/api/v1/workflows",
-        [rp, ctx](request& rq, httplib::Response& res) {
-          list(*rp, ctx, rq, res);
-        });
-  r.add("GET", "/api/v1/workflows/{name}",
-        [rp, ctx](request& rq, httplib::Response& res) {
-          show(*rp, ctx, rq, res);
-        });
+  add_route(r, ctx, "GET", "/api/v1/workflows", list);
+  add_route(r, ctx, "GET", "/api/v1/workflows/{name}", show);
 }
 
 } // namespace stepwise::http

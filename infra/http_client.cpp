@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include <pthread.h>
+#include <signal.h>
 
 #include "infra/http_transfer.hpp"
 
@@ -158,6 +159,12 @@ void http_client::impl::request_stop(std::string why) {
 void http_client::impl::run() {
   auto name = opts.thread_name.substr(0, 15);
   pthread_setname_np(pthread_self(), name.c_str());
+  // libcurl avoids SIGPIPE where it can (MSG_NOSIGNAL); should one come
+  // anyway it stays pending on this thread instead of ending the process.
+  sigset_t blocked;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
   std::vector<std::unique_ptr<http_transfer>> batch;
   auto err = shutting_down();
   for (;;) {

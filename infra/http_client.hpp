@@ -15,6 +15,7 @@ namespace stepwise::infra {
 
 // -- requests and responses ---------------------------------------------------
 
+/// The methods a request may use (`del` is DELETE: `delete` is a keyword).
 enum class http_method : uint8_t { get, post, put, del };
 
 std::string_view to_string(http_method x); // "GET", "POST", "PUT", "DELETE"
@@ -106,9 +107,10 @@ struct http_client_options {
   /// Connections open at once in total, likewise; also the number of idle
   /// connections kept for reuse.
   int32_t max_total_connections = 1024;
-  /// Timeout of requests whose own `timeout` is zero.
+  /// Timeout of requests whose own `timeout` is zero (zero: none).
   std::chrono::milliseconds default_timeout = std::chrono::seconds(30);
-  /// Bound on DNS, TCP connect and TLS handshake of a new connection.
+  /// Bound on DNS, TCP connect and TLS handshake of a new connection
+  /// (zero: libcurl's 300 s).
   std::chrono::milliseconds connect_timeout = std::chrono::seconds(10);
   /// Verify the server's certificate and host name on `https://`. Turn it
   /// off only for tests and trusted networks.
@@ -116,7 +118,7 @@ struct http_client_options {
   /// PEM file of the certificate authorities to trust instead of the
   /// system's; empty: the system's.
   std::string ca_file;
-  /// A longer response body fails the request with `other`.
+  /// A longer response body fails the request with `other` (zero: no limit).
   size_t max_response_bytes = size_t{64} << 20;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <cstdint>
 #include <string_view>
 
 namespace stepwise::infra::detail {
@@ -88,7 +89,7 @@ std::optional<http_error> http_transfer::prepare(const http_client_options& opts
     return http_error{http_error_kind::other, "curl_easy_init failed"};
   if (auto err = set_headers())
     return err;
-  max_body_ = opts.max_response_bytes;
+  max_body_ = opts.max_response_bytes > 0 ? opts.max_response_bytes : SIZE_MAX;
   auto timeout = req_.timeout.count() > 0 ? req_.timeout : opts.default_timeout;
   CURLcode rc = CURLE_OK;
   auto set = [&](CURLoption opt, auto value) {

@@ -38,6 +38,15 @@ void encode_steps(std::string& out, const std::vector<step_record>& steps);
 [[nodiscard]] caf::expected<std::vector<step_record>>
 decode_steps(std::string_view text);
 
+/// Appends `signals` to `out` as a JSON array of objects: `n` name, `i` id,
+/// `p` payload, `at` received time (us), `c` the step that consumed it
+/// (left out while none did). An empty list is `[]`.
+void encode_signals(std::string& out, const std::vector<signal_record>& signals);
+
+/// Parses what `encode_signals` wrote.
+[[nodiscard]] caf::expected<std::vector<signal_record>>
+decode_signals(std::string_view text);
+
 /// Returns `x` as compact JSON text (operation input and data, event extra),
 /// always valid UTF-8 (see json_text.hpp).
 std::string encode_object(const boost::json::object& x);

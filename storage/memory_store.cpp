@@ -28,10 +28,16 @@ caf::expected<commit_result> memory_store::commit(const std::vector<checkpoint>&
       }
     } else {
       auto i = ops_.find(op.id);
-      if (i == ops_.end() || i->second.revision != op.revision - 1)
+      if (i == ops_.end() || i->second.revision != op.revision - 1) {
         status = write_status::stale_revision;
-      else
+      } else {
+        // As the SQL stores: what admission rounds own stays.
+        auto adm = i->second.admission;
+        auto blocked = std::move(i->second.blocked_by);
         i->second = op;
+        i->second.admission = adm;
+        i->second.blocked_by = std::move(blocked);
+      }
     }
     res.status.push_back(status);
     if (status != write_status::ok)

@@ -25,6 +25,10 @@ op_row encode_op_row(const operation& op, checkpoint::kind what,
   row.deadline = codec::encode_time(op.deadline);
   row.revision = op.revision;
   row.wake_at = codec::encode_time(op.wake_at);
+  buf.signals.clear();
+  codec::encode_signals(buf.signals, op.signals);
+  row.signals = buf.signals;
+  row.pause_requested = op.pause_requested ? 1 : 0;
   if (what == checkpoint::kind::create) {
     buf.input.clear();
     if (op.input)
@@ -36,6 +40,11 @@ op_row encode_op_row(const operation& op, checkpoint::kind what,
     if (!op.idempotency_key.empty())
       row.idempotency_key = op.idempotency_key;
     row.request_hash = op.request_hash;
+    if (!op.key.empty())
+      row.queue_key = op.key;
+    if (op.admission != admission::none)
+      row.admission = to_string(op.admission);
+    row.blocked_by = op.blocked_by;
   }
   return row;
 }
@@ -57,6 +66,11 @@ op_row read_op_row(const column_reader& cols) {
   row.request_hash = cols.text(12);
   row.revision = cols.int64(13);
   row.wake_at = cols.optional_int64(14);
+  row.signals = cols.text(15);
+  row.queue_key = cols.optional_text(16);
+  row.admission = cols.optional_text(17);
+  row.blocked_by = cols.text(18);
+  row.pause_requested = static_cast<int32_t>(cols.int64(19));
   return row;
 }
 
@@ -91,6 +105,21 @@ caf::expected<operation> decode_op_row(const op_row& row) {
   op.request_hash = std::string{row.request_hash};
   op.revision = row.revision;
   op.wake_at = codec::decode_time(row.wake_at);
+  auto signals = codec::decode_signals(row.signals);
+  if (!signals)
+    return std::move(signals.error());
+  op.signals = std::move(*signals);
+  op.key = std::string{row.queue_key.value_or("")};
+  if (row.admission) {
+    auto adm = parse_admission(*row.admission);
+    if (!adm)
+      return make_error(errc::store_failure,
+                        "reading operation '" + op.id + "' failed: unknown admission '"
+                          + std::string{*row.admission} + "'");
+    op.admission = *adm;
+  }
+  op.blocked_by = std::string{row.blocked_by};
+  op.pause_requested = row.pause_requested != 0;
   return op;
 }
 

@@ -17,7 +17,8 @@
 #define STEPWISE_OP_COLUMNS                                                    \
   "id, workflow, workflow_version, state, input, data, steps, error, "         \
   "created_at, updated_at, deadline, idempotency_key, request_hash, "          \
-  "revision, wake_at"
+  "revision, wake_at, signals, queue_key, admission, blocked_by, "           \
+  "pause_requested"
 
 namespace stepwise {
 
@@ -53,6 +54,14 @@ struct op_row {
   std::string_view request_hash;
   int64_t revision = 0;
   std::optional<int64_t> wake_at;
+  /// JSON array of signal records (`codec::encode_signals`).
+  std::string_view signals;
+  /// NULL when the operation has no serialization key.
+  std::optional<std::string_view> queue_key;
+  /// NULL (`admission::none`), `queued` or `admitted`.
+  std::optional<std::string_view> admission;
+  std::string_view blocked_by;
+  int32_t pause_requested = 0;
 };
 
 /// The JSON text of one row being written. Reused from row to row (and
@@ -63,12 +72,15 @@ struct op_row_buffers {
   std::string input;
   std::string data;
   std::string steps;
+  std::string signals;
 };
 
 /// Returns the row of `op`. An update (`what`) leaves the columns fixed at
 /// creation unset (`input`, `created_at`, `idempotency_key`,
-/// `request_hash`): no backend writes them then, and encoding the input
-/// again on every checkpoint would cost for nothing.
+/// `request_hash`, `queue_key`): no backend writes them then, and encoding
+/// the input again on every checkpoint would cost for nothing. Neither
+/// writes `admission` and `blocked_by` on an update: admission rounds own
+/// them once the operation exists.
 [[nodiscard]] op_row encode_op_row(const operation& op, checkpoint::kind what,
                                    op_row_buffers& buf);
 

@@ -30,6 +30,8 @@ void pg_op_columns::add(const op_row& row) {
   deadline_.add(row.deadline);
   revision_.add(row.revision);
   wake_.add(row.wake_at);
+  signals_.add(row.signals);
+  pause_.add(int64_t{row.pause_requested});
   // An update sends only what it writes: these would cost a copy per row
   // for nothing.
   if (what_ == checkpoint::kind::create) {
@@ -39,6 +41,9 @@ void pg_op_columns::add(const op_row& row) {
     created_.add(row.created_at);
     key_.add(row.idempotency_key);
     hash_.add(row.request_hash);
+    queue_key_.add(row.queue_key);
+    admission_.add(row.admission);
+    blocked_by_.add(row.blocked_by);
   }
 }
 
@@ -46,10 +51,12 @@ pg_params pg_op_columns::params(const std::string* owner) const {
   if (what_ == checkpoint::kind::create)
     return binary_params({&id_, &workflow_, &version_, &state_, &input_,
                           &data_, &steps_, &error_, &created_, &updated_,
-                          &deadline_, &key_, &hash_, &revision_, &wake_},
+                          &deadline_, &key_, &hash_, &revision_, &wake_,
+                          &signals_, &queue_key_, &admission_, &blocked_by_,
+                          &pause_},
                          owner);
   return binary_params({&id_, &state_, &data_, &steps_, &error_, &updated_,
-                        &deadline_, &revision_, &wake_},
+                        &deadline_, &revision_, &wake_, &signals_, &pause_},
                        owner);
 }
 

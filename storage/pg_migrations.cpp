@@ -74,7 +74,17 @@ ALTER TABLE operations ADD COLUMN owner TEXT;
 CREATE INDEX operations_active_by_owner ON operations (owner)
   WHERE state NOT IN ('succeeded', 'failed', 'canceled');
 )sql"},
-  {3, "sink cursors", R"sql(
+  {3, "signals, serialization keys, admission, pause", R"sql(
+ALTER TABLE operations ADD COLUMN signals TEXT NOT NULL DEFAULT '[]',
+  ADD COLUMN queue_key TEXT, ADD COLUMN admission TEXT,
+  ADD COLUMN blocked_by TEXT NOT NULL DEFAULT '',
+  ADD COLUMN pause_requested INTEGER NOT NULL DEFAULT 0;
+-- Admission rounds read the live operations that hold or wait for a key
+-- or a slot, oldest first.
+CREATE INDEX operations_admission ON operations (created_at, id)
+  WHERE admission IS NOT NULL AND state NOT IN ('succeeded', 'failed', 'canceled');
+)sql"},
+  {4, "sink cursors", R"sql(
 CREATE TABLE sink_cursors (
   name TEXT PRIMARY KEY,
   cursor BIGINT NOT NULL,

@@ -19,19 +19,23 @@ namespace {
   "FROM unnest($1::TEXT[], $2::TEXT[], $3::INTEGER[], $4::TEXT[], "            \
   "$5::TEXT[], $6::TEXT[], $7::TEXT[], $8::TEXT[], $9::BIGINT[], "             \
   "$10::BIGINT[], $11::BIGINT[], $12::TEXT[], $13::TEXT[], $14::BIGINT[], "    \
-  "$15::BIGINT[]) WITH ORDINALITY AS u(" STEPWISE_OP_COLUMNS ", ord) "         \
+  "$15::BIGINT[], $16::TEXT[], $17::TEXT[], $18::TEXT[], $19::TEXT[], "        \
+  "$20::INTEGER[]) WITH ORDINALITY AS u(" STEPWISE_OP_COLUMNS ", ord) "        \
   "ORDER BY u.ord ON CONFLICT DO NOTHING RETURNING id"
 
 // The ids of one statement's rows are distinct (pg_commit splits the batch
 // where an id repeats), so each row is matched once. Input, creation time,
-// idempotency key and request hash are fixed at creation.
+// idempotency key, request hash and serialization key are fixed at
+// creation; the admission columns belong to admission rounds.
 #define SW_UPDATE_MANY(OWNER_SET, OWNER_COND)                                  \
   "UPDATE operations o SET state = u.state, data = u.data, steps = u.steps, "  \
   "error = u.error, updated_at = u.updated_at, deadline = u.deadline, "        \
-  "revision = u.revision, wake_at = u.wake_at" OWNER_SET " "                   \
+  "revision = u.revision, wake_at = u.wake_at, signals = u.signals, "          \
+  "pause_requested = u.pause_requested" OWNER_SET " "                          \
   "FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], "   \
-  "$6::BIGINT[], $7::BIGINT[], $8::BIGINT[], $9::BIGINT[]) AS u(id, state, "   \
-  "data, steps, error, updated_at, deadline, revision, wake_at) "              \
+  "$6::BIGINT[], $7::BIGINT[], $8::BIGINT[], $9::BIGINT[], $10::TEXT[], "      \
+  "$11::INTEGER[]) AS u(id, state, data, steps, error, updated_at, deadline, " \
+  "revision, wake_at, signals, pause_requested) "                              \
   "WHERE o.id = u.id AND o.revision = u.revision - 1" OWNER_COND               \
   " RETURNING o.id"
 
@@ -42,14 +46,14 @@ struct statement {
 
 constexpr statement statements[] = {
   {pg_stmt::create_many, SW_CREATE_MANY("", "")},
-  {pg_stmt::create_many_owned, SW_CREATE_MANY(", owner", ", $16")},
+  {pg_stmt::create_many_owned, SW_CREATE_MANY(", owner", ", $21")},
   {pg_stmt::update_many, SW_UPDATE_MANY("", "")},
   // A process writes the operations it owns, and adopts a terminal one
   // that it resumes (retry): no process drives a terminal operation, and
   // the revision check lets only one of two concurrent retries win.
   {pg_stmt::update_many_owned,
-   SW_UPDATE_MANY(", owner = $10",
-                  " AND (o.owner = $10 OR o.state IN " SW_TERMINAL ")")},
+   SW_UPDATE_MANY(", owner = $12",
+                  " AND (o.owner = $12 OR o.state IN " SW_TERMINAL ")")},
   {pg_stmt::append_events,
    "WITH c AS (UPDATE event_counter SET last_seq = last_seq + $1 "
    "WHERE id = 1 RETURNING last_seq), "

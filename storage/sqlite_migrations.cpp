@@ -19,7 +19,7 @@ struct migration {
 // Append-only: a released migration is never edited, since databases in
 // the field already ran it. Change the schema with a new entry.
 // Times are microseconds since the Unix epoch; JSON is stored as text.
-constexpr std::array<migration, 2> migrations{{
+constexpr std::array<migration, 3> migrations{{
   {1, "operations and events", R"sql(
 CREATE TABLE operations (
   id               TEXT PRIMARY KEY NOT NULL,
@@ -64,7 +64,19 @@ CREATE TABLE events (
   extra        TEXT
 );
 )sql"},
-  {2, "sink cursors", R"sql(
+  {2, "signals, serialization keys, admission, pause", R"sql(
+ALTER TABLE operations ADD COLUMN signals TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE operations ADD COLUMN queue_key TEXT;
+ALTER TABLE operations ADD COLUMN admission TEXT;
+ALTER TABLE operations ADD COLUMN blocked_by TEXT NOT NULL DEFAULT '';
+ALTER TABLE operations ADD COLUMN pause_requested INTEGER NOT NULL DEFAULT 0;
+-- Admission rounds read the live operations that hold or wait for a key
+-- or a slot, oldest first.
+CREATE INDEX operations_admission ON operations (created_at, id)
+  WHERE admission IS NOT NULL AND state <> 'succeeded' AND state <> 'failed'
+    AND state <> 'canceled';
+)sql"},
+  {3, "sink cursors", R"sql(
 -- One row per sink of the outbox: how far it delivered the event log, and
 -- the process holding it (lease_expires_at: µs, 0 when nobody holds it).
 CREATE TABLE sink_cursors (

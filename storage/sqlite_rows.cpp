@@ -8,16 +8,18 @@ namespace stepwise::sqlite_rows {
 // idempotency key; the caller sees zero changes either way.
 const char* const insert_operation_sql
   = "INSERT INTO operations (" STEPWISE_OP_COLUMNS ") VALUES (?1, ?2, ?3, "
-    "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
-    "ON CONFLICT DO NOTHING";
+    "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
+    "?20) ON CONFLICT DO NOTHING";
 
 // Parameters numbered as the insert's, so that one binding serves both.
-// Input, creation time, idempotency key and request hash are fixed at
-// creation: an update neither rewrites nor changes them.
+// Input, creation time, idempotency key, request hash and serialization key
+// are fixed at creation: an update neither rewrites nor changes them. The
+// admission columns belong to admission rounds.
 const char* const update_operation_sql
   = "UPDATE operations SET workflow = ?2, workflow_version = ?3, state = ?4, "
     "data = ?6, steps = ?7, error = ?8, updated_at = ?10, deadline = ?11, "
-    "revision = ?14, wake_at = ?15 WHERE id = ?1 AND revision = ?14 - 1";
+    "revision = ?14, wake_at = ?15, signals = ?16, pause_requested = ?20 "
+    "WHERE id = ?1 AND revision = ?14 - 1";
 
 void bind_operation(sqlite_statement& stmt, const op_row& row) {
   stmt.bind_ref(1, row.id);
@@ -35,6 +37,11 @@ void bind_operation(sqlite_statement& stmt, const op_row& row) {
   stmt.bind_ref(13, row.request_hash);
   stmt.bind(14, row.revision);
   stmt.bind(15, row.wake_at);
+  stmt.bind_ref(16, row.signals);
+  stmt.bind_ref(17, row.queue_key);
+  stmt.bind_ref(18, row.admission);
+  stmt.bind_ref(19, row.blocked_by);
+  stmt.bind(20, int64_t{row.pause_requested});
 }
 
 const char* const select_active_sql

@@ -5,58 +5,47 @@
 namespace stepwise::test {
 
 void fake_driver::fail_with(std::optional<infra::error> e) {
-  std::lock_guard<std::mutex> g{mtx_};
-  error_ = std::move(e);
+  locked_write(error_, std::move(e));
 }
 
 void fake_driver::set_accepted(infra::accepted a) {
-  std::lock_guard<std::mutex> g{mtx_};
-  accepted_ = std::move(a);
+  locked_write(accepted_, std::move(a));
 }
 
 void fake_driver::set_task(infra::task t) {
-  std::lock_guard<std::mutex> g{mtx_};
-  task_ = std::move(t);
+  locked_write(task_, std::move(t));
 }
 
 void fake_driver::set_found(std::optional<infra::found> f) {
-  std::lock_guard<std::mutex> g{mtx_};
-  found_ = std::move(f);
+  locked_write(found_, std::move(f));
 }
 
 fake_driver::counts fake_driver::calls() const {
-  std::lock_guard<std::mutex> g{mtx_};
-  return calls_;
+  return locked_read(calls_);
 }
 
 infra::create_request fake_driver::last_create() const {
-  std::lock_guard<std::mutex> g{mtx_};
-  return last_create_;
+  return locked_read(last_create_);
 }
 
 infra::deployment_location fake_driver::last_location() const {
-  std::lock_guard<std::mutex> g{mtx_};
-  return last_location_;
+  return locked_read(last_location_);
 }
 
 std::string fake_driver::last_infrastructure_id() const {
-  std::lock_guard<std::mutex> g{mtx_};
-  return last_infrastructure_id_;
+  return locked_read(last_infrastructure_id_);
 }
 
 std::string fake_driver::last_request_id() const {
-  std::lock_guard<std::mutex> g{mtx_};
-  return last_request_id_;
+  return locked_read(last_request_id_);
 }
 
 std::string fake_driver::last_instance_name() const {
-  std::lock_guard<std::mutex> g{mtx_};
-  return last_instance_name_;
+  return locked_read(last_instance_name_);
 }
 
 std::string fake_driver::last_template_type() const {
-  std::lock_guard<std::mutex> g{mtx_};
-  return last_template_type_;
+  return locked_read(last_template_type_);
 }
 
 infra::result<infra::accepted>

@@ -3,6 +3,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "infra/driver.hpp"
 #include "engine/workflow.hpp"
@@ -51,6 +52,19 @@ public:
        const infra::deployment_location& loc) override;
 
 private:
+  // The engine's workers call the driver while the test sets and reads it.
+  template <class T>
+  T locked_read(const T& field) const {
+    std::lock_guard<std::mutex> g{mtx_};
+    return field;
+  }
+
+  template <class T>
+  void locked_write(T& field, T value) {
+    std::lock_guard<std::mutex> g{mtx_};
+    field = std::move(value);
+  }
+
   mutable std::mutex mtx_;
   std::optional<infra::error> error_;
   infra::accepted accepted_{"infra-1", "req-1"};

@@ -238,23 +238,28 @@ std::string raw_exchange(int port, const std::string& text,
   }
   std::string out;
   auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                  deadline - std::chrono::steady_clock::now())
-                  .count();
-    if (left <= 0)
-      break;
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(left)) <= 0)
-      break;
-    char buf[4096];
-    auto n = ::recv(fd, buf, sizeof(buf), 0);
-    if (n <= 0)
-      break;
-    out.append(buf, static_cast<size_t>(n));
+  while (read_some(fd, out, deadline)) {
   }
   ::close(fd);
   return out;
+}
+
+bool read_some(int fd, std::string& out,
+               std::chrono::steady_clock::time_point deadline) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                deadline - std::chrono::steady_clock::now())
+                .count();
+  if (left <= 0)
+    return false;
+  pollfd p{fd, POLLIN, 0};
+  if (::poll(&p, 1, static_cast<int>(left)) <= 0)
+    return false;
+  char buf[4096];
+  auto n = ::read(fd, buf, sizeof(buf));
+  if (n <= 0)
+    return false;
+  out.append(buf, static_cast<size_t>(n));
+  return true;
 }
 
 int raw_status(const std::string& text) {

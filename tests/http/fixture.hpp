@@ -113,6 +113,12 @@ struct http_fixture {
   size_t count_ops() const;
 };
 
+/// Waits until `fd` has data or `deadline` passes and appends what it read
+/// to `out`. Returns false at the deadline, at the end of the stream or on
+/// an error: callers loop on it until they have what they wait for.
+bool read_some(int fd, std::string& out,
+               std::chrono::steady_clock::time_point deadline);
+
 /// Sends `text` on a new TCP connection to 127.0.0.1:`port` and returns
 /// what the server sends until it closes or `timeout` passes.
 std::string raw_exchange(int port, const std::string& text,

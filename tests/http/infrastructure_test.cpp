@@ -1,6 +1,7 @@
 // The Infrastructure API (/api/infrastructure/*) against a scripted driver:
-// bodies and statuses exactly as shared/specs/vim_infrastructure.yaml says,
-// the monitor started once per request id, credentials never shown.
+// bodies and statuses exactly as the Ignition Infrastructure API
+// (vim_infrastructure.yaml, Ignition 1.1.0) says, the monitor started once
+// per request id, credentials never shown.
 
 #include <catch2/catch.hpp>
 

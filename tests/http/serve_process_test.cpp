@@ -2,7 +2,6 @@
 // exit code 0 on SIGTERM and resumes its operations after a restart.
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,20 +70,9 @@ struct child {
         if (end != std::string::npos)
           return std::atoi(err.substr(pos + marker.size(), end - pos - marker.size()).c_str());
       }
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    deadline - steady::now()).count();
-      if (left <= 0)
-        break;
-      pollfd p{err_fd, POLLIN, 0};
-      if (::poll(&p, 1, static_cast<int>(left)) <= 0)
-        break;
-      char buf[1024];
-      auto n = ::read(err_fd, buf, sizeof(buf));
-      if (n <= 0)
-        break;
-      err.append(buf, static_cast<size_t>(n));
+      if (!read_some(err_fd, err, deadline))
+        return 0;
     }
-    return 0;
   }
 
   // Waits (bounded) for the exit; returns the exit code or -1.

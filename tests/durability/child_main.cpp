@@ -1,0 +1,114 @@
+#include "tests/durability/child_main.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <thread>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+
+#include "engine/errc.hpp"
+
+namespace stepwise::test {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+int effects_fd = -1;
+effect_stamp stamp = effect_stamp::none;
+
+// One write(2) per line with O_APPEND: lines of several processes never
+// interleave, a line is whole even if we are killed right after, and the
+// page cache outlives the process.
+void append(int fd, const std::string& line) {
+  auto n = ::write(fd, line.data(), line.size());
+  (void) n;
+}
+
+int open_for_append(const std::string& path) {
+  return ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
+}
+
+int64_t wall_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
+}
+
+// Operations not yet terminal, of every process when the store is shared.
+// A failed list counts as active: the child must not exit on it.
+bool any_active(engine& eng) {
+  for (auto st : {op_state::pending, op_state::in_progress, op_state::waiting}) {
+    list_filter f;
+    f.state = st;
+    f.limit = 1;
+    auto page = eng.list(f);
+    if (!page || !page->items.empty())
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+std::optional<child_args> parse_child_args(int argc, char** argv, size_t min_own) {
+  if (argc < 4 || static_cast<size_t>(argc - 4) < min_own)
+    return std::nullopt;
+  return child_args{argv[1], argv[2], argv[3], {argv + 4, argv + argc}};
+}
+
+step_def effect_step(const std::string& name,
+                     std::optional<duration> first_retry) {
+  return make_step(name, [name, first_retry](step_context& ctx) {
+    auto line = ctx.operation_id() + " " + name + " " + std::to_string(ctx.attempt());
+    if (stamp == effect_stamp::pid_and_time)
+      line += " " + std::to_string(::getpid()) + " " + std::to_string(wall_us());
+    append(effects_fd, line + "\n");
+    if (first_retry && ctx.attempt() == 1)
+      return retry_after(*first_retry, "first attempt always retries");
+    ctx.data()[name] = ctx.attempt();
+    return done();
+  });
+}
+
+int run_child(const child_args& args, child_setup setup) {
+  effects_fd = open_for_append(args.effects);
+  stamp = setup.stamp;
+  int acked_fd = open_for_append(args.acked);
+  caf::actor_system_config cfg;
+  tune_actor_system(cfg);
+  caf::actor_system sys{cfg};
+  registry reg;
+  for (auto& wf : setup.workflows)
+    if (!reg.add(std::move(wf)))
+      return exit_bad_workflow;
+  auto eng = engine::launch(sys, setup.engine, std::move(reg));
+  if (!eng) {
+    std::cerr << message_of(eng.error()) << '\n';
+    return exit_launch_failed;
+  }
+  for (int i = 0; i < setup.starts; ++i) {
+    auto res = eng->start({setup.start_workflow, std::nullopt, {{"i", i}}, {},
+                           std::nullopt});
+    if (res)
+      append(acked_fd, res->op.id + "\n");
+  }
+  std::optional<std::chrono::steady_clock::time_point> give_up;
+  if (setup.idle_within)
+    give_up = std::chrono::steady_clock::now() + *setup.idle_within;
+  while (any_active(*eng) || !setup.exit_when_idle) {
+    if (give_up && std::chrono::steady_clock::now() > *give_up) {
+      auto s = std::chrono::duration_cast<std::chrono::seconds>(*setup.idle_within);
+      std::cerr << "child: operations still active after " << s.count() << " s\n";
+      return exit_still_active;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  eng->shutdown();
+  return 0;
+}
+
+} // namespace stepwise::test

@@ -1,0 +1,72 @@
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/engine.hpp"
+
+// The part of `main` that the durability tests' child programs share, so
+// that each child keeps only its workflows and options.
+//
+// A child runs as `CHILD STORE EFFECTS ACKED ARGS...`. Its steps append every
+// execution to EFFECTS, a file outside the store, and it appends to ACKED
+// the id of every start the engine acknowledged: the tests compare both
+// with the store after killing children.
+namespace stepwise::test {
+
+/// A child's exit statuses other than 0.
+constexpr int exit_usage = 2;
+constexpr int exit_bad_workflow = 3;
+constexpr int exit_launch_failed = 4;
+constexpr int exit_still_active = 5;
+
+/// The arguments every child takes first, then its own.
+struct child_args {
+  std::string store;
+  std::string effects;
+  std::string acked;
+  std::vector<std::string> own;
+};
+
+/// Returns the arguments, or nothing when fewer than `min_own` of the
+/// child's own follow STORE EFFECTS ACKED.
+std::optional<child_args> parse_child_args(int argc, char** argv, size_t min_own);
+
+/// What an effect line carries after "<op> <step> <attempt>".
+enum class effect_stamp {
+  none,
+  /// " <pid> <wall-clock µs>": which process ran the attempt, and when.
+  pid_and_time,
+};
+
+/// Returns a step that appends "<op> <step> <attempt>[stamp]" to EFFECTS at
+/// every execution (the stamp of the child_setup it runs in) and keeps its
+/// attempt in the operation's data. With `first_retry`, its first attempt
+/// retries after that long.
+step_def effect_step(const std::string& name,
+                     std::optional<duration> first_retry = std::nullopt);
+
+/// What a child runs.
+struct child_setup {
+  engine_config engine;
+  std::vector<workflow> workflows;
+  /// What effect_step() lines carry after "<op> <step> <attempt>".
+  effect_stamp stamp = effect_stamp::none;
+  /// Operations of this workflow to start, with inputs `{"i": 0}` to
+  /// `{"i": starts - 1}`.
+  std::string start_workflow;
+  int starts = 0;
+  /// Exit once no operation of any process is left; else run until killed.
+  bool exit_when_idle = true;
+  /// Give up (exit_still_active) after this long, so that a test fails
+  /// instead of hanging.
+  std::optional<duration> idle_within;
+};
+
+/// Opens EFFECTS and ACKED, launches the engine, starts the operations and
+/// runs as `setup` says. Returns the exit status.
+int run_child(const child_args& args, child_setup setup);
+
+} // namespace stepwise::test
