@@ -58,6 +58,8 @@ public:
 
   void stop() override;
 
+  /// One librdkafka producer handle with its delivery-report plumbing
+  /// (kafka.cpp); public for librdkafka's C callbacks.
   struct producer;
 
 private:

@@ -123,7 +123,7 @@ void runner::on_sent(sent& s) {
     pipe_.failed(s.batch);
     auto msg = scrub(message_of(s.err), ctx_->secrets);
     stats.failed.fetch_add(1, std::memory_order_relaxed);
-    stats.failed_with(msg);
+    stats.note_failure(msg);
     error_to_store_ = msg;
     if (!backing_off_)
       back_off(msg);

@@ -170,7 +170,7 @@ void runner::record_delivery(const std::vector<event>& events) {
   }
   stats.add_lags(lags);
   stats.delivered.fetch_add(events.size(), std::memory_order_relaxed);
-  stats.delivered_at(t);
+  stats.note_delivery(t);
 }
 
 void runner::publish() {

@@ -29,23 +29,26 @@ struct sink_stats {
   /// Seconds from an event's time to its acknowledgement.
   histogram<10> lag_seconds{{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30}};
 
-  /// Records the outcome of a delivery attempt at `now`.
-  void delivered_at(time_point now) {
+  /// Records a delivery acknowledged at `now` (it clears the last error).
+  void note_delivery(time_point now) {
     std::lock_guard<std::mutex> guard{mtx_};
     last_delivery_ = now;
     last_error_.clear();
   }
 
-  void failed_with(std::string error) {
+  /// Records a failed delivery's error (never holding a secret).
+  void note_failure(std::string error) {
     std::lock_guard<std::mutex> guard{mtx_};
     last_error_ = std::move(error);
   }
 
+  /// Returns the last error; empty once a delivery succeeded again.
   std::string last_error() const {
     std::lock_guard<std::mutex> guard{mtx_};
     return last_error_;
   }
 
+  /// Returns when a delivery was last acknowledged.
   std::optional<time_point> last_delivery() const {
     std::lock_guard<std::mutex> guard{mtx_};
     return last_delivery_;
@@ -57,12 +60,14 @@ struct sink_stats {
     keep_lags_ = true;
   }
 
+  /// Adds lags (milliseconds), if `keep_lags` was called.
   void add_lags(const std::vector<double>& ms) {
     std::lock_guard<std::mutex> guard{mtx_};
     if (keep_lags_)
       lags_ms_.insert(lags_ms_.end(), ms.begin(), ms.end());
   }
 
+  /// Returns the lags kept so far.
   std::vector<double> lags_ms() const {
     std::lock_guard<std::mutex> guard{mtx_};
     return lags_ms_;
