@@ -223,6 +223,9 @@ caf::message_handler dispatcher_requests(dispatcher_ptr self) {
       return rp;
     },
     [=](signal_atom, const std::string& id, signal_request& sig) -> caf::result<signal_result> {
+      if (!valid_signal_name(sig.name))
+        return make_error(errc::invalid_argument,
+                          "the signal name must be 1 to 64 characters of A-Z a-z 0-9 _ . -");
       auto rp = self->make_response_promise();
       auto req = std::make_shared<actor_request<signal_result>>();
       req->msg = caf::make_message(signal_atom::value, std::move(sig));

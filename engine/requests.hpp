@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/json.hpp>
@@ -71,6 +72,17 @@ struct signal_request {
   /// Empty: the engine makes one up (every such signal is new).
   std::string signal_id;
 };
+
+/// Returns whether `name` may name a signal.
+inline bool valid_signal_name(std::string_view name) {
+  if (name.empty() || name.size() > 64)
+    return false;
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+          || c == '_' || c == '.' || c == '-'))
+      return false;
+  return true;
+}
 
 /// The answer to a signal.
 struct signal_result {
