@@ -1,7 +1,8 @@
 #include "http/errors.hpp"
 
-#include <boost/json.hpp>
 #include <httplib.h>
+
+#include "storage/json_text.hpp"
 
 namespace stepwise::http {
 
@@ -22,12 +23,15 @@ api_error internal_error(std::string message) {
 }
 
 std::string error_body(const api_error& e) {
-  boost::json::object inner;
-  inner["code"] = e.code;
-  inner["message"] = e.message;
-  boost::json::object outer;
-  outer["error"] = std::move(inner);
-  return boost::json::serialize(outer);
+  // Messages may quote what a client sent, invalid UTF-8 included:
+  // json_text writes valid UTF-8 whatever the bytes (Boost.JSON would copy
+  // them, and the body would be no JSON).
+  std::string out = R"({"error":{"code":)";
+  json_text::append_string(out, e.code);
+  out += R"(,"message":)";
+  json_text::append_string(out, e.message);
+  out += "}}";
+  return out;
 }
 
 void write_error(httplib::Response& res, const api_error& e) {

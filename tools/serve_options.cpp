@@ -178,6 +178,18 @@ const option_spec specs[] = {
    "simulated cloud: seed of its random choices; the same seed replays the "
    "same run (default 1)",
    set_sim_seed},
+  {"sim-call-ms", "STEPWISE_SIM_CALL_MS", "MS",
+   "simulated cloud: how long each call takes to answer, like a cloud API's "
+   "round trip (default 0)",
+   set_size<&serve_options::sim_call_ms, 0, 600000>},
+  {"driver-connections", "STEPWISE_DRIVER_CONNECTIONS", "N",
+   "HTTP driver: most connections to it at once; calls beyond wait their turn, "
+   "holding no thread (default 128)",
+   set_size<&serve_options::driver_connections, 1, 65536>},
+  {"monitor-rate", "STEPWISE_MONITOR_RATE", "N",
+   "most task polls the monitor sends the driver in any second (default 10000; "
+   "cloud APIs limit their callers)",
+   set_size<&serve_options::monitor_rate, 1, 1000000>},
   {"http-threads", "STEPWISE_HTTP_THREADS", "N",
    "HTTP worker threads (default 64); each open keep-alive connection, long "
    "poll and event stream holds one",
@@ -214,12 +226,10 @@ const option_spec specs[] = {
    "(default 10)",
    set_seconds<&serve_options::lease_ttl_s, 1, 3600>},
   {"sink", "STEPWISE_SINKS", "SPEC",
-   "deliver the event log to a sink, at least once, in order (repeatable; "
-   "the variable takes several, ';'-separated): "
-   "NAME=webhook:URL[,secret-file=PATH][,timeout-ms=N][,batch=N] or "
-   "NAME=kafka:BROKERS/TOPIC[,security-protocol=P][,sasl-mechanism=M]"
-   "[,sasl-username=U][,sasl-password-file=PATH][,ca-file=PATH][,timeout-ms=N], "
-   "each with [,events=TYPE|...][,workflows=NAME|...][,from=start|end]",
+   "deliver the event log to NAME=webhook:URL[,secret-file=PATH][,batch=N] or "
+   "NAME=kafka:BROKERS/TOPIC[,sasl-password-file=PATH], each [,events=T|...]"
+   "[,workflows=W|...][,timeout-ms=N][,from=start|end] (repeatable; the variable "
+   "takes several, ';'-separated; every option: tools/README.md)",
    set_sink},
 };
 

@@ -48,6 +48,12 @@ struct serve_options {
   int64_t sim_latency_max_ms = 1000;
   double sim_failure_rate = 0.0;
   uint64_t sim_seed = 1;
+  /// Simulated cloud: how long each call takes to answer.
+  size_t sim_call_ms = 0;
+  /// HTTP driver: most connections at once.
+  size_t driver_connections = 128;
+  /// The monitor's cap on polls per second.
+  size_t monitor_rate = 10000;
   /// The outbox's sinks (`--sink`, repeatable; `STEPWISE_SINKS` holds several
   /// separated by `;`; one `sink = ...` line each in the file). Flags replace
   /// the environment's sinks, which replace the file's.
