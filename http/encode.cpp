@@ -4,8 +4,8 @@
 #include <chrono>
 #include <iterator>
 
+#include "engine/json_text.hpp"
 #include "infra/event_json.hpp"
-#include "storage/json_text.hpp"
 
 namespace stepwise::http {
 

@@ -2,7 +2,7 @@
 
 #include <httplib.h>
 
-#include "storage/json_text.hpp"
+#include "engine/json_text.hpp"
 
 namespace stepwise::http {
 
