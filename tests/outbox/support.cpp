@@ -94,4 +94,29 @@ delivery_check check_delivery(const std::vector<event>& committed,
   return out;
 }
 
+std::vector<std::string> check_restarts(const std::vector<event>& committed,
+                                        const std::vector<received>& stream,
+                                        const std::vector<int64_t>& cursors) {
+  std::map<std::string, int64_t> seq_of;
+  for (auto& e : committed)
+    seq_of[outbox::message_id(e)] = e.seq;
+  std::vector<int64_t> seqs;
+  for (auto& r : stream)
+    if (auto i = seq_of.find(r.message_id); i != seq_of.end())
+      seqs.push_back(i->second);
+  std::set<int64_t> in_stream(seqs.begin(), seqs.end());
+  // Where a process that took over after a kill begins this stream.
+  std::set<int64_t> restart_points;
+  for (auto c : cursors)
+    if (auto i = in_stream.upper_bound(c); i != in_stream.end())
+      restart_points.insert(*i);
+  std::vector<std::string> out;
+  for (size_t i = 1; i < seqs.size(); ++i)
+    if (seqs[i] <= seqs[i - 1] && !restart_points.count(seqs[i]))
+      out.push_back("seq " + std::to_string(seqs[i]) + " came again after seq "
+                    + std::to_string(seqs[i - 1])
+                    + ", not where a stored cursor left off");
+  return out;
+}
+
 } // namespace stepwise::test

@@ -61,4 +61,15 @@ struct delivery_check {
 delivery_check check_delivery(const std::vector<event>& committed,
                               const std::vector<received>& got);
 
+/// Checks where deliveries went back after processes were killed. `stream`
+/// is one ordered stream of deliveries (a webhook's arrivals, or one Kafka
+/// partition's records); `cursors` are the sink's stored cursors after
+/// each kill. A process sends each event once unless it failed, so a seq
+/// that goes back marks a restart, and must be the stream's first event
+/// after one of `cursors`: events are sent again only where a kill fell
+/// between their delivery and the cursor's write. Returns the problems.
+std::vector<std::string> check_restarts(const std::vector<event>& committed,
+                                        const std::vector<received>& stream,
+                                        const std::vector<int64_t>& cursors);
+
 } // namespace stepwise::test
