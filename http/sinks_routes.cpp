@@ -68,6 +68,12 @@ void render_sink_metrics(prometheus_writer& w, const route_context& ctx) {
        [](const outbox::sink_status& s) { return s.lag; });
   each("stepwise_sink_held", "gauge", "1 when this process delivers the sink.",
        [](const outbox::sink_status& s) { return s.held_here ? 1 : 0; });
+  w.family("stepwise_sink_lag_seconds", "histogram",
+           "Seconds from an event's time to the destination's acknowledgement "
+           "(deliveries of this process).");
+  for (auto& s : *sinks)
+    w.histogram("stepwise_sink_lag_seconds", {{"sink", s.name}}, s.lag_bounds,
+                s.lag_counts, s.lag_sum_s);
 }
 
 void add_sinks_routes(router& r, const route_context& ctx) {

@@ -216,6 +216,11 @@ caf::expected<std::vector<sink_status>> outbox::status() const {
     x.delivered = st.delivered.load(std::memory_order_relaxed);
     x.failed = st.failed.load(std::memory_order_relaxed);
     x.held_here = st.held.load(std::memory_order_relaxed);
+    x.lag_bounds.assign(st.lag_seconds.bounds.begin(), st.lag_seconds.bounds.end());
+    for (auto& b : st.lag_seconds.buckets)
+      x.lag_counts.push_back(b.load(std::memory_order_relaxed));
+    x.lag_sum_s = static_cast<double>(st.lag_seconds.sum_micro.load(std::memory_order_relaxed))
+                  / 1e6;
     auto rec = std::find_if(records->begin(), records->end(),
                             [&](const sink_record& r) { return r.name == x.name; });
     if (rec != records->end()) {

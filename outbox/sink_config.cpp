@@ -9,9 +9,13 @@ namespace stepwise::outbox {
 
 namespace {
 
+// Callers say where the spec came from (`--sink`, `STEPWISE_SINKS`, a
+// config line). A spec without a valid name is never quoted: it may be a
+// URL with credentials.
 caf::error bad(const std::string& name, const std::string& what) {
-  auto who = name.empty() ? std::string{"--sink"} : "sink '" + name + "'";
-  return make_error(errc::invalid_argument, who + ": " + what);
+  if (name.empty())
+    return make_error(errc::invalid_argument, what);
+  return make_error(errc::invalid_argument, "sink '" + name + "': " + what);
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -146,10 +150,12 @@ caf::expected<sink_config> parse_sink(const std::string& spec) {
   sink_config c;
   auto eq = spec.find('=');
   if (eq == std::string::npos)
-    return bad("", "expected NAME=webhook:URL or NAME=kafka:BROKERS/TOPIC");
+    return bad("", "expected NAME=webhook:URL or NAME=kafka:BROKERS/TOPIC, "
+                   "options after commas");
   c.name = spec.substr(0, eq);
   if (!valid_name(c.name))
-    return bad("", "a sink name is 1 to 64 of a-z, 0-9, '_' and '-'");
+    return bad("", "a sink's NAME (before '=') is 1 to 64 of a-z, 0-9, '_' "
+                   "and '-'");
   auto rest = spec.substr(eq + 1);
   auto colon = rest.find(':');
   auto kind = rest.substr(0, colon == std::string::npos ? 0 : colon);

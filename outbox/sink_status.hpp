@@ -35,6 +35,12 @@ struct sink_status {
   std::string holder;
   /// Whether that is this process.
   bool held_here = false;
+  /// Seconds from an event's time to its acknowledgement, over this
+  /// process's deliveries: `lag_counts[i]` lags up to `lag_bounds[i]`, the
+  /// last count above every bound.
+  std::vector<double> lag_bounds;
+  std::vector<uint64_t> lag_counts;
+  double lag_sum_s = 0;
 };
 
 } // namespace stepwise::outbox

@@ -34,6 +34,7 @@ webhook_receiver::webhook_receiver(std::string secret) : secret_(std::move(secre
 }
 
 webhook_receiver::~webhook_receiver() {
+  hold(false);
   svr_.stop();
   thread_.join();
 }
@@ -42,7 +43,30 @@ std::string webhook_receiver::url() const {
   return "http://127.0.0.1:" + std::to_string(port_) + "/hook";
 }
 
+void webhook_receiver::hold(bool on) {
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    held_ = on;
+  }
+  cv_.notify_all();
+}
+
+size_t webhook_receiver::holding() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return holding_;
+}
+
 void webhook_receiver::on_post(const httplib::Request& req, httplib::Response& res) {
+  {
+    std::unique_lock<std::mutex> guard{mtx_};
+    if (held_) {
+      ++holding_;
+      cv_.wait(guard, [&] { return !held_; });
+      --holding_;
+      res.status = 503;
+      return;
+    }
+  }
   auto n = ++calls_;
   auto every = fail_every_.load();
   if (down_.load() || (every > 0 && n % static_cast<size_t>(every) == 0)) {

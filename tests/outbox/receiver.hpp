@@ -39,6 +39,13 @@ public:
     down_.store(down);
   }
 
+  /// While held, requests wait unanswered (a receiver that hangs); on
+  /// `hold(false)` they are answered 503.
+  void hold(bool on);
+
+  /// Returns the requests waiting in a hold.
+  size_t holding() const;
+
   /// Returns the events of acknowledged requests, in arrival order.
   std::vector<boost::json::object> accepted() const;
 
@@ -71,6 +78,8 @@ private:
   std::atomic<size_t> bad_signatures_{0};
   mutable std::mutex mtx_;
   mutable std::condition_variable cv_;
+  bool held_ = false;
+  size_t holding_ = 0;
   std::vector<boost::json::object> accepted_;
   httplib::Headers last_headers_;
 };

@@ -86,6 +86,8 @@ TEST_CASE("secrets never show in the sinks route, metrics, errors or logs",
   check_clean(metrics->body);
   CHECK(metrics->body.find("stepwise_sink_lag_events{sink=\"hook\"}") != std::string::npos);
   CHECK(metrics->body.find("stepwise_sink_failed_total{sink=\"bus\"}") != std::string::npos);
+  CHECK(metrics->body.find("stepwise_sink_lag_seconds_count{sink=\"hook\"} 0")
+        != std::string::npos);
   srv.stop();
   auto* store = dynamic_cast<sink_store*>(fx.st.get());
   auto stored = store->sink_records();

@@ -2,6 +2,7 @@
 // operation, signed; batches; filters; a receiver that is down for a while.
 
 #include <fstream>
+#include <numeric>
 
 #include <catch2/catch.hpp>
 
@@ -47,6 +48,10 @@ TEST_CASE("every event reaches the webhook, signed, in order per operation, "
   CHECK(s.failed > 0);
   CHECK(s.delivered >= committed.size());
   CHECK(s.last_delivery_at.has_value());
+  // Every acknowledged event's lag is in the histogram of /metrics.
+  CHECK(std::accumulate(s.lag_counts.begin(), s.lag_counts.end(), uint64_t{0})
+        == s.delivered);
+  CHECK(s.lag_counts.size() == s.lag_bounds.size() + 1);
   // The message id of a completion is its request id.
   auto headers = rx.last_headers();
   CHECK(headers.count("X-Stepwise-Message-Id") == 1);
@@ -82,15 +87,19 @@ TEST_CASE("a batching webhook gets arrays, and filters pick events",
   require_complete(check_delivery(wanted, from_webhook(some.accepted())));
 }
 
-TEST_CASE("operations complete while the webhook is down, and the sink "
-          "catches up afterwards",
+TEST_CASE("operations complete while the webhook is down, another sink "
+          "delivers, and the sink catches up afterwards",
           "[outbox][webhook]") {
   webhook_receiver rx;
+  webhook_receiver other;
   rx.set_down(true);
-  outbox_fixture fx{{sink("hook=webhook:" + rx.url())}};
+  outbox_fixture fx{{sink("hook=webhook:" + rx.url()), sink("other=webhook:" + other.url())}};
   auto ids = fx.start_ops("three", 50);
-  // The commit path never waits on a sink: all complete while it is down.
+  // The commit path never waits on a sink: all complete while it is down,
+  // and the other sink delivers them.
   fx.finish(ids);
+  REQUIRE(fx.caught_up("other", 20s));
+  require_complete(check_delivery(fx.committed(), from_webhook(other.accepted())));
   auto s = fx.status("hook");
   CHECK(s.lag > 0);
   CHECK(s.last_error.find("503") != std::string::npos);
@@ -100,4 +109,19 @@ TEST_CASE("operations complete while the webhook is down, and the sink "
   REQUIRE(fx.caught_up("hook", 20s));
   require_complete(check_delivery(fx.committed(), from_webhook(rx.accepted())));
   CHECK(fx.status("hook").last_error.empty());
+}
+
+TEST_CASE("a webhook that does not answer within timeout-ms is retried",
+          "[outbox][webhook]") {
+  webhook_receiver rx;
+  rx.hold(true);
+  outbox_fixture fx{{sink("hook=webhook:" + rx.url() + ",timeout-ms=100")}};
+  fx.finish(fx.start_ops("three", 5));
+  REQUIRE(eventually([&] { return fx.status("hook").last_error.find("timeout")
+                                  != std::string::npos; }));
+  CHECK(rx.holding() > 0);
+  CHECK(rx.accepted().empty());
+  rx.hold(false);
+  REQUIRE(fx.caught_up("hook", 20s));
+  require_complete(check_delivery(fx.committed(), from_webhook(rx.accepted())));
 }
