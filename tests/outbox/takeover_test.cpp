@@ -62,6 +62,12 @@ TEST_CASE("another process takes the sink over when its holder dies",
   auto killed_at = std::chrono::steady_clock::now();
   ::kill(first, SIGKILL);
   CHECK(WIFSIGNALED(reap(first)));
+  // Read before the lease runs out (at least 2/3 ttl away: renewed every
+  // ttl/3), so no other process wrote it since.
+  auto recs = st->sink_records();
+  REQUIRE(recs);
+  REQUIRE(recs->size() == 1);
+  auto cursor_at_kill = recs->front().cursor;
   REQUIRE(eventually([&] { return held_by(*st, second); }, 30s));
   auto took_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                    std::chrono::steady_clock::now() - killed_at)
@@ -74,6 +80,10 @@ TEST_CASE("another process takes the sink over when its holder dies",
   auto c = check_delivery(*events, from_webhook(rx.accepted()));
   INFO("first problem: " << (c.problems.empty() ? "" : c.problems.front()));
   CHECK(c.problems.empty());
+  // The second process began right after the stored cursor.
+  auto restarts = check_restarts(*events, from_webhook(rx.accepted()), {cursor_at_kill});
+  INFO("first restart problem: " << (restarts.empty() ? "" : restarts.front()));
+  CHECK(restarts.empty());
   // The sink's lease ends at most `ttl` after the last renewal; the other
   // process asks every poll (200 ms on a shared store).
   CHECK(took_ms <= lease_ms + 200 + 2000);
