@@ -1,5 +1,6 @@
 #include "bench/sink_bench.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -35,6 +36,9 @@ struct sink_bench::targets {
   int receiver_port = 0;
   rd_kafka_t* mock_owner = nullptr;
   rd_kafka_mock_cluster_t* mock = nullptr;
+  std::chrono::milliseconds down_for{0};
+  /// Until when the receiver answers 503 (steady clock, ns; set by start).
+  std::atomic<int64_t> down_until{0};
 
   ~targets() {
     if (receiver_port != 0) {
@@ -50,8 +54,9 @@ struct sink_bench::targets {
   std::string receiver_url() {
     if (receiver_port == 0) {
       // Acknowledges at once, as a receiver that queues the work would.
-      receiver.Post("/hook", [](const httplib::Request&, httplib::Response& res) {
-        res.status = 204;
+      receiver.Post("/hook", [this](const httplib::Request&, httplib::Response& res) {
+        auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+        res.status = now < down_until.load() ? 503 : 204;
       });
       receiver_port = receiver.bind_to_any_port("127.0.0.1");
       receiver_thread = std::thread{[this] { receiver.listen_after_bind(); }};
@@ -73,9 +78,11 @@ struct sink_bench::targets {
 };
 
 caf::expected<std::unique_ptr<sink_bench>>
-sink_bench::make(const std::vector<std::string>& specs) {
+sink_bench::make(const std::vector<std::string>& specs,
+                 std::chrono::milliseconds receiver_down) {
   std::unique_ptr<sink_bench> out{new sink_bench};
   out->targets_ = std::make_unique<targets>();
+  out->targets_->down_for = receiver_down;
   for (auto spec : specs) {
     if (spec.find("@receiver") != std::string::npos)
       replace_all(spec, "@receiver", out->targets_->receiver_url());
@@ -94,6 +101,9 @@ sink_bench::~sink_bench() {
 }
 
 caf::error sink_bench::start(caf::actor_system& sys, engine& eng, store_ptr st) {
+  targets_->down_until = (std::chrono::steady_clock::now() + targets_->down_for)
+                           .time_since_epoch()
+                           .count();
   outbox::outbox_config cfg;
   cfg.sinks = sinks_;
   cfg.keep_lags = true;

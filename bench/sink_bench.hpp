@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,8 +25,11 @@ namespace stepwise::bench {
 /// `finish` after it, `stop` before the engine's shutdown.
 class sink_bench {
 public:
+  /// `receiver_down`: the built-in receiver answers 503 for this long
+  /// after `start` (a sink that is down during the run).
   [[nodiscard]] static caf::expected<std::unique_ptr<sink_bench>>
-  make(const std::vector<std::string>& specs);
+  make(const std::vector<std::string>& specs,
+       std::chrono::milliseconds receiver_down = std::chrono::milliseconds{0});
 
   ~sink_bench();
 
