@@ -58,6 +58,9 @@ struct sink_bench::targets {
         auto now = std::chrono::steady_clock::now().time_since_epoch().count();
         res.status = now < down_until.load() ? 503 : 204;
       });
+      // Keeps connections open as a production receiver would (httplib's
+      // default closes one after 5 requests).
+      receiver.set_keep_alive_max_count(1000000);
       receiver_port = receiver.bind_to_any_port("127.0.0.1");
       receiver_thread = std::thread{[this] { receiver.listen_after_bind(); }};
     }

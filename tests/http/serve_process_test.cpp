@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/durability/child_process.hpp"
 #include "tests/http/fixture.hpp"
 
 using namespace stepwise::test;
@@ -90,17 +91,9 @@ struct child {
   }
 };
 
-// Runs the CLI and returns its stdout.
+// Runs the CLI and returns its output.
 std::string run_cli(const std::string& args) {
-  std::string out;
-  auto pipe = ::popen((binary() + " " + args + " 2>&1").c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), pipe)) > 0)
-    out.append(buf, n);
-  ::pclose(pipe);
-  return out;
+  return run_captured(binary() + " " + args);
 }
 
 } // namespace

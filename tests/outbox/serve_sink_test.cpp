@@ -6,7 +6,6 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -42,15 +41,7 @@ std::string slurp(const std::string& path) {
 
 // Runs `stepwise ARGS` and returns its output (stdout and stderr).
 std::string cli(const std::string& args) {
-  std::string out;
-  auto pipe = ::popen((binary() + " " + args + " 2>&1").c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0)
-    out.append(buf, n);
-  ::pclose(pipe);
-  return out;
+  return run_captured(binary() + " " + args);
 }
 
 // `stepwise serve --config CONFIG`, its stderr in LOG.
