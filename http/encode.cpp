@@ -1,10 +1,7 @@
 #include "http/encode.hpp"
 
-#include <algorithm>
 #include <chrono>
-#include <iterator>
 
-#include "engine/json_text.hpp"
 #include "infra/event_json.hpp"
 
 namespace stepwise::http {
@@ -91,52 +88,6 @@ boost::json::object to_json(const operation& op) {
 
 boost::json::object to_json(const event& e) {
   return infra::event_json(e);
-}
-
-void append_json(std::string& out, const event& e) {
-  out += '{';
-  bool first = true;
-  auto key = [&](std::string_view k) {
-    if (!first)
-      out += ',';
-    first = false;
-    json_text::append_string(out, k);
-    out += ':';
-  };
-  static constexpr std::string_view standard[]
-    = {"seq", "time", "operation_id", "type", "step", "attempt", "state", "error"};
-  for (auto& kv : e.extra) {
-    if (std::find(std::begin(standard), std::end(standard), kv.key())
-        != std::end(standard))
-      continue;
-    key(kv.key());
-    json_text::append_value(out, kv.value());
-  }
-  key("seq");
-  out += std::to_string(e.seq);
-  key("time");
-  json_text::append_string(out, format_time(e.time));
-  key("operation_id");
-  json_text::append_string(out, e.operation_id);
-  key("type");
-  json_text::append_string(out, to_string(e.type));
-  if (!e.step.empty()) {
-    key("step");
-    json_text::append_string(out, e.step);
-  }
-  if (e.attempt != 0) {
-    key("attempt");
-    out += std::to_string(e.attempt);
-  }
-  if (!e.state.empty()) {
-    key("state");
-    json_text::append_string(out, e.state);
-  }
-  if (!e.error.empty()) {
-    key("error");
-    json_text::append_string(out, e.error);
-  }
-  out += '}';
 }
 
 boost::json::object to_json(const workflow& wf) {

@@ -15,6 +15,11 @@ namespace stepwise::infra {
 /// never shadow the standard ones).
 boost::json::object event_json(const event& e);
 
+/// Appends `serialize(event_json(e))` to `out`, written directly: the
+/// events stream and the sinks write every event, and building the object
+/// first cost more than the rest of sending it.
+void append_event_json(std::string& out, const event& e);
+
 /// Returns the completion message Ignition sends for an
 /// `infrastructure_task_completed` event: `{requestId, infrastructureId,
 /// status, failureDetails (FAILED only), outputs}`; none for other events.

@@ -12,7 +12,9 @@ std::string message_id(const event& e) {
 }
 
 std::string event_text(const event& e) {
-  return boost::json::serialize(infra::event_json(e));
+  std::string out;
+  infra::append_event_json(out, e);
+  return out;
 }
 
 std::string webhook_body(const std::vector<event>& events, bool as_array) {
@@ -22,7 +24,7 @@ std::string webhook_body(const std::vector<event>& events, bool as_array) {
   for (auto& e : events) {
     if (out.size() > 1)
       out += ',';
-    out += event_text(e);
+    infra::append_event_json(out, e);
   }
   out += ']';
   return out;

@@ -93,8 +93,10 @@ void runner::acquire() {
 void runner::pump() {
   if (!held_ || stopping_)
     return;
-  read_more();
+  // Sending first empties the waiting queue into the destination's
+  // window, so that the next page is read while those are in flight.
   send_more();
+  read_more();
   save();
 }
 
