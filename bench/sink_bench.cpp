@@ -39,8 +39,12 @@ struct sink_bench::targets {
   std::chrono::milliseconds down_for{0};
   /// Until when the receiver answers 503 (steady clock, ns; set by start).
   std::atomic<int64_t> down_until{0};
+  /// Brings the mock cluster's broker back after `down_for`.
+  std::thread mock_up;
 
   ~targets() {
+    if (mock_up.joinable())
+      mock_up.join();
     if (receiver_port != 0) {
       receiver.stop();
       receiver_thread.join();
@@ -82,10 +86,10 @@ struct sink_bench::targets {
 
 caf::expected<std::unique_ptr<sink_bench>>
 sink_bench::make(const std::vector<std::string>& specs,
-                 std::chrono::milliseconds receiver_down) {
+                 std::chrono::milliseconds targets_down) {
   std::unique_ptr<sink_bench> out{new sink_bench};
   out->targets_ = std::make_unique<targets>();
-  out->targets_->down_for = receiver_down;
+  out->targets_->down_for = targets_down;
   for (auto spec : specs) {
     if (spec.find("@receiver") != std::string::npos)
       replace_all(spec, "@receiver", out->targets_->receiver_url());
@@ -104,9 +108,15 @@ sink_bench::~sink_bench() {
 }
 
 caf::error sink_bench::start(caf::actor_system& sys, engine& eng, store_ptr st) {
-  targets_->down_until = (std::chrono::steady_clock::now() + targets_->down_for)
-                           .time_since_epoch()
-                           .count();
+  auto up_at = std::chrono::steady_clock::now() + targets_->down_for;
+  targets_->down_until = up_at.time_since_epoch().count();
+  if (targets_->mock != nullptr && targets_->down_for.count() > 0) {
+    rd_kafka_mock_broker_set_down(targets_->mock, 1);
+    targets_->mock_up = std::thread{[m = targets_->mock, up_at] {
+      std::this_thread::sleep_until(up_at);
+      rd_kafka_mock_broker_set_up(m, 1);
+    }};
+  }
   outbox::outbox_config cfg;
   cfg.sinks = sinks_;
   cfg.keep_lags = true;
@@ -122,12 +132,21 @@ boost::json::array sink_bench::finish(int64_t started_at_us, double limit_s) {
   if (!outbox_)
     return out;
   std::vector<int64_t> caught_up_at(sinks_.size(), 0);
+  // A sink that delivered nothing yet (its target is down): when it
+  // starts again, so that its backlog's rate can be told.
+  std::vector<int64_t> resumed_at(sinks_.size(), -1);
+  auto stats = outbox_->stats();
+  for (size_t i = 0; i < sinks_.size(); ++i)
+    if (stats[i].second->delivered.load() == 0)
+      resumed_at[i] = 0;
   auto until = std::chrono::steady_clock::now()
                + std::chrono::duration<double>(limit_s);
   for (;;) {
     auto status = outbox_->status();
     bool all = static_cast<bool>(status);
     for (size_t i = 0; status && i < status->size(); ++i) {
+      if (resumed_at[i] == 0 && (*status)[i].delivered > 0)
+        resumed_at[i] = wall_us();
       if ((*status)[i].lag == 0 && caught_up_at[i] == 0)
         caught_up_at[i] = wall_us();
       all = all && caught_up_at[i] != 0;
@@ -136,7 +155,6 @@ boost::json::array sink_bench::finish(int64_t started_at_us, double limit_s) {
       break;
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  auto stats = outbox_->stats();
   for (size_t i = 0; i < sinks_.size(); ++i) {
     auto& s = *stats[i].second;
     auto lags = s.lags_ms();
@@ -154,6 +172,12 @@ boost::json::array sink_bench::finish(int64_t started_at_us, double limit_s) {
                   {"p99", quantile(lags, 0.99)},
                   {"max", quantile(lags, 1.0)}}},
       {"failed", s.failed.load()}});
+    if (resumed_at[i] > 0 && caught_up_at[i] > resumed_at[i]) {
+      auto& o = out.back().as_object();
+      o["resumed_s"] = static_cast<double>(resumed_at[i] - started_at_us) / 1e6;
+      o["backlog_events_per_s"] = static_cast<double>(events) * 1e6
+                                  / static_cast<double>(caught_up_at[i] - resumed_at[i]);
+    }
   }
   return out;
 }

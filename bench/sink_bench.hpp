@@ -25,11 +25,12 @@ namespace stepwise::bench {
 /// `finish` after it, `stop` before the engine's shutdown.
 class sink_bench {
 public:
-  /// `receiver_down`: the built-in receiver answers 503 for this long
-  /// after `start` (a sink that is down during the run).
+  /// `targets_down`: for this long after `start` the built-in receiver
+  /// answers 503 and the mock cluster's broker is down (a sink whose
+  /// destination is down during the run).
   [[nodiscard]] static caf::expected<std::unique_ptr<sink_bench>>
   make(const std::vector<std::string>& specs,
-       std::chrono::milliseconds receiver_down = std::chrono::milliseconds{0});
+       std::chrono::milliseconds targets_down = std::chrono::milliseconds{0});
 
   ~sink_bench();
 
@@ -40,7 +41,9 @@ public:
   /// Waits (at most `limit_s`) until every sink delivered the whole log;
   /// returns one object per sink: `{name, kind, events, events_per_s,
   /// caught_up_s, lag_ms: {p50, p99, max}, failed}`, throughput and catch-up
-  /// counted from `started_at_us` (the run's start).
+  /// counted from `started_at_us` (the run's start); a sink that had
+  /// delivered nothing when the run ended also gets `resumed_s` (its first
+  /// delivery) and `backlog_events_per_s` (from then to caught up).
   boost::json::array finish(int64_t started_at_us, double limit_s);
 
   /// Stops the outbox and the targets.

@@ -49,8 +49,8 @@ struct options {
   /// Sinks attached during the run (`--sink`, as on the server; `@receiver`
   /// and `@kafka-mock` name the built-in targets).
   std::vector<std::string> sinks;
-  /// The built-in receiver answers 503 for this long from the run's start.
-  double receiver_down_s = 0;
+  /// The built-in targets are down for this long from the run's start.
+  double targets_down_s = 0;
 };
 
 int usage(const char* why) {
@@ -60,10 +60,11 @@ int usage(const char* why) {
                "       [--via embedded|http] [--store URI] [--url URL] [--pool P]\n"
                "       [--limit SECONDS] [--passivate-ms MS] [--concurrency C]\n"
                "       [--store-pid PID] [--start-at EPOCH_MS] [--sink SPEC]...\n"
-               "       [--receiver-down-s S]\n"
+               "       [--targets-down-s S]\n"
                "--sink: as stepwise serve's; @receiver is a built-in webhook receiver,\n"
                "@kafka-mock/TOPIC librdkafka's mock cluster (topic completions).\n"
-               "--receiver-down-s: @receiver answers 503 for S seconds from the start.\n"
+               "--targets-down-s: @receiver answers 503 and @kafka-mock's broker is down\n"
+               "for S seconds from the start.\n"
                "--via http needs a running `stepwise serve --workflows demo,bench`.\n",
                why);
   return 2;
@@ -91,7 +92,7 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
       else if (k == "--store-pid") o.store_pid = std::stoi(v);
       else if (k == "--start-at") o.start_at_ms = std::stoll(v);
       else if (k == "--sink") o.sinks.push_back(v);
-      else if (k == "--receiver-down-s") o.receiver_down_s = std::stod(v);
+      else if (k == "--targets-down-s") o.targets_down_s = std::stod(v);
       else {
         err = "unknown flag " + k;
         return false;
@@ -229,7 +230,7 @@ int main(int argc, char** argv) {
     std::unique_ptr<bench::sink_bench> sinks;
     if (!o.sinks.empty()) {
       auto made = bench::sink_bench::make(
-        o.sinks, std::chrono::milliseconds(static_cast<int64_t>(o.receiver_down_s * 1000)));
+        o.sinks, std::chrono::milliseconds(static_cast<int64_t>(o.targets_down_s * 1000)));
       if (!made) {
         std::cerr << "stepwise-bench: " << message_of(made.error()) << '\n';
         return 2;
@@ -288,8 +289,8 @@ int main(int argc, char** argv) {
     line["mean_commit_ms"] = mean(m.commit_latency_seconds, 1e3);
     if (sinks) {
       line["sinks"] = std::move(sink_figures);
-      if (o.receiver_down_s > 0)
-        line["settings"].as_object()["receiver_down_s"] = o.receiver_down_s;
+      if (o.targets_down_s > 0)
+        line["settings"].as_object()["targets_down_s"] = o.targets_down_s;
       sinks->stop();
     }
     std::cout << boost::json::serialize(line) << std::endl;
