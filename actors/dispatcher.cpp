@@ -114,6 +114,10 @@ void on_recover(dispatcher_ptr self, recovered_ops& found) {
                 << " which is not registered; it stays as it is\n";
       continue;
     }
+    if (op.state == op_state::pending && op.admission == admission::queued) {
+      add_sleeper(self, op.id, time_point::max()); // its admission wakes it
+      continue;
+    }
     auto due = op.wake_at;
     // A wait followed by a watcher gets an actor, to tell the watcher again.
     if (op.state == op_state::waiting && due && !progress::watching(op, *wf)
@@ -126,6 +130,7 @@ void on_recover(dispatcher_ptr self, recovered_ops& found) {
     spawn_operation(self, std::move(op), {}, op_start::recover);
   }
   st.rt->recovered = true;
+  start_admission(self);
 }
 
 /// An operation actor ended its operation (`snap` is its last state, or
@@ -135,6 +140,8 @@ void on_finished(dispatcher_ptr self, const std::string& id, const op_snapshot& 
   if (!from_owner(self, id))
     return;
   st.live.erase(id);
+  if (snap && snap->admission != admission::none)
+    request_admission(self); // its key and slot are free now
   auto range = st.waiters.equal_range(id);
   for (auto i = range.first; i != range.second; ++i) {
     if (snap)
@@ -199,8 +206,9 @@ caf::behavior dispatcher(dispatcher_ptr self, runtime_ptr rt) {
       self->state.subscribers.emplace_back(std::move(listener));
     },
   };
-  return caf::behavior{
-    own.or_else(dispatcher_parking(self)).or_else(dispatcher_requests(self))};
+  return caf::behavior{own.or_else(dispatcher_parking(self))
+                         .or_else(dispatcher_requests(self))
+                         .or_else(dispatcher_admission(self))};
 }
 
 } // namespace stepwise

@@ -79,12 +79,8 @@ void arm_deadline(self_ptr self) {
 
 } // namespace
 
-void abandon(self_ptr self, const char* why) {
+void stop_attempt(self_ptr self, const char* why) {
   auto& st = self->state;
-  st.gen += 1;
-  if (!st.step_running)
-    return;
-  st.step_running = false;
   if (st.stop)
     st.stop->request_stop(why);
   auto idx = st.op.state == op_state::compensating
@@ -93,6 +89,20 @@ void abandon(self_ptr self, const char* why) {
   if (idx < st.wf->steps().size() && st.wf->steps()[idx].actor)
     self->send(st.wf->steps()[idx].actor, step_stop_atom::value, st.op.id,
                st.running_attempt);
+}
+
+bool parked(const operation& op) {
+  return op.state == op_state::waiting || op.state == op_state::paused
+         || (op.state == op_state::pending && op.admission == admission::queued);
+}
+
+void abandon(self_ptr self, const char* why) {
+  auto& st = self->state;
+  st.gen += 1;
+  if (!st.step_running)
+    return;
+  st.step_running = false;
+  stop_attempt(self, why);
 }
 
 void execute(self_ptr self, next_action act) {
@@ -149,6 +159,12 @@ void execute(self_ptr self, next_action act) {
       return;
     case next_action::kind::await:
       await(self, act);
+      return;
+    case next_action::kind::park:
+      // Paused: only a request (or the deadline) brings it back.
+      st.gen += 1;
+      self->send(st.dispatcher, passivate_atom::value, st.op.id,
+                 st.op.deadline.value_or(time_point::max()), st.gen);
       return;
     case next_action::kind::finish: {
       auto& m = st.rt->stats;
@@ -373,10 +389,21 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
         persist(self, std::move(events), act);
       });
     },
+    [=](admitted_atom) {
+      when_idle(self, [=] {
+        auto& st = self->state;
+        if (st.op.state != op_state::pending || st.op.admission != admission::queued)
+          return; // started already (a round names it until it has)
+        st.op.admission = admission::admitted;
+        std::vector<event> events;
+        auto act = progress::begin_next(st.op, *st.wf, st.rt->clk->now(), events);
+        persist(self, std::move(events), act);
+      });
+    },
     [=](passivate_ok_atom, uint64_t gen) {
       auto& st = self->state;
       if (gen == st.gen && !st.committing && !st.step_running
-          && st.op.state == op_state::waiting && st.deferred.empty()) {
+          && parked(st.op) && st.deferred.empty()) {
         self->send(st.dispatcher, passivated_atom::value, st.op.id);
         self->quit();
         return;

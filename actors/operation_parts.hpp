@@ -27,6 +27,14 @@ void execute(self_ptr self, next_action act);
 /// Delivers `msg` to the actor at `due` on the engine's clock.
 void arm(self_ptr self, time_point due, caf::message msg);
 
+/// Returns whether `op` may give up its actor: it waits for a time, a
+/// request or its admission.
+bool parked(const operation& op);
+
+/// Asks the attempt in flight to stop (its stop token, and a message to a
+/// step actor); its result is still awaited.
+void stop_attempt(self_ptr self, const char* why);
+
 /// Gives up the attempt in flight, if any: its late result will be dropped
 /// (a new generation), and the step is asked to stop.
 void abandon(self_ptr self, const char* why);

@@ -28,6 +28,9 @@ struct next_action {
     await,
     /// The operation is terminal.
     finish,
+    /// The operation is paused, or queued for admission: passivate until
+    /// a request or an admission wakes it (or its deadline passes).
+    park,
   };
 
   kind what = kind::none;
@@ -48,6 +51,11 @@ namespace progress {
 /// crash right after it simply runs step one again.
 next_action create(operation& op, const workflow& wf, time_point now,
                    std::vector<event>& out);
+
+/// Records the creation of `op`, which waits for admission (its workflow
+/// has a serialization key or a limit): the store's admission rounds say
+/// when it may start.
+next_action create_queued(operation& op, time_point now, std::vector<event>& out);
 
 /// Starts whatever comes next: the next attempt of the current step, a
 /// sleep, or the end of the operation.
@@ -124,8 +132,24 @@ std::optional<next_action> apply_watch(operation& op, const workflow& wf,
 /// the wait), and has a watcher following a task.
 bool watching(const operation& op, const workflow& wf);
 
-/// Resumes a failed operation at its failed step (completed steps are
-/// never run again).
+/// Retries the operation (the caller checked `allows(op, command::retry)`):
+/// a failed one at its failed step (completed steps are never run again),
+/// a succeeded one by running its incomplete best-effort steps again, each
+/// with a fresh retry budget.
+next_action retry(operation& op, const workflow& wf, time_point now,
+                  std::vector<event>& out);
+
+/// Pauses the operation at its current step (`operation_paused`, `why` as
+/// its error): the step starts afresh when resumed. The caller stopped
+/// the attempt in flight, if any.
+next_action pause(operation& op, std::string why, time_point now,
+                  std::vector<event>& out);
+
+/// Asks for a pause at the next step boundary while an attempt runs.
+void request_pause(operation& op, time_point now);
+
+/// Continues a paused operation at the step where it stopped, with a fresh
+/// retry budget (`operation_resumed`); withdraws a pause not yet taken.
 next_action resume(operation& op, const workflow& wf, time_point now,
                    std::vector<event>& out);
 

@@ -47,7 +47,7 @@ const char* openapi_paths() {
   },
   "/api/v1/operations/{id}/cancel": {
     "post": {
-      "summary": "Cancel a pending, in_progress or waiting operation. The body may be empty or {}.",
+      "summary": "Cancel a pending, in_progress, waiting or paused operation (a queued one leaves its queue). The body may be empty or {}.",
       "operationId": "cancelOperation",
       "parameters": [{"$ref": "#/components/parameters/OperationId"}],
       "responses": {
@@ -57,8 +57,28 @@ const char* openapi_paths() {
   },
   "/api/v1/operations/{id}/retry": {
     "post": {
-      "summary": "Resume a failed operation at its failed step. The body may be empty or {}.",
+      "summary": "Resume a failed operation at its failed step, or run the incomplete best-effort steps of a succeeded one again (each with a fresh retry budget). 409 when there is nothing to retry. The body may be empty or {}.",
       "operationId": "retryOperation",
+      "parameters": [{"$ref": "#/components/parameters/OperationId"}],
+      "responses": {
+        "202": {"description": "Accepted.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},
+        "errors": [400, 404, 409, 415, 503]}
+    }
+  },
+  "/api/v1/operations/{id}/pause": {
+    "post": {
+      "summary": "Pause a pending, in_progress or waiting operation at its next step boundary: at once when no attempt runs (a due retry, a sleep or a wait starts again on resume), else the running attempt is asked to stop (pause_requested is true) and the operation pauses when it ends. A paused operation holds no actor. Queued operations cannot be paused (409). The body may be empty or {}.",
+      "operationId": "pauseOperation",
+      "parameters": [{"$ref": "#/components/parameters/OperationId"}],
+      "responses": {
+        "202": {"description": "Accepted; an operation_paused event follows (or came with this write).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},
+        "errors": [400, 404, 409, 415, 503]}
+    }
+  },
+  "/api/v1/operations/{id}/resume": {
+    "post": {
+      "summary": "Continue a paused operation at the step where it stopped, with a fresh retry budget (operation_resumed); withdraws a pause that was asked for and not yet taken. The body may be empty or {}.",
+      "operationId": "resumeOperation",
       "parameters": [{"$ref": "#/components/parameters/OperationId"}],
       "responses": {
         "202": {"description": "Accepted.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},

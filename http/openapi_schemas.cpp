@@ -35,7 +35,7 @@ const char* openapi_components() {
     },
     "Operation": {
       "type": "object",
-      "required": ["id", "workflow", "version", "state", "input", "data", "error", "created_at", "updated_at", "deadline", "steps", "signals", "key", "blocked_by"],
+      "required": ["id", "workflow", "version", "state", "input", "data", "error", "created_at", "updated_at", "deadline", "steps", "signals", "key", "blocked_by", "pause_requested"],
       "properties": {
         "id": {"type": "string", "description": "Opaque."},
         "workflow": {"type": "string"}, "version": {"type": "integer"},
@@ -49,7 +49,8 @@ const char* openapi_components() {
         "steps": {"type": "array", "items": {"$ref": "#/components/schemas/StepRecord"}},
         "signals": {"type": "array", "description": "Signals received, oldest first (payloads are not shown: a wait step puts them in the data).", "items": {"$ref": "#/components/schemas/SignalRecord"}},
         "key": {"type": "string", "nullable": true, "description": "The serialization key taken from the input, if the workflow declares one: operations with the same key run one at a time, in creation order."},
-        "blocked_by": {"type": "string", "nullable": true, "description": "While queued (pending): what it waits for, an operation id or limit:WORKFLOW."}}
+        "blocked_by": {"type": "string", "nullable": true, "description": "While queued (pending): what it waits for, an operation id or limit:WORKFLOW."},
+        "pause_requested": {"type": "boolean", "description": "A pause was asked for while an attempt ran: the operation pauses when that attempt ends."}}
     },
     "SignalRecord": {
       "type": "object", "required": ["name", "signal_id", "received_at", "consumed_by"],
@@ -98,12 +99,13 @@ const char* openapi_components() {
     },
     "RetryPolicy": {
       "type": "object", "nullable": true,
-      "required": ["initial_interval_ms", "multiplier", "max_interval_ms", "jitter", "max_attempts", "max_elapsed_ms"],
+      "required": ["initial_interval_ms", "multiplier", "max_interval_ms", "jitter", "max_attempts", "max_elapsed_ms", "when_exhausted"],
       "properties": {
         "initial_interval_ms": {"type": "integer"}, "multiplier": {"type": "number"},
         "max_interval_ms": {"type": "integer"}, "jitter": {"type": "number"},
         "max_attempts": {"type": "integer", "description": "0: unbounded."},
-        "max_elapsed_ms": {"type": "integer", "nullable": true}}
+        "max_elapsed_ms": {"type": "integer", "nullable": true},
+        "when_exhausted": {"type": "string", "enum": ["fail", "pause"], "description": "What running out of attempts does: fail the step (and the operation), or pause the operation at the step until resumed."}}
     },
     "WorkflowStep": {
       "type": "object",

@@ -46,6 +46,12 @@ struct infrastructure_deps {
 [[nodiscard]] caf::expected<void> add_infrastructure_workflows(registry& reg,
                                                                infrastructure_deps deps);
 
+/// The serialization key of provisioning and deprovisioning: the runtime's
+/// `name` ("runtime:NAME"), so that a runtime is never deprovisioned while
+/// its provisioning still runs. A deprovisioning whose input names no
+/// runtime (only `provision_operation_id`) has no key.
+std::string runtime_key(const boost::json::object& input);
+
 /// The JSON pointer of deployment location properties (credentials):
 /// declared secret by every infrastructure workflow.
 inline constexpr const char* location_secret = "/deployment_location/properties";

@@ -60,7 +60,8 @@ workflow provision_runtime(const infrastructure_deps& deps) {
     .step(20, make_async_step("create_infrastructure", create).with_policy(deps.calls))
     .step(30, infra::make_monitor_step("await_infrastructure", deps.monitor, src))
     .step(40, make_step("record_runtime", record_runtime))
-    .secret(location_secret);
+    .secret(location_secret)
+    .serialize_by(runtime_key, "runtime:/name");
   return wf;
 }
 

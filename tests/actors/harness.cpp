@@ -93,6 +93,13 @@ bool harness::await(const std::string& id, event_type type, const std::string& s
   });
 }
 
+bool harness::await_count(const std::string& id, event_type type, size_t n) {
+  size_t seen_n = 0;
+  return await([&](const event& e) {
+    return e.operation_id == id && e.type == type && ++seen_n == n;
+  });
+}
+
 size_t harness::count(const std::string& id, event_type type) const {
   size_t n = 0;
   for (auto& e : seen)

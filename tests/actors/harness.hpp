@@ -64,6 +64,9 @@ struct harness {
   /// Waits for event `type` of operation `id` (and step, when given).
   bool await(const std::string& id, event_type type, const std::string& step = {});
 
+  /// Waits until operation `id` had `n` events of `type` in all.
+  bool await_count(const std::string& id, event_type type, size_t n);
+
   /// Returns how many events of `type` operation `id` has seen.
   size_t count(const std::string& id, event_type type) const;
 

@@ -168,6 +168,10 @@ TEST_CASE("every documented route answers as documented", "[http][openapi]") {
   REQUIRE(fx.finish(quick) == "succeeded");
   auto sleepy = fx.start_op("sleepy");
   auto signaled = fx.start_op("sleepy");
+  // Paused by the pause route, then resumed by the resume route (the
+  // document lists pause first).
+  auto pausable = fx.start_op("sleepy");
+  REQUIRE(fx.await_event(pausable, "operation_waiting"));
   flip_allowed = false;
   auto flip = fx.start_op("flip");
   REQUIRE(fx.finish(flip) == "failed");
@@ -185,7 +189,9 @@ TEST_CASE("every documented route answers as documented", "[http][openapi]") {
       sub("{id}", path.find("cancel") != std::string::npos ? sleepy
                   : path.find("signals") != std::string::npos ? signaled
                   : path.find("retry") != std::string::npos ? flip
-                                                           : quick);
+                  : path.find("pause") != std::string::npos
+                      || path.find("resume") != std::string::npos ? pausable
+                                                                  : quick);
       sub("{name}", "demo");
       reply r;
       if (path == "/api/v1/events/stream") {
@@ -252,6 +258,11 @@ TEST_CASE("documented error answers match the Error schema", "[http][openapi]") 
                    fx.post(ops + "/" + sleepy + "/cancel", ""));
   check_documented(val, doc, ops + "/{id}/retry", "post",
                    fx.post(ops + "/" + sleepy + "/retry", ""));
+  check_documented(val, doc, ops + "/{id}/pause", "post",
+                   fx.post(ops + "/" + sleepy + "/pause", ""));
+  check_documented(val, doc, ops + "/{id}/resume", "post",
+                   fx.post(ops + "/" + sleepy + "/resume", ""));
+  check_documented(val, doc, ops + "/{id}/pause", "post", fx.post(ops + "/missing/pause", ""));
   auto signals = ops + "/{id}/signals/{name}";
   check_documented(val, doc, signals, "post", fx.post(ops + "/missing/signals/go", "{}"));
   check_documented(val, doc, signals, "post", fx.post(ops + "/" + sleepy + "/signals/go", "{}"));
