@@ -125,6 +125,10 @@ void router::add(std::string method, std::string pattern, handler fn) {
   routes_.push_back(std::move(r));
 }
 
+void router::add_guard(guard g) {
+  guards_.push_back(std::move(g));
+}
+
 void router::set_error_writer(std::string prefix, error_writer w) {
   writers_.emplace_back(std::move(prefix), std::move(w));
 }
@@ -212,6 +216,14 @@ void router::dispatch(const httplib::Request& req, httplib::Response& res,
       if (reader != nullptr && has_body(req))
         force_close(res);
       return;
+    }
+    for (auto& g : guards_) {
+      if (auto err = g(req, *m.hit, res)) {
+        write(req.path, res, *err);
+        if (reader != nullptr && has_body(req))
+          force_close(res);
+        return;
+      }
     }
     if (m.hit->json_body && req.has_header("Content-Type")
         && !is_json_type(req.get_header_value("Content-Type"))) {

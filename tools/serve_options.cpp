@@ -6,12 +6,11 @@
 
 #include "engine/errc.hpp"
 #include "storage/open_store.hpp"
+#include "tools/option_spec.hpp"
 
 namespace stepwise::tools {
 
 namespace {
-
-using setter = std::optional<std::string> (*)(serve_options&, const std::string&);
 
 std::optional<size_t> to_size(const std::string& s) {
   if (s.empty() || s.size() > 12)
@@ -133,15 +132,7 @@ std::optional<std::string> set_sim_seed(serve_options& o, const std::string& v) 
   return std::nullopt;
 }
 
-struct option_spec {
-  const char* name;
-  const char* env;
-  const char* arg;
-  const char* help;
-  setter set;
-};
-
-const option_spec specs[] = {
+const option_spec engine_specs[] = {
   {"listen", "STEPWISE_LISTEN", "HOST:PORT",
    "address to serve HTTP on (default 127.0.0.1:8080; port 0: any free port)",
    set_listen},
@@ -210,8 +201,19 @@ const option_spec specs[] = {
    set_seconds<&serve_options::lease_ttl_s, 1, 3600>},
 };
 
+// Every setting: the engine's, then the front doors'.
+const std::vector<option_spec>& specs() {
+  static const std::vector<option_spec> all = [] {
+    std::vector<option_spec> out(std::begin(engine_specs), std::end(engine_specs));
+    auto& more = front_door_specs();
+    out.insert(out.end(), more.begin(), more.end());
+    return out;
+  }();
+  return all;
+}
+
 const option_spec* find_spec(const std::string& name) {
-  for (auto& s : specs)
+  for (auto& s : specs())
     if (name == s.name)
       return &s;
   return nullptr;
@@ -274,6 +276,9 @@ http::server_config serve_options::server_config() const {
   c.lim.max_streams = max_streams;
   c.read_timeout = std::chrono::seconds(io_timeout_s);
   c.write_timeout = std::chrono::seconds(io_timeout_s);
+  c.metrics_auth = metrics_auth;
+  c.tls_cert = tls_cert;
+  c.tls_key = tls_key;
   return c;
 }
 
@@ -317,6 +322,8 @@ parse_serve_options(const std::vector<std::string>& args, const env_reader& env)
     std::string value;
     if (eq != std::string::npos)
       value = a.substr(eq + 1);
+    else if (spec->is_switch)
+      value = "true";
     else if (i + 1 < args.size())
       value = args[++i];
     else
@@ -334,7 +341,7 @@ parse_serve_options(const std::vector<std::string>& args, const env_reader& env)
       return ok.error();
     o.config_file = file;
   }
-  for (auto& spec : specs) {
+  for (auto& spec : specs()) {
     if (spec.set == &set_config)
       continue;
     if (auto v = env(spec.env))
@@ -344,6 +351,8 @@ parse_serve_options(const std::vector<std::string>& args, const env_reader& env)
   for (auto& [spec, value] : flags)
     if (auto err = spec->set(o, value))
       return bad("--" + std::string(spec->name) + " " + *err);
+  if (auto err = check_front_doors(o))
+    return bad(*err);
   return o;
 }
 
@@ -356,8 +365,8 @@ std::string serve_help() {
     "resumes every operation.\n\n"
     "Each flag can also be set by its environment variable or in the config "
     "file;\nflags win over the environment, which wins over the file.\n\n";
-  for (auto& s : specs) {
-    auto left = std::string("  --") + s.name + " " + s.arg;
+  for (auto& s : specs()) {
+    auto left = std::string("  --") + s.name + (s.is_switch ? "" : " ") + s.arg;
     out += left + "\n      " + s.help + "\n      env: " + s.env + "\n";
   }
   return out;

@@ -47,6 +47,22 @@ struct serve_options {
   int64_t sim_latency_max_ms = 1000;
   double sim_failure_rate = 0.0;
   uint64_t sim_seed = 1;
+  /// Simulated cloud: the deployment locations it serves.
+  std::vector<std::string> sim_locations{"default", "dc1"};
+  /// The bearer token file (`role name token` lines); empty: no tokens,
+  /// which is allowed on a loopback address only (see check_exposure).
+  std::string auth_tokens;
+  /// `/metrics` needs a read token too.
+  bool metrics_auth = false;
+  /// Serve without tokens on any address.
+  bool insecure_no_auth = false;
+  /// HTTPS: the certificate chain and private key (PEM files).
+  std::string tls_cert;
+  std::string tls_key;
+  /// Mount the Open Service Broker API on `/v2/`, guarded by the
+  /// `user:password` of `osb_credentials`.
+  bool osb = false;
+  std::string osb_credentials;
   bool help = false;
 
   /// Returns the host part of `listen`.
@@ -75,6 +91,11 @@ parse_serve_options(const std::vector<std::string>& args, const env_reader& env)
 
 /// Returns the `--help` text of `stepwise serve`.
 std::string serve_help();
+
+/// Returns why the server must not start with these options: listening
+/// on an address other than loopback without tokens (and without
+/// `--insecure-no-auth`); the message says how to add tokens.
+std::optional<std::string> check_exposure(const serve_options& o);
 
 /// Returns `uri` with any password replaced by `***`, for printing.
 std::string redact_uri(const std::string& uri);
