@@ -7,6 +7,7 @@
 #include <caf/send.hpp>
 
 #include "engine/errc.hpp"
+#include "http/console_routes.hpp"
 #include "http/routes.hpp"
 
 namespace stepwise::http {
@@ -26,6 +27,8 @@ server::server(caf::actor_system& sys, stepwise::engine& eng,
   add_metrics_routes(router_, ctx);
   add_health_routes(router_, ctx);
   add_openapi_routes(router_, ctx);
+  add_operation_events_routes(router_, ctx);
+  add_console_routes(router_, ctx);
   if (cfg_.auth) {
     auto auth = cfg_.auth;
     auto metrics_auth = cfg_.metrics_auth;
