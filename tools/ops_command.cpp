@@ -151,7 +151,7 @@ int run_ops(const std::vector<std::string>& all) {
     return usage("ops needs a subcommand: list, show, start, cancel, retry");
   auto sub = args.front();
   args.erase(args.begin());
-  api_client api{flags.url};
+  api_client api{flags};
   if (sub == "list")
     return list(api, args, flags.json);
   if (sub == "show")

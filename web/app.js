@@ -79,7 +79,7 @@ document.getElementById('token-forget').addEventListener('click', () => {
 document.getElementById('token-button').addEventListener('click', () => askToken(''));
 
 function updateTokenButton() {
-  document.getElementById('token-button').textContent = token() ? 'Token ✓' : 'Set token';
+  document.getElementById('token-button').textContent = token() ? 'Token ✓' : 'Token';
 }
 
 onAuthNeeded((reason) => askToken(reason));

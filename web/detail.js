@@ -29,15 +29,16 @@ function stepsTable(op) {
       h('td', {}, s.attempts),
       h('td', {}, s.attempts ? duration(s.duration_ms) : '-'),
       h('td', {}, s.next_attempt_at ? timeEl(s.next_attempt_at) : '-'),
-      h('td', {class: 'error-cell', title: s.last_error || ''}, s.last_error || '')))));
+      h('td', {class: s.state === 'failed' ? 'error-cell' : 'note-cell', title: s.last_error || ''},
+        s.last_error || '')))));
 }
 
 function eventDetail(ev) {
   const parts = [];
   if (ev.step) parts.push(h('span', {class: 'mono'}, ev.step));
   if (ev.attempt) parts.push(h('span', {class: 'muted'}, ` attempt ${ev.attempt}`));
-  if (ev.state) parts.push(h('span', {class: 'muted'}, ` → ${ev.state}`));
-  if (ev.error) parts.push(h('div', {class: 'error-text small'}, ev.error));
+  if (ev.state) parts.push(h('span', {class: 'muted'}, ` · ${ev.state.replace('_', ' ')}`));
+  if (ev.error) parts.push(h('div', {class: /failed|timed_out/.test(ev.type) ? 'error-text small' : 'muted small'}, ev.error));
   return parts;
 }
 
