@@ -14,7 +14,9 @@ const console_asset* find_asset(std::string_view name) {
   return nullptr;
 }
 
-void redirect_to_console(httplib::Response& res) {
+void redirect_to_console(const router& r, const request& rq, httplib::Response& res) {
+  if (auto err = query{rq.raw}.only({}))
+    return r.write(rq.raw.path, res, *err);
   res.status = 302;
   res.set_header("Location", "/ui/");
 }
@@ -42,8 +44,12 @@ void serve_asset(const router& r, const request& rq, httplib::Response& res,
 
 void add_console_routes(router& r, const route_context&) {
   const router* rp = &r;
-  r.add("GET", "/", [](request&, httplib::Response& res) { redirect_to_console(res); });
-  r.add("GET", "/ui", [](request&, httplib::Response& res) { redirect_to_console(res); });
+  r.add("GET", "/", [rp](request& rq, httplib::Response& res) {
+    redirect_to_console(*rp, rq, res);
+  });
+  r.add("GET", "/ui", [rp](request& rq, httplib::Response& res) {
+    redirect_to_console(*rp, rq, res);
+  });
   r.add("GET", "/ui/", [rp](request& rq, httplib::Response& res) {
     serve_asset(*rp, rq, res, "index.html");
   });

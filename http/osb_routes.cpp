@@ -49,7 +49,7 @@ void write_osb_error(httplib::Response& res, const api_error& e) {
     res.set_header("Retry-After", "1");
   json::object body{{"error", camel(e.code)},
                     {"description", e.message.empty() ? std::string("request failed")
-                                                      : e.message}};
+                                                      : valid_utf8(e.message)}};
   res.set_content(json::serialize(body), "application/json");
 }
 

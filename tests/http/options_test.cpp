@@ -163,7 +163,7 @@ TEST_CASE("make_driver builds the HTTP client for a URL, the sim otherwise",
   infra::create_request req;
   req.template_text = "outputs.ip: 10.0.0.1";
   req.template_type = "TOSCA";
-  req.location.name = "here";
+  req.location.name = "dc1";
   auto ids = (*sim)->create(req);
   REQUIRE(std::holds_alternative<infra::accepted>(ids));
   auto& acc = std::get<infra::accepted>(ids);
