@@ -66,7 +66,8 @@ export function duration(ms) {
   if (ms === null || ms === undefined) return '-';
   if (ms < 1000) return `${ms} ms`;
   if (ms < 60000) return `${(ms / 1000).toFixed(1)} s`;
-  return `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`;
+  const s = Math.round((ms % 60000) / 1000);
+  return `${Math.floor(ms / 60000)} min${s ? ` ${s} s` : ''}`;
 }
 
 /** A short id: the operation id's tail, which is what differs. */

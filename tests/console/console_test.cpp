@@ -1,0 +1,113 @@
+// The web console in a real browser: headless Chromium, driven through its
+// DevTools protocol, loads the console of a real `stepwise serve` that asks
+// for tokens, is given a token, starts a build_and_launch operation from
+// the start page and sees it succeed, live, on the operation's page.
+// Screenshots go to the build's meson-logs/ (STEPWISE_ARTIFACTS).
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include <catch2/catch.hpp>
+
+#include "tests/console/browser.hpp"
+#include "tests/http/fixture.hpp"
+#include "tests/http/serve_child.hpp"
+
+using namespace stepwise::test;
+
+namespace {
+
+constexpr const char* token = "console-write-token-5e8a1f3c";
+
+std::string artifact(const std::string& name) {
+  auto dir = std::getenv("STEPWISE_ARTIFACTS");
+  return std::string(dir != nullptr ? dir : ".") + "/" + name;
+}
+
+// A JavaScript string literal of `s` (no quotes or backslashes expected).
+std::string js(const std::string& s) {
+  return "'" + s + "'";
+}
+
+} // namespace
+
+TEST_CASE("the console starts an operation and shows it succeed, live", "[console]") {
+  if (::access(chromium_path, X_OK) != 0) {
+    WARN("SKIPPED: " << chromium_path << " is missing (apt-get install chromium; "
+                     "tools/install-deps installs it)");
+    return;
+  }
+  temp_dir dir;
+  auto tokens = dir.path + "/tokens";
+  std::ofstream(tokens) << "write console " << token << "\n";
+  child srv({stepwise_binary(), "serve", "--listen", "127.0.0.1:0", "--store",
+             "sqlite:" + dir.path + "/sw.db", "--auth-tokens", tokens, "--sim-latency-ms",
+             "100:400", "--log-level", "debug"});
+  auto port = srv.await_port(std::chrono::seconds(20));
+  INFO(srv.err);
+  REQUIRE(port > 0);
+  auto base = "http://127.0.0.1:" + std::to_string(port);
+
+  browser b{1360, 1000};
+  INFO("browser: " << b.error() << "\n" << b.log().substr(0, 4000));
+  REQUIRE(b.error().empty());
+  // The root redirects to the console, which finds it needs a token.
+  b.navigate(base + "/");
+  REQUIRE(b.wait_for("document.getElementById('token-dialog')?.open === true",
+                     std::chrono::seconds(20)));
+  CHECK(b.eval("location.pathname") == "/ui/");
+  REQUIRE(b.screenshot(artifact("console-token.png")));
+  // A wrong token is refused in the dialog.
+  b.eval("document.getElementById('token-input').value = 'not-the-token-at-all';"
+         "document.querySelector('#token-form button[type=submit]').click(); true");
+  CHECK(b.wait_for("document.getElementById('token-error').textContent.includes('refused')",
+                   std::chrono::seconds(10)));
+  b.eval("document.getElementById('token-input').value = " + js(token) + ";"
+         "document.querySelector('#token-form button[type=submit]').click(); true");
+  REQUIRE(b.wait_for("!document.getElementById('token-dialog').open"
+                     " && !!document.querySelector('#operations tbody')",
+                     std::chrono::seconds(20)));
+  CHECK(b.wait_for("document.getElementById('live').classList.contains('on')",
+                   std::chrono::seconds(20)));
+
+  // Start build_and_launch from the start page, with its example input.
+  b.eval("document.querySelector('[data-nav=start]').click(); true");
+  REQUIRE(b.wait_for("!!document.querySelector('#start-workflow option[value=build_and_launch]')",
+                     std::chrono::seconds(20)));
+  b.eval("const s = document.getElementById('start-workflow'); s.value = 'build_and_launch';"
+         "s.dispatchEvent(new Event('change')); true");
+  CHECK(b.wait_for("document.getElementById('start-input').value.includes('image_template')",
+                   std::chrono::seconds(5)));
+  REQUIRE(b.screenshot(artifact("console-start.png")));
+  b.eval("document.getElementById('start-submit').click(); true");
+  REQUIRE(b.wait_for("location.hash.startsWith('#/operations/op-')", std::chrono::seconds(20)));
+  auto id = std::string(b.eval("decodeURIComponent(location.hash.split('/')[2])").as_string());
+  INFO("operation " << id);
+
+  // It succeeds on the page without a reload: the stream brings the events.
+  REQUIRE(b.wait_for("document.querySelector('.title-row')?.dataset.state === 'succeeded'",
+                     std::chrono::seconds(60)));
+  CHECK(b.wait_for("!!document.querySelector('#timeline [data-type=operation_succeeded]')",
+                   std::chrono::seconds(10)));
+  CHECK(b.eval("document.querySelectorAll('#steps tbody tr[data-state=succeeded]').length") == 4);
+  CHECK(b.eval("document.querySelectorAll('#actions [data-action=cancel]').length") == 0);
+  REQUIRE(b.screenshot(artifact("console-operation.png")));
+
+  // The list shows it; the workflows page lists every workflow.
+  b.eval("document.querySelector('[data-nav=operations]').click(); true");
+  REQUIRE(b.wait_for("!!document.querySelector('#operations tr[data-id=\"" + id
+                       + "\"][data-state=succeeded]')",
+                     std::chrono::seconds(20)));
+  REQUIRE(b.wait_for("document.querySelectorAll('.stat').length === 7", std::chrono::seconds(10)));
+  REQUIRE(b.screenshot(artifact("console-operations.png")));
+  b.eval("document.querySelector('[data-nav=workflows]').click(); true");
+  REQUIRE(b.wait_for("!!document.querySelector('[data-workflow=build_and_launch]')",
+                     std::chrono::seconds(20)));
+  REQUIRE(b.screenshot(artifact("console-workflows.png")));
+
+  // The token stayed out of URLs and logs.
+  CHECK(b.eval("location.href.includes(" + js(token) + ")") == false);
+  CHECK(srv.err.find(token) == std::string::npos);
+}
