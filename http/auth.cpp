@@ -56,10 +56,7 @@ std::string_view bearer_token(std::string_view authorization) {
 
 caf::expected<std::shared_ptr<authenticator>>
 authenticator::open(const std::string& path) {
-  std::shared_ptr<authenticator> out{new authenticator(path)};
-  if (auto n = out->reload(); !n)
-    return n.error();
-  return out;
+  return first_loaded(std::shared_ptr<authenticator>{new authenticator(path)});
 }
 
 caf::expected<size_t> authenticator::reload() {

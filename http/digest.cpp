@@ -1,6 +1,7 @@
 #include "http/digest.hpp"
 
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <openssl/sha.h>
 
 namespace stepwise::http {
@@ -15,8 +16,6 @@ bool digests_equal(const digest& a, const digest& b) {
   return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
-namespace {
-
 int hex_digit(char c) {
   if (c >= '0' && c <= '9')
     return c - '0';
@@ -27,21 +26,6 @@ int hex_digit(char c) {
   return -1;
 }
 
-int base64_digit(char c) {
-  if (c >= 'A' && c <= 'Z')
-    return c - 'A';
-  if (c >= 'a' && c <= 'z')
-    return c - 'a' + 26;
-  if (c >= '0' && c <= '9')
-    return c - '0' + 52;
-  if (c == '+')
-    return 62;
-  if (c == '/')
-    return 63;
-  return -1;
-}
-
-} // namespace
 
 std::optional<digest> digest_from_hex(std::string_view hex) {
   digest out;
@@ -58,25 +42,20 @@ std::optional<digest> digest_from_hex(std::string_view hex) {
 }
 
 std::optional<std::string> base64_decode(std::string_view text) {
-  while (!text.empty() && text.back() == '=')
-    text.remove_suffix(1);
-  if (text.size() % 4 == 1)
+  // OpenSSL's decoder takes padded base64 only, as HTTP's Basic scheme sends.
+  if (text.size() % 4 != 0)
     return std::nullopt;
-  std::string out;
-  out.reserve(text.size() * 3 / 4);
-  uint32_t acc = 0;
-  int bits = 0;
-  for (auto c : text) {
-    auto v = base64_digit(c);
-    if (v < 0)
-      return std::nullopt;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
+  std::string out(text.size() / 4 * 3, '\0');
+  auto n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                           reinterpret_cast<const unsigned char*>(text.data()),
+                           static_cast<int>(text.size()));
+  if (n < 0)
+    return std::nullopt;
+  // It decodes the padding to zero bytes.
+  size_t pad = 0;
+  while (pad < 2 && pad < text.size() && text[text.size() - 1 - pad] == '=')
+    ++pad;
+  out.resize(static_cast<size_t>(n) - pad);
   return out;
 }
 

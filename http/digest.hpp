@@ -18,11 +18,14 @@ digest sha256(std::string_view text);
 /// digests, so that their length does not show either.
 bool digests_equal(const digest& a, const digest& b);
 
+/// Returns the value of hexadecimal digit `c`, or -1.
+int hex_digit(char c);
+
 /// Returns the digest written as 64 hexadecimal digits, or nothing.
 std::optional<digest> digest_from_hex(std::string_view hex);
 
-/// Returns the bytes that standard base64 `text` encodes (padding
-/// optional), or nothing when it is not base64.
+/// Returns the bytes that padded standard base64 `text` encodes, or
+/// nothing when it is not that.
 std::optional<std::string> base64_decode(std::string_view text);
 
 } // namespace stepwise::http

@@ -23,12 +23,8 @@ void timeline(const router& r, const route_context& ctx, request& rq,
   auto found = events_of(eng, *op, max_scanned, max_items);
   if (!found)
     return r.write(rq.raw.path, res, from_engine(found.error()));
-  boost::json::array items;
-  items.reserve(found->items.size());
-  for (auto& e : found->items)
-    items.emplace_back(to_json(e));
   write_json(res, 200,
-             boost::json::object{{"items", std::move(items)},
+             boost::json::object{{"items", to_json_array(found->items)},
                                  {"complete", found->complete},
                                  {"last_seq", found->last_seq}});
 }

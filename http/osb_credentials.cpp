@@ -9,10 +9,7 @@ namespace stepwise::http {
 
 caf::expected<std::shared_ptr<basic_credentials>>
 basic_credentials::open(const std::string& path) {
-  std::shared_ptr<basic_credentials> out{new basic_credentials(path)};
-  if (auto ok = out->reload(); !ok)
-    return ok.error();
-  return out;
+  return first_loaded(std::shared_ptr<basic_credentials>{new basic_credentials(path)});
 }
 
 caf::expected<void> basic_credentials::reload() {

@@ -1,5 +1,7 @@
 #include "http/router.hpp"
 
+#include "http/digest.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -37,16 +39,6 @@ bool routed_by_httplib(std::string_view m) {
          || m == "DELETE" || m == "OPTIONS" || m == "PATCH";
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 } // namespace
 
 bool is_json_type(std::string_view ct) {
@@ -71,8 +63,8 @@ std::string path_of_target(std::string_view target) {
   out.reserve(raw.size());
   for (size_t i = 0; i < raw.size(); ++i) {
     if (raw[i] == '%' && i + 2 < raw.size()) {
-      auto hi = hex_value(raw[i + 1]);
-      auto lo = hex_value(raw[i + 2]);
+      auto hi = hex_digit(raw[i + 1]);
+      auto lo = hex_digit(raw[i + 2]);
       if (hi >= 0 && lo >= 0) {
         out.push_back(static_cast<char>(hi * 16 + lo));
         i += 2;

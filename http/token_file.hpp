@@ -1,5 +1,6 @@
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,15 @@ private:
 
 /// Minimum length of a token given in clear in a token file.
 inline constexpr size_t min_plain_token = 16;
+
+/// Returns `x` (an authenticator, basic credentials) once its first
+/// `reload` read its file, or that reload's error.
+template <class T>
+caf::expected<std::shared_ptr<T>> first_loaded(std::shared_ptr<T> x) {
+  if (auto ok = x->reload(); !ok)
+    return ok.error();
+  return x;
+}
 
 /// Reads a whole small file (a token or credentials file); errors name the
 /// path.

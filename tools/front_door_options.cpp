@@ -29,19 +29,13 @@ std::optional<std::string> set_switch(serve_options& o, const std::string& v) {
 }
 
 std::optional<std::string> set_sim_locations(serve_options& o, const std::string& v) {
+  auto items = split_list(v);
+  if (!items)
+    return "must be a comma-separated list of names, not '" + v + "'";
   std::vector<std::string> names;
-  size_t pos = 0;
-  while (pos <= v.size()) {
-    auto comma = v.find(',', pos);
-    auto name = v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    if (name.empty())
-      return "must be a comma-separated list of names, not '" + v + "'";
+  for (auto& name : *items)
     if (std::find(names.begin(), names.end(), name) == names.end())
       names.push_back(name);
-    if (comma == std::string::npos)
-      break;
-    pos = comma + 1;
-  }
   o.sim_locations = std::move(names);
   return std::nullopt;
 }
@@ -51,6 +45,21 @@ bool is_loopback(const std::string& host) {
 }
 
 } // namespace
+
+std::optional<std::vector<std::string>> split_list(const std::string& v) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  for (;;) {
+    auto comma = v.find(',', pos);
+    auto item = v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (item.empty())
+      return std::nullopt;
+    out.push_back(std::move(item));
+    if (comma == std::string::npos)
+      return out;
+    pos = comma + 1;
+  }
+}
 
 const std::vector<option_spec>& front_door_specs() {
   static const std::vector<option_spec> specs{

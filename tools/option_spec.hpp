@@ -24,6 +24,10 @@ struct option_spec {
   bool is_switch = false;
 };
 
+/// Returns the items of a comma-separated list, or nothing when one is
+/// empty.
+std::optional<std::vector<std::string>> split_list(const std::string& v);
+
 /// The settings of the front doors (authentication, TLS, the service
 /// broker) and of the simulated cloud's locations, kept apart from the
 /// engine's (serve_options.cpp).

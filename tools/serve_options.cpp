@@ -77,19 +77,13 @@ std::optional<std::string> set_level(serve_options& o, const std::string& v) {
 }
 
 std::optional<std::string> set_workflows(serve_options& o, const std::string& v) {
-  std::vector<std::string> sets;
-  size_t pos = 0;
-  while (pos <= v.size()) {
-    auto comma = v.find(',', pos);
-    auto item = v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+  auto sets = split_list(v);
+  if (!sets)
+    return "must list demo and/or bench, not '" + v + "'";
+  for (auto& item : *sets)
     if (item != "demo" && item != "bench")
       return "must list demo and/or bench, not '" + item + "'";
-    sets.push_back(item);
-    if (comma == std::string::npos)
-      break;
-    pos = comma + 1;
-  }
-  o.workflow_sets = std::move(sets);
+  o.workflow_sets = std::move(*sets);
   return std::nullopt;
 }
 

@@ -10,11 +10,11 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
-#include <vector>
 
 #include <httplib.h>
 
 #include "http/digest.hpp"
+#include "tests/http/serve_child.hpp"
 
 namespace stepwise::test {
 
@@ -68,12 +68,7 @@ browser::browser(int width, int height) {
     int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     ::dup2(log, 1);
     ::dup2(log, 2);
-    std::vector<char*> argv;
-    for (auto& a : args)
-      argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
+    exec_args(std::move(args));
   }
   if (pid_ < 0) {
     error_ = "cannot start Chromium";

@@ -190,7 +190,9 @@ TEST_CASE("tokens are compared as SHA-256 digests in constant time", "[http][aut
   CHECK_FALSE(http::digest_from_hex(std::string(63, 'f')).has_value());
   CHECK_FALSE(http::digest_from_hex(std::string(63, 'f') + "g").has_value());
   CHECK(http::base64_decode("cGxhdGZvcm06cHc=") == std::optional<std::string>("platform:pw"));
-  CHECK(http::base64_decode("cGxhdGZvcm06cHc") == std::optional<std::string>("platform:pw"));
+  CHECK_FALSE(http::base64_decode("cGxhdGZvcm06cHc").has_value());
+  CHECK(http::base64_decode("") == std::optional<std::string>(""));
+  CHECK(http::base64_decode("YQ==") == std::optional<std::string>("a"));
   CHECK_FALSE(http::base64_decode("c!==").has_value());
 }
 

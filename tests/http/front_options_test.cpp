@@ -6,24 +6,17 @@
 #include <catch2/catch.hpp>
 
 #include "engine/errc.hpp"
+#include "tests/http/fake_env.hpp"
 #include "tools/serve_options.hpp"
 
 using namespace stepwise;
 using namespace stepwise::tools;
+using stepwise::test::fake_env;
 
 namespace {
 
-env_reader env_of(std::map<std::string, std::string> vars) {
-  return [vars](const char* name) -> std::optional<std::string> {
-    auto i = vars.find(name);
-    if (i == vars.end())
-      return std::nullopt;
-    return i->second;
-  };
-}
-
 std::string refusal(std::vector<std::string> args) {
-  auto o = parse_serve_options(args, env_of({}));
+  auto o = parse_serve_options(args, fake_env({}));
   REQUIRE_FALSE(o);
   return message_of(o.error());
 }
@@ -34,7 +27,7 @@ TEST_CASE("front door flags: switches, files and locations", "[cli][auth]") {
   auto o = parse_serve_options({"--auth-tokens", "/etc/sw/tokens", "--metrics-auth",
                                 "--tls-cert=c.pem", "--tls-key", "k.pem", "--osb",
                                 "--osb-credentials", "b.txt", "--sim-locations", "eu-1,us-2,eu-1"},
-                               env_of({}));
+                               fake_env({}));
   REQUIRE(o);
   CHECK(o->auth_tokens == "/etc/sw/tokens");
   CHECK(o->metrics_auth);
@@ -45,11 +38,11 @@ TEST_CASE("front door flags: switches, files and locations", "[cli][auth]") {
   CHECK(s.metrics_auth);
   CHECK(s.tls_cert == "c.pem");
   CHECK(s.tls_key == "k.pem");
-  auto d = parse_serve_options({}, env_of({{"STEPWISE_INSECURE_NO_AUTH", "true"}}));
+  auto d = parse_serve_options({}, fake_env({{"STEPWISE_INSECURE_NO_AUTH", "true"}}));
   REQUIRE(d);
   CHECK(d->insecure_no_auth);
   CHECK(d->sim_locations == std::vector<std::string>{"default", "dc1"});
-  auto off = parse_serve_options({"--metrics-auth=false"}, env_of({}));
+  auto off = parse_serve_options({"--metrics-auth=false"}, fake_env({}));
   REQUIRE(off);
   CHECK_FALSE(off->metrics_auth);
 }
@@ -66,7 +59,7 @@ TEST_CASE("front door flags that do not go together are refused", "[cli][auth]")
 
 TEST_CASE("only loopback addresses are served without tokens", "[cli][auth]") {
   auto exposure = [](std::vector<std::string> args) {
-    auto o = parse_serve_options(args, env_of({}));
+    auto o = parse_serve_options(args, fake_env({}));
     REQUIRE(o);
     return check_exposure(*o);
   };

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/errc.hpp"
+#include "tests/http/fake_env.hpp"
 #include "tests/http/fixture.hpp"
 #include "actors/virtual_clock.hpp"
 #include "infra/sim_driver.hpp"
@@ -14,19 +15,7 @@
 
 using namespace stepwise;
 using namespace stepwise::tools;
-
-namespace {
-
-env_reader fake_env(std::map<std::string, std::string> vars) {
-  return [vars](const char* name) -> std::optional<std::string> {
-    auto i = vars.find(name);
-    if (i == vars.end())
-      return std::nullopt;
-    return i->second;
-  };
-}
-
-} // namespace
+using stepwise::test::fake_env;
 
 TEST_CASE("serve options have the documented defaults", "[cli]") {
   auto o = parse_serve_options({}, fake_env({}));

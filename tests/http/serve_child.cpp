@@ -22,6 +22,15 @@ std::string stepwise_binary() {
   return p != nullptr ? p : "build/stepwise";
 }
 
+void exec_args(std::vector<std::string> args) {
+  std::vector<char*> argv;
+  for (auto& a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  ::execv(argv[0], argv.data());
+  ::_exit(127);
+}
+
 child::child(std::vector<std::string> args) {
   int fds[2];
   REQUIRE(::pipe(fds) == 0);
@@ -31,12 +40,7 @@ child::child(std::vector<std::string> args) {
     ::dup2(fds[1], 2);
     int out = ::open("/dev/null", O_WRONLY);
     ::dup2(out, 1);
-    std::vector<char*> argv;
-    for (auto& a : args)
-      argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
+    exec_args(std::move(args));
   }
   ::close(fds[1]);
   err_fd = fds[0];

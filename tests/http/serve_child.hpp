@@ -11,6 +11,10 @@ namespace stepwise::test {
 /// Returns the path of the `stepwise` binary under test (`STEPWISE_BIN`).
 std::string stepwise_binary();
 
+/// In a forked child: runs `args` (no shell) in its place; exits 127 when
+/// it cannot.
+[[noreturn]] void exec_args(std::vector<std::string> args);
+
 /// A child process (no shell) with its stderr on a pipe, killed at
 /// destruction if still running.
 struct child {
