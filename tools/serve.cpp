@@ -106,8 +106,8 @@ int run_serve(const serve_options& opts) {
     }
     auth = std::move(*opened);
   } else {
-    log(log_level::warn, "no --auth-tokens: every route is open to whoever reaches "
-                         + opts.listen);
+    log(log_level::info, "no --auth-tokens: every route is open to whoever reaches "
+                           + opts.listen);
   }
   std::shared_ptr<http::basic_credentials> broker;
   if (opts.osb) {
@@ -201,10 +201,14 @@ int run_serve(const serve_options& opts) {
   log(log_level::info, "stepwise listening on " + url + " (store "
                          + redact_uri(opts.store) + ", "
                          + std::to_string(scfg.threads) + " HTTP threads)");
-  log(log_level::info, "try: stepwise ops start demo --url " + url
-                         + "   or: curl -X POST " + url
-                         + "/api/v1/operations -H 'Content-Type: "
-                           "application/json' -d "
+  auto cli_auth = std::string(auth ? " --token TOKEN" : "")
+                  + (srv.tls() ? " --ca CA.pem" : "");
+  auto curl_auth = std::string(auth ? " -H 'Authorization: Bearer TOKEN'" : "")
+                   + (srv.tls() ? " --cacert CA.pem" : "");
+  log(log_level::info, "console: " + url + "/ui/");
+  log(log_level::info, "try: stepwise ops start demo --url " + url + cli_auth
+                         + "   or: curl -X POST " + url + "/api/v1/operations" + curl_auth
+                         + " -H 'Content-Type: application/json' -d "
                            "'{\"workflow\":\"demo\",\"input\":{\"name\":\"you\"}}'");
   int sig = 0;
   for (;;) {

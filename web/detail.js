@@ -98,8 +98,13 @@ export function mountDetail(view, id) {
     const item = eventItem(ev);
     // Keep log order even when the stream and the first read overlap.
     const after = [...timeline.children].find((li) => Number(li.dataset.seq) > ev.seq);
+    const side = timeline.parentElement;
+    const atEnd = side.scrollHeight - side.scrollTop - side.clientHeight < 40;
     if (after) after.before(item);
     else timeline.append(item);
+    // Follow new events, unless the reader scrolled up to older ones.
+    if (!after && atEnd) side.scrollTop = side.scrollHeight;
+    timelineNote.textContent = `${seen.size} events`;
   }
 
   async function refresh() {
@@ -123,7 +128,7 @@ export function mountDetail(view, id) {
     try {
       const t = await get(`/api/v1/operations/${encodeURIComponent(id)}/events`);
       for (const ev of t.items) addEvent(ev);
-      timelineNote.textContent = t.complete ? `${seen.size} events` : 'older events not shown';
+      if (!t.complete) timelineNote.textContent = 'some events not shown';
     } catch (e) {
       timelineNote.textContent = e.message;
     }

@@ -43,7 +43,7 @@ export function mountHealth(el) {
     if (m) {
       const steps = sum(m, 'stepwise_steps_started_total');
       const now = Date.now();
-      let rate = '…';
+      let rate = '–';
       if (last) rate = (Math.max(0, steps - last.steps) / ((now - last.at) / 1000)).toFixed(1);
       last = {steps, at: now};
       const active = (s) => sum(m, 'stepwise_operations_active', 'state', s);

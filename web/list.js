@@ -33,7 +33,16 @@ function row(op) {
     h('td', {}, badge(op.state)),
     progressCell(op),
     h('td', {}, timeEl(op.updated_at)),
-    h('td', {class: 'error-cell', title: op.error || ''}, op.error || ''));
+    problemCell(op));
+}
+
+// The error; or, while a step is retried, why (the step's last error).
+function problemCell(op) {
+  if (op.error) return h('td', {class: 'error-cell', title: op.error}, op.error);
+  const step = (op.steps || []).find((s) => s.state === 'waiting' && s.last_error);
+  if (!step) return h('td');
+  const text = `${step.name}: ${step.last_error}`;
+  return h('td', {class: 'note-cell wide', title: text}, text);
 }
 
 /** Renders the operations page into `view` for `params`; returns its stop. */
