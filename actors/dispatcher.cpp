@@ -107,14 +107,16 @@ void on_recover(dispatcher_ptr self, recovered_ops& found) {
   auto now = st.rt->clk->now();
   for (auto& op : found.ops) {
     forget(self, op.id);
-    if (!st.rt->workflows.find(op.workflow, op.workflow_version)) {
+    auto wf = st.rt->workflows.find(op.workflow, op.workflow_version);
+    if (!wf) {
       std::cerr << "stepwise: operation " << op.id << " uses workflow '"
                 << op.workflow << "' v" << op.workflow_version
                 << " which is not registered; it stays as it is\n";
       continue;
     }
     auto due = op.wake_at;
-    if (op.state == op_state::waiting && due
+    // A wait followed by a watcher gets an actor, to tell the watcher again.
+    if (op.state == op_state::waiting && due && !progress::watching(op, *wf)
         && *due - now >= st.rt->cfg.passivate_after) {
       if (op.deadline && *op.deadline < *due)
         due = op.deadline;

@@ -10,7 +10,8 @@ namespace {
 void arm_sleepers(dispatcher_ptr self) {
   auto& st = self->state;
   auto due = st.sleepers.earliest();
-  if (!due || (st.armed && *st.armed <= *due))
+  // `max`: waits with no timeout, woken only by a request or a report.
+  if (!due || *due == time_point::max() || (st.armed && *st.armed <= *due))
     return;
   st.armed = due;
   st.wake_gen += 1;
@@ -34,7 +35,7 @@ void woken(dispatcher_ptr self, maybe_op& res) {
     release(self, id, caf::actor{});
     return;
   }
-  auto a = spawn_operation(self, std::move(*res.value), {}, op_start::recover);
+  auto a = spawn_operation(self, std::move(*res.value), {}, op_start::resume);
   release(self, id, a);
 }
 

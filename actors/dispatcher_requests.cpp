@@ -106,14 +106,15 @@ void get_from_store(dispatcher_ptr self, caf::response_promise rp, const std::st
   rp.delegate(self->state.rt->reader(), get_atom::value, id);
 }
 
-/// Passes a request on to the operation's actor. The actor quits right after
-/// its terminal write, so a request can reach it just too late: then
-/// `fallback` answers (from the store) instead of an error.
-template <class... Ts>
+/// Passes a request on to the operation's actor, which answers with a `T`.
+/// The actor quits right after its terminal write, so a request can reach
+/// it just too late: then `fallback` answers (from the store) instead of an
+/// error.
+template <class T>
 void ask_actor(dispatcher_ptr self, const caf::actor& a, caf::response_promise rp,
-               std::function<void()> fallback, Ts... xs) {
-  self->request(a, caf::infinite, xs...)
-    .then([=](operation& op) mutable { rp.deliver(std::move(op)); },
+               std::function<void()> fallback, caf::message msg) {
+  self->request(a, caf::infinite, std::move(msg))
+    .then([=](T& x) mutable { rp.deliver(std::move(x)); },
           [=](caf::error& err) mutable {
             if (err == caf::sec::request_receiver_down)
               fallback();
@@ -122,16 +123,29 @@ void ask_actor(dispatcher_ptr self, const caf::actor& a, caf::response_promise r
           });
 }
 
-void on_command(dispatcher_ptr self, caf::response_promise rp, const std::string& id,
-                command cmd);
+/// A request about an existing operation that its actor carries out (a
+/// command, a signal): `msg` for the actor, answered with a `T`; `refuse`
+/// answers when the operation has no actor and its stored state decides.
+template <class T>
+struct actor_request {
+  caf::message msg;
+  /// Whether a failed operation gets an actor to carry the request.
+  bool revive_failed = false;
+  std::function<caf::error(const operation&)> refuse;
+};
 
-/// A command for an operation that has no actor: wake it if it sleeps, or
+template <class T>
+void to_actor(dispatcher_ptr self, caf::response_promise rp, const std::string& id,
+              std::shared_ptr<const actor_request<T>> req);
+
+/// A request for an operation that has no actor: wake it if it sleeps, or
 /// load it and decide.
-void command_absent(dispatcher_ptr self, caf::response_promise rp,
-                    const std::string& id, command cmd) {
+template <class T>
+void to_absent(dispatcher_ptr self, caf::response_promise rp, const std::string& id,
+               std::shared_ptr<const actor_request<T>> req) {
   if (self->state.sleepers.contains(id)) {
     wake(self, id);
-    on_command(self, rp, id, cmd);
+    to_actor(self, rp, id, req);
     return;
   }
   read_then<load_atom>(self, id, rp, [=](std::optional<operation>& found) mutable {
@@ -140,10 +154,10 @@ void command_absent(dispatcher_ptr self, caf::response_promise rp,
       return;
     }
     auto& op = *found;
-    if (cmd == command::retry && allows(op, cmd)) {
-      // A failed operation has no actor: give it one to carry the retry.
+    if (req->revive_failed && op.state == op_state::failed) {
+      // A failed operation has no actor: give it one to carry the request.
       auto a = spawn_operation(self, std::move(op), {}, op_start::idle);
-      rp.delegate(a, command_atom::value, cmd);
+      rp.delegate(a, req->msg);
       return;
     }
     if (self->state.rt->lease && !is_terminal(op.state)) {
@@ -155,16 +169,32 @@ void command_absent(dispatcher_ptr self, caf::response_promise rp,
                                 "send the request to that process"));
       return;
     }
-    rp.deliver(refusal(op, cmd));
+    rp.deliver(req->refuse(op));
   });
 }
 
-void on_command(dispatcher_ptr self, caf::response_promise rp, const std::string& id,
-                command cmd) {
-  auto absent = [=] { command_absent(self, rp, id, cmd); };
-  route(self, id,
-        [=](const caf::actor& a) { ask_actor(self, a, rp, absent, command_atom::value, cmd); },
+template <class T>
+void to_actor(dispatcher_ptr self, caf::response_promise rp, const std::string& id,
+              std::shared_ptr<const actor_request<T>> req) {
+  auto absent = [=] { to_absent(self, rp, id, req); };
+  route(self, id, [=](const caf::actor& a) { ask_actor<T>(self, a, rp, absent, req->msg); },
         absent);
+}
+
+caf::error refuse_signal(const operation& op) {
+  return make_error(errc::invalid_state,
+                    "operation '" + op.id + "' is " + std::string{to_string(op.state)}
+                      + ": it has ended and takes no signals");
+}
+
+/// Hands a watcher's report to its operation, waking it if it sleeps; a
+/// report about an operation this process does not drive is dropped (its
+/// owner tells its own watcher again).
+void on_report(dispatcher_ptr self, const std::string& id, watch_reply& reply) {
+  if (self->state.sleepers.contains(id))
+    wake(self, id);
+  auto msg = caf::make_message(watch_done_atom::value, std::move(reply));
+  route(self, id, [=](const caf::actor& a) { self->send(a, msg); }, [] {});
 }
 
 } // namespace
@@ -177,14 +207,35 @@ caf::message_handler dispatcher_requests(dispatcher_ptr self) {
       auto rp = self->make_response_promise();
       auto absent = [=] { get_from_store(self, rp, id); };
       route(self, id,
-            [=](const caf::actor& a) { ask_actor(self, a, rp, absent, get_atom::value); },
+            [=](const caf::actor& a) {
+              ask_actor<operation>(self, a, rp, absent, caf::make_message(get_atom::value));
+            },
             absent);
       return rp;
     },
     [=](command_atom, const std::string& id, command cmd) -> caf::result<operation> {
       auto rp = self->make_response_promise();
-      on_command(self, rp, id, cmd);
+      auto req = std::make_shared<actor_request<operation>>();
+      req->msg = caf::make_message(command_atom::value, cmd);
+      req->revive_failed = cmd == command::retry;
+      req->refuse = [cmd](const operation& op) { return refusal(op, cmd); };
+      to_actor<operation>(self, rp, id, std::move(req));
       return rp;
+    },
+    [=](signal_atom, const std::string& id, signal_request& sig) -> caf::result<signal_result> {
+      if (!valid_signal_name(sig.name))
+        return make_error(errc::invalid_argument,
+                          "the signal name must be 1 to 64 characters of A-Z a-z 0-9 _ . -");
+      auto rp = self->make_response_promise();
+      auto req = std::make_shared<actor_request<signal_result>>();
+      req->msg = caf::make_message(signal_atom::value, std::move(sig));
+      req->refuse = refuse_signal;
+      to_actor<signal_result>(self, rp, id, std::move(req));
+      return rp;
+    },
+    [=](watch_done_atom, watch_reply& reply) {
+      auto id = reply.operation_id;
+      on_report(self, id, reply);
     },
     [=](list_atom, list_filter& f) {
       auto max = self->state.rt->cfg.max_page;

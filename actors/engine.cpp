@@ -209,6 +209,10 @@ caf::expected<operation> engine::retry(const std::string& id) {
   return ask<operation>(request_timeout(), command_atom::value, id, command::retry);
 }
 
+caf::expected<signal_result> engine::signal(const std::string& id, signal_request sig) {
+  return ask<signal_result>(request_timeout(), signal_atom::value, id, std::move(sig));
+}
+
 caf::expected<operation_page> engine::list(const list_filter& f) {
   return ask<operation_page>(request_timeout(), list_atom::value, f);
 }

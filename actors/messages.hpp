@@ -16,6 +16,7 @@
 #include "engine/step_context.hpp"
 #include "engine/step_result.hpp"
 #include "engine/store.hpp"
+#include "engine/wait.hpp"
 
 /// The messages between the dispatcher, operation actors, the step
 /// workers and the commit writer. All are local-only, so they are
@@ -71,6 +72,14 @@ struct step_done {
   std::shared_ptr<step_result> result;
 };
 
+/// A wait step's task, described on a worker for the step's watcher
+/// (`wait_spec::task`): the description, or why there is none.
+struct watch_ready {
+  uint64_t generation = 0;
+  boost::json::object task;
+  std::string error;
+};
+
 /// Writer -> operation actor or dispatcher: a checkpoint is durable (or not).
 struct commit_ack {
   uint64_t tag = 0;
@@ -97,6 +106,7 @@ using bridge_job = std::function<void(caf::event_based_actor*, const caf::actor&
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::op_snapshot)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::step_done)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::watch_ready)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::commit_ack)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::maybe_op)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::recovered_ops)

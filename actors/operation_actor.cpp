@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iostream>
 
+#include "actors/operation_parts.hpp"
+
 #include <caf/event_based_actor.hpp>
 #include <caf/send.hpp>
 
@@ -13,21 +15,34 @@
 #include "engine/errc.hpp"
 #include "engine/redact.hpp"
 
-namespace stepwise {
-
-namespace {
-
-using self_ptr = caf::stateful_actor<operation_state>*;
+namespace stepwise::op {
 
 double unit_random(operation_state& st) {
   return std::uniform_real_distribution<double>{0.0, 1.0}(st.rng);
 }
 
-void execute(self_ptr self, next_action act);
+namespace {
 
-/// Writes the working copy with `events`; `act` runs once it is durable.
+/// Tells the watcher of the wait the durable state had, if the new state
+/// left that wait (a signal came first, a timeout, cancel, pause, the
+/// deadline, or the report itself): it stops following the task.
+void unwatch_left_wait(self_ptr self) {
+  auto& st = self->state;
+  if (!st.committed || !progress::watching(*st.committed, *st.wf))
+    return;
+  auto idx = st.committed->cursor();
+  auto attempt = st.committed->steps[idx].attempts;
+  if (progress::watching(st.op, *st.wf) && st.op.cursor() == idx
+      && st.op.steps[idx].attempts == attempt)
+    return;
+  self->send(st.wf->steps()[idx].wait->watcher, unwatch_atom::value, st.op.id, attempt);
+}
+
+} // namespace
+
 void persist(self_ptr self, std::vector<event> events, next_action act) {
   auto& st = self->state;
+  unwatch_left_wait(self);
   if (!st.carry.empty()) {
     events.insert(events.begin(), std::make_move_iterator(st.carry.begin()),
                   std::make_move_iterator(st.carry.end()));
@@ -52,6 +67,8 @@ void arm(self_ptr self, time_point due, caf::message msg) {
                                   std::move(msg));
 }
 
+namespace {
+
 void arm_deadline(self_ptr self) {
   auto& st = self->state;
   if (!st.op.deadline || st.deadline_armed || is_terminal(st.op.state))
@@ -60,8 +77,8 @@ void arm_deadline(self_ptr self) {
   arm(self, *st.op.deadline, caf::make_message(deadline_atom::value));
 }
 
-/// Gives up the attempt in flight, if any: its late result will be dropped
-/// (a new generation), and the step is asked to stop.
+} // namespace
+
 void abandon(self_ptr self, const char* why) {
   auto& st = self->state;
   st.gen += 1;
@@ -130,6 +147,9 @@ void execute(self_ptr self, next_action act) {
       }
       arm(self, act.due, caf::make_message(timer_atom::value, st.gen));
       return;
+    case next_action::kind::await:
+      await(self, act);
+      return;
     case next_action::kind::finish: {
       auto& m = st.rt->stats;
       if (st.op.state == op_state::succeeded)
@@ -145,14 +165,7 @@ void execute(self_ptr self, next_action act) {
   }
 }
 
-/// Runs `fn` now, or after the commit in flight when there is one.
-template <class F>
-void when_idle(self_ptr self, F fn) {
-  if (self->state.committing)
-    self->state.deferred.emplace_back(std::move(fn));
-  else
-    fn();
-}
+namespace {
 
 void on_ack(self_ptr self, write_status status) {
   auto& st = self->state;
@@ -164,8 +177,8 @@ void on_ack(self_ptr self, write_status status) {
                              "operation '" + st.op.id
                                + "' is driven by another process (shared "
                                  "store); the request was not carried out");
-    for (auto& rp : st.on_commit)
-      rp.deliver(fenced);
+    for (auto& w : st.on_commit)
+      w.rp.deliver(fenced);
     st.on_commit.clear();
     self->send(st.dispatcher, finished_atom::value, st.op.id, op_snapshot{});
     self->quit();
@@ -177,8 +190,13 @@ void on_ack(self_ptr self, write_status status) {
   st.pending = {};
   auto waiting = std::move(st.on_commit);
   st.on_commit.clear();
-  for (auto& rp : waiting)
-    rp.deliver(st.rt->present(*st.committed));
+  for (auto& w : waiting) {
+    auto shown = st.rt->present(*st.committed);
+    if (w.signal)
+      w.rp.deliver(signal_result{std::move(shown), false});
+    else
+      w.rp.deliver(std::move(shown));
+  }
   auto deferred = std::move(st.deferred);
   st.deferred.clear();
   for (size_t i = 0; i < deferred.size(); ++i) {
@@ -236,32 +254,6 @@ void on_step_done(self_ptr self, step_done& msg) {
   persist(self, std::move(events), act);
 }
 
-/// Carries out a client's command, or refuses it for the current state.
-void on_command(self_ptr self, command cmd, caf::response_promise& rp) {
-  auto& st = self->state;
-  if (!allows(st.op, cmd)) {
-    rp.deliver(refusal(st.op, cmd));
-    // An actor given to a terminal operation for a retry has nothing to do.
-    if (is_terminal(st.op.state))
-      execute(self, {next_action::kind::finish, 0, 0, {}});
-    return;
-  }
-  auto now = st.rt->clk->now();
-  std::vector<event> events;
-  next_action act;
-  switch (cmd) {
-    case command::cancel:
-      abandon(self, "canceled");
-      act = progress::cancel(st.op, *st.wf, now, events);
-      break;
-    case command::retry:
-      act = progress::resume(st.op, *st.wf, now, events);
-      break;
-  }
-  st.on_commit.push_back(rp);
-  persist(self, std::move(events), act);
-}
-
 void start(self_ptr self, next_action act, op_start mode) {
   auto& st = self->state;
   switch (mode) {
@@ -270,8 +262,14 @@ void start(self_ptr self, next_action act, op_start mode) {
       arm_deadline(self);
       execute(self, act);
       return;
+    case op_start::resume:
     case op_start::recover: {
       st.committed = std::make_shared<const operation>(st.op);
+      if (mode == op_start::resume && progress::watching(st.op, *st.wf)) {
+        // The watcher still follows this wait: no need to tell it again.
+        st.watched_step = st.op.cursor();
+        st.watched_attempt = st.op.steps[st.watched_step].attempts;
+      }
       std::vector<event> events;
       auto next = progress::recover(st.op, *st.wf, st.rt->clk->now(), events);
       arm_deadline(self);
@@ -288,6 +286,12 @@ void start(self_ptr self, next_action act, op_start mode) {
 }
 
 } // namespace
+
+} // namespace stepwise::op
+
+namespace stepwise {
+
+using namespace op;
 
 operation_state::~operation_state() {
   // An actor stopped with an attempt in flight (shutdown, a lost lease):
@@ -310,7 +314,7 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
                                     ^ st.rt->cfg.seed));
   st.rt->stats.operations_live.fetch_add(1, std::memory_order_relaxed);
   start(self, act, mode);
-  return {
+  auto own = caf::message_handler{
     [=](commit_ack& ack) { on_ack(self, ack.status); },
     [=](step_done& msg) { on_step_done(self, msg); },
     [=](timer_atom, uint64_t gen) {
@@ -320,7 +324,7 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
         return;
       std::vector<event> events;
       st.woken_due = st.op.wake_at.value_or(st.rt->clk->now());
-      auto act = progress::wake(st.op, *st.wf, st.rt->clk->now(), events);
+      auto act = progress::wake(st.op, *st.wf, st.rt->clk->now(), events, unit_random(st));
       if (act.what == next_action::kind::run_step) {
         act.due = st.woken_due;
         // The wait was durable; the attempt starts now rather than after
@@ -380,15 +384,8 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
       if (gen == st.gen && st.op.state == op_state::waiting && st.op.wake_at)
         arm(self, *st.op.wake_at, caf::make_message(timer_atom::value, st.gen));
     },
-    [=](get_atom) -> operation {
-      return self->state.rt->present(*self->state.committed);
-    },
-    [=](command_atom, command cmd) -> caf::result<operation> {
-      auto rp = self->make_response_promise();
-      when_idle(self, [=]() mutable { on_command(self, cmd, rp); });
-      return rp;
-    },
   };
+  return caf::behavior{own.or_else(operation_requests(self)).or_else(operation_waits(self))};
 }
 
 } // namespace stepwise

@@ -5,12 +5,13 @@
 #include <random>
 #include <vector>
 
-#include <caf/response_promise.hpp>
 #include <caf/event_based_actor.hpp>
+#include <caf/response_promise.hpp>
 #include <caf/stateful_actor.hpp>
 
 #include "actors/runtime.hpp"
 #include "engine/progress.hpp"
+#include "engine/stop.hpp"
 
 namespace stepwise {
 
@@ -18,10 +19,22 @@ namespace stepwise {
 enum class op_start : uint8_t {
   /// Just created: the given action is durable, carry it out.
   execute,
-  /// Loaded from the store (restart, wake-up): continue where it stopped.
+  /// Loaded after a restart or a takeover: continue where it stopped, and
+  /// tell a wait's watcher again (it may not know the wait).
   recover,
+  /// Loaded after passivation (its wake-up time came, or a request
+  /// addressed it): continue where it stopped; a wait's watcher still has
+  /// it.
+  resume,
   /// Loaded for a request (retry of a failed operation): wait for it.
   idle,
+};
+
+/// A request answered once the commit in flight is durable: with the
+/// operation, or (for a signal) with a `signal_result`.
+struct commit_waiter {
+  caf::response_promise rp;
+  bool signal = false;
 };
 
 /// The state of one operation actor. The actor owns its operation: only it
@@ -46,14 +59,17 @@ struct operation_state {
   /// The attempt in flight: its number, and its stop request.
   int32_t running_attempt = 0;
   std::optional<stop_source> stop;
+  /// The wait (step index, attempt) whose watcher was told about it.
+  size_t watched_step = SIZE_MAX;
+  int32_t watched_attempt = 0;
   bool committing = false;
   bool deadline_armed = false;
   /// Carried out when the commit in flight is durable.
   next_action pending;
   /// A step held back until the lease is surely held again.
   next_action awaiting_lease;
-  /// Answered with the operation when the commit in flight is durable.
-  std::vector<caf::response_promise> on_commit;
+  /// Answered when the commit in flight is durable.
+  std::vector<commit_waiter> on_commit;
   /// Events of a start not yet written (an attempt begun by a timer runs at
   /// once; its start is written with its result).
   std::vector<event> carry;

@@ -64,20 +64,36 @@ void run_blocking(const attempt_target& to, workflow_ptr wf, size_t idx,
   }, to_micros(to.due));
 }
 
-void run_async(const attempt_target& to, const step_def& def, step_context ctx) {
+void start_async(const async_step_fn& fn, async_call call) {
+  try {
+    fn(call);
+  } catch (const std::exception& e) {
+    call.complete(fail(std::string{"step threw: "} + e.what()));
+  } catch (...) {
+    call.complete(fail("step threw a non-standard exception"));
+  }
+}
+
+void run_async(const attempt_target& to, workflow_ptr wf, size_t idx, step_context ctx,
+               bool compensate) {
   auto me = caf::actor_cast<caf::actor>(to.self);
   auto gen = to.generation;
   auto attempt = ctx.attempt();
   async_call call{std::move(ctx), [me, gen, attempt](step_result res) {
                     reply(me, gen, attempt, std::move(res));
                   }};
-  try {
-    def.start(call);
-  } catch (const std::exception& e) {
-    call.complete(fail(std::string{"step threw: "} + e.what()));
-  } catch (...) {
-    call.complete(fail("step threw a non-standard exception"));
+  auto& def = wf->steps()[idx];
+  if (compensate) {
+    start_async(def.compensate_async, std::move(call));
+    return;
   }
+  if (!def.start_on_worker) {
+    start_async(def.start, std::move(call));
+    return;
+  }
+  to.pool->submit([wf = std::move(wf), idx, call]() mutable {
+    start_async(wf->steps()[idx].start, std::move(call));
+  }, to_micros(to.due));
 }
 
 void run_actor(const attempt_target& to, const step_def& def, step_context ctx) {
@@ -117,8 +133,12 @@ void run_actor(const attempt_target& to, const step_def& def, step_context ctx) 
 void run_step(const attempt_target& to, workflow_ptr wf, size_t idx,
               step_context ctx, bool compensate) {
   auto& def = wf->steps()[idx];
-  if (compensate || def.run) {
+  if (compensate ? bool{def.compensate} : bool{def.run}) {
     run_blocking(to, std::move(wf), idx, std::move(ctx), compensate);
+    return;
+  }
+  if (compensate) {
+    run_async(to, std::move(wf), idx, std::move(ctx), true);
     return;
   }
   // Conditions of asynchronous and actor steps run here, on the operation's
@@ -130,7 +150,7 @@ void run_step(const attempt_target& to, workflow_ptr wf, size_t idx,
     return;
   }
   if (def.start)
-    run_async(to, def, std::move(ctx));
+    run_async(to, std::move(wf), idx, std::move(ctx), false);
   else
     run_actor(to, def, std::move(ctx));
 }

@@ -28,10 +28,16 @@ void virtual_clock::schedule(time_point due, const caf::actor& target,
     std::lock_guard<std::mutex> guard{mtx_};
     if (due > now_) {
       timers_.emplace(due, std::make_pair(target, std::move(msg)));
+      armed_.notify_all();
       return;
     }
   }
   deliver(target, std::move(msg));
+}
+
+bool virtual_clock::await_timer(std::chrono::milliseconds real_timeout) const {
+  std::unique_lock<std::mutex> guard{mtx_};
+  return armed_.wait_for(guard, real_timeout, [this] { return !timers_.empty(); });
 }
 
 void virtual_clock::advance(duration d) {

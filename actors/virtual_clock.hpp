@@ -1,5 +1,7 @@
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -34,8 +36,14 @@ public:
   /// Returns the earliest due time of a pending timer, if any.
   std::optional<time_point> next_due() const;
 
+  /// Waits (at most `real_timeout` of real time) until a timer is pending:
+  /// for tests that must let an actor arm its next timer before moving
+  /// the time. Returns whether one is.
+  bool await_timer(std::chrono::milliseconds real_timeout) const;
+
 private:
   mutable std::mutex mtx_;
+  mutable std::condition_variable armed_;
   time_point now_;
   std::multimap<time_point, std::pair<caf::actor, caf::message>> timers_;
 };

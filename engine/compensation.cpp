@@ -119,7 +119,8 @@ next_action recover_compensation(operation& op, const workflow& wf,
 size_t compensation_cursor(const operation& op, const workflow& wf) {
   for (size_t i = op.steps.size(); i-- > 0;) {
     auto& rec = op.steps[i];
-    if (rec.state == step_state::succeeded && wf.steps()[i].compensate
+    if (rec.state == step_state::succeeded
+        && (wf.steps()[i].compensate || wf.steps()[i].compensate_async)
         && rec.compensation != step_state::succeeded
         && rec.compensation != step_state::failed)
       return i;

@@ -69,6 +69,14 @@ public:
   /// Resumes a failed operation at its failed step.
   [[nodiscard]] caf::expected<operation> retry(const std::string& id);
 
+  /// Sends signal `sig` to the operation: stored in the same write as its
+  /// `signal_received` event, whether or not the operation waits for it
+  /// now (a wait step takes it when it gets there). A repeated
+  /// `signal_id` writes nothing (`duplicate`). Fails with `not_found`, or
+  /// `invalid_state` when the operation has ended.
+  [[nodiscard]] caf::expected<signal_result> signal(const std::string& id,
+                                                    signal_request sig);
+
   /// Returns a page of operations, newest first.
   [[nodiscard]] caf::expected<operation_page> list(const list_filter& f);
 

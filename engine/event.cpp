@@ -6,7 +6,7 @@ namespace stepwise {
 
 namespace {
 
-constexpr std::array<std::string_view, 16> names{
+constexpr std::array<std::string_view, 20> names{
   "operation_created",     "step_started",
   "step_succeeded",        "step_retry_scheduled",
   "step_failed",           "step_timed_out",
@@ -15,6 +15,8 @@ constexpr std::array<std::string_view, 16> names{
   "compensation_failed",   "operation_waiting",
   "operation_succeeded",   "operation_failed",
   "operation_canceled",    "infrastructure_task_completed",
+  "signal_received",       "operation_queued",
+  "operation_paused",      "operation_resumed",
 };
 
 } // namespace

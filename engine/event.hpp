@@ -29,6 +29,15 @@ enum class event_type : uint8_t {
   operation_failed,
   operation_canceled,
   infrastructure_task_completed,
+  /// A signal was stored (`extra`: `name`, `signal_id`).
+  signal_received,
+  /// The operation waits for its serialization key or a free slot of its
+  /// workflow's limit (`extra`: `blocked_by`).
+  operation_queued,
+  /// The operation stopped at a step until resumed (`error`: why).
+  operation_paused,
+  /// A paused operation goes on.
+  operation_resumed,
 };
 
 std::string_view to_string(event_type x);

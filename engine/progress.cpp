@@ -12,8 +12,8 @@ using detail::emit;
 using detail::finish;
 using detail::policy_delay;
 
-next_action start_attempt(operation& op, size_t idx, time_point now,
-                          std::vector<event>& out) {
+next_action start_attempt(operation& op, const workflow& wf, size_t idx,
+                          time_point now, std::vector<event>& out) {
   auto& rec = op.steps[idx];
   rec.state = step_state::running;
   rec.attempts += 1;
@@ -25,6 +25,8 @@ next_action start_attempt(operation& op, size_t idx, time_point now,
   op.wake_at.reset();
   op.updated_at = now;
   emit(out, op, event_type::step_started, now, &rec);
+  if (wf.steps()[idx].wait)
+    return detail::begin_wait(op, wf, idx, now, out);
   return {next_action::kind::run_step, idx, rec.attempts, {}};
 }
 
@@ -39,8 +41,10 @@ next_action schedule_wait(operation& op, size_t idx, time_point due,
   return {next_action::kind::wait, idx, rec.attempts, due};
 }
 
-// A step that cannot go on: best-effort steps are recorded as incomplete
-// and the operation continues; others fail the operation.
+} // namespace
+
+namespace detail {
+
 next_action give_up(operation& op, const workflow& wf, size_t idx,
                     std::string error, time_point now,
                     std::vector<event>& out) {
@@ -59,7 +63,6 @@ next_action give_up(operation& op, const workflow& wf, size_t idx,
                         "step '" + rec.name + "': " + error, now, out);
 }
 
-// Schedules another attempt after `delay` if the policy allows it.
 next_action try_again(operation& op, const workflow& wf, size_t idx,
                       duration delay, std::string reason, time_point now,
                       std::vector<event>& out) {
@@ -79,8 +82,10 @@ next_action try_again(operation& op, const workflow& wf, size_t idx,
   return act;
 }
 
+} // namespace detail
 
-} // namespace
+using detail::give_up;
+using detail::try_again;
 
 next_action create(operation& op, const workflow& wf, time_point now,
                    std::vector<event>& out) {
@@ -106,7 +111,7 @@ next_action begin_next(operation& op, const workflow& wf, time_point now,
     emit(out, op, event_type::operation_waiting, now, &rec);
     return act;
   }
-  return start_attempt(op, idx, now, out);
+  return start_attempt(op, wf, idx, now, out);
 }
 
 next_action apply_result(operation& op, const workflow& wf, size_t idx,
@@ -154,7 +159,7 @@ next_action apply_timeout(operation& op, const workflow& wf, size_t idx,
 }
 
 next_action wake(operation& op, const workflow& wf, time_point now,
-                 std::vector<event>& out) {
+                 std::vector<event>& out, double unit_random) {
   if (op.state == op_state::compensating)
     return detail::next_compensation(op, wf, now, out);
   auto idx = op.cursor();
@@ -163,6 +168,10 @@ next_action wake(operation& op, const workflow& wf, time_point now,
   if (op.deadline && now >= *op.deadline)
     return expire(op, wf, now, out);
   auto& rec = op.steps[idx];
+  // A wait step's attempt is the wait itself: it still runs, so the timer
+  // is its timeout. (Between two attempts the step is `waiting`.)
+  if (wf.steps()[idx].wait && rec.state == step_state::running)
+    return detail::wait_timed_out(op, wf, idx, now, unit_random, out);
   if (wf.steps()[idx].sleep) {
     rec.state = step_state::succeeded;
     rec.next_attempt_at.reset();
@@ -173,7 +182,7 @@ next_action wake(operation& op, const workflow& wf, time_point now,
     emit(out, op, event_type::step_succeeded, now, &rec);
     return begin_next(op, wf, now, out);
   }
-  return start_attempt(op, idx, now, out);
+  return start_attempt(op, wf, idx, now, out);
 }
 
 next_action recover(operation& op, const workflow& wf, time_point now,
@@ -186,6 +195,12 @@ next_action recover(operation& op, const workflow& wf, time_point now,
       && op.steps[idx].next_attempt_at)
     return {next_action::kind::wait, idx, op.steps[idx].attempts,
             *op.steps[idx].next_attempt_at};
+  // A wait is durable: it goes on where it was (same attempt, same
+  // timeout), rather than starting again.
+  if (op.state == op_state::waiting && idx < op.steps.size()
+      && op.steps[idx].state == step_state::running && wf.steps()[idx].wait)
+    return {next_action::kind::await, idx, op.steps[idx].attempts,
+            op.steps[idx].next_attempt_at.value_or(time_point::max())};
   // A step recorded as running was interrupted: it runs again (steps are
   // at-least-once), as a new attempt.
   return begin_next(op, wf, now, out);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "engine/event.hpp"
@@ -21,6 +22,10 @@ struct next_action {
     run_step,
     /// Arm a timer for `due` (a retry or a sleep), or passivate.
     wait,
+    /// The wait of a wait step began (or goes on after a restart): tell
+    /// its watcher, if it has one, then passivate until `due` (the wait's
+    /// timeout; `time_point::max()` for none).
+    await,
     /// The operation is terminal.
     finish,
   };
@@ -61,9 +66,11 @@ next_action apply_timeout(operation& op, const workflow& wf, size_t idx,
                           time_point now, double unit_random,
                           std::vector<event>& out);
 
-/// The current step's wait is over: finish a sleep or start the retry.
+/// The current step's wait is over: finish a sleep, start the retry, or
+/// time out a wait step's wait (`unit_random` drives the jitter of its
+/// retry).
 next_action wake(operation& op, const workflow& wf, time_point now,
-                 std::vector<event>& out);
+                 std::vector<event>& out, double unit_random = 0.5);
 
 /// Returns how to continue an operation loaded after a restart.
 next_action recover(operation& op, const workflow& wf, time_point now,
@@ -96,6 +103,26 @@ std::vector<event> emitted_events(const operation& op, const workflow& wf,
                                   const transient_map& transient,
                                   std::vector<emitted_event>& emitted,
                                   time_point now);
+
+/// Records signal `sig` (`signal_received`); when the operation waits for
+/// it at its current step, the signal ends that wait in the same write.
+/// Returns what to do next (`none` when it only was stored). The caller
+/// checked that the operation is not terminal and that no signal with the
+/// same id was stored before.
+next_action apply_signal(operation& op, const workflow& wf, signal_record sig,
+                         time_point now, std::vector<event>& out);
+
+/// Applies a watcher's report. Returns none when it is stale: the
+/// operation no longer waits in that attempt of that step.
+std::optional<next_action> apply_watch(operation& op, const workflow& wf,
+                                       const watch_reply& reply,
+                                       const transient_map& transient,
+                                       time_point now, double unit_random,
+                                       std::vector<event>& out);
+
+/// Returns whether the operation's current step waits now (its attempt is
+/// the wait), and has a watcher following a task.
+bool watching(const operation& op, const workflow& wf);
 
 /// Resumes a failed operation at its failed step (completed steps are
 /// never run again).

@@ -26,6 +26,27 @@ void emit(std::vector<event>& out, const operation& op, event_type type,
 next_action finish(operation& op, op_state st, std::string error,
                    time_point now, std::vector<event>& out);
 
+/// A step that cannot go on: a best-effort step is recorded incomplete and
+/// the operation continues; another fails the operation.
+next_action give_up(operation& op, const workflow& wf, size_t idx,
+                    std::string error, time_point now, std::vector<event>& out);
+
+/// Schedules another attempt of step `idx` after `delay` if its policy
+/// allows one, else gives up.
+next_action try_again(operation& op, const workflow& wf, size_t idx,
+                      duration delay, std::string reason, time_point now,
+                      std::vector<event>& out);
+
+/// The attempt of wait step `idx` just started (`step_started` written):
+/// ends at once with a signal stored before, or waits (waits.cpp).
+next_action begin_wait(operation& op, const workflow& wf, size_t idx,
+                       time_point now, std::vector<event>& out);
+
+/// The wait of step `idx` lasted past its timeout (waits.cpp).
+next_action wait_timed_out(operation& op, const workflow& wf, size_t idx,
+                           time_point now, double unit_random,
+                           std::vector<event>& out);
+
 /// Returns the delay before attempt `attempt + 1` per the step's policy.
 duration policy_delay(const step_def& def, int32_t attempt, double rnd);
 

@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/json.hpp>
@@ -36,6 +37,8 @@ using events_atom = caf::atom_constant<caf::atom("sw_events")>;
 using wait_atom = caf::atom_constant<caf::atom("sw_wait")>;
 /// (subscribe_atom, listener): `event_batch` messages to `listener` from now on.
 using subscribe_atom = caf::atom_constant<caf::atom("sw_sub")>;
+/// (signal_atom, id, signal_request) -> signal_result.
+using signal_atom = caf::atom_constant<caf::atom("sw_signal")>;
 /// (shutdown_atom): stop taking work.
 using shutdown_atom = caf::atom_constant<caf::atom("sw_stop")>;
 
@@ -60,6 +63,35 @@ struct start_result {
   bool created = true;
 };
 
+/// A signal for an operation: a named external event with a JSON payload.
+struct signal_request {
+  /// 1 to 64 characters of `A-Z a-z 0-9 _ . -`.
+  std::string name;
+  boost::json::value payload;
+  /// The sender's id for the signal: a repeat with the same id is a no-op.
+  /// Empty: the engine makes one up (every such signal is new).
+  std::string signal_id;
+};
+
+/// Returns whether `name` may name a signal.
+inline bool valid_signal_name(std::string_view name) {
+  if (name.empty() || name.size() > 64)
+    return false;
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+          || c == '_' || c == '.' || c == '-'))
+      return false;
+  return true;
+}
+
+/// The answer to a signal.
+struct signal_result {
+  operation op;
+  /// True when a signal with the same id was stored before: nothing new
+  /// was written.
+  bool duplicate = false;
+};
+
 /// A batch of committed events, pushed to subscribers in log order.
 struct event_batch {
   std::vector<event> events;
@@ -75,3 +107,5 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<stepwise::event>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::start_request)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::start_result)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::event_batch)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::signal_request)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::signal_result)

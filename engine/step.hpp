@@ -11,6 +11,7 @@
 #include "engine/outcome.hpp"
 #include "engine/retry_policy.hpp"
 #include "engine/step_context.hpp"
+#include "engine/wait.hpp"
 
 namespace stepwise {
 
@@ -38,6 +39,10 @@ struct step_def {
   step_fn run;
   async_step_fn start;
   caf::actor actor;
+  /// An asynchronous body whose start may block briefly (a store read)
+  /// starts on a worker, which it frees as soon as it returns; the wait
+  /// for its completion still holds no thread.
+  bool start_on_worker = false;
   /// Bounds the retries; without one retries are unbounded.
   std::optional<retry_policy> policy;
   /// An attempt running longer is reported as timed out (and retried per
@@ -49,11 +54,17 @@ struct step_def {
   bool best_effort = false;
   /// Set for a durable sleep: the step completes `sleep` after it starts.
   std::optional<duration> sleep;
+  /// Set for a wait on the outside world (a signal, a watched task): each
+  /// attempt waits, holding no thread and no actor, until the wait ends
+  /// (see engine/wait.hpp).
+  std::optional<wait_spec> wait;
   /// Undoes the step (a saga): when a later step fails the operation, or
   /// the operation is canceled, the compensations of the steps that
   /// succeeded run in reverse order. Retried per `policy` (attempts only);
-  /// `timeout` and `condition` do not apply to it.
+  /// `timeout` and `condition` do not apply to it. Blocking
+  /// (`compensate`, on a worker) or asynchronous (`compensate_async`).
   step_fn compensate;
+  async_step_fn compensate_async;
 
   // -- fluent setters ---------------------------------------------------------
 
@@ -77,8 +88,38 @@ struct step_def {
     return *this;
   }
 
+  step_def& with_async_compensation(async_step_fn fn) {
+    compensate_async = std::move(fn);
+    return *this;
+  }
+
+  /// Starts each attempt of an asynchronous body on a worker (see
+  /// `start_on_worker`).
+  step_def& starting_on_worker(bool flag = true) {
+    start_on_worker = flag;
+    return *this;
+  }
+
   step_def& as_best_effort(bool flag = true) {
     best_effort = flag;
+    return *this;
+  }
+
+  /// Lets signal `name` end this wait step's wait as well (whichever comes
+  /// first); its payload goes to `data[key]` (default: `name`).
+  step_def& or_signal(std::string name, std::string key = {}) {
+    if (!wait)
+      wait = wait_spec{};
+    wait->signal_key = key.empty() ? name : std::move(key);
+    wait->signal = std::move(name);
+    return *this;
+  }
+
+  /// Bounds each wait of a wait step: after `d` the attempt fails (and is
+  /// retried per the policy, if the step has one).
+  step_def& with_wait_timeout(duration d) {
+    if (wait)
+      wait->timeout = d;
     return *this;
   }
 };
@@ -108,6 +149,36 @@ inline step_def make_actor_step(std::string name, caf::actor actor) {
   step_def s;
   s.name = std::move(name);
   s.actor = std::move(actor);
+  return s;
+}
+
+/// Returns a step that waits for signal `signal` (`engine::signal`,
+/// `POST /api/v1/operations/{id}/signals/{signal}`), received before or
+/// during the wait, and puts its payload in `data[signal]`. With a
+/// `timeout`, a wait that lasts longer fails the attempt.
+inline step_def await_signal(std::string name, std::string signal,
+                             std::optional<duration> timeout = std::nullopt) {
+  step_def s;
+  s.name = std::move(name);
+  s.wait = wait_spec{};
+  s.wait->signal_key = signal;
+  s.wait->signal = std::move(signal);
+  s.wait->timeout = timeout;
+  return s;
+}
+
+/// Returns a step that waits until `watcher` (a monitor actor) reports the
+/// task that `task` describes as settled; the report decides the step's
+/// outcome. `task` runs on a blocking worker (it may read the store) each
+/// time the wait begins or is resumed after a restart.
+inline step_def
+await_task(std::string name, caf::actor watcher,
+           std::function<caf::expected<boost::json::object>(step_context&)> task) {
+  step_def s;
+  s.name = std::move(name);
+  s.wait = wait_spec{};
+  s.wait->watcher = std::move(watcher);
+  s.wait->task = std::move(task);
   return s;
 }
 

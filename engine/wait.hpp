@@ -71,8 +71,9 @@ struct watch_reply {
   watch_result result;
 };
 
-/// engine -> watcher: (unwatch_atom, operation_id), the operation no longer
-/// waits (a signal came first, it was canceled or paused).
+/// engine -> watcher: (unwatch_atom, operation_id, attempt), the operation
+/// no longer waits in that attempt (a signal came first, it timed out, it
+/// was canceled or paused); a watch of a later attempt stays.
 using unwatch_atom = caf::atom_constant<caf::atom("sw_unwatch")>;
 /// (watch_atom, watch_request) to a watcher.
 using watch_atom = caf::atom_constant<caf::atom("sw_watch")>;

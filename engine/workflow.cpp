@@ -46,12 +46,24 @@ caf::expected<void> workflow::validate() const {
     if (s.weight < 1)
       return bad("step '" + s.name + "' has weight < 1");
     int bodies = (s.run ? 1 : 0) + (s.start ? 1 : 0) + (s.actor ? 1 : 0)
-                 + (s.sleep ? 1 : 0);
+                 + (s.sleep ? 1 : 0) + (s.wait ? 1 : 0);
     if (bodies == 0)
       return bad("step '" + s.name + "' has no run function");
     if (bodies > 1)
       return bad("step '" + s.name
-                 + "' has more than one body (run, start, actor, sleep)");
+                 + "' has more than one body (run, start, actor, sleep, wait)");
+    if (s.compensate && s.compensate_async)
+      return bad("step '" + s.name + "' has two compensations");
+    if (s.wait) {
+      if (s.wait->signal.empty() && !s.wait->watcher)
+        return bad("step '" + s.name + "' waits for neither a signal nor a task");
+      if (s.wait->watcher && !s.wait->task)
+        return bad("step '" + s.name + "' has a watcher but no task to describe to it");
+      if (s.wait->timeout && s.wait->timeout->count() <= 0)
+        return bad("step '" + s.name + "' has a wait timeout <= 0");
+      if (s.compensate || s.compensate_async)
+        return bad("step '" + s.name + "' is a wait: it has nothing to compensate");
+    }
     if (s.sleep && s.sleep->count() < 0)
       return bad("step '" + s.name + "' sleeps for a negative time");
     if (s.timeout && s.timeout->count() <= 0)

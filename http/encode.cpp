@@ -75,6 +75,16 @@ boost::json::object to_json(const operation& op) {
   for (auto& s : op.steps)
     steps.emplace_back(to_json(s));
   out["steps"] = std::move(steps);
+  boost::json::array signals;
+  signals.reserve(op.signals.size());
+  for (auto& sig : op.signals)
+    signals.emplace_back(boost::json::object{{"name", sig.name},
+                                             {"signal_id", sig.id},
+                                             {"received_at", format_time(sig.received_at)},
+                                             {"consumed_by", string_or_null(sig.consumed_by)}});
+  out["signals"] = std::move(signals);
+  out["key"] = string_or_null(op.key);
+  out["blocked_by"] = string_or_null(op.blocked_by);
   return out;
 }
 
@@ -157,13 +167,15 @@ boost::json::object to_json(const workflow& wf) {
     boost::json::object step;
     step["name"] = s.name;
     step["weight"] = s.weight;
-    step["kind"] = s.sleep ? "sleep" : "run";
+    step["kind"] = s.sleep ? "sleep" : s.wait ? "wait" : s.start ? "async" : s.actor ? "actor" : "run";
+    step["signal"] = s.wait && !s.wait->signal.empty() ? boost::json::value(s.wait->signal)
+                                                       : boost::json::value(nullptr);
     step["sleep_ms"] = s.sleep ? boost::json::value(millis(*s.sleep))
                                : boost::json::value(nullptr);
     step["timeout_ms"] = s.timeout ? boost::json::value(millis(*s.timeout))
                                    : boost::json::value(nullptr);
     step["best_effort"] = s.best_effort;
-    step["compensable"] = static_cast<bool>(s.compensate);
+    step["compensable"] = s.compensate || s.compensate_async;
     step["conditional"] = s.condition.has_value();
     step["retry_policy"] = s.policy ? boost::json::value(policy_json(*s.policy))
                                     : boost::json::value(nullptr);

@@ -2,14 +2,28 @@
 
 #include "engine/errc.hpp"
 #include "http/body.hpp"
-#include "http/infra_json.hpp"
 #include "http/reply.hpp"
+#include "infra/ignition_json.hpp"
 
 namespace stepwise::http {
 
 namespace json = boost::json;
 
+using infra::decode_create_request;
+using infra::decode_delete_request;
+using infra::decode_find_request;
+using infra::decode_task_query;
+using infra::encode;
+using infra::encode_error;
+
 namespace {
+
+/// Calls the driver and waits for its answer on this HTTP worker (a thread
+/// that serves one request at a time anyway).
+template <class T, class Start>
+infra::result<T> call_driver(const infrastructure_context& ctx, Start start) {
+  return infra::wait_for<T>(std::move(start), ctx.driver_timeout);
+}
 
 constexpr const char* base = "/api/infrastructure";
 
@@ -116,7 +130,8 @@ void create(const router& r, infrastructure_context& ctx, request& rq,
   if (!decode_body(r, ctx, rq, res, decode_create_request, req)
       || !template_given(r, rq, res, req.template_text))
     return;
-  auto got = ctx.driver->create(req);
+  auto got = call_driver<infra::accepted>(
+    ctx, [&](infra::callback<infra::accepted> done) { ctx.driver->create(req, std::move(done)); });
   if (auto err = std::get_if<infra::error>(&got))
     return r.write(rq.raw.path, res, from_driver(*err));
   monitor(r, ctx, rq, res, std::get<infra::accepted>(got), req.location,
@@ -125,10 +140,12 @@ void create(const router& r, infrastructure_context& ctx, request& rq,
 
 void delete_infra(const router& r, infrastructure_context& ctx, request& rq,
             httplib::Response& res) {
-  delete_request req;
+  infra::delete_request req;
   if (!decode_body(r, ctx, rq, res, decode_delete_request, req))
     return;
-  auto got = ctx.driver->remove(req.infrastructure_id, req.location);
+  auto got = call_driver<infra::accepted>(ctx, [&](infra::callback<infra::accepted> done) {
+    ctx.driver->remove(req.infrastructure_id, req.location, std::move(done));
+  });
   if (auto err = std::get_if<infra::error>(&got))
     return r.write(rq.raw.path, res, from_driver(*err));
   monitor(r, ctx, rq, res, std::get<infra::accepted>(got), req.location,
@@ -137,11 +154,12 @@ void delete_infra(const router& r, infrastructure_context& ctx, request& rq,
 
 void query_task(const router& r, infrastructure_context& ctx,
                 request& rq, httplib::Response& res) {
-  task_query req;
+  infra::task_query req;
   if (!decode_body(r, ctx, rq, res, decode_task_query, req))
     return;
-  auto got = ctx.driver->get_task(req.infrastructure_id, req.request_id,
-                                  req.location);
+  auto got = call_driver<infra::task>(ctx, [&](infra::callback<infra::task> done) {
+    ctx.driver->get_task(req.infrastructure_id, req.request_id, req.location, std::move(done));
+  });
   if (auto err = std::get_if<infra::error>(&got))
     return r.write(rq.raw.path, res, from_driver(*err));
   write_json(res, 200, encode(std::get<infra::task>(got)));
@@ -149,12 +167,15 @@ void query_task(const router& r, infrastructure_context& ctx,
 
 void find_infra(const router& r, infrastructure_context& ctx, request& rq,
           httplib::Response& res) {
-  find_request req;
+  infra::find_request req;
   if (!decode_body(r, ctx, rq, res, decode_find_request, req)
       || !template_given(r, rq, res, req.template_text))
     return;
-  auto got = ctx.driver->find(req.template_text, req.template_type,
-                              req.instance_name, req.location);
+  auto got = call_driver<std::optional<infra::found>>(
+    ctx, [&](infra::callback<std::optional<infra::found>> done) {
+      ctx.driver->find(req.template_text, req.template_type, req.instance_name, req.location,
+                       std::move(done));
+    });
   if (auto err = std::get_if<infra::error>(&got))
     return r.write(rq.raw.path, res, from_driver(*err));
   write_json(res, 200, encode(std::get<std::optional<infra::found>>(got)));

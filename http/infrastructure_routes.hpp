@@ -25,9 +25,11 @@ std::string infrastructure_task_key(const std::string& request_id);
 struct infrastructure_context {
   /// Starts the monitors (a handle: cheap to copy).
   stepwise::engine eng;
-  /// Serves create, delete, query and find. Its calls block, and run on the
-  /// HTTP worker that serves the request (never on a CAF thread).
+  /// Serves create, delete, query and find. The HTTP worker that serves
+  /// the request waits for the driver's answer (never a CAF thread), at
+  /// most `driver_timeout` (then 503).
   std::shared_ptr<infra::driver> driver;
+  duration driver_timeout = std::chrono::seconds(35);
   size_t max_json_depth = 32;
   /// Told (may be empty) when the driver accepted a task whose monitor could
   /// not be started: an operator must know. Never given secrets.

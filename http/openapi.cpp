@@ -65,6 +65,19 @@ const char* openapi_paths() {
         "errors": [400, 404, 409, 415, 503]}
     }
   },
+  "/api/v1/operations/{id}/signals/{name}": {
+    "post": {
+      "summary": "Send a signal (a named external event) to an operation. It is stored with a signal_received event whether or not the operation waits for it now; a wait step for that name takes it, now or when it gets there, and puts the payload in the operation's data. The body is the payload (a JSON object; empty means {}); its optional signal_id makes a repeat a no-op.",
+      "operationId": "signalOperation",
+      "parameters": [{"$ref": "#/components/parameters/OperationId"},
+        {"name": "name", "in": "path", "required": true, "schema": {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,64}$"}}],
+      "requestBody": {"required": false, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SignalBody"}}}},
+      "responses": {
+        "202": {"description": "Stored (and, if the operation waited for it, the wait ended in the same write).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},
+        "200": {"description": "A signal with this signal_id was stored before: nothing new was written.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},
+        "errors": [400, 404, 409, 413, 415, 503]}
+    }
+  },
   "/api/v1/workflows": {
     "get": {
       "summary": "List every registered workflow definition (each version).",

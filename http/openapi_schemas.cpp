@@ -17,7 +17,7 @@ const char* openapi_components() {
           "message": {"type": "string", "description": "Names what was wrong."}}}}
     },
     "Time": {"type": "string", "format": "date-time", "description": "RFC 3339 UTC with milliseconds, e.g. 2026-11-22T07:40:00.123Z."},
-    "OperationState": {"type": "string", "enum": ["pending", "in_progress", "waiting", "succeeded", "failed", "canceled", "compensating"]},
+    "OperationState": {"type": "string", "enum": ["pending", "in_progress", "waiting", "succeeded", "failed", "canceled", "compensating", "paused"]},
     "StepState": {"type": "string", "enum": ["pending", "running", "waiting", "succeeded", "failed", "skipped", "incomplete"]},
     "StepRecord": {
       "type": "object",
@@ -35,7 +35,7 @@ const char* openapi_components() {
     },
     "Operation": {
       "type": "object",
-      "required": ["id", "workflow", "version", "state", "input", "data", "error", "created_at", "updated_at", "deadline", "steps"],
+      "required": ["id", "workflow", "version", "state", "input", "data", "error", "created_at", "updated_at", "deadline", "steps", "signals", "key", "blocked_by"],
       "properties": {
         "id": {"type": "string", "description": "Opaque."},
         "workflow": {"type": "string"}, "version": {"type": "integer"},
@@ -46,7 +46,22 @@ const char* openapi_components() {
         "created_at": {"$ref": "#/components/schemas/Time"},
         "updated_at": {"$ref": "#/components/schemas/Time"},
         "deadline": {"type": "string", "format": "date-time", "nullable": true},
-        "steps": {"type": "array", "items": {"$ref": "#/components/schemas/StepRecord"}}}
+        "steps": {"type": "array", "items": {"$ref": "#/components/schemas/StepRecord"}},
+        "signals": {"type": "array", "description": "Signals received, oldest first (payloads are not shown: a wait step puts them in the data).", "items": {"$ref": "#/components/schemas/SignalRecord"}},
+        "key": {"type": "string", "nullable": true, "description": "The serialization key taken from the input, if the workflow declares one: operations with the same key run one at a time, in creation order."},
+        "blocked_by": {"type": "string", "nullable": true, "description": "While queued (pending): what it waits for, an operation id or limit:WORKFLOW."}}
+    },
+    "SignalRecord": {
+      "type": "object", "required": ["name", "signal_id", "received_at", "consumed_by"],
+      "properties": {
+        "name": {"type": "string"}, "signal_id": {"type": "string"},
+        "received_at": {"$ref": "#/components/schemas/Time"},
+        "consumed_by": {"type": "string", "nullable": true, "description": "The wait step it ended; null while none took it."}}
+    },
+    "SignalBody": {
+      "type": "object", "additionalProperties": true,
+      "description": "The payload. A string signal_id, if present, is taken out of it: the sender's id for the signal, so that a repeat is a no-op.",
+      "properties": {"signal_id": {"type": "string", "minLength": 1, "maxLength": 255}}
     },
     "StartRequest": {
       "type": "object", "required": ["workflow", "input"], "additionalProperties": false,
@@ -71,7 +86,7 @@ const char* openapi_components() {
         "seq": {"type": "integer", "description": "Strictly increasing, never reused."},
         "time": {"$ref": "#/components/schemas/Time"},
         "operation_id": {"type": "string"},
-        "type": {"type": "string", "enum": ["operation_created", "step_started", "step_succeeded", "step_retry_scheduled", "step_failed", "step_timed_out", "step_skipped", "step_incomplete", "compensation_started", "compensation_succeeded", "compensation_failed", "operation_waiting", "operation_succeeded", "operation_failed", "operation_canceled", "infrastructure_task_completed"]},
+        "type": {"type": "string", "enum": ["operation_created", "step_started", "step_succeeded", "step_retry_scheduled", "step_failed", "step_timed_out", "step_skipped", "step_incomplete", "compensation_started", "compensation_succeeded", "compensation_failed", "operation_waiting", "operation_succeeded", "operation_failed", "operation_canceled", "infrastructure_task_completed", "signal_received", "operation_queued", "operation_paused", "operation_resumed"]},
         "step": {"type": "string"}, "attempt": {"type": "integer"},
         "state": {"type": "string"}, "error": {"type": "string"}}
     },
@@ -92,10 +107,11 @@ const char* openapi_components() {
     },
     "WorkflowStep": {
       "type": "object",
-      "required": ["name", "weight", "kind", "sleep_ms", "timeout_ms", "best_effort", "conditional", "compensable", "retry_policy"],
+      "required": ["name", "weight", "kind", "signal", "sleep_ms", "timeout_ms", "best_effort", "conditional", "compensable", "retry_policy"],
       "properties": {
         "name": {"type": "string"}, "weight": {"type": "integer"},
-        "kind": {"type": "string", "enum": ["run", "sleep"]},
+        "kind": {"type": "string", "enum": ["run", "async", "actor", "sleep", "wait"], "description": "run: a blocking body on a worker; async: a body that waits holding no thread; actor: a step actor of the host; sleep: a durable sleep; wait: waits for a signal and/or a task a monitor follows."},
+        "signal": {"type": "string", "nullable": true, "description": "wait steps: the signal that ends the wait."},
         "sleep_ms": {"type": "integer", "nullable": true},
         "timeout_ms": {"type": "integer", "nullable": true},
         "best_effort": {"type": "boolean"}, "conditional": {"type": "boolean"},

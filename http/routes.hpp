@@ -34,6 +34,9 @@ inline void add_route(router& r, const route_context& ctx, std::string method,
         [rp, ctx, h](request& rq, httplib::Response& res) { h(*rp, ctx, rq, res); });
 }
 
+/// `POST /api/v1/operations/{id}/signals/{name}`.
+void add_signals_routes(router& r, const route_context& ctx);
+
 /// `POST /api/v1/operations`, `GET /api/v1/operations[/{id}]`,
 /// `POST /api/v1/operations/{id}/cancel|retry`.
 void add_operations_routes(router& r, const route_context& ctx);

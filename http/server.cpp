@@ -22,6 +22,7 @@ server::server(caf::actor_system& sys, stepwise::engine& eng,
   eng_.subscribe(feeder_);
   route_context ctx{eng_, cfg_.lim, hub_, requests_};
   add_operations_routes(router_, ctx);
+  add_signals_routes(router_, ctx);
   add_workflows_routes(router_, ctx);
   add_events_routes(router_, ctx);
   add_metrics_routes(router_, ctx);

@@ -1,12 +1,17 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <future>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
 
 #include <boost/json.hpp>
+
+#include "engine/time.hpp"
 
 namespace stepwise::infra {
 
@@ -106,32 +111,53 @@ struct found {
   boost::json::object outputs;
 };
 
+/// Receives the answer of a driver call.
+template <class T>
+using callback = std::function<void(result<T>)>;
+
 /// The one interface in front of every infrastructure backend (the
-/// simulated cloud, an external Ignition driver over HTTP). Calls may block
-/// (network): they run on blocking workers or HTTP threads, never on a CAF
-/// scheduler thread. Implementations are thread-safe.
+/// simulated cloud, an external Ignition driver over HTTP). Asynchronous:
+/// a call starts the request and returns; its callback gets the answer
+/// exactly once, later or before the call returns, on whichever thread the
+/// driver answers on (its I/O thread, the clock's). Callbacks must be cheap
+/// and must not block: send a message, complete an `async_call`. Waiting
+/// for an answer holds no thread, so thousands of calls may be in flight.
+/// Implementations are thread-safe.
 class driver {
 public:
   virtual ~driver() = default;
 
   /// Starts creating infrastructure; answers at once with its ids.
-  virtual result<accepted> create(const create_request& req) = 0;
+  virtual void create(const create_request& req, callback<accepted> done) = 0;
 
   /// Returns the state of the task `request_id` on `infrastructure_id`.
-  virtual result<task> get_task(const std::string& infrastructure_id,
-                                const std::string& request_id,
-                                const deployment_location& loc) = 0;
+  virtual void get_task(const std::string& infrastructure_id,
+                        const std::string& request_id,
+                        const deployment_location& loc, callback<task> done) = 0;
 
   /// Starts deleting infrastructure; answers at once with its ids.
-  virtual result<accepted> remove(const std::string& infrastructure_id,
-                                  const deployment_location& loc) = 0;
+  virtual void remove(const std::string& infrastructure_id,
+                      const deployment_location& loc, callback<accepted> done) = 0;
 
   /// Finds infrastructure that exists, is not deleted, and whose
   /// `resourceName` system property equals `instance_name`; `nullopt` when
   /// none does.
-  virtual result<std::optional<found>>
-  find(const std::string& template_text, const std::string& template_type,
-       const std::string& instance_name, const deployment_location& loc) = 0;
+  virtual void find(const std::string& template_text, const std::string& template_type,
+                    const std::string& instance_name, const deployment_location& loc,
+                    callback<std::optional<found>> done) = 0;
 };
+
+/// Calls `start` with a callback and waits for the answer, at most
+/// `timeout` (then a `temporary` error). For threads that may block (HTTP
+/// workers, tests); never on a CAF scheduler thread.
+template <class T, class Start>
+result<T> wait_for(Start start, duration timeout) {
+  auto slot = std::make_shared<std::promise<result<T>>>();
+  auto answer = slot->get_future();
+  start([slot](result<T> r) { slot->set_value(std::move(r)); });
+  if (answer.wait_for(timeout) != std::future_status::ready)
+    return error{error_kind::temporary, "the driver did not answer in time"};
+  return answer.get();
+}
 
 } // namespace stepwise::infra

@@ -1,11 +1,17 @@
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 
-#include "infra/driver.hpp"
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include "engine/clock.hpp"
 #include "engine/step.hpp"
+#include "infra/driver.hpp"
 
 namespace stepwise::infra {
 
@@ -17,14 +23,62 @@ struct monitor_options {
   duration max_backoff = std::chrono::seconds(60);
   /// Growth of the delay per poll.
   double multiplier = 2.0;
-  /// Time from the first poll after which the task counts as lost.
+  /// Time from the start of the wait after which the task counts as lost.
   duration deadline = std::chrono::hours(1);
+  /// Most polls the monitor sends its driver in any second (cloud APIs
+  /// limit their callers); polls beyond it wait their turn.
+  int32_t max_polls_per_second = 10000;
 };
 
-/// Returns the deployment location of the monitored task.
+/// What a monitor counts, for metrics and tests. Updated by the monitor's
+/// actor, read from any thread.
+struct monitor_stats {
+  std::atomic<uint64_t> polls{0};
+  std::atomic<uint64_t> reports{0};
+  /// Tasks followed now, and polls sent and not yet answered.
+  std::atomic<int64_t> watching{0};
+  std::atomic<int64_t> in_flight{0};
+};
+
+/// Returns the delay before poll `attempt + 1` (attempt is 1-based).
+duration monitor_backoff(const monitor_options& opts, int32_t attempt);
+
+/// Spawns the monitor of `drv`: one actor that owns every outstanding
+/// create or delete task of that driver for the operations that wait on
+/// them (a watcher, see engine/wait.hpp). It polls each task with
+/// `get_task` on its own timers (the engine's clock), first at once, then
+/// after a growing backoff, bounded by the deadline counted from the start
+/// of the wait and by the cap on polls per second; the answers arrive as
+/// messages, so no poll holds a thread. It reports to the waiting
+/// operation once per watch:
+///
+/// - COMPLETE: success, with the outputs under the task's `outputs_key`
+///   and an `infrastructure_task_completed` event;
+/// - FAILED: failure `"<FAILURE_CODE>: <description>"` with the event;
+/// - not found, request not found, any other error but `temporary` and
+///   `unreachable_location` (which poll again), or the deadline: failure
+///   `"INTERNAL_ERROR: ..."` with a FAILED event.
+///
+/// The operation writes the report and its event in one commit; a crash
+/// before that commit tells the monitor again (after the restart, or on
+/// the process that takes the operation over), so each request id is
+/// reported exactly once in the log. A task is never dropped but by a
+/// report or by its operation leaving the wait.
+caf::actor spawn_monitor(caf::actor_system& sys, std::shared_ptr<driver> drv,
+                         std::shared_ptr<stepwise::clock> clk, monitor_options opts,
+                         std::shared_ptr<monitor_stats> stats = nullptr);
+
+/// Returns a monitor's task: `{"infrastructure_id", "request_id",
+/// "deployment_location", "outputs_key"}`. The location may hold
+/// credentials: it travels in messages only, never in the store or a log.
+boost::json::object monitor_task(const accepted& ids, const deployment_location& loc,
+                                 const std::string& outputs_key);
+
+/// Returns the deployment location of the monitored task (may block: it
+/// runs on a worker).
 using location_fn = std::function<result<deployment_location>(step_context&)>;
 
-/// Says where a monitor finds its task and where it puts the outputs.
+/// Says where a monitor step finds its task and where the outputs go.
 struct monitor_source {
   /// Key of `{"infrastructure_id", "request_id"}` in the operation's data;
   /// empty: those two fields at the top level of the input.
@@ -35,25 +89,9 @@ struct monitor_source {
   location_fn location;
 };
 
-/// Returns the delay before poll `attempt + 1` (attempt is 1-based).
-duration monitor_backoff(const monitor_options& opts, int32_t attempt);
-
-/// Returns a step that watches a create or delete task. Each attempt polls
-/// `get_task` once; an unfinished task, a temporary error or an unreachable
-/// location asks for another attempt after a growing backoff. Those waits
-/// are the operation's durable timers: they survive restarts, and a long
-/// wait passivates the operation. The step ends the watch exactly once:
-///
-/// - COMPLETE: stores the outputs, emits `infrastructure_task_completed`
-///   and completes;
-/// - FAILED: emits the event and fails with `"<FAILURE_CODE>: <description>"`;
-/// - not found, request not found, any other error, or the deadline (from
-///   the first poll, whose time is kept in the data under
-///   `monitors.<step name>`): emits FAILED with INTERNAL_ERROR and fails.
-///
-/// The event is committed with the attempt's result, so a crash before the
-/// commit polls again and the event still appears once.
-step_def make_monitor_step(std::string name, std::shared_ptr<driver> drv,
-                           monitor_options opts, monitor_source src = {});
+/// Returns a wait step that waits until `monitor` reports the task `src`
+/// names as settled (see `spawn_monitor`). Waiting holds no thread and, for
+/// long waits, no actor: the operation passivates.
+step_def make_monitor_step(std::string name, caf::actor monitor, monitor_source src = {});
 
 } // namespace stepwise::infra

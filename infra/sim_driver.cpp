@@ -22,15 +22,51 @@ std::string prop(const boost::json::object& props, std::string_view key) {
 
 } // namespace
 
-sim_driver::sim_driver(sim_config cfg, std::shared_ptr<const stepwise::clock> clk)
-  : cfg_(std::move(cfg)), clock_(std::move(clk)), rng_(cfg_.seed) {
+sim_driver::sim_driver(sim_config cfg, std::shared_ptr<const stepwise::clock> clk,
+                       std::shared_ptr<delayed_calls> later)
+  : cfg_(std::move(cfg)), clock_(std::move(clk)), later_(std::move(later)),
+    rng_(cfg_.seed) {
   if (cfg_.max_latency < cfg_.min_latency)
     cfg_.max_latency = cfg_.min_latency;
 }
 
 // -- driver methods -----------------------------------------------------------
 
-result<accepted> sim_driver::create(const create_request& req) {
+template <class T>
+void sim_driver::answer(callback<T>& done, result<T> res) {
+  if (!later_ || cfg_.call_latency.count() <= 0) {
+    done(std::move(res));
+    return;
+  }
+  auto shared = std::make_shared<result<T>>(std::move(res));
+  later_->at(clock_->now() + cfg_.call_latency,
+             [done = std::move(done), shared]() mutable { done(std::move(*shared)); });
+}
+
+void sim_driver::create(const create_request& req, callback<accepted> done) {
+  answer(done, do_create(req));
+}
+
+void sim_driver::get_task(const std::string& infrastructure_id,
+                          const std::string& request_id, const deployment_location& loc,
+                          callback<task> done) {
+  answer(done, do_get_task(infrastructure_id, request_id, loc));
+}
+
+void sim_driver::remove(const std::string& infrastructure_id,
+                        const deployment_location& loc, callback<accepted> done) {
+  answer(done, do_remove(infrastructure_id, loc));
+}
+
+void sim_driver::find(const std::string& template_text, const std::string&,
+                      const std::string& instance_name, const deployment_location& loc,
+                      callback<std::optional<found>> done) {
+  answer(done, do_find(template_text, instance_name, loc));
+}
+
+// -- the answers --------------------------------------------------------------
+
+result<accepted> sim_driver::do_create(const create_request& req) {
   std::lock_guard<std::mutex> guard{mtx_};
   if (auto err = refuse_call())
     return *err;
@@ -59,9 +95,9 @@ result<accepted> sim_driver::create(const create_request& req) {
   return out;
 }
 
-result<task> sim_driver::get_task(const std::string& infrastructure_id,
-                                  const std::string& request_id,
-                                  const deployment_location& loc) {
+result<task> sim_driver::do_get_task(const std::string& infrastructure_id,
+                                     const std::string& request_id,
+                                     const deployment_location& loc) {
   std::lock_guard<std::mutex> guard{mtx_};
   if (auto err = refuse_call())
     return *err;
@@ -85,8 +121,8 @@ result<task> sim_driver::get_task(const std::string& infrastructure_id,
   return out;
 }
 
-result<accepted> sim_driver::remove(const std::string& infrastructure_id,
-                                    const deployment_location& loc) {
+result<accepted> sim_driver::do_remove(const std::string& infrastructure_id,
+                                       const deployment_location& loc) {
   std::lock_guard<std::mutex> guard{mtx_};
   if (auto err = refuse_call())
     return *err;
@@ -108,9 +144,9 @@ result<accepted> sim_driver::remove(const std::string& infrastructure_id,
   return out;
 }
 
-result<std::optional<found>>
-sim_driver::find(const std::string& template_text, const std::string&,
-                 const std::string& instance_name, const deployment_location& loc) {
+result<std::optional<found>> sim_driver::do_find(const std::string& template_text,
+                                                 const std::string& instance_name,
+                                                 const deployment_location& loc) {
   std::lock_guard<std::mutex> guard{mtx_};
   if (auto err = refuse_call())
     return *err;

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "engine/clock.hpp"
+#include "infra/delayed_calls.hpp"
 #include "infra/driver.hpp"
 #include "infra/sim_template.hpp"
 
@@ -26,6 +27,10 @@ struct sim_config {
   /// Share of tasks, in [0, 1], that end FAILED (INFRASTRUCTURE_ERROR or
   /// INSUFFICIENT_CAPACITY).
   double failure_rate = 0.0;
+  /// How long each call takes to answer (a cloud API's round trip). Needs
+  /// the `delayed_calls` of the constructor; without them calls answer at
+  /// once.
+  duration call_latency{0};
   /// Share of calls, in [0, 1], answered with `error_kind::temporary`.
   double temporary_error_rate = 0.0;
   /// The deployment locations that exist; any other name is answered
@@ -37,7 +42,9 @@ struct sim_config {
 
 /// A simulated cloud behind the driver interface, for demos, tests and
 /// benchmarks: no I/O, all state in memory (lost with the process), time
-/// from the engine's clock (virtual in tests). Thread-safe: one mutex.
+/// from the engine's clock (virtual in tests). Thread-safe: one mutex. A
+/// call's answer is decided when it is made and delivered `call_latency`
+/// later through `delayed_calls` (on a CAF thread), holding no thread.
 ///
 /// Semantics beyond the interface:
 /// - `create` with a `requestId` system property seen before answers the
@@ -49,23 +56,22 @@ struct sim_config {
 /// - A `remove` while a delete is in progress answers that delete's ids.
 class sim_driver : public driver {
 public:
-  sim_driver(sim_config cfg, std::shared_ptr<const stepwise::clock> clk);
+  sim_driver(sim_config cfg, std::shared_ptr<const stepwise::clock> clk,
+             std::shared_ptr<delayed_calls> later = nullptr);
 
   // -- driver methods ---------------------------------------------------------
 
-  result<accepted> create(const create_request& req) override;
+  void create(const create_request& req, callback<accepted> done) override;
 
-  result<task> get_task(const std::string& infrastructure_id,
-                        const std::string& request_id,
-                        const deployment_location& loc) override;
+  void get_task(const std::string& infrastructure_id, const std::string& request_id,
+                const deployment_location& loc, callback<task> done) override;
 
-  result<accepted> remove(const std::string& infrastructure_id,
-                          const deployment_location& loc) override;
+  void remove(const std::string& infrastructure_id, const deployment_location& loc,
+              callback<accepted> done) override;
 
-  result<std::optional<found>>
-  find(const std::string& template_text, const std::string& template_type,
-       const std::string& instance_name,
-       const deployment_location& loc) override;
+  void find(const std::string& template_text, const std::string& template_type,
+            const std::string& instance_name, const deployment_location& loc,
+            callback<std::optional<found>> done) override;
 
   // -- controls for tests and demos -------------------------------------------
 
@@ -96,6 +102,20 @@ private:
     boost::json::object outputs;
   };
 
+  // The answers, decided at once.
+  result<accepted> do_create(const create_request& req);
+  result<task> do_get_task(const std::string& infrastructure_id,
+                           const std::string& request_id, const deployment_location& loc);
+  result<accepted> do_remove(const std::string& infrastructure_id,
+                             const deployment_location& loc);
+  result<std::optional<found>> do_find(const std::string& template_text,
+                                       const std::string& instance_name,
+                                       const deployment_location& loc);
+
+  /// Delivers `res` to `done` after the call latency.
+  template <class T>
+  void answer(callback<T>& done, result<T> res);
+
   // Callers hold mtx_.
   std::optional<error> refuse_call();
   std::optional<error> refuse_location(const deployment_location& loc) const;
@@ -107,6 +127,7 @@ private:
 
   sim_config cfg_;
   std::shared_ptr<const stepwise::clock> clock_;
+  std::shared_ptr<delayed_calls> later_;
   mutable std::mutex mtx_;
   std::mt19937_64 rng_;
   error_kind injected_kind_ = error_kind::temporary;

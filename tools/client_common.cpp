@@ -108,6 +108,7 @@ std::string client_help() {
          "                     [--version N] [--deadline RFC3339]\n"
          "  stepwise ops cancel ID\n"
          "  stepwise ops retry ID\n"
+         "  stepwise ops signal ID NAME [--data JSON] [--id SIGNAL_ID]\n"
          "  stepwise events [--after SEQ] [--limit N] [--follow]\n"
          "  stepwise workflows [NAME]\n"
          "\n"

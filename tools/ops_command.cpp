@@ -71,6 +71,15 @@ void print_operation(const boost::json::value& op) {
   kv.add({"error", cell(text_of(op, "error"), 100)});
   kv.add({"input", cell(text_of(op, "input"), 100)});
   kv.add({"data", cell(text_of(op, "data"), 100)});
+  kv.add({"key", text_of(op, "key")});
+  kv.add({"blocked by", text_of(op, "blocked_by")});
+  std::string signals;
+  for (auto& sig : op.at("signals").as_array())
+    signals += (signals.empty() ? "" : ", ") + text_of(sig, "name") + " ("
+               + (text_of(sig, "consumed_by") == "-" ? std::string{"not taken yet"}
+                                                     : "taken by " + text_of(sig, "consumed_by"))
+               + ")";
+  kv.add({"signals", signals.empty() ? "-" : cell(signals, 100)});
   std::printf("%s\n", kv.render().c_str());
   table steps({"#", "STEP", "WEIGHT", "STATE", "ATTEMPTS", "DURATION",
                "NEXT ATTEMPT", "COMPENSATION", "LAST ERROR"});
@@ -142,13 +151,37 @@ int command(api_client& api, std::vector<std::string> args, bool json,
   return 0;
 }
 
+int signal(api_client& api, std::vector<std::string> args, bool json) {
+  bool missing = false;
+  auto data = take_flag(args, "data", "{}", missing);
+  auto id = take_flag(args, "id", "", missing);
+  if (missing || args.size() != 2)
+    return usage("ops signal takes an operation id, a signal name, and --data JSON, "
+                 "--id SIGNAL_ID");
+  boost::json::error_code ec;
+  auto payload = boost::json::parse(data, ec);
+  if (ec || !payload.is_object())
+    return usage("--data must be a JSON object, e.g. '{\"image_id\":\"img-1\"}'");
+  if (!id.empty())
+    payload.as_object()["signal_id"] = id;
+  auto r = api.post(std::string(ops_path) + "/" + url_encode(args[0]) + "/signals/"
+                      + url_encode(args[1]),
+                    boost::json::serialize(payload));
+  if (json || !r.ok())
+    return print_json_or_error(r);
+  std::printf("%s signal %s to %s (state now: %s)\n",
+              r.status == 200 ? "already had" : "sent", args[1].c_str(),
+              text_of(r.body, "id").c_str(), text_of(r.body, "state").c_str());
+  return 0;
+}
+
 } // namespace
 
 int run_ops(const std::vector<std::string>& all) {
   auto args = all;
   auto flags = take_client_flags(args);
   if (args.empty())
-    return usage("ops needs a subcommand: list, show, start, cancel, retry");
+    return usage("ops needs a subcommand: list, show, start, cancel, retry, signal");
   auto sub = args.front();
   args.erase(args.begin());
   api_client api{flags};
@@ -162,6 +195,8 @@ int run_ops(const std::vector<std::string>& all) {
     return command(api, args, flags.json, "cancel");
   if (sub == "retry")
     return command(api, args, flags.json, "retry");
+  if (sub == "signal")
+    return signal(api, args, flags.json);
   return usage("unknown ops subcommand '" + sub + "'");
 }
 

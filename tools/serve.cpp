@@ -7,6 +7,8 @@
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
+#include <caf/send.hpp>
+#include <caf/send.hpp>
 
 #include "workflows/bench.hpp"
 #include "engine/engine.hpp"
@@ -66,11 +68,12 @@ void reload_secrets(http::authenticator* auth, http::basic_credentials* broker) 
 // infrastructure workflows come with a driver.
 caf::expected<registry> make_registry(const std::vector<std::string>& sets,
                                       std::shared_ptr<infra::driver> drv,
-                                      store_ptr st) {
+                                      caf::actor monitor, store_ptr st) {
   registry reg;
   if (drv) {
     workflows::infrastructure_deps deps;
     deps.driver = std::move(drv);
+    deps.monitor = std::move(monitor);
     // Unmasked on purpose: deprovisioning needs the location's credentials.
     deps.read_operation = [st](const std::string& id) { return st->load(id); };
     if (auto ok = workflows::add_infrastructure_workflows(reg, std::move(deps)); !ok)
@@ -137,8 +140,15 @@ int run_serve(const serve_options& opts) {
     log(log_level::error, "cannot open the store: " + message_of(st.error()));
     return 1;
   }
-  auto drv = make_driver(opts, ecfg.clock);
-  auto reg = make_registry(opts.workflow_sets, drv ? *drv : nullptr, *st);
+  auto later = std::make_shared<infra::delayed_calls>(sys, ecfg.clock);
+  auto drv = make_driver(opts, ecfg.clock, later);
+  caf::actor monitor;
+  if (drv) {
+    infra::monitor_options mopts;
+    mopts.max_polls_per_second = static_cast<int32_t>(opts.monitor_rate);
+    monitor = infra::spawn_monitor(sys, *drv, ecfg.clock, mopts);
+  }
+  auto reg = make_registry(opts.workflow_sets, drv ? *drv : nullptr, monitor, *st);
   if (!reg) {
     log(log_level::error, "invalid workflow definition: " + message_of(reg.error()));
     return 1;
@@ -230,6 +240,7 @@ int run_serve(const serve_options& opts) {
   }).detach();
   srv.stop();
   eng->shutdown();
+  caf::anon_send_exit(monitor, caf::exit_reason::user_shutdown);
   log(log_level::info, "stopped");
   return 0;
 }

@@ -158,6 +158,18 @@ const option_spec engine_specs[] = {
    "simulated cloud: seed of its random choices; the same seed replays the "
    "same run (default 1)",
    set_sim_seed},
+  {"sim-call-ms", "STEPWISE_SIM_CALL_MS", "MS",
+   "simulated cloud: how long each call takes to answer, like a cloud API's "
+   "round trip (default 0)",
+   set_size<&serve_options::sim_call_ms, 0, 600000>},
+  {"driver-connections", "STEPWISE_DRIVER_CONNECTIONS", "N",
+   "HTTP driver: most connections to it at once; calls beyond wait their turn, "
+   "holding no thread (default 128)",
+   set_size<&serve_options::driver_connections, 1, 65536>},
+  {"monitor-rate", "STEPWISE_MONITOR_RATE", "N",
+   "most task polls the monitor sends the driver in any second (default 10000; "
+   "cloud APIs limit their callers)",
+   set_size<&serve_options::monitor_rate, 1, 1000000>},
   {"http-threads", "STEPWISE_HTTP_THREADS", "N",
    "HTTP worker threads (default 64); each open keep-alive connection, long "
    "poll and event stream holds one",

@@ -47,6 +47,12 @@ struct serve_options {
   int64_t sim_latency_max_ms = 1000;
   double sim_failure_rate = 0.0;
   uint64_t sim_seed = 1;
+  /// Simulated cloud: how long each call takes to answer.
+  size_t sim_call_ms = 0;
+  /// HTTP driver: most connections at once.
+  size_t driver_connections = 128;
+  /// The monitor's cap on polls per second.
+  size_t monitor_rate = 10000;
   /// Simulated cloud: the deployment locations it serves.
   std::vector<std::string> sim_locations{"default", "dc1"};
   /// The bearer token file (`role name token` lines); empty: no tokens,

@@ -25,39 +25,56 @@ outcome validate(const step_context& ctx) {
 }
 
 /// A compensation: starts deleting what the step stored under `ids_key`.
-step_fn undo(std::shared_ptr<infra::driver> drv, std::string ids_key,
-             std::string deletion_key) {
-  return [drv, ids_key, deletion_key](step_context& ctx) {
-    auto loc = location(ctx);
-    if (!loc)
-      return done(); // validation failed: nothing was created
-    return remove_once(*drv, ctx, ids_key, deletion_key, *loc);
+async_step_fn undo(std::shared_ptr<infra::driver> drv, std::string ids_key,
+                   std::string deletion_key) {
+  return [drv, ids_key, deletion_key](async_call call) {
+    auto loc = location(call.context());
+    if (!loc) {
+      call.complete(done()); // validation failed: nothing was created
+      return;
+    }
+    remove_once(*drv, call, ids_key, deletion_key, *loc);
   };
+}
+
+/// Returns the image to launch: the one the image builder signalled
+/// (`image_ready` with `image_id`), else the one the build created.
+std::string image_of(const step_context& ctx) {
+  if (auto sig = ctx.data().if_contains("image_ready"); sig != nullptr && sig->is_object())
+    if (auto id = string_at(sig->get_object(), "image_id"); !id.empty())
+      return id;
+  auto image = infra::ids_from_json(ctx.data().if_contains("image"));
+  return image ? image->infrastructure_id : std::string{};
 }
 
 } // namespace
 
 workflow build_and_launch(const infrastructure_deps& deps) {
   auto drv = deps.driver;
-  auto build = [drv](step_context& ctx) {
-    if (auto bad = validate(ctx); bad.what != outcome::kind::done)
-      return bad;
+  auto build = [drv](async_call call) {
+    auto& ctx = call.context();
+    if (auto bad = validate(ctx); bad.what != outcome::kind::done) {
+      call.complete(std::move(bad));
+      return;
+    }
     auto& in = ctx.input();
-    return create_once(*drv, ctx, "image", string_at(in, "image_template"),
-                       string_at(in, "template_type"), string_at(in, "name") + "-image",
-                       {}, *location(ctx));
+    create_once(*drv, call, "image",
+                {string_at(in, "image_template"), string_at(in, "template_type"),
+                 string_at(in, "name") + "-image", {}, *location(ctx)});
   };
-  auto launch = [drv](step_context& ctx) {
+  auto launch = [drv](async_call call) {
+    auto& ctx = call.context();
     auto& in = ctx.input();
-    auto image = infra::ids_from_json(ctx.data().if_contains("image"));
-    if (!image)
-      return fail("no image was built");
+    auto image = image_of(ctx);
+    if (image.empty()) {
+      call.complete(fail("no image was built"));
+      return;
+    }
     boost::json::object props{
-      {"imageId", boost::json::object{{"value", image->infrastructure_id},
-                                      {"type", "string"}}}};
-    return create_once(*drv, ctx, "instance", string_at(in, "instance_template"),
-                       string_at(in, "template_type"), string_at(in, "name"),
-                       std::move(props), *location(ctx));
+      {"imageId", boost::json::object{{"value", image}, {"type", "string"}}}};
+    create_once(*drv, call, "instance",
+                {string_at(in, "instance_template"), string_at(in, "template_type"),
+                 string_at(in, "name"), std::move(props), *location(ctx)});
   };
   infra::monitor_source image_src;
   image_src.task_key = "image";
@@ -66,14 +83,17 @@ workflow build_and_launch(const infrastructure_deps& deps) {
   instance_src.task_key = "instance";
   instance_src.outputs_key = "instance_outputs";
   workflow wf("build_and_launch", 1);
-  wf.step(10, make_step("build_image", build)
+  wf.step(10, make_async_step("build_image", build)
                 .with_policy(deps.calls)
-                .with_compensation(undo(drv, "image", "image_deletion")))
-    .step(20, infra::make_monitor_step("await_image", drv, deps.monitor, image_src))
-    .step(30, make_step("launch_instance", launch)
+                .with_async_compensation(undo(drv, "image", "image_deletion")))
+    // The image builder may say first that the image is ready: whichever
+    // of its signal and the monitor's report comes first ends the wait.
+    .step(20, infra::make_monitor_step("await_image", deps.monitor, image_src)
+                .or_signal("image_ready"))
+    .step(30, make_async_step("launch_instance", launch)
                 .with_policy(deps.calls)
-                .with_compensation(undo(drv, "instance", "instance_deletion")))
-    .step(40, infra::make_monitor_step("await_instance", drv, deps.monitor, instance_src))
+                .with_async_compensation(undo(drv, "instance", "instance_deletion")))
+    .step(40, infra::make_monitor_step("await_instance", deps.monitor, instance_src))
     .secret(location_secret);
   return wf;
 }

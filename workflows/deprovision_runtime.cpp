@@ -86,12 +86,15 @@ workflow deprovision_runtime(const infrastructure_deps& deps) {
   auto read = deps.read_operation;
   auto cleanup = deps.cleanup ? deps.cleanup : cleanup_fn{record_cleanup};
   auto locate = [read](step_context& ctx) { return location_of(read, ctx); };
-  auto remove = [drv, locate](step_context& ctx) {
-    auto loc = locate(ctx);
-    if (auto err = std::get_if<infra::error>(&loc))
-      return refused("delete", *err);
-    return remove_once(*drv, ctx, "infrastructure", "deletion",
-                       std::get<infra::deployment_location>(loc));
+  // Starts on a worker: the location is read from the store.
+  auto remove = [drv, locate](async_call call) {
+    auto loc = locate(call.context());
+    if (auto err = std::get_if<infra::error>(&loc)) {
+      call.complete(refused("delete", *err));
+      return;
+    }
+    remove_once(*drv, call, "infrastructure", "deletion",
+                std::get<infra::deployment_location>(loc));
   };
   auto not_gone = [](const step_context& ctx) {
     auto d = ctx.data().if_contains("deletion");
@@ -112,8 +115,10 @@ workflow deprovision_runtime(const infrastructure_deps& deps) {
   wf.step(10, make_step("load_provisioning",
                         [read](step_context& ctx) { return load_provisioning(read, ctx); })
                 .with_policy(deps.calls))
-    .step(20, make_step("delete_infrastructure", remove).with_policy(deps.calls))
-    .step(30, infra::make_monitor_step("await_deletion", drv, deps.monitor, src).when(not_gone))
+    .step(20, make_async_step("delete_infrastructure", remove)
+                .starting_on_worker()
+                .with_policy(deps.calls))
+    .step(30, infra::make_monitor_step("await_deletion", deps.monitor, src).when(not_gone))
     .step(40, best_effort("release_dns"))
     .step(50, best_effort("remove_monitoring"))
     .secret(location_secret);

@@ -18,43 +18,53 @@ outcome refused(std::string_view call, const infra::error& err) {
   return fail(std::move(msg));
 }
 
-outcome create_once(infra::driver& drv, step_context& ctx, const std::string& data_key,
-                    std::string template_text, std::string template_type,
-                    const std::string& resource_name, boost::json::object properties,
-                    infra::deployment_location loc) {
-  if (infra::ids_from_json(ctx.data().if_contains(data_key)))
-    return done();
+void create_once(infra::driver& drv, const async_call& call, const std::string& data_key,
+                 create_spec spec) {
+  auto& ctx = call.context();
+  if (infra::ids_from_json(ctx.data().if_contains(data_key))) {
+    call.complete(done());
+    return;
+  }
   infra::create_request req;
-  req.template_text = std::move(template_text);
-  req.template_type = std::move(template_type);
+  req.template_text = std::move(spec.template_text);
+  req.template_type = std::move(spec.template_type);
   req.system_properties["requestId"]
     = boost::json::object{{"value", ctx.idempotency_key()}, {"type", "string"}};
   req.system_properties["resourceName"]
-    = boost::json::object{{"value", resource_name}, {"type", "string"}};
-  req.properties = std::move(properties);
-  req.location = std::move(loc);
-  auto res = drv.create(req);
-  if (auto err = std::get_if<infra::error>(&res))
-    return refused("create", *err);
-  ctx.data()[data_key] = infra::ids_json(std::get<infra::accepted>(res));
-  return done();
+    = boost::json::object{{"value", spec.resource_name}, {"type", "string"}};
+  req.properties = std::move(spec.properties);
+  req.location = std::move(spec.location);
+  drv.create(req, [call, data_key](infra::result<infra::accepted> res) {
+    if (auto err = std::get_if<infra::error>(&res)) {
+      call.complete(refused("create", *err));
+      return;
+    }
+    call.context().data()[data_key] = infra::ids_json(std::get<infra::accepted>(res));
+    call.complete(done());
+  });
 }
 
-outcome remove_once(infra::driver& drv, step_context& ctx, const std::string& ids_key,
-                    const std::string& data_key, const infra::deployment_location& loc) {
+void remove_once(infra::driver& drv, const async_call& call, const std::string& ids_key,
+                 const std::string& data_key, const infra::deployment_location& loc) {
+  auto& ctx = call.context();
   auto ids = infra::ids_from_json(ctx.data().if_contains(ids_key));
-  if (!ids || ctx.data().contains(data_key))
-    return done();
-  auto res = drv.remove(ids->infrastructure_id, loc);
-  if (auto err = std::get_if<infra::error>(&res)) {
-    if (err->kind == infra::error_kind::not_found) {
-      ctx.data()[data_key] = boost::json::object{{"already_gone", true}};
-      return done();
-    }
-    return refused("delete", *err);
+  if (!ids || ctx.data().contains(data_key)) {
+    call.complete(done());
+    return;
   }
-  ctx.data()[data_key] = infra::ids_json(std::get<infra::accepted>(res));
-  return done();
+  drv.remove(ids->infrastructure_id, loc, [call, data_key](infra::result<infra::accepted> res) {
+    if (auto err = std::get_if<infra::error>(&res)) {
+      if (err->kind == infra::error_kind::not_found) {
+        call.context().data()[data_key] = boost::json::object{{"already_gone", true}};
+        call.complete(done());
+      } else {
+        call.complete(refused("delete", *err));
+      }
+      return;
+    }
+    call.context().data()[data_key] = infra::ids_json(std::get<infra::accepted>(res));
+    call.complete(done());
+  });
 }
 
 } // namespace stepwise::workflows

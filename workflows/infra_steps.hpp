@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "infra/driver.hpp"
+#include "engine/async_call.hpp"
 #include "engine/outcome.hpp"
 #include "engine/step_context.hpp"
 
@@ -19,20 +20,29 @@ std::string string_at(const boost::json::object& obj, std::string_view key);
 /// policy); anything else fails the step with the error's kind and message.
 outcome refused(std::string_view call, const infra::error& err);
 
-/// Starts a create for `resource_name` with the step's idempotency key as
-/// `requestId`, so that a step run again after a crash creates nothing new.
-/// On success stores `{"infrastructure_id", "request_id"}` under `data_key`.
-/// Does nothing when `data_key` is already set (the create was accepted).
-outcome create_once(infra::driver& drv, step_context& ctx, const std::string& data_key,
-                    std::string template_text, std::string template_type,
-                    const std::string& resource_name, boost::json::object properties,
-                    infra::deployment_location loc);
+/// What a create asks for.
+struct create_spec {
+  std::string template_text;
+  std::string template_type;
+  std::string resource_name;
+  boost::json::object properties;
+  infra::deployment_location location;
+};
 
-/// Starts deleting the infrastructure whose ids are under `ids_key`; stores
-/// the delete task's ids under `data_key`, or `{"already_gone": true}` when
-/// the driver knows no such infrastructure. Does nothing when there are no
-/// ids (nothing was created) or `data_key` is already set.
-outcome remove_once(infra::driver& drv, step_context& ctx, const std::string& ids_key,
-                    const std::string& data_key, const infra::deployment_location& loc);
+/// Starts a create with the step's idempotency key as `requestId`, so that
+/// a step run again after a crash creates nothing new, and completes `call`
+/// when the driver answers (holding no thread meanwhile). On success stores
+/// `{"infrastructure_id", "request_id"}` under `data_key`. Completes at once
+/// when `data_key` is already set (the create was accepted).
+void create_once(infra::driver& drv, const async_call& call, const std::string& data_key,
+                 create_spec spec);
+
+/// Starts deleting the infrastructure whose ids are under `ids_key` and
+/// completes `call` when the driver answers; stores the delete task's ids
+/// under `data_key`, or `{"already_gone": true}` when the driver knows no
+/// such infrastructure. Completes at once when there are no ids (nothing
+/// was created) or `data_key` is already set.
+void remove_once(infra::driver& drv, const async_call& call, const std::string& ids_key,
+                 const std::string& data_key, const infra::deployment_location& loc);
 
 } // namespace stepwise::workflows

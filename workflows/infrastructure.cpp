@@ -18,9 +18,9 @@ retry_policy infrastructure_deps::default_call_policy() {
 }
 
 caf::expected<void> add_infrastructure_workflows(registry& reg, infrastructure_deps deps) {
-  if (!deps.driver)
+  if (!deps.driver || !deps.monitor)
     return make_error(errc::invalid_definition,
-                      "infrastructure workflows need a driver");
+                      "infrastructure workflows need a driver and its monitor");
   if (!deps.read_operation)
     return make_error(errc::invalid_definition,
                       "deprovision_runtime needs a function that reads operations");

@@ -28,9 +28,11 @@ using cleanup_fn = std::function<outcome(const std::string& task, step_context& 
 /// the driver must be thread-safe (all drivers are).
 struct infrastructure_deps {
   std::shared_ptr<infra::driver> driver;
+  /// The driver's monitor (`infra::spawn_monitor`): the wait steps hand it
+  /// their tasks.
+  caf::actor monitor;
   /// Needed by `deprovision_runtime` only.
   read_operation_fn read_operation;
-  infra::monitor_options monitor;
   /// Bounds the retries of create and delete calls that the driver refuses
   /// for now (temporary error, unreachable location).
   retry_policy calls = default_call_policy();

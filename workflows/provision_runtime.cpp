@@ -43,23 +43,22 @@ outcome record_runtime(step_context& ctx) {
 
 workflow provision_runtime(const infrastructure_deps& deps) {
   auto drv = deps.driver;
-  auto create = [drv](step_context& ctx) {
-    auto& in = ctx.input();
-    boost::json::object props;
+  auto create = [drv](async_call call) {
+    auto& in = call.context().input();
+    create_spec spec{string_at(in, "template"), string_at(in, "template_type"),
+                     string_at(in, "name"), {},
+                     *infra::location_from_json(in.if_contains("deployment_location"))};
     if (auto p = in.if_contains("properties"); p != nullptr && p->is_object())
-      props = p->get_object();
-    return create_once(*drv, ctx, "infrastructure", string_at(in, "template"),
-                       string_at(in, "template_type"), string_at(in, "name"),
-                       std::move(props),
-                       *infra::location_from_json(in.if_contains("deployment_location")));
+      spec.properties = p->get_object();
+    create_once(*drv, call, "infrastructure", std::move(spec));
   };
   infra::monitor_source src;
   src.task_key = "infrastructure";
   src.outputs_key = "outputs";
   workflow wf("provision_runtime", 1);
   wf.step(10, make_step("validate", validate))
-    .step(20, make_step("create_infrastructure", create).with_policy(deps.calls))
-    .step(30, infra::make_monitor_step("await_infrastructure", drv, deps.monitor, src))
+    .step(20, make_async_step("create_infrastructure", create).with_policy(deps.calls))
+    .step(30, infra::make_monitor_step("await_infrastructure", deps.monitor, src))
     .step(40, make_step("record_runtime", record_runtime))
     .secret(location_secret);
   return wf;

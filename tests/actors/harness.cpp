@@ -20,6 +20,13 @@ step_def ok(std::string name, std::atomic<int>* runs) {
 }
 
 harness::harness(registry reg, std::shared_ptr<memory_store> st,
+                 engine_config ec, std::shared_ptr<virtual_clock> clock)
+  : harness([&reg](caf::actor_system&, std::shared_ptr<virtual_clock>) { return std::move(reg); },
+            std::move(st), std::move(ec), std::move(clock)) {
+  // nop
+}
+
+harness::harness(registry_maker make, std::shared_ptr<memory_store> st,
                  engine_config ec, std::shared_ptr<virtual_clock> clock) {
   tune_actor_system(cfg);
   cfg.set("scheduler.max-threads", 2);
@@ -30,7 +37,7 @@ harness::harness(registry reg, std::shared_ptr<memory_store> st,
   store = st ? st : std::make_shared<memory_store>();
   ec.clock = clk;
   ec.step_workers = 4;
-  auto e = engine::launch(*sys, ec, std::move(reg), store);
+  auto e = engine::launch(*sys, ec, make(*sys, clk), store);
   REQUIRE(e);
   eng = *e;
   events = std::make_unique<caf::scoped_actor>(*sys);
@@ -70,6 +77,15 @@ bool harness::await(const std::function<bool(const event&)>& pred) {
       caf::after(std::chrono::milliseconds(100)) >> [] {});
   }
   return found;
+}
+
+void harness::pump(std::chrono::milliseconds d) {
+  (*events)->receive(
+    [&](event_batch& b) {
+      for (auto& e : b.events)
+        seen.push_back(e);
+    },
+    caf::after(d) >> [] {});
 }
 
 bool harness::await(const std::string& id, event_type type, const std::string& step) {

@@ -41,6 +41,12 @@ struct harness {
   explicit harness(registry reg, std::shared_ptr<memory_store> st = nullptr,
                    engine_config ec = {}, std::shared_ptr<virtual_clock> clock = nullptr);
 
+  /// Builds the workflows in the harness's actor system: for workflows
+  /// whose steps need actors of their own (a monitor, a step actor).
+  using registry_maker = std::function<registry(caf::actor_system&, std::shared_ptr<virtual_clock>)>;
+  explicit harness(registry_maker make, std::shared_ptr<memory_store> st = nullptr,
+                   engine_config ec = {}, std::shared_ptr<virtual_clock> clock = nullptr);
+
   ~harness();
 
   /// Starts `workflow` with `input`; fails the test on an error.
@@ -50,6 +56,10 @@ struct harness {
   /// Waits (at most 10 s of real time) until an event matching `pred` was
   /// committed; returns false if none came.
   bool await(const std::function<bool(const event&)>& pred);
+
+  /// Takes the events committed so far into `seen`, waiting at most `d` of
+  /// real time for a first batch.
+  void pump(std::chrono::milliseconds d);
 
   /// Waits for event `type` of operation `id` (and step, when given).
   bool await(const std::string& id, event_type type, const std::string& step = {});

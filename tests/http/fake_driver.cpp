@@ -48,8 +48,31 @@ std::string fake_driver::last_template_type() const {
   return locked_read(last_template_type_);
 }
 
+void fake_driver::create(const infra::create_request& req,
+                         infra::callback<infra::accepted> done) {
+  done(do_create(req));
+}
+
+void fake_driver::get_task(const std::string& infrastructure_id, const std::string& request_id,
+                           const infra::deployment_location& loc,
+                           infra::callback<infra::task> done) {
+  done(do_get_task(infrastructure_id, request_id, loc));
+}
+
+void fake_driver::remove(const std::string& infrastructure_id,
+                         const infra::deployment_location& loc,
+                         infra::callback<infra::accepted> done) {
+  done(do_remove(infrastructure_id, loc));
+}
+
+void fake_driver::find(const std::string&, const std::string& template_type,
+                       const std::string& instance_name, const infra::deployment_location& loc,
+                       infra::callback<std::optional<infra::found>> done) {
+  done(do_find(template_type, instance_name, loc));
+}
+
 infra::result<infra::accepted>
-fake_driver::create(const infra::create_request& req) {
+fake_driver::do_create(const infra::create_request& req) {
   std::lock_guard<std::mutex> g{mtx_};
   ++calls_.create;
   last_create_ = req;
@@ -60,7 +83,7 @@ fake_driver::create(const infra::create_request& req) {
 }
 
 infra::result<infra::task>
-fake_driver::get_task(const std::string& infrastructure_id,
+fake_driver::do_get_task(const std::string& infrastructure_id,
                       const std::string& request_id,
                       const infra::deployment_location& loc) {
   std::lock_guard<std::mutex> g{mtx_};
@@ -74,7 +97,7 @@ fake_driver::get_task(const std::string& infrastructure_id,
 }
 
 infra::result<infra::accepted>
-fake_driver::remove(const std::string& infrastructure_id,
+fake_driver::do_remove(const std::string& infrastructure_id,
                     const infra::deployment_location& loc) {
   std::lock_guard<std::mutex> g{mtx_};
   ++calls_.remove;
@@ -86,7 +109,7 @@ fake_driver::remove(const std::string& infrastructure_id,
 }
 
 infra::result<std::optional<infra::found>>
-fake_driver::find(const std::string&, const std::string& template_type,
+fake_driver::do_find(const std::string& template_type,
                   const std::string& instance_name,
                   const infra::deployment_location& loc) {
   std::lock_guard<std::mutex> g{mtx_};

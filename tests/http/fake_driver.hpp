@@ -40,18 +40,29 @@ public:
 
   // -- infra::driver ----------------------------------------------------------
 
-  infra::result<infra::accepted> create(const infra::create_request& req) override;
-  infra::result<infra::task> get_task(const std::string& infrastructure_id,
-                                      const std::string& request_id,
-                                      const infra::deployment_location& loc) override;
-  infra::result<infra::accepted> remove(const std::string& infrastructure_id,
-                                        const infra::deployment_location& loc) override;
-  infra::result<std::optional<infra::found>>
-  find(const std::string& template_text, const std::string& template_type,
-       const std::string& instance_name,
-       const infra::deployment_location& loc) override;
+  // Each answers at once, on the calling thread.
+  void create(const infra::create_request& req,
+              infra::callback<infra::accepted> done) override;
+  void get_task(const std::string& infrastructure_id, const std::string& request_id,
+                const infra::deployment_location& loc,
+                infra::callback<infra::task> done) override;
+  void remove(const std::string& infrastructure_id, const infra::deployment_location& loc,
+              infra::callback<infra::accepted> done) override;
+  void find(const std::string& template_text, const std::string& template_type,
+            const std::string& instance_name, const infra::deployment_location& loc,
+            infra::callback<std::optional<infra::found>> done) override;
 
 private:
+  infra::result<infra::accepted> do_create(const infra::create_request& req);
+  infra::result<infra::task> do_get_task(const std::string& infrastructure_id,
+                                         const std::string& request_id,
+                                         const infra::deployment_location& loc);
+  infra::result<infra::accepted> do_remove(const std::string& infrastructure_id,
+                                           const infra::deployment_location& loc);
+  infra::result<std::optional<infra::found>> do_find(const std::string& template_type,
+                                                     const std::string& instance_name,
+                                                     const infra::deployment_location& loc);
+
   // The engine's workers call the driver while the test sets and reads it.
   template <class T>
   T locked_read(const T& field) const {

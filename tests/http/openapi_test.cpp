@@ -51,6 +51,7 @@ TEST_CASE("every documented route answers as documented", "[http][openapi]") {
   auto quick = fx.start_op("quick");
   REQUIRE(fx.finish(quick) == "succeeded");
   auto sleepy = fx.start_op("sleepy");
+  auto signaled = fx.start_op("sleepy");
   flip_allowed = false;
   auto flip = fx.start_op("flip");
   REQUIRE(fx.finish(flip) == "failed");
@@ -66,6 +67,7 @@ TEST_CASE("every documented route answers as documented", "[http][openapi]") {
           target.replace(pos, var.size(), value);
       };
       sub("{id}", path.find("cancel") != std::string::npos ? sleepy
+                  : path.find("signals") != std::string::npos ? signaled
                   : path.find("retry") != std::string::npos ? flip
                                                            : quick);
       sub("{name}", "demo");
@@ -138,6 +140,11 @@ TEST_CASE("documented error answers match the Error schema", "[http][openapi]") 
                    fx.post(ops + "/" + sleepy + "/cancel", ""));
   check_documented(val, doc, ops + "/{id}/retry", "post",
                    fx.post(ops + "/" + sleepy + "/retry", ""));
+  auto signals = ops + "/{id}/signals/{name}";
+  check_documented(val, doc, signals, "post", fx.post(ops + "/missing/signals/go", "{}"));
+  check_documented(val, doc, signals, "post", fx.post(ops + "/" + sleepy + "/signals/go", "{}"));
+  check_documented(val, doc, signals, "post", fx.post(ops + "/" + sleepy + "/signals/a%20b", "{}"));
+  check_documented(val, doc, signals, "post", fx.post(ops + "/" + sleepy + "/signals/go", "[1]"));
   check_documented(val, doc, "/api/v1/workflows/{name}", "get",
                    fx.get("/api/v1/workflows/none"));
   check_documented(val, doc, "/api/v1/events", "get",

@@ -8,7 +8,8 @@
 #include "tests/http/fixture.hpp"
 #include "actors/virtual_clock.hpp"
 #include "infra/sim_driver.hpp"
-#include "http/infra_client_driver.hpp"
+#include "infra/ignition_driver.hpp"
+#include "tests/infra/driver_calls.hpp"
 #include "tools/make_driver.hpp"
 #include "tools/serve_options.hpp"
 #include "tools/table.hpp"
@@ -153,11 +154,11 @@ TEST_CASE("make_driver builds the HTTP client for a URL, the sim otherwise",
   req.template_text = "outputs.ip: 10.0.0.1";
   req.template_type = "TOSCA";
   req.location.name = "dc1";
-  auto ids = (*sim)->create(req);
+  auto ids = test::create_now(**sim, req);
   REQUIRE(std::holds_alternative<infra::accepted>(ids));
   auto& acc = std::get<infra::accepted>(ids);
   auto status = [&] {
-    auto t = (*sim)->get_task(acc.infrastructure_id, acc.request_id, req.location);
+    auto t = test::get_task_now(**sim, acc.infrastructure_id, acc.request_id, req.location);
     REQUIRE(std::holds_alternative<infra::task>(t));
     return std::get<infra::task>(t).status;
   };
@@ -168,7 +169,7 @@ TEST_CASE("make_driver builds the HTTP client for a URL, the sim otherwise",
   o.driver = "http://127.0.0.1:1/api/infrastructure";
   auto d = make_driver(o, clk);
   REQUIRE(d);
-  CHECK(dynamic_cast<http::client_driver*>(d->get()) != nullptr);
+  CHECK(dynamic_cast<infra::ignition_driver*>(d->get()) != nullptr);
   o.driver = "http://u:hunter2@127.0.0.1:1/";
   auto bad = make_driver(o, clk);
   REQUIRE_FALSE(bad);

@@ -1,8 +1,12 @@
+// The monitor actor: polls on its own timers, reports once, survives
+// restarts, holds to its cap on polls per second. All on the virtual clock.
 #include <catch2/catch.hpp>
 
 #include "infra/monitor.hpp"
 #include "infra/sim_driver.hpp"
 #include "tests/actors/harness.hpp"
+#include "tests/infra/driver_calls.hpp"
+#include "tests/infra/poll_log.hpp"
 
 using namespace stepwise;
 using namespace stepwise::infra;
@@ -11,58 +15,68 @@ using test::harness;
 
 namespace {
 
-std::shared_ptr<virtual_clock> new_clock() {
-  return std::make_shared<virtual_clock>(from_micros(1'800'000'000'000'000));
-}
+const time_point t0 = from_micros(1'800'000'000'000'000);
 
-monitor_options paced(duration deadline = std::chrono::hours(1)) {
+monitor_options paced(duration deadline = std::chrono::hours(1), int32_t rate = 10000) {
   monitor_options o;
   o.initial_backoff = 1s;
   o.max_backoff = 4s;
   o.multiplier = 2.0;
   o.deadline = deadline;
+  o.max_polls_per_second = rate;
   return o;
 }
 
-registry watching(std::shared_ptr<driver> drv, monitor_options opts = paced()) {
-  registry reg;
-  REQUIRE(reg.add(workflow("watch", 1)
-                    .step(10, make_monitor_step("monitor", std::move(drv), opts))
-                    .secret("/deployment_location/properties")));
-  return reg;
-}
+/// A simulated cloud seen through a poll log, on one virtual clock.
+struct cloud {
+  std::shared_ptr<virtual_clock> clk = std::make_shared<virtual_clock>(t0);
+  std::shared_ptr<sim_driver> sim = std::make_shared<sim_driver>(sim_config{}, clk);
+  std::shared_ptr<test::poll_log> log = std::make_shared<test::poll_log>(sim, clk);
 
-boost::json::object location_json(std::string name = "dc1") {
-  return {{"name", std::move(name)}, {"type", "sim"},
-          {"properties", {{"password", "hunter2"}}}};
-}
+  /// Workflows with one monitor step over this cloud.
+  harness::registry_maker watching(monitor_options opts = paced()) {
+    auto drv = log;
+    return [drv, opts](caf::actor_system& sys, std::shared_ptr<virtual_clock> c) {
+      registry reg;
+      auto mon = spawn_monitor(sys, drv, c, opts);
+      REQUIRE(reg.add(workflow("watch", 1)
+                        .step(10, make_monitor_step("monitor", mon))
+                        .secret("/deployment_location/properties")));
+      return reg;
+    };
+  }
 
-/// Starts a create on the sim and returns the monitor's input for it.
-boost::json::object create(sim_driver& drv, std::string tpl) {
-  create_request req;
-  req.template_text = std::move(tpl);
-  req.system_properties["resourceName"] = "vm1";
-  req.location.name = "dc1";
-  auto res = drv.create(req);
-  REQUIRE(std::holds_alternative<accepted>(res));
-  auto& acc = std::get<accepted>(res);
-  return {{"infrastructure_id", acc.infrastructure_id},
-          {"request_id", acc.request_id},
-          {"deployment_location", location_json()},
-          {"kind", "create"}};
-}
+  /// Starts a create and returns the monitor's input for it.
+  boost::json::object create(std::string tpl, std::string name = "vm1") {
+    create_request req;
+    req.template_text = std::move(tpl);
+    req.system_properties["resourceName"] = std::move(name);
+    req.location.name = "dc1";
+    auto res = test::create_now(*sim, req);
+    REQUIRE(std::holds_alternative<accepted>(res));
+    auto& acc = std::get<accepted>(res);
+    return {{"infrastructure_id", acc.infrastructure_id},
+            {"request_id", acc.request_id},
+            {"deployment_location",
+             {{"name", "dc1"}, {"type", "sim"}, {"properties", {{"password", "hunter2"}}}}},
+            {"kind", "create"}};
+  }
 
-/// Waits for the retry after attempt `attempt` and returns its delay.
-duration await_retry(harness& h, const std::string& id, int32_t attempt) {
-  REQUIRE(h.await([&](const event& e) {
-    return e.operation_id == id && e.type == event_type::step_retry_scheduled
-           && e.attempt == attempt;
-  }));
-  auto op = h.eng.get(id);
-  REQUIRE(op);
-  REQUIRE(op->steps[0].next_attempt_at);
-  return *op->steps[0].next_attempt_at - h.clk->now();
-}
+  /// Lets the monitor make poll number `n`, advancing the clock to it.
+  duration next_poll(size_t n) {
+    REQUIRE(log->await_polls(n - 1));
+    auto before = clk->now();
+    for (int i = 0; i < 200 && log->polls().size() < n; ++i) {
+      REQUIRE(clk->await_timer(std::chrono::seconds(10)));
+      auto due = clk->next_due();
+      REQUIRE(due);
+      clk->advance(*due - clk->now());
+      log->await_polls(n);
+    }
+    REQUIRE(log->polls().size() >= n);
+    return log->polls()[n - 1] - before;
+  }
+};
 
 std::vector<event> completions(harness& h, const std::string& id) {
   std::vector<event> out;
@@ -76,21 +90,19 @@ std::vector<event> completions(harness& h, const std::string& id) {
 
 TEST_CASE("monitor: IN_PROGRESS polls with growing backoff, COMPLETE reports once",
           "[infra][monitor]") {
-  auto clk = new_clock();
-  auto drv = std::make_shared<sim_driver>(sim_config{}, clk);
-  harness h{watching(drv), nullptr, {}, clk};
-  auto input = create(*drv, "outputs.ip: 10.0.0.7\nlatency_ms: 12000");
+  cloud c;
+  harness h{c.watching(), nullptr, {}, c.clk};
+  auto input = c.create("outputs.ip: 10.0.0.7\nlatency_ms: 12000");
   auto id = h.start("watch", input);
   // Polls at 0, 1, 3, 7, 11 s find it in progress; the one at 15 s does not.
+  REQUIRE(c.log->await_polls(1));
   std::vector<duration> delays;
-  for (int32_t i = 1; i <= 5; ++i) {
-    delays.push_back(await_retry(h, id, i));
-    h.clk->advance(delays.back());
-  }
+  for (size_t n = 2; n <= 6; ++n)
+    delays.push_back(c.next_poll(n));
   CHECK(delays == std::vector<duration>{1s, 2s, 4s, 4s, 4s});
   auto op = h.finish(id);
   CHECK(op.state == op_state::succeeded);
-  CHECK(op.steps[0].attempts == 6);
+  CHECK(op.steps[0].attempts == 1);
   CHECK(op.data.at("outputs") == boost::json::object{{"ip", "10.0.0.7"}});
   auto evs = completions(h, id);
   REQUIRE(evs.size() == 1);
@@ -100,14 +112,14 @@ TEST_CASE("monitor: IN_PROGRESS polls with growing backoff, COMPLETE reports onc
   CHECK(x.at("status") == "COMPLETE");
   CHECK(x.at("failure_details").is_null());
   CHECK(x.at("outputs") == boost::json::object{{"ip", "10.0.0.7"}});
+  CHECK(h.eng.stats().operations_sleeping.load() == 0);
 }
 
 TEST_CASE("monitor: a FAILED task fails the operation with its failure code",
           "[infra][monitor]") {
-  auto clk = new_clock();
-  auto drv = std::make_shared<sim_driver>(sim_config{}, clk);
-  harness h{watching(drv), nullptr, {}, clk};
-  auto id = h.start("watch", create(*drv, "fail: INSUFFICIENT_CAPACITY zone full\nlatency_ms: 0"));
+  cloud c;
+  harness h{c.watching(), nullptr, {}, c.clk};
+  auto id = h.start("watch", c.create("fail: INSUFFICIENT_CAPACITY zone full\nlatency_ms: 0"));
   auto op = h.finish(id);
   CHECK(op.state == op_state::failed);
   CHECK(op.error.find("INSUFFICIENT_CAPACITY: zone full") != std::string::npos);
@@ -121,38 +133,28 @@ TEST_CASE("monitor: a FAILED task fails the operation with its failure code",
 
 TEST_CASE("monitor: temporary errors and an unreachable location poll again",
           "[infra][monitor]") {
-  auto clk = new_clock();
-  auto drv = std::make_shared<sim_driver>(sim_config{}, clk);
-  harness h{watching(drv), nullptr, {}, clk};
-  auto input = create(*drv, "outputs.ip: 10.0.0.9\nlatency_ms: 0");
-  drv->inject(error_kind::temporary, 1);
+  cloud c;
+  harness h{c.watching(), nullptr, {}, c.clk};
+  auto input = c.create("outputs.ip: 10.0.0.9\nlatency_ms: 0");
+  c.sim->inject(error_kind::temporary, 1);
   auto id = h.start("watch", input);
-  CHECK(await_retry(h, id, 1) == 1s);
-  CHECK(h.eng.get(id)->steps[0].last_error.find("temporary") != std::string::npos);
-  drv->set_reachable("dc1", false);
-  h.clk->advance(1s);
-  CHECK(await_retry(h, id, 2) == 2s);
-  h.clk->advance(2s);
-  CHECK(await_retry(h, id, 3) == 4s);
-  auto op = h.eng.get(id);
-  CHECK(op->steps[0].last_error.find("unreachable_location") != std::string::npos);
-  // Secrets of the location never show in errors.
-  CHECK(op->steps[0].last_error.find("hunter2") == std::string::npos);
+  REQUIRE(c.log->await_polls(1));
+  c.sim->set_reachable("dc1", false);
+  CHECK(c.next_poll(2) == 1s);
+  CHECK(c.next_poll(3) == 2s);
   CHECK(completions(h, id).empty());
-  drv->set_reachable("dc1", true);
-  h.clk->advance(4s);
+  c.sim->set_reachable("dc1", true);
+  CHECK(c.next_poll(4) == 4s);
   auto fin = h.finish(id);
   CHECK(fin.state == op_state::succeeded);
-  CHECK(fin.steps[0].attempts == 4);
   CHECK(completions(h, id).size() == 1);
 }
 
 TEST_CASE("monitor: an unknown task or request is reported as INTERNAL_ERROR",
           "[infra][monitor]") {
-  auto clk = new_clock();
-  auto drv = std::make_shared<sim_driver>(sim_config{}, clk);
-  harness h{watching(drv), nullptr, {}, clk};
-  auto input = create(*drv, "latency_ms: 0");
+  cloud c;
+  harness h{c.watching(), nullptr, {}, c.clk};
+  auto input = c.create("latency_ms: 0");
   SECTION("unknown infrastructure") {
     input["infrastructure_id"] = "inf-nope";
   }
@@ -160,12 +162,14 @@ TEST_CASE("monitor: an unknown task or request is reported as INTERNAL_ERROR",
     input["request_id"] = "req-nope";
   }
   SECTION("a driver error") {
-    drv->inject(error_kind::infrastructure_error, 1);
+    c.sim->inject(error_kind::infrastructure_error, 1);
   }
   auto id = h.start("watch", input);
   auto op = h.finish(id);
   CHECK(op.state == op_state::failed);
   CHECK(op.error.find("INTERNAL_ERROR: ") != std::string::npos);
+  // Secrets of the location never show in errors.
+  CHECK(op.error.find("hunter2") == std::string::npos);
   auto evs = completions(h, id);
   REQUIRE(evs.size() == 1);
   CHECK(evs[0].extra.at("status") == "FAILED");
@@ -175,16 +179,14 @@ TEST_CASE("monitor: an unknown task or request is reported as INTERNAL_ERROR",
 
 TEST_CASE("monitor: a task still running at the deadline is reported and failed",
           "[infra][monitor]") {
-  auto clk = new_clock();
-  auto drv = std::make_shared<sim_driver>(sim_config{}, clk);
-  harness h{watching(drv, paced(10s)), nullptr, {}, clk};
-  auto id = h.start("watch", create(*drv, "latency_ms: 3600000"));
+  cloud c;
+  harness h{c.watching(paced(10s)), nullptr, {}, c.clk};
+  auto id = h.start("watch", c.create("latency_ms: 3600000"));
   // Polls at 0, 1, 3, 7 s; the next is clamped to the deadline at 10 s.
+  REQUIRE(c.log->await_polls(1));
   std::vector<duration> delays;
-  for (int32_t i = 1; i <= 4; ++i) {
-    delays.push_back(await_retry(h, id, i));
-    h.clk->advance(delays.back());
-  }
+  for (size_t n = 2; n <= 5; ++n)
+    delays.push_back(c.next_poll(n));
   CHECK(delays == std::vector<duration>{1s, 2s, 4s, 3s});
   auto op = h.finish(id);
   CHECK(op.state == op_state::failed);
@@ -192,38 +194,63 @@ TEST_CASE("monitor: a task still running at the deadline is reported and failed"
   auto evs = completions(h, id);
   REQUIRE(evs.size() == 1);
   CHECK(evs[0].extra.at("failure_details").at("failureCode") == "INTERNAL_ERROR");
-  // The first poll's time is in the checkpointed data.
-  CHECK(op.data.at("monitors").at("monitor").at("first_poll_at").as_string()
-        == format_time(from_micros(1'800'000'000'000'000)).c_str());
 }
 
-TEST_CASE("monitor: a restart mid-monitoring resumes and reports exactly once",
+TEST_CASE("monitor: a restart mid-monitoring hands the task back and reports once",
           "[infra][monitor]") {
-  auto clk = new_clock();
-  auto drv = std::make_shared<sim_driver>(sim_config{}, clk);
+  cloud c;
   auto st = std::make_shared<memory_store>();
-  auto input = create(*drv, "outputs.ip: 10.0.0.7\nlatency_ms: 2500");
+  auto input = c.create("outputs.ip: 10.0.0.7\nlatency_ms: 6500");
   std::string id;
   {
-    harness h{watching(drv), st, {}, clk};
+    harness h{c.watching(), st, {}, c.clk};
     id = h.start("watch", input);
-    h.clk->advance(await_retry(h, id, 1));
-    CHECK(await_retry(h, id, 2) == 2s);
+    REQUIRE(c.log->await_polls(1));
+    c.next_poll(2);
+    c.next_poll(3); // at 3 s; the next would be at 7 s
   }
-  // The deadline's start survived in the stored data.
-  auto stored = st->load(id);
-  REQUIRE(stored);
-  REQUIRE(*stored);
-  CHECK((*stored)->data.contains("monitors"));
-  harness h{watching(drv), st, {}, clk};
-  h.clk->advance(2s);
+  // The wait and when it began are stored: the new monitor resumes the
+  // schedule from there (after one poll at once).
+  harness h{c.watching(), st, {}, c.clk};
+  REQUIRE(c.log->await_polls(4));
+  CHECK(c.log->polls()[3] == c.clk->now());
+  CHECK(c.next_poll(5) == 7s - (c.clk->now() - t0));
   auto op = h.finish(id);
   CHECK(op.state == op_state::succeeded);
-  CHECK(op.steps[0].attempts == 3);
+  CHECK(op.steps[0].attempts == 1);
   auto all = st->events_after(0, 10'000);
   REQUIRE(all);
   size_t n = 0;
   for (auto& e : *all)
     n += e.operation_id == id && e.type == event_type::infrastructure_task_completed;
   CHECK(n == 1);
+}
+
+TEST_CASE("monitor: polls per second stay under the cap", "[infra][monitor]") {
+  cloud c;
+  harness h{c.watching(paced(std::chrono::hours(1), 10)), nullptr, {}, c.clk};
+  std::vector<std::string> ids;
+  for (int i = 0; i < 35; ++i)
+    ids.push_back(h.start("watch", c.create("latency_ms: 0", "vm" + std::to_string(i))));
+  // 35 first polls at a cap of 10 a second take four seconds of clock: each
+  // step to the monitor's next timer lets ten more go.
+  size_t expect = 10;
+  REQUIRE(c.log->await_polls(expect));
+  while (expect < 35) {
+    REQUIRE(c.clk->await_timer(std::chrono::seconds(10)));
+    c.clk->advance(*c.clk->next_due() - c.clk->now());
+    expect = std::min<size_t>(35, expect + 10);
+    REQUIRE(c.log->await_polls(expect));
+  }
+  auto polls = c.log->polls();
+  REQUIRE(polls.size() == 35);
+  for (size_t i = 0; i < polls.size(); ++i) {
+    size_t in_window = 0;
+    for (auto& p : polls)
+      in_window += p >= polls[i] && p < polls[i] + 1s;
+    CHECK(in_window <= 10);
+  }
+  CHECK(polls.back() - polls.front() >= 3s);
+  for (auto& id : ids)
+    CHECK(h.finish(id).state == op_state::succeeded);
 }

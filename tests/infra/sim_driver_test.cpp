@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "tests/infra/driver_calls.hpp"
+
 #include "actors/virtual_clock.hpp"
 #include "infra/sim_driver.hpp"
 
@@ -59,17 +61,17 @@ TEST_CASE("sim: a create is in progress until due, then complete with outputs",
           "[infra][sim]") {
   fixture f;
   auto drv = f.make();
-  auto acc = value(drv->create(request(vm)));
+  auto acc = value(test::create_now(*drv, request(vm)));
   CHECK(!acc.infrastructure_id.empty());
   CHECK(acc.infrastructure_id != acc.request_id);
-  auto t = value(drv->get_task(acc.infrastructure_id, acc.request_id, here()));
+  auto t = value(test::get_task_now(*drv, acc.infrastructure_id, acc.request_id, here()));
   CHECK(t.status == task_status::in_progress);
   CHECK(t.outputs.empty());
   f.clk->advance(4999ms);
-  CHECK(value(drv->get_task(acc.infrastructure_id, acc.request_id, here())).status
+  CHECK(value(test::get_task_now(*drv, acc.infrastructure_id, acc.request_id, here())).status
         == task_status::in_progress);
   f.clk->advance(1ms);
-  t = value(drv->get_task(acc.infrastructure_id, acc.request_id, here()));
+  t = value(test::get_task_now(*drv, acc.infrastructure_id, acc.request_id, here()));
   CHECK(t.status == task_status::complete);
   CHECK(!t.failure);
   CHECK(t.outputs == boost::json::object{{"ip", "10.0.0.7"}});
@@ -89,7 +91,7 @@ TEST_CASE("sim: the same seed gives the same ids, latencies and failures",
     auto drv = f.make(cfg);
     std::vector<std::string> trace;
     for (int i = 0; i < 40; ++i) {
-      auto r = drv->create(request("type: vm", "vm" + std::to_string(i)));
+      auto r = test::create_now(*drv, request("type: vm", "vm" + std::to_string(i)));
       if (auto err = std::get_if<error>(&r)) {
         trace.push_back(std::string(to_string(err->kind)));
         continue;
@@ -97,7 +99,7 @@ TEST_CASE("sim: the same seed gives the same ids, latencies and failures",
       auto acc = std::get<accepted>(r);
       trace.push_back(acc.infrastructure_id + "/" + acc.request_id);
       f.clk->advance(3s);
-      auto t = drv->get_task(acc.infrastructure_id, acc.request_id, here());
+      auto t = test::get_task_now(*drv, acc.infrastructure_id, acc.request_id, here());
       if (auto tk = std::get_if<task>(&t))
         trace.push_back(std::string(to_string(tk->status)));
     }
@@ -121,9 +123,9 @@ TEST_CASE("sim: a failure rate of 1 fails every task with a failure code",
   cfg.failure_rate = 1.0;
   cfg.max_latency = cfg.min_latency = 1s;
   auto drv = f.make(cfg);
-  auto acc = value(drv->create(request("type: vm")));
+  auto acc = value(test::create_now(*drv, request("type: vm")));
   f.clk->advance(1s);
-  auto t = value(drv->get_task(acc.infrastructure_id, acc.request_id, here()));
+  auto t = value(test::get_task_now(*drv, acc.infrastructure_id, acc.request_id, here()));
   CHECK(t.status == task_status::failed);
   REQUIRE(t.failure);
   CHECK((t.failure->code == failure_code::insufficient_capacity
@@ -134,8 +136,8 @@ TEST_CASE("sim: a failure rate of 1 fails every task with a failure code",
 TEST_CASE("sim: a template can force a failure", "[infra][sim]") {
   fixture f;
   auto drv = f.make();
-  auto acc = value(drv->create(request("fail: INSUFFICIENT_CAPACITY zone full\nlatency_ms: 0")));
-  auto t = value(drv->get_task(acc.infrastructure_id, acc.request_id, here()));
+  auto acc = value(test::create_now(*drv, request("fail: INSUFFICIENT_CAPACITY zone full\nlatency_ms: 0")));
+  auto t = value(test::get_task_now(*drv, acc.infrastructure_id, acc.request_id, here()));
   CHECK(t.status == task_status::failed);
   REQUIRE(t.failure);
   CHECK(t.failure->code == failure_code::insufficient_capacity);
@@ -149,74 +151,74 @@ TEST_CASE("sim: every error kind", "[infra][sim]") {
   cfg.unreachable = {"dc2"};
   auto drv = f.make(cfg);
   SECTION("invalid templates") {
-    CHECK(kind(drv->create(request(""))) == error_kind::invalid_template);
-    CHECK(kind(drv->create(request("# only a comment\n\n"))) == error_kind::invalid_template);
-    CHECK(kind(drv->create(request("no colon here"))) == error_kind::invalid_template);
-    CHECK(kind(drv->create(request(": empty key"))) == error_kind::invalid_template);
-    CHECK(kind(drv->create(request("latency_ms: soon"))) == error_kind::invalid_template);
-    CHECK(kind(drv->create(request("fail: NOPE"))) == error_kind::invalid_template);
-    CHECK(kind(drv->find("", "sim", "vm1", here())) == error_kind::invalid_template);
+    CHECK(kind(test::create_now(*drv, request(""))) == error_kind::invalid_template);
+    CHECK(kind(test::create_now(*drv, request("# only a comment\n\n"))) == error_kind::invalid_template);
+    CHECK(kind(test::create_now(*drv, request("no colon here"))) == error_kind::invalid_template);
+    CHECK(kind(test::create_now(*drv, request(": empty key"))) == error_kind::invalid_template);
+    CHECK(kind(test::create_now(*drv, request("latency_ms: soon"))) == error_kind::invalid_template);
+    CHECK(kind(test::create_now(*drv, request("fail: NOPE"))) == error_kind::invalid_template);
+    CHECK(kind(test::find_now(*drv, "", "sim", "vm1", here())) == error_kind::invalid_template);
     CHECK(drv->creates() == 0);
   }
   SECTION("unknown and unreachable locations") {
     auto req = request(vm);
     req.location = here("nowhere");
-    auto err = std::get<error>(drv->create(req));
+    auto err = std::get<error>(test::create_now(*drv, req));
     CHECK(err.kind == error_kind::unreachable_location);
     CHECK(err.message.find("hunter2") == std::string::npos);
     req.location = here("dc2");
-    CHECK(kind(drv->create(req)) == error_kind::unreachable_location);
+    CHECK(kind(test::create_now(*drv, req)) == error_kind::unreachable_location);
     drv->set_reachable("dc2", true);
-    auto acc = value(drv->create(req));
+    auto acc = value(test::create_now(*drv, req));
     drv->set_reachable("dc2", false);
-    CHECK(kind(drv->get_task(acc.infrastructure_id, acc.request_id, here("dc2")))
+    CHECK(kind(test::get_task_now(*drv, acc.infrastructure_id, acc.request_id, here("dc2")))
           == error_kind::unreachable_location);
-    CHECK(kind(drv->remove(acc.infrastructure_id, here("dc2")))
+    CHECK(kind(test::remove_now(*drv, acc.infrastructure_id, here("dc2")))
           == error_kind::unreachable_location);
-    CHECK(kind(drv->find(vm, "sim", "vm1", here("dc2"))) == error_kind::unreachable_location);
+    CHECK(kind(test::find_now(*drv, vm, "sim", "vm1", here("dc2"))) == error_kind::unreachable_location);
   }
   SECTION("not found and request not found") {
-    auto acc = value(drv->create(request(vm)));
-    CHECK(kind(drv->get_task("inf-unknown", acc.request_id, here())) == error_kind::not_found);
-    CHECK(kind(drv->get_task(acc.infrastructure_id, "req-unknown", here()))
+    auto acc = value(test::create_now(*drv, request(vm)));
+    CHECK(kind(test::get_task_now(*drv, "inf-unknown", acc.request_id, here())) == error_kind::not_found);
+    CHECK(kind(test::get_task_now(*drv, acc.infrastructure_id, "req-unknown", here()))
           == error_kind::request_not_found);
-    CHECK(kind(drv->remove("inf-unknown", here())) == error_kind::not_found);
+    CHECK(kind(test::remove_now(*drv, "inf-unknown", here())) == error_kind::not_found);
     // Another infrastructure's request is not this one's.
-    auto other = value(drv->create(request(vm, "vm2")));
-    CHECK(kind(drv->get_task(acc.infrastructure_id, other.request_id, here()))
+    auto other = value(test::create_now(*drv, request(vm, "vm2")));
+    CHECK(kind(test::get_task_now(*drv, acc.infrastructure_id, other.request_id, here()))
           == error_kind::request_not_found);
   }
   SECTION("injected errors last for the given number of calls") {
     drv->inject(error_kind::temporary, 2);
-    CHECK(kind(drv->create(request(vm))) == error_kind::temporary);
-    CHECK(kind(drv->find(vm, "sim", "vm1", here())) == error_kind::temporary);
-    value(drv->create(request(vm)));
+    CHECK(kind(test::create_now(*drv, request(vm))) == error_kind::temporary);
+    CHECK(kind(test::find_now(*drv, vm, "sim", "vm1", here())) == error_kind::temporary);
+    value(test::create_now(*drv, request(vm)));
     drv->inject(error_kind::infrastructure_error, 1);
-    CHECK(kind(drv->create(request(vm))) == error_kind::infrastructure_error);
+    CHECK(kind(test::create_now(*drv, request(vm))) == error_kind::infrastructure_error);
   }
   SECTION("a temporary error rate of 1 refuses every call") {
     sim_config busy;
     busy.temporary_error_rate = 1.0;
     auto b = f.make(busy);
-    CHECK(kind(b->create(request(vm))) == error_kind::temporary);
-    CHECK(kind(b->remove("x", here())) == error_kind::temporary);
-    CHECK(kind(b->get_task("x", "y", here())) == error_kind::temporary);
+    CHECK(kind(test::create_now(*b, request(vm))) == error_kind::temporary);
+    CHECK(kind(test::remove_now(*b, "x", here())) == error_kind::temporary);
+    CHECK(kind(test::get_task_now(*b, "x", "y", here())) == error_kind::temporary);
   }
 }
 
 TEST_CASE("sim: a create with a known requestId answers the same ids", "[infra][sim]") {
   fixture f;
   auto drv = f.make();
-  auto a = value(drv->create(request(vm, "vm1", "op-1:create")));
-  auto b = value(drv->create(request(vm, "vm1", "op-1:create")));
+  auto a = value(test::create_now(*drv, request(vm, "vm1", "op-1:create")));
+  auto b = value(test::create_now(*drv, request(vm, "vm1", "op-1:create")));
   CHECK(a.infrastructure_id == b.infrastructure_id);
   CHECK(a.request_id == b.request_id);
   // The {value} form is the same key.
   auto req = request(vm, "vm1");
   req.system_properties["requestId"] = boost::json::object{{"value", "op-1:create"}};
-  CHECK(value(drv->create(req)).infrastructure_id == a.infrastructure_id);
+  CHECK(value(test::create_now(*drv, req)).infrastructure_id == a.infrastructure_id);
   CHECK(drv->creates() == 1);
-  auto c = value(drv->create(request(vm, "vm1", "op-2:create")));
+  auto c = value(test::create_now(*drv, request(vm, "vm1", "op-2:create")));
   CHECK(c.infrastructure_id != a.infrastructure_id);
   CHECK(drv->creates() == 2);
 }
@@ -224,29 +226,29 @@ TEST_CASE("sim: a create with a known requestId answers the same ids", "[infra][
 TEST_CASE("sim: find matches live infrastructure by resourceName", "[infra][sim]") {
   fixture f;
   auto drv = f.make();
-  auto acc = value(drv->create(request(vm, "web")));
+  auto acc = value(test::create_now(*drv, request(vm, "web")));
   // Still being created: not there yet.
-  CHECK(!value(drv->find(vm, "sim", "web", here())));
+  CHECK(!value(test::find_now(*drv, vm, "sim", "web", here())));
   f.clk->advance(5s);
-  auto hit = value(drv->find(vm, "sim", "web", here()));
+  auto hit = value(test::find_now(*drv, vm, "sim", "web", here()));
   REQUIRE(hit);
   CHECK(hit->infrastructure_id == acc.infrastructure_id);
   CHECK(hit->outputs == boost::json::object{{"ip", "10.0.0.7"}});
-  CHECK(!value(drv->find(vm, "sim", "db", here())));
-  CHECK(!value(drv->find(vm, "sim", "web", here("default"))));
+  CHECK(!value(test::find_now(*drv, vm, "sim", "db", here())));
+  CHECK(!value(test::find_now(*drv, vm, "sim", "web", here("default"))));
   // Deleting: still found until the delete task completes.
-  auto del = value(drv->remove(acc.infrastructure_id, here()));
+  auto del = value(test::remove_now(*drv, acc.infrastructure_id, here()));
   CHECK(del.infrastructure_id == acc.infrastructure_id);
   CHECK(del.request_id != acc.request_id);
-  CHECK(value(drv->find(vm, "sim", "web", here())));
+  CHECK(value(test::find_now(*drv, vm, "sim", "web", here())));
   // A second remove meanwhile answers the same delete task.
-  CHECK(value(drv->remove(acc.infrastructure_id, here())).request_id == del.request_id);
+  CHECK(value(test::remove_now(*drv, acc.infrastructure_id, here())).request_id == del.request_id);
   f.clk->advance(10s);
-  auto t = value(drv->get_task(acc.infrastructure_id, del.request_id, here()));
+  auto t = value(test::get_task_now(*drv, acc.infrastructure_id, del.request_id, here()));
   CHECK(t.status == task_status::complete);
-  CHECK(!value(drv->find(vm, "sim", "web", here())));
+  CHECK(!value(test::find_now(*drv, vm, "sim", "web", here())));
   CHECK(!drv->exists(acc.infrastructure_id));
-  CHECK(kind(drv->remove(acc.infrastructure_id, here())) == error_kind::not_found);
+  CHECK(kind(test::remove_now(*drv, acc.infrastructure_id, here())) == error_kind::not_found);
 }
 
 TEST_CASE("sim: 100k tasks stay cheap", "[infra][sim]") {
@@ -257,9 +259,9 @@ TEST_CASE("sim: 100k tasks stay cheap", "[infra][sim]") {
   std::vector<accepted> all;
   all.reserve(100'000);
   for (int i = 0; i < 100'000; ++i)
-    all.push_back(value(drv->create(request("outputs.n: 1", "vm"))));
+    all.push_back(value(test::create_now(*drv, request("outputs.n: 1", "vm"))));
   f.clk->advance(1s);
-  CHECK(value(drv->get_task(all.back().infrastructure_id, all.back().request_id, here()))
+  CHECK(value(test::get_task_now(*drv, all.back().infrastructure_id, all.back().request_id, here()))
           .status
         == task_status::complete);
   CHECK(drv->creates() == 100'000);
@@ -269,20 +271,20 @@ TEST_CASE("sim: only the configured locations are served", "[infra][sim]") {
   fixture f;
   auto drv = f.make();
   for (auto name : {"default", "dc1"})
-    value(drv->create(request(vm, std::string("vm-") + name)));
+    value(test::create_now(*drv, request(vm, std::string("vm-") + name)));
   auto req = request(vm);
   req.location = here("dc9");
-  auto err = std::get<error>(drv->create(req));
+  auto err = std::get<error>(test::create_now(*drv, req));
   CHECK(err.kind == error_kind::unreachable_location);
   CHECK(err.message.find("dc9") != std::string::npos);
   CHECK(err.message.find("dc1, default") != std::string::npos);
   CHECK(err.message.find("hunter2") == std::string::npos);
-  CHECK(kind(drv->find(vm, "sim", "vm1", here("dc9"))) == error_kind::unreachable_location);
+  CHECK(kind(test::find_now(*drv, vm, "sim", "vm1", here("dc9"))) == error_kind::unreachable_location);
   sim_config one;
   one.locations = {"eu-1"};
   auto eu = f.make(one);
   auto in_eu = request(vm);
   in_eu.location = here("eu-1");
-  value(eu->create(in_eu));
-  CHECK(kind(eu->create(request(vm))) == error_kind::unreachable_location);
+  value(test::create_now(*eu, in_eu));
+  CHECK(kind(test::create_now(*eu, request(vm))) == error_kind::unreachable_location);
 }

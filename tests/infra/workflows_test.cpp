@@ -4,6 +4,8 @@
 #include "infra/sim_driver.hpp"
 #include "workflows/infrastructure.hpp"
 #include "tests/actors/harness.hpp"
+#include "tests/infra/driver_calls.hpp"
+#include "tests/infra/poll_log.hpp"
 
 using namespace stepwise;
 using namespace std::chrono_literals;
@@ -16,42 +18,54 @@ struct setup {
     = std::make_shared<virtual_clock>(from_micros(1'800'000'000'000'000));
   std::shared_ptr<memory_store> st = std::make_shared<memory_store>();
   std::shared_ptr<infra::sim_driver> drv;
+  std::shared_ptr<test::poll_log> log;
   std::unique_ptr<harness> h;
 
   explicit setup(workflows::cleanup_fn cleanup = nullptr) {
     infra::sim_config cfg;
     cfg.min_latency = cfg.max_latency = 5s;
     drv = std::make_shared<infra::sim_driver>(cfg, clk);
+    log = std::make_shared<test::poll_log>(drv, clk);
     workflows::infrastructure_deps deps;
     deps.driver = drv;
     auto store = st;
     deps.read_operation = [store](const std::string& id) { return store->load(id); };
-    deps.monitor.initial_backoff = 1s;
-    deps.monitor.max_backoff = 4s;
     deps.calls.initial_interval = 1s;
     deps.calls.jitter = 0;
     deps.cleanup = std::move(cleanup);
-    registry reg;
-    REQUIRE(workflows::add_infrastructure_workflows(reg, deps));
-    h = std::make_unique<harness>(std::move(reg), st, engine_config{}, clk);
+    auto polled = log;
+    h = std::make_unique<harness>(
+      [deps, polled](caf::actor_system& sys, std::shared_ptr<virtual_clock> c) mutable {
+        infra::monitor_options opts;
+        opts.initial_backoff = 1s;
+        opts.max_backoff = 4s;
+        deps.monitor = infra::spawn_monitor(sys, polled, c, opts);
+        registry reg;
+        REQUIRE(workflows::add_infrastructure_workflows(reg, deps));
+        return reg;
+      },
+      st, engine_config{}, clk);
   }
 
-  /// Runs operation `id` to its end, moving the clock to each wake-up.
+  /// Runs operation `id` to its end, moving the clock to each timer and
+  /// waiting for the engine or the monitor to act on it.
   operation drive(const std::string& id) {
-    int64_t last = 0;
-    for (int i = 0; i < 500; ++i) {
+    for (int i = 0; i < 1000; ++i) {
       auto op = h->eng.get(id);
       if (!op)
         FAIL("get " << id << ": " << message_of(op.error()));
       if (is_terminal(op->state))
         return h->finish(id);
-      if (op->state == op_state::waiting && op->wake_at && *op->wake_at > clk->now())
-        clk->advance(*op->wake_at - clk->now());
-      // Wait for the operation to move before looking again.
-      h->await([&](const event& e) { return e.operation_id == id && e.seq > last; });
-      for (auto& e : h->seen)
-        if (e.operation_id == id)
-          last = std::max(last, e.seq);
+      auto polls = log->polls().size();
+      auto seen = h->seen.size();
+      if (auto due = clk->next_due(); due && *due > clk->now())
+        clk->advance(*due - clk->now());
+      else if (due)
+        clk->advance(duration{0});
+      auto until = std::chrono::steady_clock::now() + 2s;
+      while (h->seen.size() == seen && log->polls().size() == polls
+             && std::chrono::steady_clock::now() < until)
+        h->pump(std::chrono::milliseconds(10));
     }
     FAIL("operation " << id << " did not finish");
     return {};
@@ -102,7 +116,7 @@ TEST_CASE("provision_runtime then deprovision_runtime", "[infra][workflows]") {
   CHECK(runtime.at("infrastructure_id").as_string() == id.c_str());
   CHECK(runtime.at("location") == "dc1");
   CHECK(s.of(prov.id, event_type::infrastructure_task_completed).size() == 1);
-  auto found = s.drv->find("type: any", "sim", "rt1", dc1());
+  auto found = test::find_now(*s.drv, "type: any", "sim", "rt1", dc1());
   REQUIRE(std::get<std::optional<infra::found>>(found));
   // Credentials are masked in what callers see.
   CHECK(prov.input->at("deployment_location").at("properties") == "***");
@@ -112,7 +126,8 @@ TEST_CASE("provision_runtime then deprovision_runtime", "[infra][workflows]") {
   CHECK(de.data.at("target").at("infrastructure_id").as_string() == id.c_str());
   CHECK(de.data.at("deletion").as_object().contains("request_id"));
   CHECK(!s.drv->exists(id));
-  CHECK(!std::get<std::optional<infra::found>>(s.drv->find("type: any", "sim", "rt1", dc1())));
+  CHECK(!std::get<std::optional<infra::found>>(
+    test::find_now(*s.drv, "type: any", "sim", "rt1", dc1())));
   CHECK(de.data.at("cleanups")
         == boost::json::object{{"release_dns", "done"}, {"remove_monitoring", "done"}});
   auto evs = s.of(de.id, event_type::infrastructure_task_completed);
@@ -230,7 +245,7 @@ TEST_CASE("build_and_launch canceled while the image builds deletes the image",
   setup s;
   auto& h = *s.h;
   auto id = h.start("build_and_launch", saga_input("outputs.ip: 10.2.2.2"));
-  REQUIRE(h.await(id, event_type::step_retry_scheduled, "await_image"));
+  REQUIRE(s.log->await_polls(1)); // the monitor follows the build
   REQUIRE(h.eng.cancel(id));
   auto op = s.drive(id);
   CHECK(op.state == op_state::canceled);

@@ -6,10 +6,12 @@
 #include <thread>
 
 #include <catch2/catch.hpp>
+
+#include "tests/infra/driver_calls.hpp"
 #include <httplib.h>
 
 #include "engine/errc.hpp"
-#include "http/infra_client_driver.hpp"
+#include "infra/ignition_driver.hpp"
 
 using namespace stepwise;
 namespace json = boost::json;
@@ -102,13 +104,13 @@ private:
   std::atomic<bool> listen_returned_{false};
 };
 
-std::shared_ptr<http::client_driver> make_client(const std::string& url,
+std::shared_ptr<infra::ignition_driver> make_client(const std::string& url,
                                                  std::chrono::milliseconds read
                                                  = std::chrono::seconds(10)) {
-  http::client_driver_config cfg;
+  infra::ignition_driver_config cfg;
   cfg.base_url = url;
-  cfg.read_timeout = read;
-  auto d = http::client_driver::make(cfg);
+  cfg.call_timeout = read;
+  auto d = infra::ignition_driver::make(cfg);
   REQUIRE(d);
   return *d;
 }
@@ -137,7 +139,7 @@ TEST_CASE("the client driver sends the spec's requests and reads the answers",
     req.template_type = "TOSCA";
     req.location = cloud();
     req.system_properties = {{"resourceName", {{"value", "n1"}, {"type", "string"}}}};
-    auto got = d->create(req);
+    auto got = test::create_now(*d, req);
     REQUIRE(std::holds_alternative<infra::accepted>(got));
     CHECK(std::get<infra::accepted>(got).infrastructure_id == "i1");
     CHECK(std::get<infra::accepted>(got).request_id == "r1");
@@ -152,7 +154,7 @@ TEST_CASE("the client driver sends the spec's requests and reads the answers",
   }
   SECTION("delete") {
     stub.answer(202, R"({"infrastructureId":"i1","requestId":"r2"})");
-    auto got = d->remove("i1", cloud());
+    auto got = test::remove_now(*d, "i1", cloud());
     REQUIRE(std::holds_alternative<infra::accepted>(got));
     CHECK(std::get<infra::accepted>(got).request_id == "r2");
     CHECK(stub.paths().back() == "/api/infrastructure/delete");
@@ -161,7 +163,7 @@ TEST_CASE("the client driver sends the spec's requests and reads the answers",
   SECTION("query") {
     stub.answer(200, R"({"infrastructureId":"i1","requestId":"r1","status":"FAILED",)"
                      R"("failureDetails":{"failureCode":"RESOURCE_NOT_FOUND","description":"gone"}})");
-    auto got = d->get_task("i1", "r1", cloud());
+    auto got = test::get_task_now(*d, "i1", "r1", cloud());
     REQUIRE(std::holds_alternative<infra::task>(got));
     auto& t = std::get<infra::task>(got);
     CHECK(t.status == infra::task_status::failed);
@@ -171,7 +173,7 @@ TEST_CASE("the client driver sends the spec's requests and reads the answers",
     CHECK(stub.last_body().at("requestId") == "r1");
     // Ids the driver leaves out are the ones asked for.
     stub.answer(200, R"({"status":"COMPLETE","outputs":{"ip":"10.1.1.1"}})");
-    got = d->get_task("i1", "r1", cloud());
+    got = test::get_task_now(*d, "i1", "r1", cloud());
     REQUIRE(std::holds_alternative<infra::task>(got));
     CHECK(std::get<infra::task>(got).infrastructure_id == "i1");
     CHECK(std::get<infra::task>(got).request_id == "r1");
@@ -179,12 +181,12 @@ TEST_CASE("the client driver sends the spec's requests and reads the answers",
   }
   SECTION("find") {
     stub.answer(200, R"({"result":null})");
-    auto got = d->find("t", "TOSCA", "n1", cloud());
+    auto got = test::find_now(*d, "t", "TOSCA", "n1", cloud());
     REQUIRE(std::holds_alternative<std::optional<infra::found>>(got));
     CHECK_FALSE(std::get<std::optional<infra::found>>(got));
     CHECK(stub.last_body().at("instanceName") == "n1");
     stub.answer(200, R"({"result":{"infrastructureId":"i9","outputs":{"a":"b"}}})");
-    got = d->find("t", "TOSCA", "n1", cloud());
+    got = test::find_now(*d, "t", "TOSCA", "n1", cloud());
     auto& f = std::get<std::optional<infra::found>>(got);
     REQUIRE(f);
     CHECK(f->infrastructure_id == "i9");
@@ -198,7 +200,7 @@ TEST_CASE("the client driver honours a path prefix", "[http][infra][client]") {
   CHECK(d->prefix() == "/vim/api");
   stub.answer(200, R"({"result":null})");
   REQUIRE(std::holds_alternative<std::optional<infra::found>>(
-    d->find("t", "T", "n", cloud())));
+    test::find_now(*d, "t", "T", "n", cloud())));
   CHECK(stub.paths() == std::vector<std::string>{"/vim/api/find"});
 }
 
@@ -213,10 +215,10 @@ TEST_CASE("the client driver maps error answers to driver error kinds",
   infra::create_request req;
   req.template_text = "t";
   req.location = cloud();
-  auto create = [&] { return error_of(d->create(req)); };
-  auto remove = [&] { return error_of(d->remove("i1", cloud())); };
-  auto query = [&] { return error_of(d->get_task("i1", "r1", cloud())); };
-  auto find = [&] { return error_of(d->find("t", "T", "n", cloud())); };
+  auto create = [&] { return error_of(test::create_now(*d, req)); };
+  auto remove = [&] { return error_of(test::remove_now(*d, "i1", cloud())); };
+  auto query = [&] { return error_of(test::get_task_now(*d, "i1", "r1", cloud())); };
+  auto find = [&] { return error_of(test::find_now(*d, "t", "T", "n", cloud())); };
 
   stub.answer(400, msg("Template included in request was invalid"));
   CHECK(create().kind == k::invalid_template);
@@ -263,7 +265,7 @@ TEST_CASE("no answer from the driver is a temporary error",
       url = gone.url();
     }
     auto d = make_client(url);
-    auto e = error_of(d->get_task("i1", "r1", cloud()));
+    auto e = error_of(test::get_task_now(*d, "i1", "r1", cloud()));
     CHECK(e.kind == infra::error_kind::temporary);
     CHECK_THAT(e.message, Catch::Contains("no answer"));
   }
@@ -272,11 +274,11 @@ TEST_CASE("no answer from the driver is a temporary error",
     slow.answer(200, R"({"status":"COMPLETE"})");
     slow.hold();
     auto d = make_client(slow.url(), std::chrono::milliseconds(200));
-    auto e = error_of(d->get_task("i1", "r1", cloud()));
+    auto e = error_of(test::get_task_now(*d, "i1", "r1", cloud()));
     CHECK(e.kind == infra::error_kind::temporary);
     slow.release();
     // The pool dropped the timed-out connection: the next call works.
-    auto got = d->get_task("i1", "r1", cloud());
+    auto got = test::get_task_now(*d, "i1", "r1", cloud());
     CHECK(std::holds_alternative<infra::task>(got));
   }
 }
@@ -290,7 +292,7 @@ TEST_CASE("the client driver serves concurrent calls", "[http][infra][client]") 
   for (int t = 0; t < 6; ++t)
     threads.emplace_back([&] {
       for (int i = 0; i < 20; ++i)
-        if (std::holds_alternative<infra::accepted>(d->remove("i1", cloud())))
+        if (std::holds_alternative<infra::accepted>(test::remove_now(*d, "i1", cloud())))
           ++ok;
     });
   for (auto& t : threads)
@@ -304,9 +306,9 @@ TEST_CASE("the client driver refuses bad URLs without quoting them",
   for (auto url : {"ftp://host/x", "http://", "http://user:hunter2@host:1/",
                    "host:8080", "http://h:1/p?q=1"}) {
     INFO(url);
-    http::client_driver_config cfg;
+    infra::ignition_driver_config cfg;
     cfg.base_url = url;
-    auto d = http::client_driver::make(cfg);
+    auto d = infra::ignition_driver::make(cfg);
     REQUIRE_FALSE(d);
     auto text = message_of(d.error());
     CHECK(text.find("hunter2") == std::string::npos);

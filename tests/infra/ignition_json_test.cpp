@@ -3,10 +3,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "http/infra_json.hpp"
+#include "infra/ignition_json.hpp"
 
 using namespace stepwise;
-using namespace stepwise::http;
+using namespace stepwise::infra;
 namespace json = boost::json;
 
 TEST_CASE("requests round-trip through their JSON", "[http][infra][json]") {

@@ -1,6 +1,6 @@
-#include "http/infra_json.hpp"
+#include "infra/ignition_json.hpp"
 
-namespace stepwise::http {
+namespace stepwise::infra {
 
 namespace json = boost::json;
 
@@ -51,7 +51,7 @@ decode_error read_value(const json::value& v, const std::string& path, T& out) {
 
 // A location is a field like the others, with its own messages inside.
 decode_error read_value(const json::value& v, const std::string& path,
-                        infra::deployment_location& out) {
+                        deployment_location& out) {
   return decode_location(v, path, out);
 }
 
@@ -112,7 +112,7 @@ decode_error need_template(const json::object& o, Request& out) {
 // -- requests ------------------------------------------------------------------
 
 decode_error decode_location(const json::value& v, const std::string& at,
-                             infra::deployment_location& out) {
+                             deployment_location& out) {
   const json::object* o = nullptr;
   return first_error([&] { return need_object(v, at, o); },
                      [&] { return need(*o, at, "name", out.name); },
@@ -121,7 +121,7 @@ decode_error decode_location(const json::value& v, const std::string& at,
 }
 
 decode_error decode_create_request(const json::value& v,
-                                   infra::create_request& out) {
+                                   create_request& out) {
   const json::object* o = nullptr;
   return first_error(
     [&] { return need_object(v, "", o); },
@@ -155,11 +155,11 @@ decode_error decode_find_request(const json::value& v, find_request& out) {
     [&] { return opt(*o, "", "instanceName", out.instance_name); });
 }
 
-json::object encode(const infra::deployment_location& x) {
+json::object encode(const deployment_location& x) {
   return {{"name", x.name}, {"type", x.type}, {"properties", x.properties}};
 }
 
-json::object encode(const infra::create_request& x) {
+json::object encode(const create_request& x) {
   return {{"template", x.template_text},
           {"templateType", x.template_type},
           {"systemProperties", x.system_properties},
@@ -187,11 +187,11 @@ json::object encode(const find_request& x) {
 
 // -- answers -------------------------------------------------------------------
 
-json::object encode(const infra::accepted& x) {
+json::object encode(const accepted& x) {
   return {{"infrastructureId", x.infrastructure_id}, {"requestId", x.request_id}};
 }
 
-decode_error decode_accepted(const json::value& v, infra::accepted& out) {
+decode_error decode_accepted(const json::value& v, accepted& out) {
   const json::object* o = nullptr;
   return first_error(
     [&] { return need_object(v, "", o); },
@@ -199,12 +199,12 @@ decode_error decode_accepted(const json::value& v, infra::accepted& out) {
     [&] { return need(*o, "", "requestId", out.request_id); });
 }
 
-json::object encode(const infra::task& x) {
+json::object encode(const task& x) {
   json::object out{{"infrastructureId", x.infrastructure_id},
                    {"requestId", x.request_id},
                    {"status", to_string(x.status)}};
-  if (x.status == infra::task_status::failed) {
-    auto f = x.failure.value_or(infra::failure_details{});
+  if (x.status == task_status::failed) {
+    auto f = x.failure.value_or(failure_details{});
     out["failureDetails"] = json::object{{"failureCode", to_string(f.code)},
                                          {"description", f.description}};
   }
@@ -212,7 +212,7 @@ json::object encode(const infra::task& x) {
   return out;
 }
 
-decode_error decode_task(const json::value& v, infra::task& out) {
+decode_error decode_task(const json::value& v, task& out) {
   const json::object* o = nullptr;
   std::string status;
   const json::object* details = nullptr;
@@ -225,13 +225,13 @@ decode_error decode_task(const json::value& v, infra::task& out) {
     [&] { return opt(*o, "", "failureDetails", details); });
   if (err)
     return err;
-  auto s = infra::parse_task_status(status);
+  auto s = parse_task_status(status);
   if (!s)
     return std::string("field 'status' must be IN_PROGRESS, COMPLETE or FAILED");
   out.status = *s;
   if (details == nullptr)
     return {};
-  infra::failure_details f;
+  failure_details f;
   std::string code;
   if (auto e = first_error(
         [&] { return opt(*details, "failureDetails", "failureCode", code); },
@@ -240,7 +240,7 @@ decode_error decode_task(const json::value& v, infra::task& out) {
         }))
     return e;
   if (!code.empty()) {
-    auto c = infra::parse_failure_code(code);
+    auto c = parse_failure_code(code);
     if (!c)
       return std::string("field 'failureDetails.failureCode' is not a known "
                          "failure code");
@@ -250,14 +250,14 @@ decode_error decode_task(const json::value& v, infra::task& out) {
   return {};
 }
 
-json::object encode(const std::optional<infra::found>& x) {
+json::object encode(const std::optional<found>& x) {
   if (!x)
     return {{"result", nullptr}};
   return {{"result", json::object{{"infrastructureId", x->infrastructure_id},
                                   {"outputs", x->outputs}}}};
 }
 
-decode_error decode_found(const json::value& v, std::optional<infra::found>& out) {
+decode_error decode_found(const json::value& v, std::optional<found>& out) {
   const json::object* o = nullptr;
   if (auto e = need_object(v, "", o))
     return e;
@@ -269,7 +269,7 @@ decode_error decode_found(const json::value& v, std::optional<infra::found>& out
     return {};
   }
   const json::object* ro = nullptr;
-  infra::found f;
+  found f;
   auto err = first_error(
     [&] { return need_object(*r, "result", ro); },
     [&] { return need(*ro, "result", "infrastructureId", f.infrastructure_id); },
@@ -284,4 +284,4 @@ json::object encode_error(const std::string& message, int status) {
   return {{"localizedMessage", message}, {"status", status}};
 }
 
-} // namespace stepwise::http
+} // namespace stepwise::infra

@@ -1,0 +1,91 @@
+// The operation actor's answers to client requests: get, commands
+// (cancel, retry) and signals.
+#include <caf/event_based_actor.hpp>
+
+#include "actors/messages.hpp"
+#include "actors/operation_parts.hpp"
+#include "engine/commands.hpp"
+#include "engine/errc.hpp"
+
+namespace stepwise::op {
+
+namespace {
+
+/// Carries out a client's command, or refuses it for the current state.
+void on_command(self_ptr self, command cmd, caf::response_promise& rp) {
+  auto& st = self->state;
+  if (!allows(st.op, cmd)) {
+    rp.deliver(refusal(st.op, cmd));
+    // An actor given to a terminal operation for a retry has nothing to do.
+    if (is_terminal(st.op.state))
+      execute(self, {next_action::kind::finish, 0, 0, {}});
+    return;
+  }
+  auto now = st.rt->clk->now();
+  std::vector<event> events;
+  next_action act;
+  switch (cmd) {
+    case command::cancel:
+      abandon(self, "canceled");
+      act = progress::cancel(st.op, *st.wf, now, events);
+      break;
+    case command::retry:
+      act = progress::resume(st.op, *st.wf, now, events);
+      break;
+  }
+  st.on_commit.push_back({rp, false});
+  persist(self, std::move(events), act);
+}
+
+/// Stores a signal (ending the wait it ends), or answers a repeat.
+void on_signal(self_ptr self, signal_request& req, caf::response_promise& rp) {
+  auto& st = self->state;
+  if (is_terminal(st.op.state)) {
+    rp.deliver(make_error(errc::invalid_state,
+                          "operation '" + st.op.id + "' is "
+                            + std::string{to_string(st.op.state)}
+                            + ": it has ended and takes no signals"));
+    if (!st.committing && !st.step_running)
+      execute(self, {next_action::kind::finish, 0, 0, {}});
+    return;
+  }
+  if (!req.signal_id.empty())
+    for (auto& s : st.op.signals)
+      if (s.id == req.signal_id) {
+        rp.deliver(signal_result{st.rt->present(*st.committed), true});
+        return;
+      }
+  auto now = st.rt->clk->now();
+  signal_record sig;
+  sig.name = std::move(req.name);
+  sig.id = req.signal_id.empty() ? "sig-" + std::to_string(st.op.signals.size() + 1)
+                                 : std::move(req.signal_id);
+  sig.payload = std::move(req.payload);
+  sig.received_at = now;
+  std::vector<event> events;
+  auto act = progress::apply_signal(st.op, *st.wf, std::move(sig), now, events);
+  st.on_commit.push_back({rp, true});
+  persist(self, std::move(events), act);
+}
+
+} // namespace
+
+caf::message_handler operation_requests(self_ptr self) {
+  return {
+    [=](get_atom) -> operation {
+      return self->state.rt->present(*self->state.committed);
+    },
+    [=](command_atom, command cmd) -> caf::result<operation> {
+      auto rp = self->make_response_promise();
+      when_idle(self, [=]() mutable { on_command(self, cmd, rp); });
+      return rp;
+    },
+    [=](signal_atom, signal_request& req) -> caf::result<signal_result> {
+      auto rp = self->make_response_promise();
+      when_idle(self, [=]() mutable { on_signal(self, req, rp); });
+      return rp;
+    },
+  };
+}
+
+} // namespace stepwise::op

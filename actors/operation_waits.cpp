@@ -1,0 +1,143 @@
+// Wait steps in the operation actor: the wait's task is described on a
+// worker and handed to its watcher; the operation then passivates until a
+// signal, the watcher's report or the wait's timeout ends the wait.
+#include <caf/event_based_actor.hpp>
+#include <caf/send.hpp>
+
+#include "actors/messages.hpp"
+#include "actors/operation_parts.hpp"
+#include "engine/errc.hpp"
+
+namespace stepwise::op {
+
+namespace {
+
+/// Passivates until `due` (the wait's timeout; `max` for none), or keeps
+/// the actor and arms the timeout when that is near or the operation holds
+/// transient values (which passivation would lose).
+void park(self_ptr self, time_point due) {
+  auto& st = self->state;
+  auto now = st.rt->clk->now();
+  bool far = due == time_point::max() || due - now >= st.rt->cfg.passivate_after;
+  if (far && st.transient.empty()) {
+    if (st.op.deadline && *st.op.deadline < due)
+      due = *st.op.deadline;
+    self->send(st.dispatcher, passivate_atom::value, st.op.id, due, st.gen);
+    return;
+  }
+  if (due != time_point::max())
+    arm(self, due, caf::make_message(timer_atom::value, st.gen));
+}
+
+/// Describes the wait's task on a worker (the description may read the
+/// store); the answer comes back as `watch_ready`.
+void describe(self_ptr self, size_t idx, int32_t attempt) {
+  auto& st = self->state;
+  auto& def = st.wf->steps()[idx];
+  auto ctx = std::make_shared<step_context>(st.op.id, def.name, attempt, st.op.input,
+                                            st.op.data, transient_map{}, st.rt->clk.get());
+  auto me = caf::actor_cast<caf::actor>(self);
+  st.rt->step_pool->submit([wf = st.wf, idx, ctx, me, gen = st.gen] {
+    watch_ready out;
+    out.generation = gen;
+    try {
+      auto task = wf->steps()[idx].wait->task(*ctx);
+      if (task)
+        out.task = std::move(*task);
+      else
+        out.error = message_of(task.error());
+    } catch (const std::exception& e) {
+      out.error = std::string{"describing the task threw: "} + e.what();
+    } catch (...) {
+      out.error = "describing the task threw a non-standard exception";
+    }
+    caf::anon_send(me, std::move(out));
+  });
+}
+
+void on_ready(self_ptr self, watch_ready& ready) {
+  auto& st = self->state;
+  if (ready.generation != st.gen || !progress::watching(st.op, *st.wf))
+    return; // the wait ended meanwhile
+  auto idx = st.op.cursor();
+  auto& rec = st.op.steps[idx];
+  auto& def = st.wf->steps()[idx];
+  if (!ready.error.empty()) {
+    // Nothing to watch: the attempt fails like any step's.
+    std::vector<event> events;
+    auto now = st.rt->clk->now();
+    st.op.state = op_state::in_progress;
+    auto act = progress::apply_result(st.op, *st.wf, idx,
+                                      fail("cannot describe the task to watch: " + ready.error),
+                                      false, duration{0}, now, unit_random(st), events);
+    persist(self, std::move(events), act);
+    return;
+  }
+  watch_request req{st.op.id,  rec.name,
+                    rec.attempts, rec.last_attempt_at.value_or(st.rt->clk->now()),
+                    std::move(ready.task), st.dispatcher};
+  self->send(def.wait->watcher, watch_atom::value, std::move(req));
+  st.watched_step = idx;
+  st.watched_attempt = rec.attempts;
+  park(self, rec.next_attempt_at.value_or(time_point::max()));
+}
+
+void on_report(self_ptr self, watch_reply& reply) {
+  auto& st = self->state;
+  std::vector<event> events;
+  auto act = progress::apply_watch(st.op, *st.wf, reply, st.transient,
+                                   st.rt->clk->now(), unit_random(st), events);
+  if (!act)
+    return; // about a wait that is over
+  persist(self, std::move(events), *act);
+}
+
+/// Returns whether the wait step's condition says to skip it. It runs on
+/// the actor (like an asynchronous step's), so it must not block.
+bool skip_wait(self_ptr self, const step_def& def, int32_t attempt) {
+  auto& st = self->state;
+  if (!def.condition)
+    return false;
+  step_context ctx{st.op.id, def.name, attempt, st.op.input, st.op.data, transient_map{},
+                   st.rt->clk.get()};
+  try {
+    return !(*def.condition)(ctx);
+  } catch (...) {
+    return false;
+  }
+}
+
+} // namespace
+
+void await(self_ptr self, const next_action& act) {
+  auto& st = self->state;
+  st.gen += 1;
+  auto& def = st.wf->steps()[act.step];
+  if (skip_wait(self, def, act.attempt)) {
+    std::vector<event> events;
+    st.op.state = op_state::in_progress;
+    auto act2 = progress::apply_result(st.op, *st.wf, act.step, done(), true, duration{0},
+                                       st.rt->clk->now(), unit_random(st), events);
+    persist(self, std::move(events), act2);
+    return;
+  }
+  if (def.wait->watcher
+      && (st.watched_step != act.step || st.watched_attempt != act.attempt)) {
+    describe(self, act.step, act.attempt);
+    return;
+  }
+  park(self, act.due);
+}
+
+caf::message_handler operation_waits(self_ptr self) {
+  return {
+    [=](watch_ready& ready) {
+      when_idle(self, [=]() mutable { on_ready(self, ready); });
+    },
+    [=](watch_done_atom, watch_reply& reply) {
+      when_idle(self, [=]() mutable { on_report(self, reply); });
+    },
+  };
+}
+
+} // namespace stepwise::op
