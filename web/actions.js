@@ -66,15 +66,18 @@ function signalDialog(id, done) {
     let body;
     try {
       body = JSON.parse(payload.value || '{}');
+      if (typeof body !== 'object' || body === null || Array.isArray(body))
+        throw new Error('it must be a JSON object');
     } catch (e) {
       err.hidden = false;
-      err.textContent = `The payload is not JSON: ${e.message}`;
+      err.textContent = `The payload is not valid: ${e.message}`;
       return;
     }
-    const q = signalId.value ? `?signal_id=${encodeURIComponent(signalId.value)}` : '';
+    // The API takes the signal's id as a field of the payload object.
+    if (signalId.value.trim()) body.signal_id = signalId.value.trim();
     try {
       const r = await api('POST',
-        `/api/v1/operations/${encodeURIComponent(id)}/signals/${encodeURIComponent(name.value)}${q}`, body);
+        `/api/v1/operations/${encodeURIComponent(id)}/signals/${encodeURIComponent(name.value)}`, body);
       toast(r.status === 200 ? 'That signal id was already received.' : 'Signal sent.');
       dlg.close();
       done();

@@ -12,7 +12,18 @@ function summary(op) {
     item('Workflow', h('span', {}, h('a', {href: `#/workflows`}, op.workflow), ` v${op.version}`)),
     item('Created', timeEl(op.created_at)),
     item('Updated', timeEl(op.updated_at)),
-    item('Deadline', op.deadline ? timeEl(op.deadline) : h('span', {class: 'muted'}, 'none')));
+    item('Deadline', op.deadline ? timeEl(op.deadline) : h('span', {class: 'muted'}, 'none')),
+    op.key ? item('Serialization key', h('span', {class: 'mono'}, op.key)) : null,
+    op.blocked_by ? item('Waiting for', h('span', {class: 'mono'}, op.blocked_by)) : null);
+}
+
+function signalsTable(op) {
+  return h('table', {id: 'signals'},
+    h('thead', {}, h('tr', {}, ['Signal', 'Id', 'Received', 'Taken by'].map((t) => h('th', {}, t)))),
+    h('tbody', {}, op.signals.map((s) => h('tr', {},
+      h('td', {class: 'mono'}, s.name), h('td', {class: 'mono muted'}, s.signal_id),
+      h('td', {}, timeEl(s.received_at)),
+      h('td', {class: 'mono'}, s.consumed_by || h('span', {class: 'muted'}, 'not yet'))))));
 }
 
 function stepsTable(op) {
@@ -36,6 +47,8 @@ function stepsTable(op) {
 function eventDetail(ev) {
   const parts = [];
   if (ev.step) parts.push(h('span', {class: 'mono'}, ev.step));
+  if (ev.name) parts.push(h('span', {class: 'mono'}, ev.name));
+  if (ev.blocked_by) parts.push(h('span', {class: 'muted'}, `waits for ${ev.blocked_by}`));
   if (ev.attempt) parts.push(h('span', {class: 'muted'}, ` attempt ${ev.attempt}`));
   if (ev.state) parts.push(h('span', {class: 'muted'}, ` · ${ev.state.replace('_', ' ')}`));
   if (ev.error) parts.push(h('div', {class: /failed|timed_out/.test(ev.type) ? 'error-text small' : 'muted small'}, ev.error));
@@ -58,6 +71,7 @@ export function mountDetail(view, id) {
   const errorBox = h('div', {class: 'error-box', hidden: true});
   const summaryEl = h('div');
   const stepsEl = h('div', {class: 'panel flush'});
+  const signalsEl = h('div', {class: 'panel flush', hidden: true});
   const timeline = h('ol', {class: 'timeline', id: 'timeline'});
   const timelineNote = h('span', {class: 'muted'});
   const input = h('div');
@@ -71,6 +85,7 @@ export function mountDetail(view, id) {
       h('div', {class: 'detail-main'},
         h('div', {class: 'panel'}, summaryEl),
         stepsEl,
+        signalsEl,
         h('div', {class: 'grid-2'},
           h('div', {class: 'panel'}, h('h2', {}, 'Input'), input),
           h('div', {class: 'panel'}, h('h2', {}, 'Data'), data))),
@@ -88,6 +103,10 @@ export function mountDetail(view, id) {
     fill(summaryEl, summary(op));
     fill(stepsEl, h('div', {class: 'panel-head'}, h('h2', {}, 'Steps'),
       h('span', {class: 'muted'}, `${op.steps.length} steps`)), stepsTable(op));
+    const signals = op.signals || [];
+    signalsEl.hidden = signals.length === 0;
+    fill(signalsEl, signals.length ? [h('div', {class: 'panel-head'}, h('h2', {}, 'Signals'),
+      h('span', {class: 'muted'}, `${signals.length} received`)), signalsTable(op)] : []);
     fill(input, jsonBlock(op.input));
     fill(data, jsonBlock(op.data));
   }
@@ -117,13 +136,10 @@ export function mountDetail(view, id) {
     }
   }
   const refreshSoon = debounce(refresh, 150);
-  const unsubscribe = subscribe((ev) => {
-    if (ev.operation_id !== id) return;
-    addEvent(ev);
-    refreshSoon();
-  });
-
-  refresh().then(async () => {
+  // The operation, then its timeline; then the state again, since events
+  // may have come between the two reads.
+  async function load() {
+    await refresh();
     if (!current) return;
     try {
       const t = await get(`/api/v1/operations/${encodeURIComponent(id)}/events`);
@@ -132,7 +148,15 @@ export function mountDetail(view, id) {
     } catch (e) {
       timelineNote.textContent = e.message;
     }
+    refreshSoon();
+  }
+  const unsubscribe = subscribe((ev) => {
+    if (ev.resync) return load();
+    if (ev.operation_id !== id) return;
+    addEvent(ev);
+    refreshSoon();
   });
+  load();
   const ticker = setInterval(() => tickTimes(view), 10000);
   return () => {
     unsubscribe();

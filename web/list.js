@@ -146,6 +146,12 @@ export function mountList(view, params, navigate) {
     showEmpty();
   }, 250);
   const unsubscribe = subscribe((ev) => {
+    if (ev.resync) {
+      rows.clear();
+      cursor = null;
+      load();
+      return;
+    }
     if (rows.has(ev.operation_id) || ev.type === 'operation_created' || state) {
       pending.add(ev.operation_id);
       flush();

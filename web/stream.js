@@ -12,8 +12,15 @@ const statusListeners = new Set();
 let after = null;
 let running = false;
 let controller = null;
+// The start point came from the log's end, not from an event seen.
+let fresh = false;
 
-/** Calls `fn(event)` for every event from now on; returns the unsubscribe. */
+/**
+ * Calls `fn(event)` for every event from now on, and `fn({resync: true})`
+ * when the stream (re)starts at the log's end: what happened before it
+ * connected is not sent, so a view reads its data again then. Returns the
+ * unsubscribe.
+ */
 export function subscribe(fn) {
   listeners.add(fn);
   start();
@@ -41,7 +48,10 @@ async function start() {
   running = true;
   for (;;) {
     try {
-      if (after === null) after = (await get('/api/v1/events/latest')).seq;
+      if (after === null) {
+        after = (await get('/api/v1/events/latest')).seq;
+        fresh = true;
+      }
       await readOnce();
     } catch (_) { /* dropped: reconnect below */ }
     setStatus(false);
@@ -61,6 +71,10 @@ async function readOnce() {
     return;
   }
   setStatus(true);
+  if (fresh) {
+    fresh = false;
+    for (const fn of listeners) fn({resync: true});
+  }
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   let data = '';

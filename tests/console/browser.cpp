@@ -56,6 +56,11 @@ browser::browser(int width, int height) {
                                 "--disable-quic", "--no-first-run",
                                 "--disable-background-networking", "--disable-component-update",
                                 "--disable-sync", "--remote-debugging-port=0",
+                                // A headless page counts as hidden: without these its
+                                // timers are throttled to a crawl (as Puppeteer does).
+                                "--disable-background-timer-throttling",
+                                "--disable-backgrounding-occluded-windows",
+                                "--disable-renderer-backgrounding",
                                 "--user-data-dir=" + dir_ + "/profile",
                                 "--window-size=" + std::to_string(width) + ","
                                   + std::to_string(height),
@@ -104,8 +109,10 @@ browser::browser(int width, int height) {
   }
   ws_ = std::make_unique<websocket>();
   error_ = ws_->connect(port, path, deadline);
-  if (error_.empty())
+  if (error_.empty()) {
     call("Page.enable");
+    call("Page.bringToFront");
+  }
 }
 
 browser::~browser() {

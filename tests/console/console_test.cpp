@@ -6,32 +6,11 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
-#include <fstream>
-
 #include <catch2/catch.hpp>
 
-#include "tests/console/browser.hpp"
-#include "tests/http/fixture.hpp"
-#include "tests/http/serve_child.hpp"
+#include "tests/console/console_session.hpp"
 
 using namespace stepwise::test;
-
-namespace {
-
-constexpr const char* token = "console-write-token-5e8a1f3c";
-
-std::string artifact(const std::string& name) {
-  auto dir = std::getenv("STEPWISE_ARTIFACTS");
-  return std::string(dir != nullptr ? dir : ".") + "/" + name;
-}
-
-// A JavaScript string literal of `s` (no quotes or backslashes expected).
-std::string js(const std::string& s) {
-  return "'" + s + "'";
-}
-
-} // namespace
 
 TEST_CASE("the console starts an operation and shows it succeed, live", "[console]") {
   if (::access(chromium_path, X_OK) != 0) {
@@ -39,22 +18,11 @@ TEST_CASE("the console starts an operation and shows it succeed, live", "[consol
                      "tools/install-deps installs it)");
     return;
   }
-  temp_dir dir;
-  auto tokens = dir.path + "/tokens";
-  std::ofstream(tokens) << "write console " << token << "\n";
-  child srv({stepwise_binary(), "serve", "--listen", "127.0.0.1:0", "--store",
-             "sqlite:" + dir.path + "/sw.db", "--auth-tokens", tokens, "--sim-latency-ms",
-             "100:400", "--log-level", "debug"});
-  auto port = srv.await_port(std::chrono::seconds(20));
-  INFO(srv.err);
-  REQUIRE(port > 0);
-  auto base = "http://127.0.0.1:" + std::to_string(port);
-
-  browser b{1360, 1000};
-  INFO("browser: " << b.error() << "\n" << b.log().substr(0, 4000));
-  REQUIRE(b.error().empty());
+  console_session s;
+  auto& b = *s.b;
+  INFO(s.srv->err);
   // The root redirects to the console, which finds it needs a token.
-  b.navigate(base + "/");
+  b.navigate(s.base + "/");
   REQUIRE(b.wait_for("document.getElementById('token-dialog')?.open === true",
                      std::chrono::seconds(20)));
   CHECK(b.eval("location.pathname") == "/ui/");
@@ -64,7 +32,7 @@ TEST_CASE("the console starts an operation and shows it succeed, live", "[consol
          "document.querySelector('#token-form button[type=submit]').click(); true");
   CHECK(b.wait_for("document.getElementById('token-error').textContent.includes('refused')",
                    std::chrono::seconds(10)));
-  b.eval("document.getElementById('token-input').value = " + js(token) + ";"
+  b.eval("document.getElementById('token-input').value = " + js(console_token) + ";"
          "document.querySelector('#token-form button[type=submit]').click(); true");
   REQUIRE(b.wait_for("!document.getElementById('token-dialog').open"
                      " && !!document.querySelector('#operations tbody')",
@@ -108,6 +76,6 @@ TEST_CASE("the console starts an operation and shows it succeed, live", "[consol
   REQUIRE(b.screenshot(artifact("console-workflows.png")));
 
   // The token stayed out of URLs and logs.
-  CHECK(b.eval("location.href.includes(" + js(token) + ")") == false);
-  CHECK(srv.err.find(token) == std::string::npos);
+  CHECK(b.eval("location.href.includes(" + js(console_token) + ")") == false);
+  CHECK(s.srv->err.find(console_token) == std::string::npos);
 }
