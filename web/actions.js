@@ -4,7 +4,7 @@
 // answers 404 or 405, which is said plainly.
 
 import {ApiError, api} from './api.js';
-import {h, isTerminal, pretty, toast} from './util.js';
+import {h, isTerminal, parseObject, pretty, toast} from './util.js';
 
 function explain(e, what) {
   if (e instanceof ApiError && (e.status === 404 || e.status === 405) && e.code !== 'not_found')
@@ -63,16 +63,8 @@ function signalDialog(id, done) {
       h('button', {class: 'btn btn-primary', type: 'submit'}, 'Send')));
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
-    let body;
-    try {
-      body = JSON.parse(payload.value || '{}');
-      if (typeof body !== 'object' || body === null || Array.isArray(body))
-        throw new Error('it must be a JSON object');
-    } catch (e) {
-      err.hidden = false;
-      err.textContent = `The payload is not valid: ${e.message}`;
-      return;
-    }
+    const body = parseObject(payload.value || '{}', 'payload', err);
+    if (!body) return;
     // The API takes the signal's id as a field of the payload object.
     if (signalId.value.trim()) body.signal_id = signalId.value.trim();
     try {

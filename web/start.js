@@ -1,7 +1,7 @@
 // The start page: choose a workflow, write its JSON input, start it.
 
 import {api, get} from './api.js';
-import {fill, h, pretty} from './util.js';
+import {fill, h, parseObject, pretty} from './util.js';
 
 // Inputs that run as they are with the simulated cloud (--driver sim, its
 // locations default and dc1), so that a newcomer can start each built-in
@@ -54,16 +54,8 @@ export function mountStart(view, params, navigate) {
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     err.hidden = true;
-    let parsed;
-    try {
-      parsed = JSON.parse(input.value);
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-        throw new Error('it must be a JSON object');
-    } catch (e) {
-      err.hidden = false;
-      err.textContent = `The input is not valid: ${e.message}`;
-      return;
-    }
+    const parsed = parseObject(input.value, 'input', err);
+    if (!parsed) return;
     const body = {workflow: select.value, input: parsed};
     if (key.value.trim()) body.idempotency_key = key.value.trim();
     submit.disabled = true;

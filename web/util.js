@@ -75,6 +75,22 @@ export function shortId(id) {
   return id && id.length > 14 ? '…' + id.slice(-10) : id;
 }
 
+/**
+ * Returns `text` parsed as a JSON object, or null after showing in `errEl`
+ * why it is not one (`what` names the field).
+ */
+export function parseObject(text, what, errEl) {
+  try {
+    const v = JSON.parse(text);
+    if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v;
+    errEl.textContent = `The ${what} is not valid: it must be a JSON object`;
+  } catch (e) {
+    errEl.textContent = `The ${what} is not valid: ${e.message}`;
+  }
+  errEl.hidden = false;
+  return null;
+}
+
 export function pretty(value) {
   return JSON.stringify(value, null, 2);
 }
