@@ -1,5 +1,6 @@
 // stepwise-bench: the benchmark workloads (bench/README.md), one JSON line
 // per run. See bench/README.md for the figures and how they were produced.
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -198,6 +199,9 @@ int run_via_http(const options& o) {
 } // namespace
 
 int main(int argc, char** argv) {
+  // As the CLI: a write to a connection the server closed must be an error,
+  // not SIGPIPE (httplib's client does not ignore it).
+  std::signal(SIGPIPE, SIG_IGN);
   options o;
   if (auto t = std::getenv("STEPWISE_TOKEN"))
     o.token = t;

@@ -122,6 +122,11 @@ TEST_CASE("serve speaks HTTPS; the CLI reaches it with a CA and a token",
   auto no_token = run_cli("ops list --url " + url + " --ca " + tls.cert);
   CHECK(no_token.find("401 unauthorized") != std::string::npos);
   CHECK(no_token.find("--token") != std::string::npos);
+  // A refused POST: the server closes the connection unread, and the CLI
+  // still says why (it once died of SIGPIPE here, silently).
+  auto refused = run_cli("ops start demo --url " + url + " --ca " + tls.cert
+                         + " --token not-the-token-at-all");
+  CHECK(refused.find("401 unauthorized") != std::string::npos);
   ::setenv("STEPWISE_TOKEN", first_token, 1);
   auto from_env = run_cli("workflows --url " + url + " --ca " + tls.cert);
   ::unsetenv("STEPWISE_TOKEN");
