@@ -89,10 +89,13 @@ function signalDialog(id, done) {
 export function actionButtons(op, done) {
   const s = op.state;
   const out = [];
-  if (s === 'pending' || s === 'in_progress' || s === 'waiting')
+  // A queued operation (blocked_by) is canceled rather than paused; one
+  // asked to pause while an attempt runs (pause_requested) may be resumed.
+  const pausing = op.pause_requested === true && !isTerminal(s);
+  if ((s === 'pending' || s === 'in_progress' || s === 'waiting') && !op.blocked_by && !pausing)
     out.push(h('button', {class: 'btn', type: 'button', dataset: {action: 'pause'},
       onclick: () => command(op.id, 'pause', 'Pause', null, done)}, 'Pause'));
-  if (s === 'paused')
+  if (s === 'paused' || pausing)
     out.push(h('button', {class: 'btn btn-primary', type: 'button', dataset: {action: 'resume'},
       onclick: () => command(op.id, 'resume', 'Resume', null, done)}, 'Resume'));
   if (!isTerminal(s))

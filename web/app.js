@@ -8,7 +8,7 @@ import {get, onAuthNeeded, setToken, token} from './api.js';
 import {mountDetail} from './detail.js';
 import {mountList} from './list.js';
 import {mountStart} from './start.js';
-import {onStatus, restart} from './stream.js';
+import {connect, onStatus, restart} from './stream.js';
 import {mountWorkflows} from './workflows.js';
 
 const view = document.getElementById('view');
@@ -78,11 +78,30 @@ document.getElementById('token-forget').addEventListener('click', () => {
 
 document.getElementById('token-button').addEventListener('click', () => askToken(''));
 
+const tokenButton = document.getElementById('token-button');
+// Whether this server answered without a token (it has no --auth-tokens).
+let open = false;
+
 function updateTokenButton() {
-  document.getElementById('token-button').textContent = token() ? 'Token ✓' : 'Token';
+  tokenButton.textContent = token() ? 'Token ✓' : 'Token';
+  // A server without tokens needs none: the button would only puzzle.
+  tokenButton.hidden = open && !token();
 }
 
-onAuthNeeded((reason) => askToken(reason));
+onAuthNeeded((reason) => {
+  open = false;
+  updateTokenButton();
+  askToken(reason);
+});
+
+async function probeOpen() {
+  if (token()) return;
+  try {
+    await get('/api/v1/workflows');
+    open = true;
+  } catch (_) { /* it asks for a token: the dialog is shown */ }
+  updateTokenButton();
+}
 
 // -- the top bar ---------------------------------------------------------------
 
@@ -90,6 +109,8 @@ const live = document.getElementById('live');
 onStatus((on) => {
   live.classList.toggle('on', on);
   live.textContent = on ? 'live' : 'reconnecting';
+  live.title = on ? 'Live updates from the event stream'
+    : 'The event stream dropped: connecting again every second';
 });
 
 async function pollReady() {
@@ -108,6 +129,8 @@ async function pollReady() {
 
 window.addEventListener('hashchange', route);
 updateTokenButton();
+probeOpen();
 pollReady();
 setInterval(pollReady, 10000);
 route();
+connect();

@@ -50,14 +50,18 @@ function eventDetail(ev) {
   if (ev.name) parts.push(h('span', {class: 'mono'}, ev.name));
   if (ev.blocked_by) parts.push(h('span', {class: 'muted'}, `waits for ${ev.blocked_by}`));
   if (ev.attempt) parts.push(h('span', {class: 'muted'}, ` attempt ${ev.attempt}`));
-  if (ev.state) parts.push(h('span', {class: 'muted'}, ` · ${ev.state.replace('_', ' ')}`));
+  // Every event carries the operation's state after it; next to a step's
+  // event it would read as the step's, and operation_waiting says it already.
+  if (ev.state && !ev.type.startsWith('step_') && ev.type !== `operation_${ev.state}`)
+    parts.push(h('span', {class: 'muted'}, ` · operation ${ev.state.replace('_', ' ')}`));
   if (ev.error) parts.push(h('div', {class: /failed|timed_out/.test(ev.type) ? 'error-text small' : 'muted small'}, ev.error));
   return parts;
 }
 
 function eventItem(ev) {
   const kind = /failed|timed_out|canceled/.test(ev.type) ? 'bad'
-    : /succeeded|completed/.test(ev.type) ? 'good' : /retry|waiting|compensation/.test(ev.type) ? 'warn' : '';
+    : /succeeded|completed/.test(ev.type) ? 'good'
+    : /retry|waiting|compensation|paused|queued/.test(ev.type) ? 'warn' : '';
   return h('li', {class: `event ${kind}`, dataset: {type: ev.type, seq: ev.seq}},
     h('div', {class: 'event-head'}, h('span', {class: 'event-type'}, ev.type.replaceAll('_', ' ')),
       h('time', {datetime: ev.time, title: ev.time}, new Date(ev.time).toLocaleTimeString())),
@@ -90,7 +94,8 @@ export function mountDetail(view, id) {
           h('div', {class: 'panel'}, h('h2', {}, 'Input'), input),
           h('div', {class: 'panel'}, h('h2', {}, 'Data'), data))),
       h('div', {class: 'panel detail-side'},
-        h('div', {class: 'row spread'}, h('h2', {}, 'Timeline'), timelineNote), timeline)));
+        h('div', {class: 'row spread'}, h('h2', {}, 'Timeline'), timelineNote),
+        h('div', {class: 'timeline-scroll'}, timeline))));
 
   let current = null;
   function render(op) {
@@ -117,6 +122,7 @@ export function mountDetail(view, id) {
     const item = eventItem(ev);
     // Keep log order even when the stream and the first read overlap.
     const after = [...timeline.children].find((li) => Number(li.dataset.seq) > ev.seq);
+    // Only the events scroll: the panel's title stays in view.
     const side = timeline.parentElement;
     const atEnd = side.scrollHeight - side.scrollTop - side.clientHeight < 40;
     if (after) after.before(item);

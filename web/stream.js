@@ -27,6 +27,14 @@ export function subscribe(fn) {
   return () => listeners.delete(fn);
 }
 
+/**
+ * Connects now, whichever page is open: the top bar's "live" shows the
+ * stream's state on every page, not only on those that listen.
+ */
+export function connect() {
+  start();
+}
+
 /** Calls `fn(connected)` when the stream connects or drops. */
 export function onStatus(fn) {
   statusListeners.add(fn);

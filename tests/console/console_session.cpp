@@ -16,13 +16,16 @@ std::string js(const std::string& s) {
   return "'" + s + "'";
 }
 
-console_session::console_session() {
-  auto tokens = dir.path + "/tokens";
-  std::ofstream(tokens) << "write console " << console_token << "\n";
-  srv = std::make_unique<child>(std::vector<std::string>{
-    stepwise_binary(), "serve", "--listen", "127.0.0.1:0", "--store",
-    "sqlite:" + dir.path + "/sw.db", "--auth-tokens", tokens, "--sim-latency-ms", "100:400",
-    "--log-level", "debug"});
+console_session::console_session(bool with_tokens) {
+  std::vector<std::string> args{stepwise_binary(), "serve", "--listen", "127.0.0.1:0",
+                                "--store", "sqlite:" + dir.path + "/sw.db",
+                                "--sim-latency-ms", "100:400", "--log-level", "debug"};
+  if (with_tokens) {
+    auto tokens = dir.path + "/tokens";
+    std::ofstream(tokens) << "write console " << console_token << "\n";
+    args.insert(args.end(), {"--auth-tokens", tokens});
+  }
+  srv = std::make_unique<child>(std::move(args));
   port = srv->await_port(std::chrono::seconds(20));
   INFO(srv->err);
   REQUIRE(port > 0);

@@ -12,8 +12,9 @@ namespace stepwise::test {
 /// The write token of the console tests' server.
 inline constexpr const char* console_token = "console-write-token-5e8a1f3c";
 
-/// A real `stepwise serve` that asks for tokens (the simulated cloud's
-/// tasks take 100 to 400 ms) and headless Chromium next to it.
+/// A real `stepwise serve` that asks for tokens, unless `with_tokens` is
+/// false (the simulated cloud's tasks take 100 to 400 ms), and headless
+/// Chromium next to it.
 struct console_session {
   temp_dir dir;
   std::unique_ptr<child> srv;
@@ -21,7 +22,7 @@ struct console_session {
   std::string base;
   std::unique_ptr<browser> b;
 
-  console_session();
+  explicit console_session(bool with_tokens = true);
 
   /// Opens the console and gives it the token (REQUIREs that it worked).
   void sign_in();
