@@ -1,6 +1,7 @@
-// The console's actions on a waiting operation, in a real browser: a signal
-// sent from its dialog shows up on the page, pause says what the server
-// answered, and cancel (two clicks) ends the operation, live.
+// The console's actions, in a real browser: on a waiting operation, a
+// signal sent from its dialog shows up on the page, pause says what the
+// server answered, and cancel (two clicks) ends the operation, live; a
+// failed operation is retried.
 
 #include <unistd.h>
 
@@ -58,4 +59,32 @@ TEST_CASE("the console signals, pauses and cancels an operation", "[console]") {
   CHECK(b.wait_for("!!document.querySelector('#timeline [data-type=operation_canceled]')",
                    std::chrono::seconds(10)));
   REQUIRE(b.screenshot(artifact("console-canceled.png")));
+}
+
+TEST_CASE("the console retries a failed operation", "[console]") {
+  if (::access(chromium_path, X_OK) != 0) {
+    WARN("SKIPPED: " << chromium_path << " is missing");
+    return;
+  }
+  console_session s;
+  auto& b = *s.b;
+  INFO(s.srv->err);
+  s.sign_in();
+  // The simulated cloud refuses this template: the first step fails.
+  auto id = s.start("build_and_launch",
+                    R"({"name":"app9","deployment_location":{"name":"dc1"},"template_type":"TOSCA",)"
+                    R"("image_template":"fail: quota","instance_template":"type: vm"})");
+  b.eval("location.hash = " + js("#/operations/" + id) + "; true");
+  REQUIRE(b.wait_for("document.querySelector('.title-row')?.dataset.state === 'failed'"
+                     " && !!document.querySelector('[data-action=retry]')",
+                     std::chrono::seconds(30)));
+  CHECK(b.eval("document.querySelectorAll('#actions [data-action=cancel]').length") == 0);
+  b.eval("document.querySelector('[data-action=retry]').click(); true");
+  CHECK(b.wait_for("document.querySelector('#toasts').innerText.includes('Retry requested')",
+                   std::chrono::seconds(10)));
+  // It runs the step again (and fails again), live on the page.
+  CHECK(b.wait_for("document.querySelectorAll('#timeline [data-type=step_started]').length === 2"
+                   " && document.querySelectorAll('#timeline [data-type=operation_failed]').length"
+                   "   === 2",
+                   std::chrono::seconds(30)));
 }

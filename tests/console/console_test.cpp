@@ -1,7 +1,8 @@
 // The web console in a real browser: headless Chromium, driven through its
 // DevTools protocol, loads the console of a real `stepwise serve` that asks
 // for tokens, is given a token, starts a build_and_launch operation from
-// the start page and sees it succeed, live, on the operation's page.
+// the start page and sees it succeed, live, on the operation's page; the
+// list's filters, paging and health panel; a server without tokens.
 // Screenshots go to the build's meson-logs/ (STEPWISE_ARTIFACTS).
 
 #include <unistd.h>
@@ -85,7 +86,24 @@ TEST_CASE("the console starts an operation and shows it succeed, live", "[consol
                        + "\"][data-state=succeeded]')",
                      std::chrono::seconds(20)));
   REQUIRE(b.wait_for("document.querySelectorAll('.stat').length === 6", std::chrono::seconds(10)));
+  // The health panel counts it (from /metrics, polled every 5 s).
+  CHECK(b.wait_for("[...document.querySelectorAll('.stat')].some((c) =>"
+                   " c.querySelector('.stat-label').textContent === 'Succeeded'"
+                   " && c.querySelector('.stat-value').textContent === '1')",
+                   std::chrono::seconds(15)));
   REQUIRE(b.screenshot(artifact("console-operations.png")));
+  // The filters: by state, by workflow.
+  b.eval("const f = document.getElementById('filter-state'); f.value = 'failed';"
+         "f.dispatchEvent(new Event('change')); true");
+  CHECK(b.wait_for("location.hash === '#/operations?state=failed'"
+                   " && document.querySelector('#operations .empty')?.textContent"
+                   "   === 'No operation matches these filters.'",
+                   std::chrono::seconds(10)));
+  b.eval("location.hash = '#/operations?state=succeeded&workflow=build_and_launch'; true");
+  CHECK(b.wait_for("document.querySelectorAll('#operations tr[data-id]').length === 1",
+                   std::chrono::seconds(10)));
+  b.eval("location.hash = '#/operations?workflow=demo'; true");
+  CHECK(b.wait_for("!!document.querySelector('#operations .empty')", std::chrono::seconds(10)));
   b.eval("document.querySelector('[data-nav=workflows]').click(); true");
   REQUIRE(b.wait_for("!!document.querySelector('[data-workflow=build_and_launch]')",
                      std::chrono::seconds(20)));
@@ -113,4 +131,16 @@ TEST_CASE("the console of a server without tokens asks for none", "[console]") {
                    std::chrono::seconds(20)));
   CHECK(b.wait_for("document.getElementById('token-button').hidden", std::chrono::seconds(10)));
   CHECK(b.eval("document.getElementById('token-dialog').open") == false);
+
+  // Pages of 25: "Load more" brings the rest.
+  for (int i = 0; i < 26; ++i)
+    s.start("demo", R"({"name":"n)" + std::to_string(i) + R"("})");
+  b.eval("location.hash = '#/operations'; true");
+  REQUIRE(b.wait_for("document.querySelectorAll('#operations tr[data-id]').length === 25"
+                     " && !document.querySelector('.panel-foot button').hidden",
+                     std::chrono::seconds(20)));
+  b.eval("document.querySelector('.panel-foot button').click(); true");
+  CHECK(b.wait_for("document.querySelectorAll('#operations tr[data-id]').length === 26"
+                   " && document.querySelector('.panel-foot button').hidden",
+                   std::chrono::seconds(20)));
 }

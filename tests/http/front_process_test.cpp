@@ -1,6 +1,7 @@
 // The real binary's front doors: it will not serve an address other than
 // loopback without tokens, reads its token file again on SIGHUP, never
-// logs a token, and serves HTTPS that the CLI reaches with a token.
+// logs a token, serves HTTPS that the CLI reaches with a token, and
+// stepwise-bench --via http takes a token too.
 
 #include <signal.h>
 
@@ -131,6 +132,28 @@ TEST_CASE("serve speaks HTTPS; the CLI reaches it with a CA and a token",
   auto from_env = run_cli("workflows --url " + url + " --ca " + tls.cert);
   ::unsetenv("STEPWISE_TOKEN");
   CHECK(from_env.find("provision_runtime") != std::string::npos);
+}
+
+TEST_CASE("stepwise-bench --via http takes a token", "[http][process][auth]") {
+  auto bench = std::getenv("STEPWISE_BENCH_BIN");
+  REQUIRE(bench != nullptr);
+  temp_dir dir;
+  auto path = tokens_file(dir.path, first_token);
+  child srv({stepwise_binary(), "serve", "--listen", "127.0.0.1:0", "--store",
+             "sqlite:" + dir.path + "/sw.db", "--auth-tokens", path, "--workflows", "bench"});
+  auto port = srv.await_port(std::chrono::seconds(20));
+  INFO(srv.err);
+  REQUIRE(port > 0);
+  auto run = std::string(bench) + " --workload steps --n 20 --via http --url http://127.0.0.1:"
+             + std::to_string(port);
+  auto with_flag = run_command(run + " --token " + first_token);
+  INFO(with_flag);
+  CHECK(with_flag.find("\"completed\":20,\"errors\":0") != std::string::npos);
+  auto with_env = run_command("STEPWISE_TOKEN=" + std::string(first_token) + " " + run);
+  CHECK(with_env.find("\"completed\":20,\"errors\":0") != std::string::npos);
+  auto without = run_command(run);
+  CHECK(without.find("\"completed\":0") != std::string::npos);
+  CHECK(without.find("401") != std::string::npos);
 }
 
 TEST_CASE("serve refuses TLS files it cannot use", "[http][process][tls]") {

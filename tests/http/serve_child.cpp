@@ -94,8 +94,12 @@ int child::wait_exit(std::chrono::seconds bound) {
 }
 
 std::string run_cli(const std::string& args) {
+  return run_command(stepwise_binary() + " " + args);
+}
+
+std::string run_command(const std::string& command) {
   std::string out;
-  auto pipe = ::popen((stepwise_binary() + " " + args + " 2>&1").c_str(), "r");
+  auto pipe = ::popen((command + " 2>&1").c_str(), "r");
   REQUIRE(pipe != nullptr);
   char buf[4096];
   size_t n;

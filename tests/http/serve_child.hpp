@@ -40,6 +40,10 @@ struct child {
   int wait_exit(std::chrono::seconds bound);
 };
 
+/// Runs `command` through the shell and returns what it printed on stdout
+/// and stderr.
+std::string run_command(const std::string& command);
+
 /// Runs the `stepwise` binary with `args` (through the shell) and returns
 /// what it printed on stdout and stderr.
 std::string run_cli(const std::string& args);
