@@ -208,7 +208,10 @@ int run_serve(const serve_options& opts) {
   }
   srv.start();
   auto url = url_of(scfg.host, *port, srv.tls());
-  log(log_level::info, "stepwise listening on " + url + " (store "
+  // The URL names a loopback address to be usable; say when it is not the
+  // only one served.
+  auto every = scfg.host == "0.0.0.0" || scfg.host == "::" ? "every address, " : "";
+  log(log_level::info, "stepwise listening on " + url + " (" + every + "store "
                          + redact_uri(opts.store) + ", "
                          + std::to_string(scfg.threads) + " HTTP threads)");
   auto cli_auth = std::string(auth ? " --token TOKEN" : "")

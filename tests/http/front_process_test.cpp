@@ -55,6 +55,7 @@ TEST_CASE("serve refuses an exposed address without tokens", "[http][process][au
              "--insecure-no-auth"});
   INFO(srv.err);
   CHECK(srv.await_port(std::chrono::seconds(20)) > 0);
+  CHECK(srv.err.find("(every address, store") != std::string::npos);
 }
 
 TEST_CASE("serve reads its tokens again on SIGHUP and never logs them",
