@@ -3,8 +3,6 @@
 // server answered, and cancel (two clicks) ends the operation, live; a
 // failed operation is retried.
 
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 
 #include "tests/console/console_session.hpp"
@@ -12,10 +10,8 @@
 using namespace stepwise::test;
 
 TEST_CASE("the console signals, pauses and cancels an operation", "[console]") {
-  if (::access(chromium_path, X_OK) != 0) {
-    WARN("SKIPPED: " << chromium_path << " is missing");
+  if (!have_chromium())
     return;
-  }
   console_session s;
   auto& b = *s.b;
   INFO(s.srv->err);
@@ -24,8 +20,7 @@ TEST_CASE("the console signals, pauses and cancels an operation", "[console]") {
   auto id = s.start("provision_runtime",
                     R"({"name":"rt1","template":"latency_ms: 60000","template_type":"TOSCA",)"
                     R"("deployment_location":{"name":"dc1","properties":{"password":"hunter2"}}})");
-  // As a link does: a DevTools navigation would be a new load.
-  b.eval("location.hash = " + js("#/operations/" + id) + "; true");
+  s.show(id);
   REQUIRE(b.wait_for("document.querySelector('.title-row')?.dataset.state === 'waiting'",
                      std::chrono::seconds(30)));
   CHECK(b.eval("document.body.innerText.includes('hunter2')") == false);
@@ -62,10 +57,8 @@ TEST_CASE("the console signals, pauses and cancels an operation", "[console]") {
 }
 
 TEST_CASE("the console retries a failed operation", "[console]") {
-  if (::access(chromium_path, X_OK) != 0) {
-    WARN("SKIPPED: " << chromium_path << " is missing");
+  if (!have_chromium())
     return;
-  }
   console_session s;
   auto& b = *s.b;
   INFO(s.srv->err);
@@ -74,7 +67,7 @@ TEST_CASE("the console retries a failed operation", "[console]") {
   auto id = s.start("build_and_launch",
                     R"({"name":"app9","deployment_location":{"name":"dc1"},"template_type":"TOSCA",)"
                     R"("image_template":"fail: quota","instance_template":"type: vm"})");
-  b.eval("location.hash = " + js("#/operations/" + id) + "; true");
+  s.show(id);
   REQUIRE(b.wait_for("document.querySelector('.title-row')?.dataset.state === 'failed'"
                      " && !!document.querySelector('[data-action=retry]')",
                      std::chrono::seconds(30)));

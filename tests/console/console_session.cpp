@@ -1,11 +1,21 @@
 #include "tests/console/console_session.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <fstream>
 
 #include <catch2/catch.hpp>
 
 namespace stepwise::test {
+
+bool have_chromium() {
+  if (::access(chromium_path, X_OK) == 0)
+    return true;
+  WARN("SKIPPED: " << chromium_path << " is missing (apt-get install chromium; "
+                   "tools/install-deps installs it)");
+  return false;
+}
 
 std::string artifact(const std::string& name) {
   auto dir = std::getenv("STEPWISE_ARTIFACTS");
@@ -54,6 +64,10 @@ std::string console_session::start(const std::string& workflow, const std::strin
                            "application/json"));
   REQUIRE(r.status == 201);
   return std::string(r.json.at("id").as_string());
+}
+
+void console_session::show(const std::string& id) {
+  b->eval("location.hash = " + js("#/operations/" + id) + "; true");
 }
 
 } // namespace stepwise::test

@@ -29,7 +29,15 @@ struct console_session {
 
   /// Starts an operation through the API; returns its id.
   std::string start(const std::string& workflow, const std::string& input);
+
+  /// Opens operation `id`'s page as a link does (a DevTools navigation
+  /// would load the console again).
+  void show(const std::string& id);
 };
+
+/// Returns whether Debian's Chromium is installed; warns that the test is
+/// skipped when it is not.
+bool have_chromium();
 
 /// Returns where a screenshot named `name` goes (STEPWISE_ARTIFACTS).
 std::string artifact(const std::string& name);

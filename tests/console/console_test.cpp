@@ -5,8 +5,6 @@
 // list's filters, paging and health panel; a server without tokens.
 // Screenshots go to the build's meson-logs/ (STEPWISE_ARTIFACTS).
 
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 
 #include "tests/console/console_session.hpp"
@@ -14,11 +12,8 @@
 using namespace stepwise::test;
 
 TEST_CASE("the console starts an operation and shows it succeed, live", "[console]") {
-  if (::access(chromium_path, X_OK) != 0) {
-    WARN("SKIPPED: " << chromium_path << " is missing (apt-get install chromium; "
-                     "tools/install-deps installs it)");
+  if (!have_chromium())
     return;
-  }
   console_session s;
   auto& b = *s.b;
   INFO(s.srv->err);
@@ -115,10 +110,8 @@ TEST_CASE("the console starts an operation and shows it succeed, live", "[consol
 }
 
 TEST_CASE("the console of a server without tokens asks for none", "[console]") {
-  if (::access(chromium_path, X_OK) != 0) {
-    WARN("SKIPPED: " << chromium_path << " is missing");
+  if (!have_chromium())
     return;
-  }
   console_session s(false);
   auto& b = *s.b;
   INFO(s.srv->err);

@@ -29,6 +29,16 @@ std::string tokens_file(const std::string& dir, const std::string& token) {
   return path;
 }
 
+// `stepwise serve` on a free loopback port with a store in `dir` and the
+// write token `first_token`, then `extra`.
+std::vector<std::string> serve_with_token(const temp_dir& dir, std::vector<std::string> extra) {
+  std::vector<std::string> args{stepwise_binary(), "serve", "--listen", "127.0.0.1:0",
+                                "--store", "sqlite:" + dir.path + "/sw.db",
+                                "--auth-tokens", tokens_file(dir.path, first_token)};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
 int status_with(int port, const char* token) {
   httplib::Client c("127.0.0.1", port);
   httplib::Headers hs;
@@ -61,9 +71,8 @@ TEST_CASE("serve refuses an exposed address without tokens", "[http][process][au
 TEST_CASE("serve reads its tokens again on SIGHUP and never logs them",
           "[http][process][auth]") {
   temp_dir dir;
-  auto path = tokens_file(dir.path, first_token);
-  child srv({stepwise_binary(), "serve", "--listen", "127.0.0.1:0", "--store",
-             "sqlite:" + dir.path + "/sw.db", "--auth-tokens", path, "--log-level", "debug"});
+  child srv(serve_with_token(dir, {"--log-level", "debug"}));
+  auto path = dir.path + "/tokens";
   auto port = srv.await_port(std::chrono::seconds(20));
   INFO(srv.err);
   REQUIRE(port > 0);
@@ -93,10 +102,7 @@ TEST_CASE("serve speaks HTTPS; the CLI reaches it with a CA and a token",
   tls_files tls;
   REQUIRE(tls.ok);
   temp_dir dir;
-  auto path = tokens_file(dir.path, first_token);
-  child srv({stepwise_binary(), "serve", "--listen", "127.0.0.1:0", "--store",
-             "sqlite:" + dir.path + "/sw.db", "--auth-tokens", path, "--tls-cert", tls.cert,
-             "--tls-key", tls.key});
+  child srv(serve_with_token(dir, {"--tls-cert", tls.cert, "--tls-key", tls.key}));
   auto port = srv.await_port(std::chrono::seconds(20));
   INFO(srv.err);
   REQUIRE(port > 0);
@@ -139,9 +145,7 @@ TEST_CASE("stepwise-bench --via http takes a token", "[http][process][auth]") {
   auto bench = std::getenv("STEPWISE_BENCH_BIN");
   REQUIRE(bench != nullptr);
   temp_dir dir;
-  auto path = tokens_file(dir.path, first_token);
-  child srv({stepwise_binary(), "serve", "--listen", "127.0.0.1:0", "--store",
-             "sqlite:" + dir.path + "/sw.db", "--auth-tokens", path, "--workflows", "bench"});
+  child srv(serve_with_token(dir, {"--workflows", "bench"}));
   auto port = srv.await_port(std::chrono::seconds(20));
   INFO(srv.err);
   REQUIRE(port > 0);
