@@ -1,5 +1,6 @@
 // Runs the real `stepwise` binary: it serves, answers the CLI, stops with
-// exit code 0 on SIGTERM and resumes its operations after a restart.
+// exit code 0 on SIGTERM and resumes its operations after a restart; its
+// simulated cloud serves the locations --sim-locations names.
 
 #include <signal.h>
 
@@ -101,4 +102,28 @@ TEST_CASE("stepwise serve --driver URL mounts the Infrastructure API",
   auto get = to_reply(c.Get("/api/infrastructure/create"));
   CHECK(get.status == 405);
   CHECK(get.json.at("status") == 405);
+}
+
+TEST_CASE("serve --sim-locations: any other location is unreachable", "[http][process][infra]") {
+  temp_dir dir;
+  child srv({stepwise_binary(), "serve", "--listen", "127.0.0.1:0", "--store",
+             "sqlite:" + dir.path + "/sw.db", "--sim-locations", "eu-1"});
+  auto port = srv.await_port(std::chrono::seconds(20));
+  INFO(srv.err);
+  REQUIRE(port > 0);
+  httplib::Client c("127.0.0.1", port);
+  auto create = [&](const std::string& location) {
+    return to_reply(c.Post("/api/infrastructure/create",
+                           R"({"deploymentLocation":{"name":")" + location
+                             + R"(","type":"sim"},"template":"outputs.url: x",)"
+                               R"("templateType":"TOSCA","properties":{},"systemProperties":{}})",
+                           "application/json"));
+  };
+  CHECK(create("eu-1").status == 202);
+  // The default locations are not served any more.
+  auto refused = create("dc1");
+  CHECK(refused.status == 400);
+  CHECK(refused.json.at("status") == 400);
+  CHECK(std::string(refused.json.at("localizedMessage").as_string()).find("eu-1")
+        != std::string::npos);
 }
