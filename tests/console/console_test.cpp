@@ -104,6 +104,19 @@ TEST_CASE("the console starts an operation and shows it succeed, live", "[consol
                      std::chrono::seconds(20)));
   REQUIRE(b.screenshot(artifact("console-workflows.png")));
 
+  // Everything came from this server (fetches and the stream included), and
+  // its files tell the browser to load nothing from elsewhere.
+  CHECK(b.eval("performance.getEntriesByType('resource').length > 10"
+               " && performance.getEntriesByType('resource')"
+               "   .every((e) => new URL(e.name).origin === location.origin)")
+        == true);
+  httplib::Client c("127.0.0.1", s.port);
+  auto js_file = c.Get("/ui/app.js");
+  REQUIRE(js_file);
+  CHECK(js_file->get_header_value("Content-Security-Policy").find("default-src 'self'")
+        != std::string::npos);
+  CHECK(js_file->get_header_value("Content-Type").find("javascript") != std::string::npos);
+
   // The token stayed out of URLs and logs.
   CHECK(b.eval("location.href.includes(" + js(console_token) + ")") == false);
   CHECK(s.srv->err.find(console_token) == std::string::npos);
