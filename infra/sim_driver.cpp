@@ -219,8 +219,16 @@ std::optional<error> sim_driver::refuse_location(const deployment_location& loc)
   // Location names only: properties may hold credentials.
   if (loc.name.empty())
     return error{error_kind::unreachable_location, "deployment location has no name"};
-  if ((!cfg_.locations.empty() && cfg_.locations.count(loc.name) == 0)
-      || cfg_.unreachable.count(loc.name) != 0)
+  if (cfg_.locations.count(loc.name) == 0) {
+    std::string known;
+    for (auto& name : cfg_.locations)
+      known += (known.empty() ? "" : ", ") + name;
+    return error{error_kind::unreachable_location,
+                 "deployment location " + loc.name
+                   + " is not served by the simulated cloud (locations: "
+                   + (known.empty() ? std::string("none") : known) + ")"};
+  }
+  if (cfg_.unreachable.count(loc.name) != 0)
     return error{error_kind::unreachable_location,
                  "deployment location " + loc.name + " cannot be reached"};
   return std::nullopt;

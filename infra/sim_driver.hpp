@@ -33,8 +33,9 @@ struct sim_config {
   duration call_latency{0};
   /// Share of calls, in [0, 1], answered with `error_kind::temporary`.
   double temporary_error_rate = 0.0;
-  /// The deployment locations that exist; empty: every non-empty name.
-  std::set<std::string> locations;
+  /// The deployment locations that exist; any other name is answered
+  /// `unreachable_location`, as the Infrastructure API's contract says.
+  std::set<std::string> locations{"default", "dc1"};
   /// Locations that exist but cannot be reached (until `set_reachable`).
   std::set<std::string> unreachable;
 };

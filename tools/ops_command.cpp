@@ -184,7 +184,7 @@ int run_ops(const std::vector<std::string>& all) {
     return usage("ops needs a subcommand: list, show, start, cancel, retry, pause, resume, signal");
   auto sub = args.front();
   args.erase(args.begin());
-  api_client api{flags.url};
+  api_client api{flags};
   if (sub == "list")
     return list(api, args, flags.json);
   if (sub == "show")

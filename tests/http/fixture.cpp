@@ -96,8 +96,9 @@ reply to_reply(const httplib::Result& r) {
 }
 
 http_fixture::http_fixture(http::server_config cfg,
-                           std::shared_ptr<infra::driver> drv)
-  : scfg(std::move(cfg)), driver(std::move(drv)) {
+                           std::shared_ptr<infra::driver> drv,
+                           std::function<void(http::server&, engine&)> mount_more)
+  : scfg(std::move(cfg)), driver(std::move(drv)), mount(std::move(mount_more)) {
   start();
 }
 
@@ -140,6 +141,8 @@ void http_fixture::start() {
     ictx.warn = [sink](const std::string& msg) { sink->add(msg); };
     http::add_infrastructure_routes(srv->routes(), std::move(ictx));
   }
+  if (mount)
+    mount(*srv, eng);
   auto port = srv->bind();
   REQUIRE(port);
   srv->start();

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -75,8 +76,12 @@ struct http_fixture {
   /// What the infrastructure routes warned about (tasks left unmonitored).
   std::shared_ptr<message_log> warnings = std::make_shared<message_log>();
 
+  /// Mounts more routes on the server before it binds (the service broker).
+  std::function<void(http::server&, engine&)> mount;
+
   explicit http_fixture(http::server_config cfg = default_config(),
-                        std::shared_ptr<infra::driver> drv = nullptr);
+                        std::shared_ptr<infra::driver> drv = nullptr,
+                        std::function<void(http::server&, engine&)> mount_more = {});
   ~http_fixture();
 
   static http::server_config default_config();
