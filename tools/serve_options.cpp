@@ -1,6 +1,7 @@
 #include "tools/serve_options.hpp"
 
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <fstream>
 
@@ -87,6 +88,23 @@ std::optional<std::string> set_workflows(serve_options& o, const std::string& v)
   return std::nullopt;
 }
 
+std::optional<std::string> set_limits(serve_options& o, const std::string& v) {
+  auto items = split_list(v);
+  if (!items)
+    return "must be NAME=N[,NAME=N...], not '" + v + "'";
+  for (auto& item : *items) {
+    auto eq = item.find('=');
+    size_t n = 0;
+    auto digits = eq == std::string::npos ? std::string{} : item.substr(eq + 1);
+    auto parsed = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (eq == 0 || eq == std::string::npos || digits.empty() || parsed.ec != std::errc{}
+        || parsed.ptr != digits.data() + digits.size() || n < 1 || n > 1000000)
+      return "takes WORKFLOW=N with N from 1 to 1000000, not '" + item + "'";
+    o.limits[item.substr(0, eq)] = n;
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> set_driver(serve_options& o, const std::string& v) {
   // The URL is not quoted back: it may carry credentials.
   if (v != "sim" && v.rfind("http://", 0) != 0 && v.rfind("https://", 0) != 0)
@@ -141,6 +159,10 @@ const option_spec engine_specs[] = {
    "built-in workflows to register: demo (default), bench (the steps, retry "
    "and timers workloads of stepwise-bench --via http), or demo,bench",
    set_workflows},
+  {"limit", "STEPWISE_LIMITS", "WORKFLOW=N",
+   "run at most N operations of WORKFLOW at once; the rest wait as pending, in "
+   "creation order (repeatable; the variable takes a=1,b=2)",
+   set_limits},
   {"driver", "STEPWISE_DRIVER", "sim|URL",
    "infrastructure driver behind /api/infrastructure: sim (default, the "
    "simulated cloud) or the http[s]://HOST[:PORT][/PREFIX] of an external "
@@ -295,6 +317,7 @@ stepwise::engine_config serve_options::engine_config() const {
   c.read_workers = read_workers;
   c.request_timeout = std::chrono::seconds(request_timeout_s);
   c.lease_ttl = std::chrono::seconds(lease_ttl_s);
+  c.limits = limits;
   return c;
 }
 

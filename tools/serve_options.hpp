@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,8 @@ struct serve_options {
   int64_t io_timeout_s = 10;
   /// PostgreSQL shared by several processes: the lease period.
   int64_t lease_ttl_s = 10;
+  /// Concurrency limits per workflow name (`--limit NAME=N`, repeatable).
+  std::map<std::string, size_t> limits;
   /// Built-in workflow sets to register: `demo`, `bench`.
   std::vector<std::string> workflow_sets{"demo"};
   /// The infrastructure driver behind `/api/infrastructure`: `sim` (the

@@ -175,3 +175,17 @@ TEST_CASE("make_driver builds the HTTP client for a URL, the sim otherwise",
   REQUIRE_FALSE(bad);
   CHECK(message_of(bad.error()).find("hunter2") == std::string::npos);
 }
+
+TEST_CASE("--limit sets concurrency limits per workflow", "[cli][admission]") {
+  auto o = parse_serve_options({"--limit", "provision_runtime=50", "--limit=demo=2,x=1"},
+                               test::fake_env({{"STEPWISE_LIMITS", "demo=9,y=3"}}));
+  REQUIRE(o);
+  CHECK(o->limits == std::map<std::string, size_t>{
+                       {"provision_runtime", 50}, {"demo", 2}, {"x", 1}, {"y", 3}});
+  CHECK(o->engine_config().limits.at("demo") == 2);
+  for (auto bad : {"demo", "demo=0", "=3", "demo=x", "demo=3x", "demo=,x=1"}) {
+    auto r = parse_serve_options({"--limit", bad}, test::fake_env({}));
+    REQUIRE_FALSE(r);
+    CHECK(message_of(r.error()).find("--limit") != std::string::npos);
+  }
+}
