@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/durability/child_process.hpp"
+
 namespace stepwise::test {
 
 piped_child::piped_child(const std::vector<std::string>& args) {
@@ -22,12 +24,7 @@ piped_child::piped_child(const std::vector<std::string>& args) {
     ::dup2(from_child[1], 1);
     ::close(to_child[1]);
     ::close(from_child[0]);
-    std::vector<char*> argv;
-    for (auto& a : args)
-      argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
+    exec_or_exit(args);
   }
   ::close(to_child[0]);
   ::close(from_child[1]);
