@@ -52,6 +52,13 @@ struct step_def {
   /// After its retries run out, the operation goes on and the step is
   /// recorded as incomplete.
   bool best_effort = false;
+  /// The step sets transient values (overrides), which are never stored:
+  /// once it succeeded, it runs again (quietly: no record, no event)
+  /// before the next step whenever the operation goes on in a new actor
+  /// (after a restart, a takeover, a wake-up from passivation, a retry).
+  /// Its body must be safe to run again; only blocking and asynchronous
+  /// steps may set it.
+  bool produces_transient = false;
   /// Set for a durable sleep: the step completes `sleep` after it starts.
   std::optional<duration> sleep;
   /// Set for a wait on the outside world (a signal, a watched task): each
@@ -102,6 +109,13 @@ struct step_def {
 
   step_def& as_best_effort(bool flag = true) {
     best_effort = flag;
+    return *this;
+  }
+
+  /// Marks the step as one that sets transient values (see
+  /// `produces_transient`).
+  step_def& producing_transient(bool flag = true) {
+    produces_transient = flag;
     return *this;
   }
 
