@@ -23,6 +23,14 @@ struct transient_value {
   bool secret = false;
 };
 
+inline bool operator==(const transient_value& x, const transient_value& y) {
+  return x.secret == y.secret && x.value == y.value;
+}
+
+inline bool operator!=(const transient_value& x, const transient_value& y) {
+  return !(x == y);
+}
+
 /// Transient data of one operation, by key.
 using transient_map = std::map<std::string, transient_value>;
 
