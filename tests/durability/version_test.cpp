@@ -1,0 +1,119 @@
+// Version pinning across SIGKILL: operations started on version 1 finish on
+// version 1 once version 2 is registered; without version 1 they fail,
+// naming it, and the process exits (nothing hangs).
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "tests/durability/child_process.hpp"
+
+#include "storage/open_store.hpp"
+
+using namespace stepwise;
+using namespace stepwise::test;
+
+namespace {
+
+std::string child_path() {
+  auto p = std::getenv("STEPWISE_VERSION_CHILD");
+  return p ? p : "";
+}
+
+/// Runs `start N` until every operation ran step `a`, then kills it.
+std::vector<std::string> started_then_killed(const std::string& dir, int n) {
+  auto db = dir + "/ops.db", effects = dir + "/effects", acked = dir + "/acked";
+  auto pid = spawn({child_path(), db, effects, acked, "start", std::to_string(n)});
+  REQUIRE(pid > 0);
+  auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (lines(effects).size() < static_cast<size_t>(n) && std::chrono::steady_clock::now() < limit)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ::kill(pid, SIGKILL);
+  reap(pid);
+  auto ids = lines(acked);
+  REQUIRE(ids.size() == static_cast<size_t>(n));
+  return ids;
+}
+
+/// Returns the steps of the effect lines of `id`.
+std::multiset<std::string> steps_run(const std::string& effects, const std::string& id) {
+  std::multiset<std::string> out;
+  for (auto& l : lines(effects)) {
+    std::istringstream in{l};
+    std::string op, step;
+    in >> op >> step;
+    if (op == id)
+      out.insert(step);
+  }
+  return out;
+}
+
+struct scratch {
+  std::string dir;
+  scratch() {
+    char tmpl[] = "/tmp/stepwise-version-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl) != nullptr);
+    dir = tmpl;
+  }
+};
+
+} // namespace
+
+TEST_CASE("operations started on v1 finish on v1 after a SIGKILL and v2", "[durability][versions]") {
+  REQUIRE(!child_path().empty());
+  scratch s;
+  auto ids = started_then_killed(s.dir, 4);
+  auto db = s.dir + "/ops.db", effects = s.dir + "/effects";
+  auto pid = spawn({child_path(), db, effects, s.dir + "/acked", "both"});
+  REQUIRE(WEXITSTATUS(reap(pid)) == 0);
+  auto st = open_store("sqlite:" + db);
+  REQUIRE(st);
+  for (auto& id : ids) {
+    auto op = (*st)->load(id);
+    REQUIRE(op);
+    REQUIRE(*op);
+    CHECK((*op)->state == op_state::succeeded);
+    CHECK((*op)->workflow_version == 1);
+    CHECK(steps_run(effects, id) == std::multiset<std::string>{"a", "b1"});
+  }
+}
+
+TEST_CASE("operations whose version is gone after a SIGKILL fail, naming it",
+          "[durability][versions]") {
+  REQUIRE(!child_path().empty());
+  scratch s;
+  auto ids = started_then_killed(s.dir, 4);
+  auto db = s.dir + "/ops.db", effects = s.dir + "/effects";
+  // Exits once nothing is active: the operations ended, none hangs.
+  auto pid = spawn({child_path(), db, effects, s.dir + "/acked", "v2"});
+  REQUIRE(WEXITSTATUS(reap(pid)) == 0);
+  auto st = open_store("sqlite:" + db);
+  REQUIRE(st);
+  auto events = (*st)->events_after(0, 100'000);
+  REQUIRE(events);
+  for (auto& id : ids) {
+    auto op = (*st)->load(id);
+    REQUIRE(op);
+    REQUIRE(*op);
+    CHECK((*op)->state == op_state::failed);
+    CHECK((*op)->error
+          == "unknown workflow 'pinned' version 1: not registered in this process "
+             "(registered: 2)");
+    CHECK(steps_run(effects, id) == std::multiset<std::string>{"a"});
+    int failed = 0, terminal = 0;
+    for (auto& e : *events)
+      if (e.operation_id == id) {
+        failed += e.type == event_type::operation_failed;
+        terminal += is_terminal(e.type);
+      }
+    CHECK(failed == 1);
+    CHECK(terminal == 1);
+  }
+}
