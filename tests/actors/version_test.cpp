@@ -44,13 +44,22 @@ std::string started_on_v1(const std::shared_ptr<memory_store>& st,
   return id;
 }
 
-size_t terminal_events(memory_store& st, const std::string& id) {
+/// Counts the stored events of `id` of `type` (the harness may subscribe
+/// only after a failure written at start-up).
+size_t stored_events(memory_store& st, const std::string& id, event_type type) {
   auto evs = st.events_after(0, 1000);
   REQUIRE(evs);
   size_t n = 0;
   for (auto& e : *evs)
-    n += e.operation_id == id && is_terminal(e.type) ? 1 : 0;
+    n += e.operation_id == id && e.type == type ? 1 : 0;
   return n;
+}
+
+/// A clock a second later than the first harness's (ids are made of the
+/// time: the operations a restarted engine creates get ids of their own),
+/// still before the gate's retry is due.
+std::shared_ptr<virtual_clock> later_clock() {
+  return std::make_shared<virtual_clock>(from_micros(1'800'000'001'000'000));
 }
 
 } // namespace
@@ -60,7 +69,7 @@ TEST_CASE("an operation finishes on its version after a newer one is registered"
   auto st = std::make_shared<memory_store>();
   auto id = started_on_v1(st);
   std::atomic<int> b1{0}, b2{0};
-  harness h{both(&b1, &b2), st};
+  harness h{both(&b1, &b2), st, {}, later_clock()};
   // New operations get the newest version...
   auto fresh = h.start("w");
   // ...the one started before the restart keeps its own.
@@ -84,7 +93,7 @@ TEST_CASE("an operation whose version is gone after a restart fails, naming it",
   auto id = started_on_v1(st, {{"token", "t0ken-v1"}});
   std::atomic<int> b2{0};
   harness h{test::one(w_v2(&b2)), st};
-  REQUIRE(h.await(id, event_type::operation_failed));
+  // Failed at start-up: waiting for it needs no time to pass.
   auto op = h.eng.wait(id, 10s);
   REQUIRE(op);
   CHECK(op->state == op_state::failed);
@@ -95,8 +104,8 @@ TEST_CASE("an operation whose version is gone after a restart fails, naming it",
   CHECK(op->steps[0].state == step_state::succeeded);
   CHECK(op->steps[1].state == step_state::failed);
   CHECK(op->steps[1].last_error == op->error);
-  CHECK(h.count(id, event_type::step_failed) == 1);
-  CHECK(terminal_events(*st, id) == 1);
+  CHECK(stored_events(*st, id, event_type::step_failed) == 1);
+  CHECK(stored_events(*st, id, event_type::operation_failed) == 1);
   // Written: the store has it, and says so after another restart too.
   auto stored = st->load(id);
   REQUIRE(stored);
@@ -128,13 +137,12 @@ TEST_CASE("a passivated operation whose version is gone fails at start, not when
   }
   harness h{test::one(workflow("other", 1).step(1, ok("a"))), st};
   // No time passes: the day-long sleep is not waited for.
-  REQUIRE(h.await(id, event_type::operation_failed));
   auto op = h.eng.wait(id, 10s);
   REQUIRE(op);
   CHECK(op->error == "unknown workflow 'nap' version 1: not registered in this process "
                      "(no version is registered)");
   CHECK(op->steps[1].state == step_state::failed);
-  CHECK(terminal_events(*st, id) == 1);
+  CHECK(stored_events(*st, id, event_type::operation_failed) == 1);
   CHECK(h.eng.stats().operations_failed.load() == 1);
 }
 
@@ -161,5 +169,5 @@ TEST_CASE("a failed operation whose version is gone is refused a retry, not run"
   REQUIRE(op);
   CHECK(op->state == op_state::failed);
   CHECK(op->error == "step 'boom': no");
-  CHECK(terminal_events(*st, id) == 1);
+  CHECK(stored_events(*st, id, event_type::operation_failed) == 1);
 }

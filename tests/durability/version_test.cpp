@@ -27,13 +27,16 @@ std::string child_path() {
   return p ? p : "";
 }
 
-/// Runs `start N` until every operation ran step `a`, then kills it.
+/// Runs `start N` until every operation is acknowledged and ran step `a`
+/// (it then holds), and kills it.
 std::vector<std::string> started_then_killed(const std::string& dir, int n) {
   auto db = dir + "/ops.db", effects = dir + "/effects", acked = dir + "/acked";
   auto pid = spawn({child_path(), db, effects, acked, "start", std::to_string(n)});
   REQUIRE(pid > 0);
   auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (lines(effects).size() < static_cast<size_t>(n) && std::chrono::steady_clock::now() < limit)
+  auto want = static_cast<size_t>(n);
+  while ((lines(effects).size() < want || lines(acked).size() < want)
+         && std::chrono::steady_clock::now() < limit)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   ::kill(pid, SIGKILL);
   reap(pid);
@@ -81,7 +84,11 @@ TEST_CASE("operations started on v1 finish on v1 after a SIGKILL and v2", "[dura
     REQUIRE(*op);
     CHECK((*op)->state == op_state::succeeded);
     CHECK((*op)->workflow_version == 1);
-    CHECK(steps_run(effects, id) == std::multiset<std::string>{"a", "b1"});
+    // (`a` may have run twice: a kill between its effect and its checkpoint.)
+    auto ran = steps_run(effects, id);
+    CHECK(ran.count("a") >= 1);
+    CHECK(ran.count("b1") == 1);
+    CHECK(ran.count("b2") == 0);
   }
 }
 
@@ -106,7 +113,9 @@ TEST_CASE("operations whose version is gone after a SIGKILL fail, naming it",
     CHECK((*op)->error
           == "unknown workflow 'pinned' version 1: not registered in this process "
              "(registered: 2)");
-    CHECK(steps_run(effects, id) == std::multiset<std::string>{"a"});
+    auto ran = steps_run(effects, id);
+    CHECK(ran.count("b1") == 0);
+    CHECK(ran.count("b2") == 0);
     int failed = 0, terminal = 0;
     for (auto& e : *events)
       if (e.operation_id == id) {
