@@ -49,7 +49,8 @@ void await(self_ptr self, const next_action& act);
 
 /// Called before `act` (a `run_step`) runs. When the values of
 /// `producing_transient` steps that succeeded before this actor began are
-/// missing, runs those steps again first, then `act`, and returns true.
+/// missing and the step uses them, runs those steps again first, then
+/// `act`, and returns true.
 bool prepare_transient(self_ptr self, const next_action& act);
 
 /// Takes `msg` if it is the result of a step run again for its transient

@@ -2,7 +2,7 @@
 // actor that takes over an operation that ran before (after a restart, a
 // wake-up from passivation, for a retry) has none: the steps marked
 // `producing_transient` that had succeeded run again, in order, before the
-// next step, as the seed's provisioning re-runs its steps. Values of other
+// next step that uses them, as the seed's provisioning re-runs its steps. Values of other
 // steps cannot be rebuilt, so an actor holding them does not passivate.
 #include <algorithm>
 
@@ -33,6 +33,15 @@ void run_next_rebuild(self_ptr self) {
   run_step(to, st.wf, idx, std::move(ctx), false);
 }
 
+/// Returns whether step `idx` reads transient values: it says so, or no
+/// step of the workflow does.
+bool uses_transient(const workflow& wf, size_t idx) {
+  if (wf.steps()[idx].uses_transient)
+    return true;
+  return std::none_of(wf.steps().begin(), wf.steps().end(),
+                      [](const step_def& s) { return s.uses_transient; });
+}
+
 } // namespace
 
 bool prepare_transient(self_ptr self, const next_action& act) {
@@ -40,7 +49,7 @@ bool prepare_transient(self_ptr self, const next_action& act) {
   auto& up = st.upkeep;
   up.before.reset();
   up.given.reset();
-  if (up.rebuild_due && !act.compensate) {
+  if (up.rebuild_due && !act.compensate && uses_transient(*st.wf, act.step)) {
     up.left.clear();
     for (size_t i = 0; i < act.step && i < st.op.steps.size(); ++i)
       if (st.wf->steps()[i].produces_transient && st.op.steps[i].state == step_state::succeeded)

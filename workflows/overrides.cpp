@@ -1,5 +1,8 @@
 #include "workflows/overrides.hpp"
 
+#include <algorithm>
+#include <tuple>
+
 namespace stepwise::workflows {
 
 std::string override_property(const std::string& component, const std::string& key) {
@@ -47,6 +50,9 @@ std::vector<override_value> input_overrides(const boost::json::object& input) {
         out.push_back({std::string{component.key()}, std::string{kv.key()},
                        std::string{s->data(), s->size()}, false});
   }
+  std::sort(out.begin(), out.end(), [](const override_value& x, const override_value& y) {
+    return std::tie(x.component, x.key) < std::tie(y.component, y.key);
+  });
   return out;
 }
 

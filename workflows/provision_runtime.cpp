@@ -64,7 +64,9 @@ workflow provision_runtime(const infrastructure_deps& deps) {
   src.outputs_key = "outputs";
   workflow wf("provision_runtime", deps.provision_version);
   wf.step(10, make_step("validate", validate))
-    .step(20, make_async_step("create_infrastructure", create).with_policy(deps.calls))
+    .step(20, make_async_step("create_infrastructure", create)
+                .with_policy(deps.calls)
+                .using_transient())
     .step(30, infra::make_monitor_step("await_infrastructure", deps.monitor, src))
     .step(40, make_step("record_runtime", record_runtime))
     .secret(location_secret);

@@ -52,24 +52,6 @@ step_def gate() {
 
 const boost::json::array expected_seen{"core/domain", "lms/token (secret)"};
 
-/// Returns every stored byte of the store that could carry a value:
-/// operations and events, serialized.
-std::string stored_text(memory_store& st, const std::string& id) {
-  std::string out;
-  auto op = st.load(id);
-  REQUIRE(op);
-  REQUIRE(*op);
-  out += boost::json::serialize((*op)->data);
-  for (auto& s : (*op)->steps)
-    out += s.last_error;
-  out += (*op)->error;
-  auto evs = st.events_after(0, 10'000);
-  REQUIRE(evs);
-  for (auto& e : *evs)
-    out += e.error + boost::json::serialize(e.extra);
-  return out;
-}
-
 } // namespace
 
 TEST_CASE("overrides sort by component and key, replace, and stay typed", "[actors][transient]") {
@@ -119,7 +101,7 @@ TEST_CASE("producing steps run again, quietly, before the next step after a rest
     starts += e.operation_id == id && e.type == event_type::step_started && e.step == "tokens";
   CHECK(starts == 1);
   // The secret went nowhere stored.
-  CHECK(stored_text(*st, id).find(token) == std::string::npos);
+  CHECK(test::stored_text(*st, id).find(token) == std::string::npos);
 }
 
 TEST_CASE("a producing step that fails when run again decides the waiting step's attempt",
@@ -212,5 +194,28 @@ TEST_CASE("secret overrides are scrubbed from errors and emitted events", "[acto
       CHECK(e.extra.at("echo") == "got ***");
     }
   CHECK(echoed);
-  CHECK(stored_text(*h.store, id).find(token) == std::string::npos);
+  CHECK(test::stored_text(*h.store, id).find(token) == std::string::npos);
+}
+
+TEST_CASE("producing steps run again only before a step that uses their values",
+          "[actors][transient]") {
+  std::atomic<int> runs{0};
+  // Two wake-ups: the first is followed by a step that does not use the
+  // values, the second by one that does.
+  harness h{one(workflow("w", 1)
+                  .step(1, tokens(runs))
+                  .step(2, make_sleep("nap1", 1h))
+                  .step(3, ok("between"))
+                  .step(4, make_sleep("nap2", 1h))
+                  .step(5, use().using_transient()))};
+  auto id = h.start("w");
+  REQUIRE(h.await(id, event_type::operation_waiting, "nap1"));
+  h.clk->advance(1h);
+  REQUIRE(h.await(id, event_type::operation_waiting, "nap2"));
+  CHECK(runs == 1);
+  h.clk->advance(1h);
+  auto op = h.finish(id);
+  REQUIRE(op.state == op_state::succeeded);
+  CHECK(runs == 2);
+  CHECK(op.data.at("seen") == expected_seen);
 }
