@@ -123,6 +123,14 @@ TEST_CASE("a secret override reaches the driver and nothing else", "[http][overr
   auto leaky = fx.start_op("leaky");
   REQUIRE(fx.finish(prov) == "succeeded");
   REQUIRE(fx.finish(leaky) == "failed");
+  // The definition says which steps set and use transient values.
+  auto def = fx.get("/api/v1/workflows/provision_runtime");
+  REQUIRE(def.status == 200);
+  for (auto& st : def.json.at("steps").as_array()) {
+    auto name = std::string(st.at("name").as_string());
+    CHECK(st.at("produces_transient") == (name == "fetch_token"));
+    CHECK(st.at("uses_transient") == (name == "create_infrastructure"));
+  }
   // The driver got it (so the checks below could fail).
   auto shown = fx.get("/api/v1/operations/" + prov);
   REQUIRE(shown.status == 200);
