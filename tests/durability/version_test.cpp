@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -58,34 +59,58 @@ std::multiset<std::string> steps_run(const std::string& effects, const std::stri
   return out;
 }
 
-struct scratch {
+/// Operations started on v1 by a child that was then killed, in a scratch
+/// directory of their own.
+struct killed_on_v1 {
   std::string dir;
-  scratch() {
+  std::vector<std::string> ids;
+
+  killed_on_v1() {
+    REQUIRE(!child_path().empty());
     char tmpl[] = "/tmp/stepwise-version-XXXXXX";
     REQUIRE(::mkdtemp(tmpl) != nullptr);
     dir = tmpl;
+    ids = started_then_killed(dir, 4);
+  }
+
+  ~killed_on_v1() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+
+  /// Runs the child in `mode` until it exits on its own (nothing active
+  /// is left), and opens the store it leaves.
+  store_ptr restarted_as(const std::string& mode) {
+    auto pid = spawn({child_path(), dir + "/ops.db", effects(), dir + "/acked", mode});
+    REQUIRE(WEXITSTATUS(reap(pid)) == 0);
+    auto st = open_store("sqlite:" + dir + "/ops.db");
+    REQUIRE(st);
+    return *st;
+  }
+
+  std::string effects() const {
+    return dir + "/effects";
   }
 };
+
+operation loaded(store& st, const std::string& id) {
+  auto op = st.load(id);
+  REQUIRE(op);
+  REQUIRE(*op);
+  return **op;
+}
 
 } // namespace
 
 TEST_CASE("operations started on v1 finish on v1 after a SIGKILL and v2", "[durability][versions]") {
-  REQUIRE(!child_path().empty());
-  scratch s;
-  auto ids = started_then_killed(s.dir, 4);
-  auto db = s.dir + "/ops.db", effects = s.dir + "/effects";
-  auto pid = spawn({child_path(), db, effects, s.dir + "/acked", "both"});
-  REQUIRE(WEXITSTATUS(reap(pid)) == 0);
-  auto st = open_store("sqlite:" + db);
-  REQUIRE(st);
-  for (auto& id : ids) {
-    auto op = (*st)->load(id);
-    REQUIRE(op);
-    REQUIRE(*op);
-    CHECK((*op)->state == op_state::succeeded);
-    CHECK((*op)->workflow_version == 1);
+  killed_on_v1 run;
+  auto st = run.restarted_as("both");
+  for (auto& id : run.ids) {
+    auto op = loaded(*st, id);
+    CHECK(op.state == op_state::succeeded);
+    CHECK(op.workflow_version == 1);
     // (`a` may have run twice: a kill between its effect and its checkpoint.)
-    auto ran = steps_run(effects, id);
+    auto ran = steps_run(run.effects(), id);
     CHECK(ran.count("a") >= 1);
     CHECK(ran.count("b1") == 1);
     CHECK(ran.count("b2") == 0);
@@ -94,26 +119,18 @@ TEST_CASE("operations started on v1 finish on v1 after a SIGKILL and v2", "[dura
 
 TEST_CASE("operations whose version is gone after a SIGKILL fail, naming it",
           "[durability][versions]") {
-  REQUIRE(!child_path().empty());
-  scratch s;
-  auto ids = started_then_killed(s.dir, 4);
-  auto db = s.dir + "/ops.db", effects = s.dir + "/effects";
-  // Exits once nothing is active: the operations ended, none hangs.
-  auto pid = spawn({child_path(), db, effects, s.dir + "/acked", "v2"});
-  REQUIRE(WEXITSTATUS(reap(pid)) == 0);
-  auto st = open_store("sqlite:" + db);
-  REQUIRE(st);
-  auto events = (*st)->events_after(0, 100'000);
+  killed_on_v1 run;
+  // The child exits once nothing is active: the operations ended, none hangs.
+  auto st = run.restarted_as("v2");
+  auto events = st->events_after(0, 100'000);
   REQUIRE(events);
-  for (auto& id : ids) {
-    auto op = (*st)->load(id);
-    REQUIRE(op);
-    REQUIRE(*op);
-    CHECK((*op)->state == op_state::failed);
-    CHECK((*op)->error
+  for (auto& id : run.ids) {
+    auto op = loaded(*st, id);
+    CHECK(op.state == op_state::failed);
+    CHECK(op.error
           == "unknown workflow 'pinned' version 1: not registered in this process "
              "(registered: 2)");
-    auto ran = steps_run(effects, id);
+    auto ran = steps_run(run.effects(), id);
     CHECK(ran.count("b1") == 0);
     CHECK(ran.count("b2") == 0);
     int failed = 0, terminal = 0;
