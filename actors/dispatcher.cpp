@@ -1,7 +1,6 @@
 #include "actors/dispatcher.hpp"
 
 #include <algorithm>
-#include <iostream>
 
 #include <malloc.h>
 #include <unistd.h>
@@ -9,6 +8,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/system_messages.hpp>
 
+#include "actors/unregistered_actor.hpp"
 #include "engine/errc.hpp"
 
 namespace stepwise {
@@ -16,9 +16,12 @@ namespace stepwise {
 caf::actor spawn_operation(dispatcher_ptr self, operation op, next_action act,
                            op_start mode) {
   auto id = op.id;
-  auto a = self->spawn(operation_actor, self->state.rt,
-                       caf::actor_cast<caf::actor>(self), std::move(op), act,
-                       mode);
+  auto& rt = self->state.rt;
+  auto me = caf::actor_cast<caf::actor>(self);
+  // Without its definition an operation cannot go on: a stand-in fails it.
+  auto a = rt->workflows.find(op.workflow, op.workflow_version)
+             ? self->spawn(operation_actor, rt, me, std::move(op), act, mode)
+             : self->spawn(unregistered_actor, rt, me, std::move(op));
   self->state.live[id] = a;
   return a;
 }
@@ -108,19 +111,14 @@ void on_recover(dispatcher_ptr self, recovered_ops& found) {
   for (auto& op : found.ops) {
     forget(self, op.id);
     auto wf = st.rt->workflows.find(op.workflow, op.workflow_version);
-    if (!wf) {
-      std::cerr << "stepwise: operation " << op.id << " uses workflow '"
-                << op.workflow << "' v" << op.workflow_version
-                << " which is not registered; it stays as it is\n";
-      continue;
-    }
     if (op.state == op_state::pending && op.admission == admission::queued) {
       add_sleeper(self, op.id, time_point::max()); // its admission wakes it
       continue;
     }
     auto due = op.wake_at;
-    // A wait followed by a watcher gets an actor, to tell the watcher again.
-    if (op.state == op_state::waiting && due && !progress::watching(op, *wf)
+    // A wait followed by a watcher gets an actor, to tell the watcher again;
+    // so does an operation whose version is not registered, to fail it.
+    if (wf && op.state == op_state::waiting && due && !progress::watching(op, *wf)
         && *due - now >= st.rt->cfg.passivate_after) {
       if (op.deadline && *op.deadline < *due)
         due = op.deadline;

@@ -124,6 +124,8 @@ void execute(self_ptr self, next_action act) {
             caf::make_message(lease_wait_atom::value, st.gen));
         return;
       }
+      if (prepare_transient(self, act))
+        return;
       auto& def = st.wf->steps()[act.step];
       st.gen += 1;
       st.step_running = true;
@@ -146,7 +148,7 @@ void execute(self_ptr self, next_action act) {
       st.gen += 1;
       // Only plain waits passivate: a compensation's retry stays armed here.
       if (!act.compensate && act.due - now >= st.rt->cfg.passivate_after
-          && st.transient.empty()) {
+          && may_drop_transient(st)) {
         // Long wait: hand the wake-up time to the dispatcher and stop. A
         // deadline earlier than the wake-up wakes it earlier.
         auto due = act.due;
@@ -242,9 +244,12 @@ void on_step_done(self_ptr self, step_done& msg) {
     return;
   }
   st.step_running = false;
+  if (take_rebuilt(self, msg))
+    return;
   auto& r = *msg.result;
   st.op.data = std::move(r.data);
   st.transient = std::move(r.transient);
+  note_transient(self);
   auto& m = st.rt->stats;
   m.step_duration_seconds.observe(std::chrono::duration<double>(r.took).count());
   if (!r.result.message.empty()) {
@@ -331,6 +336,7 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
   st.rng.seed(static_cast<uint32_t>(std::hash<std::string>{}(st.op.id)
                                     ^ st.rt->cfg.seed));
   st.rt->stats.operations_live.fetch_add(1, std::memory_order_relaxed);
+  st.upkeep.rebuild_due = mode != op_start::execute;
   start(self, act, mode);
   auto own = caf::message_handler{
     [=](commit_ack& ack) { on_ack(self, ack.status); },

@@ -14,12 +14,12 @@ namespace {
 
 /// Passivates until `due` (the wait's timeout; `max` for none), or keeps
 /// the actor and arms the timeout when that is near or the operation holds
-/// transient values (which passivation would lose).
+/// transient values that passivation would lose (none a step sets again).
 void park(self_ptr self, time_point due) {
   auto& st = self->state;
   auto now = st.rt->clk->now();
   bool far = due == time_point::max() || due - now >= st.rt->cfg.passivate_after;
-  if (far && st.transient.empty()) {
+  if (far && may_drop_transient(st)) {
     if (st.op.deadline && *st.op.deadline < due)
       due = *st.op.deadline;
     self->send(st.dispatcher, passivate_atom::value, st.op.id, due, st.gen);

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/event.hpp"
@@ -83,6 +84,20 @@ next_action wake(operation& op, const workflow& wf, time_point now,
 /// Returns how to continue an operation loaded after a restart.
 next_action recover(operation& op, const workflow& wf, time_point now,
                     std::vector<event>& out);
+
+/// Fails an operation whose workflow version is not registered in this
+/// process (the version was removed, or another process sharing the store
+/// registers it and this one does not): nothing of its definition can run,
+/// not even compensations. The step in flight, if any, fails with it.
+/// `registered` lists the versions of the same name that are, for the
+/// message (see `unregistered_message`) (unregistered.cpp).
+next_action fail_unregistered(operation& op, const std::vector<int32_t>& registered,
+                              time_point now, std::vector<event>& out);
+
+/// Returns "unknown workflow 'NAME' version V: not registered in this
+/// process (registered: 2, 3)" (or "(no version is registered)").
+std::string unregistered_message(const std::string& workflow, int32_t version,
+                                 const std::vector<int32_t>& registered);
 
 /// Cancels the operation (the caller checked `allows(op, command::cancel)`); a saga first
 /// runs its compensations.

@@ -97,6 +97,9 @@ caf::expected<void> workflow::validate() const {
     if (bodies > 1)
       return bad("step '" + s.name
                  + "' has more than one body (run, start, actor, sleep, wait)");
+    if (s.produces_transient && !s.run && !s.start)
+      return bad("step '" + s.name
+                 + "' produces transient values but is not a blocking or asynchronous step");
     if (s.compensate && s.compensate_async)
       return bad("step '" + s.name + "' has two compensations");
     if (s.wait) {

@@ -178,6 +178,8 @@ boost::json::object to_json(const workflow& wf) {
                                    : boost::json::value(nullptr);
     step["best_effort"] = s.best_effort;
     step["compensable"] = s.compensate || s.compensate_async;
+    step["produces_transient"] = s.produces_transient;
+    step["uses_transient"] = s.uses_transient;
     step["conditional"] = s.condition.has_value();
     step["retry_policy"] = s.policy ? boost::json::value(policy_json(*s.policy))
                                     : boost::json::value(nullptr);

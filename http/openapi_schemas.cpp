@@ -38,11 +38,12 @@ const char* openapi_components() {
       "required": ["id", "workflow", "version", "state", "input", "data", "error", "created_at", "updated_at", "deadline", "steps", "signals", "key", "blocked_by", "pause_requested"],
       "properties": {
         "id": {"type": "string", "description": "Opaque."},
-        "workflow": {"type": "string"}, "version": {"type": "integer"},
+        "workflow": {"type": "string"},
+        "version": {"type": "integer", "description": "The definition version the operation started on; it runs on it to the end, whatever versions are registered later. If a process resumes it without that version registered, the operation fails with the error \"unknown workflow 'NAME' version V: not registered in this process (registered: ...)\"."},
         "state": {"$ref": "#/components/schemas/OperationState"},
-        "input": {"type": "object", "description": "As given, except values at the workflow's secret paths, shown as \"***\"."},
+        "input": {"type": "object", "description": "As given, except values at the workflow's secret paths, shown as \"***\" (for a version no longer registered: the secret paths of every registered version of its name)."},
         "data": {"type": "object", "description": "Data the steps persisted."},
-        "error": {"type": "string", "nullable": true},
+        "error": {"type": "string", "nullable": true, "description": "Why it failed. Secret values (input paths, secret overrides) are shown as ***."},
         "created_at": {"$ref": "#/components/schemas/Time"},
         "updated_at": {"$ref": "#/components/schemas/Time"},
         "deadline": {"type": "string", "format": "date-time", "nullable": true},
@@ -109,7 +110,7 @@ const char* openapi_components() {
     },
     "WorkflowStep": {
       "type": "object",
-      "required": ["name", "weight", "kind", "signal", "sleep_ms", "timeout_ms", "best_effort", "conditional", "compensable", "retry_policy"],
+      "required": ["name", "weight", "kind", "signal", "sleep_ms", "timeout_ms", "best_effort", "conditional", "compensable", "produces_transient", "uses_transient", "retry_policy"],
       "properties": {
         "name": {"type": "string"}, "weight": {"type": "integer"},
         "kind": {"type": "string", "enum": ["run", "async", "actor", "sleep", "wait"], "description": "run: a blocking body on a worker; async: a body that waits holding no thread; actor: a step actor of the host; sleep: a durable sleep; wait: waits for a signal and/or a task a monitor follows."},
@@ -118,6 +119,8 @@ const char* openapi_components() {
         "timeout_ms": {"type": "integer", "nullable": true},
         "best_effort": {"type": "boolean"}, "conditional": {"type": "boolean"},
         "compensable": {"type": "boolean", "description": "The step has a compensation (sagas)."},
+        "produces_transient": {"type": "boolean", "description": "The step sets transient values (e.g. provisioning overrides), which are never stored: it runs again, unrecorded, before a step that uses them whenever the operation goes on in a new process or after passivation."},
+        "uses_transient": {"type": "boolean", "description": "The step reads transient values (e.g. a create request that carries the overrides)."},
         "retry_policy": {"$ref": "#/components/schemas/RetryPolicy"}}
     },
     "Workflow": {

@@ -85,6 +85,7 @@ result<accepted> sim_driver::do_create(const create_request& req) {
   x.resource_name = prop(req.system_properties, "resourceName");
   x.location = req.location.name;
   x.create_request = out.request_id;
+  x.received = req;
   x.outputs = std::move(t.outputs);
   auto failure = t.fail ? t.fail : draw_failure();
   tasks_.emplace(out.request_id,
@@ -196,6 +197,15 @@ bool sim_driver::exists(const std::string& infrastructure_id) const {
 size_t sim_driver::creates() const {
   std::lock_guard<std::mutex> guard{mtx_};
   return infra_.size();
+}
+
+std::optional<create_request>
+sim_driver::received_create(const std::string& infrastructure_id) const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  auto i = infra_.find(infrastructure_id);
+  if (i == infra_.end())
+    return std::nullopt;
+  return i->second.received;
 }
 
 // -- helpers ------------------------------------------------------------------

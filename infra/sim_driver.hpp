@@ -87,6 +87,10 @@ public:
   /// Returns how many distinct creates were accepted.
   size_t creates() const;
 
+  /// Returns the create request that made the infrastructure (properties,
+  /// overrides and all, as received: a test checks them), or nothing.
+  std::optional<create_request> received_create(const std::string& infrastructure_id) const;
+
 private:
   struct sim_task {
     std::string infrastructure_id;
@@ -99,6 +103,8 @@ private:
     std::string location;
     std::string create_request;
     std::string delete_request;
+    /// The create as received.
+    infra::create_request received;
     boost::json::object outputs;
   };
 

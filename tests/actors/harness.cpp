@@ -19,6 +19,27 @@ step_def ok(std::string name, std::atomic<int>* runs) {
   });
 }
 
+std::string stored_text(memory_store& st, const std::string& id) {
+  std::string out;
+  auto op = st.load(id);
+  REQUIRE(op);
+  REQUIRE(*op);
+  auto& x = **op;
+  if (x.input)
+    out += boost::json::serialize(*x.input);
+  out += boost::json::serialize(x.data) + x.error;
+  for (auto& s : x.steps)
+    out += s.last_error;
+  for (auto& s : x.signals)
+    out += boost::json::serialize(s.payload);
+  auto evs = st.events_after(0, 1'000'000);
+  REQUIRE(evs);
+  for (auto& e : *evs)
+    if (e.operation_id == id)
+      out += e.error + e.state + boost::json::serialize(e.extra);
+  return out;
+}
+
 harness::harness(registry reg, std::shared_ptr<memory_store> st,
                  engine_config ec, std::shared_ptr<virtual_clock> clock)
   : harness([&reg](caf::actor_system&, std::shared_ptr<virtual_clock>) { return std::move(reg); },

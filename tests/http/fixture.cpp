@@ -102,6 +102,12 @@ http_fixture::http_fixture(http::server_config cfg,
   start();
 }
 
+http_fixture::http_fixture(http::server_config cfg,
+                           std::shared_ptr<infra::driver> drv, registry_maker make)
+  : make_registry(std::move(make)), scfg(std::move(cfg)), driver(std::move(drv)) {
+  start();
+}
+
 http_fixture::~http_fixture() {
   stop();
 }
@@ -125,7 +131,7 @@ void http_fixture::start() {
   engine_config ec;
   ec.store_uri = "sqlite:" + dir.path + "/stepwise.db";
   ec.step_workers = 4;
-  auto reg = test_registry();
+  auto reg = make_registry ? make_registry(*sys) : test_registry();
   if (driver)
     REQUIRE(reg.add(stand_in_infrastructure_task()));
   auto e = engine::launch(*sys, ec, std::move(reg));
