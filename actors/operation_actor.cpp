@@ -336,7 +336,11 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
   st.rng.seed(static_cast<uint32_t>(std::hash<std::string>{}(st.op.id)
                                     ^ st.rt->cfg.seed));
   st.rt->stats.operations_live.fetch_add(1, std::memory_order_relaxed);
-  st.upkeep.rebuild_due = mode != op_start::execute;
+  // Values are missing only if steps ran before this actor (an operation
+  // that waited for its admission has run none).
+  st.upkeep.rebuild_due = mode != op_start::execute
+                          && std::any_of(st.op.steps.begin(), st.op.steps.end(),
+                                         [](const step_record& r) { return r.attempts > 0; });
   start(self, act, mode);
   auto own = caf::message_handler{
     [=](commit_ack& ack) { on_ack(self, ack.status); },
