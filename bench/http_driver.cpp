@@ -111,7 +111,8 @@ void read_stream(httplib::Client* c, int64_t after, shared_state& st) {
 } // namespace
 
 run_result run_http(const std::string& url, const std::string& workflow,
-                    size_t n, size_t concurrency, double limit_s) {
+                    size_t n, size_t concurrency, double limit_s,
+                    const input_fn& input) {
   run_result res;
   auto probe = connect(url);
   auto start_seq = log_end(*probe);
@@ -129,8 +130,9 @@ run_result run_http(const std::string& url, const std::string& workflow,
     submitters.emplace_back([&] {
       auto c = connect(url);
       for (size_t i = next++; i < n; i = next++) {
-        auto body = R"({"workflow":")" + workflow + R"(","input":{"i":)"
-                    + std::to_string(i) + "}}";
+        auto in = input ? input(i) : boost::json::object{{"i", i}};
+        auto body = boost::json::serialize(
+          boost::json::object{{"workflow", workflow}, {"input", std::move(in)}});
         submitted[i] = steady::now();
         auto r = c->Post("/api/v1/operations", body, "application/json");
         if (r && r->status == 201) {
