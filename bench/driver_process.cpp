@@ -163,7 +163,6 @@ int serve_driver(const driver_process_options& o) {
   svr.new_task_queue = [threads = o.threads] { return new httplib::ThreadPool(threads); };
   svr.set_tcp_nodelay(true);
   svr.set_keep_alive_max_count(1'000'000);
-  svr.set_keep_alive_timeout(60);
   int listen_fd = -1;
   svr.set_socket_options([&listen_fd](socket_t fd) {
     httplib::default_socket_options(fd);

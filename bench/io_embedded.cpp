@@ -62,14 +62,19 @@ bool run_once(const io_options& o, int run) {
   auto load0 = load_average();
   reset_peak_rss(0);
   proc_sampler threads{0};
+  auto cpu_before = thread_cpu_seconds(0);
   auto res = run_embedded(sys, *eng, "provision_runtime", o.n, o.limit_s, {}, io_input);
   threads.stop();
+  auto cpu_after = thread_cpu_seconds(0);
   auto line = io_line(o, run, res, load0);
   auto calls = sim->creates() + polls->polls.load();
   line["store"] = eng->store_backend();
   line["driver_calls"] = calls;
   line["polls_per_s"] = static_cast<double>(polls->polls.load()) / res.wall_s;
   line["cpu_s"] = {{"engine", res.cpu_s}};
+  line["thread_cpu_s"] = thread_cpu_delta(cpu_before, cpu_after);
+  line["peak_sleeping"] = res.peak_timers;
+  line["commits"] = eng->stats().commits.load();
   line["peak_rss_mib"] = {{"engine", peak_rss_kib() / 1024}};
   // Counts this process's every thread: the bench's main thread and the
   // sampler's too.

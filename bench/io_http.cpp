@@ -67,17 +67,29 @@ std::optional<server> start_server(const io_options& o, const std::string& drive
   return server{url, p->pid, *p};
 }
 
+/// Where the driver process is: its URL, and its pid when started here
+/// (0: not sampled).
+struct driver_at {
+  std::string url;
+  int pid = 0;
+};
+
 /// One run; prints its line.
-bool run_once(const io_options& o, const std::string& driver_url, int run) {
+bool run_once(const io_options& o, const driver_at& drv, int run) {
+  auto& driver_url = drv.url;
   auto srv = start_server(o, driver_url, run);
   if (!srv)
     return false;
   auto load0 = load_average();
   auto before = driver_stats(driver_url);
   auto cpu0 = srv->pid > 0 ? tree_cpu_seconds(srv->pid) : 0.0;
+  auto driver_cpu0 = drv.pid > 0 ? tree_cpu_seconds(drv.pid) : 0.0;
   std::optional<proc_sampler> threads;
-  if (srv->pid > 0)
+  std::map<std::string, double> cpu_before;
+  if (srv->pid > 0) {
     threads.emplace(srv->pid);
+    cpu_before = thread_cpu_seconds(srv->pid);
+  }
   auto res = run_http(srv->url, "provision_runtime", o.n, o.concurrency, o.limit_s, io_input);
   if (threads)
     threads->stop();
@@ -89,24 +101,28 @@ bool run_once(const io_options& o, const std::string& driver_url, int run) {
   line["driver_errors"] = count(after, "errors") - count(before, "errors");
   line["driver_peak_in_flight"] = count(after, "peak_in_flight");
   line["polls_per_s"] = static_cast<double>(polls) / res.wall_s;
+  auto driver_cpu = drv.pid > 0 ? tree_cpu_seconds(drv.pid) - driver_cpu0 : 0.0;
   if (srv->pid > 0) {
-    line["cpu_s"] = {{"engine", tree_cpu_seconds(srv->pid) - cpu0}};
+    line["cpu_s"] = {{"engine", tree_cpu_seconds(srv->pid) - cpu0}, {"driver", driver_cpu}};
     line["peak_rss_mib"] = {{"engine", status_of(srv->pid, "VmHWM") / 1024}};
     line["peak_threads"] = {{"engine", threads->peak_threads()}};
+    line["thread_cpu_s"] = thread_cpu_delta(cpu_before, thread_cpu_seconds(srv->pid));
   } else {
-    line["cpu_s"] = {{"engine", res.cpu_s}};
+    line["cpu_s"] = {{"engine", res.cpu_s}, {"driver", driver_cpu}};
     line["peak_rss_mib"] = {{"engine", res.rss_at_peak_kib / 1024}};
     line["peak_threads"] = {{"engine", nullptr}};
   }
-  // A server started here runs on its defaults: those of this build's
-  // headers (an older binary has its own, see bench/README.md).
-  line["settings"] = {{"call_ms", o.call_ms},
-                      {"driver", "http"},
+  line["settings"] = {{"call_ms", o.call_ms}, {"driver", "http"},
                       {"server", o.url.empty() ? o.server_bin : o.url},
-                      {"driver_connections", infra::ignition_driver_config{}.max_connections},
-                      {"monitor_rate", infra::monitor_options{}.max_polls_per_second},
-                      {"step_workers", engine_config{}.step_workers},
                       {"concurrency", o.concurrency}};
+  // A server of this build started here runs on the defaults of this
+  // build's headers; another binary's or a running server's are unknown.
+  if (o.url.empty() && o.server_bin_is_ours) {
+    auto& s = line["settings"].as_object();
+    s["driver_connections"] = infra::ignition_driver_config{}.max_connections;
+    s["monitor_rate"] = infra::monitor_options{}.max_polls_per_second;
+    s["step_workers"] = engine_config{}.step_workers;
+  }
   std::cout << boost::json::serialize(line) << std::endl;
   if (srv->proc.pid > 0 && !stop_child(srv->proc))
     std::cerr << "stepwise-bench: the server did not stop in time; killed\n";
@@ -120,6 +136,7 @@ int run_io_http(const io_options& opts) {
   if (o.server_bin.empty()) {
     auto self = self_exe();
     o.server_bin = self.substr(0, self.rfind('/') + 1) + "stepwise";
+    o.server_bin_is_ours = true;
   }
   std::optional<child_process> drv;
   auto driver_url = o.driver_url;
@@ -143,7 +160,7 @@ int run_io_http(const io_options& opts) {
   }
   int rc = 0;
   for (int run = 1; run <= o.runs && rc == 0; ++run)
-    if (!run_once(o, driver_url, run))
+    if (!run_once(o, {driver_url, drv ? drv->pid : 0}, run))
       rc = 1;
   if (drv)
     stop_child(*drv);

@@ -1,6 +1,7 @@
 #include "bench/io_workload.hpp"
 
 #include <chrono>
+#include <cmath>
 
 #include "bench/proc_stats.hpp"
 #include "bench/stats.hpp"
@@ -31,6 +32,18 @@ boost::json::object io_line(const io_options& o, int run, const run_result& res,
                           {"max", quantile(res.latency_ms, 1.0)}}},
           {"load_avg", {load_before, load_average()}},
           {"version", STEPWISE_GIT_SHA}, {"ts", format_time(now)}};
+}
+
+boost::json::object thread_cpu_delta(const std::map<std::string, double>& before,
+                                     const std::map<std::string, double>& after) {
+  boost::json::object out;
+  for (auto& [name, secs] : after) {
+    auto i = before.find(name);
+    auto used = secs - (i == before.end() ? 0.0 : i->second);
+    if (used >= 0.01)
+      out[name] = std::round(used * 100) / 100;
+  }
+  return out;
 }
 
 } // namespace stepwise::bench

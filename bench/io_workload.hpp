@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include <boost/json.hpp>
@@ -35,6 +36,8 @@ struct io_options {
   /// HTTP: the `stepwise` binary to start (empty: the one next to this
   /// executable).
   std::string server_bin;
+  /// Set by the bench: `server_bin` is the server of this build.
+  bool server_bin_is_ours = false;
   /// HTTP: a running driver process (empty: start `stepwise-bench
   /// --serve-driver` on a free port for the invocation).
   std::string driver_url;
@@ -47,6 +50,11 @@ boost::json::object io_input(size_t i);
 /// the load average at the start and the end of the run).
 boost::json::object io_line(const io_options& o, int run, const run_result& res,
                             double load_before);
+
+/// Returns the CPU seconds each thread name used between two readings of
+/// `thread_cpu_seconds` (names under 10 ms left out).
+boost::json::object thread_cpu_delta(const std::map<std::string, double>& before,
+                                     const std::map<std::string, double>& after);
 
 /// Runs the workload `o.runs` times, one JSON line per run on stdout.
 /// Returns the exit code.

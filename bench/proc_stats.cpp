@@ -95,6 +95,23 @@ bool reset_peak_rss(int pid) {
   return static_cast<bool>(out);
 }
 
+std::map<std::string, double> thread_cpu_seconds(int pid) {
+  auto hz = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  auto dir = "/proc/" + (pid > 0 ? std::to_string(pid) : std::string("self")) + "/task";
+  std::map<std::string, double> out;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it{dir, ec}, end; !ec && it != end;
+       it.increment(ec)) {
+    std::ifstream comm{it->path() / "comm"};
+    std::string name;
+    std::getline(comm, name);
+    auto f = stat_fields(dir.substr(6) + "/" + it->path().filename().string());
+    if (f && !name.empty())
+      out[name] += static_cast<double>((*f)[11] + (*f)[12]) / hz;
+  }
+  return out;
+}
+
 double load_average() {
   std::ifstream in{"/proc/loadavg"};
   double one = -1;

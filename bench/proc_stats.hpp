@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace stepwise::bench {
@@ -22,6 +23,12 @@ int64_t status_of(int pid, const std::string& field);
 /// its current one (`/proc/PID/clear_refs`), so that a run in a process that
 /// ran before reads its own peak. Returns false when the kernel refused.
 bool reset_peak_rss(int pid);
+
+/// Returns the CPU seconds of process `pid`'s (0: this one) live threads so
+/// far, summed by thread name (`sw-driver`, `sw-writer`, CAF's workers...):
+/// where a process's CPU goes, without a profiler. Threads that exited are
+/// not counted.
+std::map<std::string, double> thread_cpu_seconds(int pid);
 
 /// Returns the machine's load average over the last minute (-1 unknown).
 double load_average();
