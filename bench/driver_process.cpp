@@ -141,14 +141,14 @@ void mount(httplib::Server& svr, infra::sim_driver& drv, counters& n,
 
 } // namespace
 
-int serve_driver(const driver_process_options& o) {
-  auto colon = o.listen.rfind(':');
+int serve_driver(const std::string& listen, int64_t call_ms, size_t threads) {
+  auto colon = listen.rfind(':');
   if (colon == std::string::npos) {
     std::fprintf(stderr, "stepwise-bench: --listen must be HOST:PORT\n");
     return 2;
   }
-  auto host = o.listen.substr(0, colon);
-  auto port = std::stoi(o.listen.substr(colon + 1));
+  auto host = listen.substr(0, colon);
+  auto port = std::stoi(listen.substr(colon + 1));
   // Only the sigwait below takes the stop signals; threads inherit the mask.
   sigset_t stop;
   sigemptyset(&stop);
@@ -160,7 +160,7 @@ int serve_driver(const driver_process_options& o) {
   infra::sim_driver drv{infra::sim_config{}, std::make_shared<real_clock>(sys)};
   counters n;
   httplib::Server svr;
-  svr.new_task_queue = [threads = o.threads] { return new httplib::ThreadPool(threads); };
+  svr.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   svr.set_tcp_nodelay(true);
   svr.set_keep_alive_max_count(1'000'000);
   int listen_fd = -1;
@@ -168,9 +168,9 @@ int serve_driver(const driver_process_options& o) {
     httplib::default_socket_options(fd);
     listen_fd = fd;
   });
-  mount(svr, drv, n, std::chrono::milliseconds(o.call_ms));
+  mount(svr, drv, n, std::chrono::milliseconds(call_ms));
   if (!svr.bind_to_port(host.c_str(), port)) {
-    std::fprintf(stderr, "stepwise-bench: cannot listen on %s\n", o.listen.c_str());
+    std::fprintf(stderr, "stepwise-bench: cannot listen on %s\n", listen.c_str());
     return 1;
   }
   // httplib listens with a backlog of 5: a burst of connects would see
@@ -179,7 +179,7 @@ int serve_driver(const driver_process_options& o) {
   ::listen(listen_fd, 4096);
   std::thread server{[&svr] { svr.listen_after_bind(); }};
   std::fprintf(stderr, "stepwise-bench: driver on http://%s (calls answer after %lld ms)\n",
-               o.listen.c_str(), static_cast<long long>(o.call_ms));
+               listen.c_str(), static_cast<long long>(call_ms));
   int sig = 0;
   sigwait(&stop, &sig);
   svr.stop();

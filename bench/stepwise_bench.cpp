@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -51,7 +52,7 @@ struct options {
   bool url_given = false;
   bench::io_options io;
   bool serve_driver = false;
-  bench::driver_process_options driver;
+  std::string listen = "127.0.0.1:8090";
 };
 
 int usage(const char* why) {
@@ -95,11 +96,11 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
       else if (k == "--concurrency") o.concurrency = std::stoul(v);
       else if (k == "--store-pid") o.store_pid = std::stoi(v);
       else if (k == "--start-at") o.start_at_ms = std::stoll(v);
-      else if (k == "--call-ms") o.io.call_ms = o.driver.call_ms = std::stoll(v);
+      else if (k == "--call-ms") o.io.call_ms = std::stoll(v);
       else if (k == "--server-bin") o.io.server_bin = v;
       else if (k == "--server-pid") o.io.server_pid = std::stoi(v);
       else if (k == "--driver-url") o.io.driver_url = v;
-      else if (k == "--listen") o.driver.listen = v;
+      else if (k == "--listen") o.listen = v;
       else {
         err = "unknown flag " + k;
         return false;
@@ -219,15 +220,11 @@ int main(int argc, char** argv) {
   if (o.via != "embedded" && o.via != "http")
     return usage("--via must be embedded or http");
   if (o.serve_driver)
-    return bench::serve_driver(o.driver);
+    return bench::serve_driver(o.listen, o.io.call_ms);
   if (o.workload == "io") {
     auto io = o.io;
-    io.n = o.n;
-    io.runs = o.runs;
-    io.via = o.via;
-    io.limit_s = o.limit_s;
-    io.store = o.store;
-    io.concurrency = o.concurrency;
+    std::tie(io.n, io.runs, io.via, io.limit_s, io.store, io.concurrency)
+      = std::tie(o.n, o.runs, o.via, o.limit_s, o.store, o.concurrency);
     io.url = o.url_given ? o.url : std::string();
     return io.via == "http" ? bench::run_io_http(io) : bench::run_io_embedded(io);
   }
