@@ -124,14 +124,15 @@ void ask_actor(dispatcher_ptr self, const caf::actor& a, caf::response_promise r
 }
 
 /// A request about an existing operation that its actor carries out (a
-/// command, a signal): `msg` for the actor, answered with a `T`; `refuse`
-/// answers when the operation has no actor and its stored state decides.
+/// command, a signal): `msg` for the actor, answered with a `T`;
+/// `from_store` answers when the operation has no actor and its stored
+/// state decides (a refusal, or a repeated signal).
 template <class T>
 struct actor_request {
   caf::message msg;
   /// Whether a failed operation gets an actor to carry the request.
   bool revive_failed = false;
-  std::function<caf::error(const operation&)> refuse;
+  std::function<caf::expected<T>(const operation&)> from_store;
 };
 
 template <class T>
@@ -169,7 +170,11 @@ void to_absent(dispatcher_ptr self, caf::response_promise rp, const std::string&
                                 "send the request to that process"));
       return;
     }
-    rp.deliver(req->refuse(op));
+    auto answer = req->from_store(op);
+    if (answer)
+      rp.deliver(std::move(*answer));
+    else
+      rp.deliver(std::move(answer.error()));
   });
 }
 
@@ -179,12 +184,6 @@ void to_actor(dispatcher_ptr self, caf::response_promise rp, const std::string& 
   auto absent = [=] { to_absent(self, rp, id, req); };
   route(self, id, [=](const caf::actor& a) { ask_actor<T>(self, a, rp, absent, req->msg); },
         absent);
-}
-
-caf::error refuse_signal(const operation& op) {
-  return make_error(errc::invalid_state,
-                    "operation '" + op.id + "' is " + std::string{to_string(op.state)}
-                      + ": it has ended and takes no signals");
 }
 
 /// Hands a watcher's report to its operation, waking it if it sleeps; a
@@ -218,7 +217,9 @@ caf::message_handler dispatcher_requests(dispatcher_ptr self) {
       auto req = std::make_shared<actor_request<operation>>();
       req->msg = caf::make_message(command_atom::value, cmd);
       req->revive_failed = cmd == command::retry;
-      req->refuse = [cmd](const operation& op) { return refusal(op, cmd); };
+      req->from_store = [cmd](const operation& op) -> caf::expected<operation> {
+        return refusal(op, cmd);
+      };
       to_actor<operation>(self, rp, id, std::move(req));
       return rp;
     },
@@ -228,8 +229,13 @@ caf::message_handler dispatcher_requests(dispatcher_ptr self) {
                           "the signal name must be 1 to 64 characters of A-Z a-z 0-9 _ . -");
       auto rp = self->make_response_promise();
       auto req = std::make_shared<actor_request<signal_result>>();
+      req->from_store = [rt = self->state.rt,
+                         sid = sig.signal_id](const operation& op) -> caf::expected<signal_result> {
+        if (has_signal(op, sid))
+          return signal_result{rt->present(op), true};
+        return signal_refusal(op);
+      };
       req->msg = caf::make_message(signal_atom::value, std::move(sig));
-      req->refuse = refuse_signal;
       to_actor<signal_result>(self, rp, id, std::move(req));
       return rp;
     },

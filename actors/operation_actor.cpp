@@ -125,7 +125,7 @@ void execute(self_ptr self, next_action act) {
       st.running_attempt = act.attempt;
       step_context ctx{st.op.id,   def.name, act.attempt,
                        st.op.input, st.op.data, std::move(st.transient),
-                       st.rt->clk.get(), st.stop->token()};
+                       st.rt->clk, st.stop->token()};
       st.transient = {};
       attempt_target to{self, st.gen, st.rt->step_pool.get(),
                         act.due.time_since_epoch().count() > 0 ? std::min(act.due, now) : now};
@@ -200,17 +200,19 @@ void on_ack(self_ptr self, write_status status) {
   auto deferred = std::move(st.deferred);
   st.deferred.clear();
   for (size_t i = 0; i < deferred.size(); ++i) {
+    deferred[i]();
     if (st.committing) {
-      // A deferred request began a new commit: it supersedes `act`; the
-      // rest wait for that commit.
-      for (size_t j = i; j < deferred.size(); ++j)
+      // A deferred request began a new commit. What it decides to do next
+      // supersedes `act`; one that only stored something (a signal no wait
+      // took) leaves `act` due. The rest wait for that commit.
+      if (st.pending.what == next_action::kind::none)
+        st.pending = act;
+      for (size_t j = i + 1; j < deferred.size(); ++j)
         st.deferred.emplace_back(std::move(deferred[j]));
       return;
     }
-    deferred[i]();
   }
-  if (!st.committing)
-    execute(self, act);
+  execute(self, act);
 }
 
 void on_step_done(self_ptr self, step_done& msg) {

@@ -40,21 +40,18 @@ void on_command(self_ptr self, command cmd, caf::response_promise& rp) {
 /// Stores a signal (ending the wait it ends), or answers a repeat.
 void on_signal(self_ptr self, signal_request& req, caf::response_promise& rp) {
   auto& st = self->state;
+  // A repeat is answered as such even after the operation ended: the
+  // sender's retry of a signal that was taken must not look like a refusal.
+  if (has_signal(st.op, req.signal_id)) {
+    rp.deliver(signal_result{st.rt->present(*st.committed), true});
+    return;
+  }
   if (is_terminal(st.op.state)) {
-    rp.deliver(make_error(errc::invalid_state,
-                          "operation '" + st.op.id + "' is "
-                            + std::string{to_string(st.op.state)}
-                            + ": it has ended and takes no signals"));
+    rp.deliver(signal_refusal(st.op));
     if (!st.committing && !st.step_running)
       execute(self, {next_action::kind::finish, 0, 0, {}});
     return;
   }
-  if (!req.signal_id.empty())
-    for (auto& s : st.op.signals)
-      if (s.id == req.signal_id) {
-        rp.deliver(signal_result{st.rt->present(*st.committed), true});
-        return;
-      }
   auto now = st.rt->clk->now();
   signal_record sig;
   sig.name = std::move(req.name);

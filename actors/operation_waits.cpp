@@ -35,7 +35,7 @@ void describe(self_ptr self, size_t idx, int32_t attempt) {
   auto& st = self->state;
   auto& def = st.wf->steps()[idx];
   auto ctx = std::make_shared<step_context>(st.op.id, def.name, attempt, st.op.input,
-                                            st.op.data, transient_map{}, st.rt->clk.get());
+                                            st.op.data, transient_map{}, st.rt->clk);
   auto me = caf::actor_cast<caf::actor>(self);
   st.rt->step_pool->submit([wf = st.wf, idx, ctx, me, gen = st.gen] {
     watch_ready out;
@@ -99,7 +99,7 @@ bool skip_wait(self_ptr self, const step_def& def, int32_t attempt) {
   if (!def.condition)
     return false;
   step_context ctx{st.op.id, def.name, attempt, st.op.input, st.op.data, transient_map{},
-                   st.rt->clk.get()};
+                   st.rt->clk};
   try {
     return !(*def.condition)(ctx);
   } catch (...) {

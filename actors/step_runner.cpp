@@ -76,11 +76,14 @@ void start_async(const async_step_fn& fn, async_call call) {
 
 void run_async(const attempt_target& to, workflow_ptr wf, size_t idx, step_context ctx,
                bool compensate) {
-  auto me = caf::actor_cast<caf::actor>(to.self);
+  // A call may be completed after its process stopped (the host keeps it):
+  // hold the operation weakly so that a late completion finds no actor.
+  auto me = caf::actor_cast<caf::weak_actor_ptr>(to.self);
   auto gen = to.generation;
   auto attempt = ctx.attempt();
   async_call call{std::move(ctx), [me, gen, attempt](step_result res) {
-                    reply(me, gen, attempt, std::move(res));
+                    if (auto strong = me.lock())
+                      reply(caf::actor_cast<caf::actor>(strong), gen, attempt, std::move(res));
                   }};
   auto& def = wf->steps()[idx];
   if (compensate) {

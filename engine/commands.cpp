@@ -42,4 +42,19 @@ caf::error refusal(const operation& op, command cmd) {
                                            + ": " + allowed);
 }
 
+caf::error signal_refusal(const operation& op) {
+  return make_error(errc::invalid_state, "operation '" + op.id + "' is "
+                                           + std::string{to_string(op.state)}
+                                           + ": it has ended and takes no signals");
+}
+
+bool has_signal(const operation& op, const std::string& signal_id) {
+  if (signal_id.empty())
+    return false;
+  for (auto& s : op.signals)
+    if (s.id == signal_id)
+      return true;
+  return false;
+}
+
 } // namespace stepwise

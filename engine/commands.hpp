@@ -26,4 +26,12 @@ bool allows(const operation& op, command cmd);
 /// naming the operation, its state and the states that allow `cmd`.
 caf::error refusal(const operation& op, command cmd);
 
+/// Returns the `errc::invalid_state` error that refuses a signal for an
+/// operation that has ended.
+caf::error signal_refusal(const operation& op);
+
+/// Returns whether `op` stored a signal with id `signal_id` (never for an
+/// empty id).
+bool has_signal(const operation& op, const std::string& signal_id);
+
 } // namespace stepwise

@@ -41,14 +41,14 @@ public:
                int32_t attempt,
                std::shared_ptr<const boost::json::object> input,
                boost::json::object data, transient_map transient,
-               const stepwise::clock* clk, stop_token stop = {})
+               std::shared_ptr<const stepwise::clock> clk, stop_token stop = {})
     : operation_id_(std::move(operation_id)),
       step_name_(std::move(step_name)),
       attempt_(attempt),
       input_(std::move(input)),
       data_(std::move(data)),
       transient_(std::move(transient)),
-      clock_(clk),
+      clock_(std::move(clk)),
       stop_(std::move(stop)) {
     // nop
   }
@@ -143,7 +143,8 @@ private:
   boost::json::object data_;
   transient_map transient_;
   std::vector<emitted_event> emitted_;
-  const stepwise::clock* clock_;
+  // Shared: an asynchronous call may be completed after its engine stopped.
+  std::shared_ptr<const stepwise::clock> clock_;
   stop_token stop_;
 };
 

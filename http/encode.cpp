@@ -4,7 +4,7 @@
 #include <chrono>
 #include <iterator>
 
-#include "storage/json_text.hpp"
+#include "engine/json_text.hpp"
 
 namespace stepwise::http {
 

@@ -3,7 +3,7 @@
 #include <charconv>
 
 #include "engine/errc.hpp"
-#include "storage/json_text.hpp"
+#include "engine/json_text.hpp"
 
 namespace stepwise::codec {
 

@@ -2,7 +2,7 @@
 #include "storage/codec.hpp"
 
 #include "engine/errc.hpp"
-#include "storage/json_text.hpp"
+#include "engine/json_text.hpp"
 
 namespace stepwise::codec {
 

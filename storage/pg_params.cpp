@@ -1,6 +1,6 @@
 #include "storage/pg_params.hpp"
 
-#include "storage/utf8.hpp"
+#include "engine/utf8.hpp"
 
 namespace stepwise {
 

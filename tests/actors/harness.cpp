@@ -36,7 +36,6 @@ harness::harness(registry_maker make, std::shared_ptr<memory_store> st,
               : std::make_shared<virtual_clock>(from_micros(1'800'000'000'000'000));
   store = st ? st : std::make_shared<memory_store>();
   ec.clock = clk;
-  ec.step_workers = 4;
   auto e = engine::launch(*sys, ec, make(*sys, clk), store);
   REQUIRE(e);
   eng = *e;

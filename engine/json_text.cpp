@@ -1,6 +1,6 @@
-#include "storage/json_text.hpp"
+#include "engine/json_text.hpp"
 
-#include "storage/utf8.hpp"
+#include "engine/utf8.hpp"
 
 namespace stepwise::json_text {
 
