@@ -61,7 +61,7 @@ bool run_once(const io_options& o, int run) {
   }
   auto load0 = load_average();
   reset_peak_rss(0);
-  proc_sampler threads{0};
+  proc_sampler threads{0, std::chrono::milliseconds(50)};
   auto cpu_before = thread_cpu_seconds(0);
   auto res = run_embedded(sys, *eng, "provision_runtime", o.n, o.limit_s, {}, io_input);
   threads.stop();
@@ -83,6 +83,7 @@ bool run_once(const io_options& o, int run) {
     if (lat.bounds[i - 1] >= 0.1)
       slow += lat.buckets[i].load();
   line["commits"] = commits;
+  line["checkpoints"] = eng->stats().commit_batch_size.sum_micro.load() / 1'000'000;
   line["commit_ms"] = {
     {"mean", commits > 0 ? static_cast<double>(lat.sum_micro.load()) / 1e3
                              / static_cast<double>(commits)

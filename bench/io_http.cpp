@@ -87,7 +87,7 @@ bool run_once(const io_options& o, const driver_at& drv, int run) {
   std::optional<proc_sampler> threads;
   std::map<std::string, double> cpu_before;
   if (srv->pid > 0) {
-    threads.emplace(srv->pid);
+    threads.emplace(srv->pid, std::chrono::milliseconds(50));
     cpu_before = thread_cpu_seconds(srv->pid);
   }
   auto res = run_http(srv->url, "provision_runtime", o.n, o.concurrency, o.limit_s, io_input);
