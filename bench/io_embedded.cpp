@@ -100,6 +100,7 @@ bool run_once(const io_options& o, int run) {
   std::cout << boost::json::serialize(line) << std::endl;
   eng->shutdown();
   caf::anon_send_exit(monitor, caf::exit_reason::user_shutdown);
+  remove_scratch(ec.store_uri);
   return true;
 }
 

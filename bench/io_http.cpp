@@ -2,6 +2,7 @@
 // on an external driver process, operations submitted through its API.
 #include "bench/io_workload.hpp"
 
+#include <cstdio>
 #include <iostream>
 
 #include <httplib.h>
@@ -42,18 +43,20 @@ struct server {
   std::string url;
   int pid = 0;
   child_process proc;
+  /// Its scratch store, removed after the run (empty: not ours).
+  std::string store;
 };
 
 std::optional<server> start_server(const io_options& o, const std::string& driver_url,
                                    int run) {
   if (!o.url.empty())
-    return server{o.url, o.server_pid, {}};
+    return server{o.url, o.server_pid, {}, {}};
   auto port = free_port();
   auto url = "http://127.0.0.1:" + std::to_string(port);
   std::string err;
+  auto store = fresh_sqlite_uri("io-serve", run);
   auto p = start_child({o.server_bin, "serve", "--driver", driver_url, "--listen",
-                        "127.0.0.1:" + std::to_string(port), "--store",
-                        fresh_sqlite_uri("io-serve", run)},
+                        "127.0.0.1:" + std::to_string(port), "--store", store},
                        log_path("serve"), err);
   if (!p) {
     std::cerr << "stepwise-bench: " << err << '\n';
@@ -62,9 +65,10 @@ std::optional<server> start_server(const io_options& o, const std::string& drive
   if (!wait_ready(url, "/readyz", 30, &*p)) {
     std::cerr << "stepwise-bench: the server did not get ready; see " << p->log << '\n';
     stop_child(*p);
+    remove_scratch(store);
     return std::nullopt;
   }
-  return server{url, p->pid, *p};
+  return server{url, p->pid, *p, store};
 }
 
 /// Where the driver process is: its URL, and its pid when started here
@@ -126,6 +130,7 @@ bool run_once(const io_options& o, const driver_at& drv, int run) {
   std::cout << boost::json::serialize(line) << std::endl;
   if (srv->proc.pid > 0 && !stop_child(srv->proc))
     std::cerr << "stepwise-bench: the server did not stop in time; killed\n";
+  remove_scratch(srv->store);
   return true;
 }
 
@@ -164,6 +169,9 @@ int run_io_http(const io_options& opts) {
       rc = 1;
   if (drv)
     stop_child(*drv);
+  if (rc == 0) // kept when something failed: the messages point to them
+    for (auto what : {"driver", "serve"})
+      std::remove(log_path(what).c_str());
   return rc;
 }
 

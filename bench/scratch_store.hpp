@@ -9,4 +9,9 @@ namespace stepwise::bench {
 /// every run starts on an empty store.
 std::string fresh_sqlite_uri(const std::string& tag, int run);
 
+/// Removes the files of a store `fresh_sqlite_uri` returned (a run's
+/// scratch store is tens of MiB); other URIs are left alone. The store may
+/// still be open: the space comes back when it closes.
+void remove_scratch(const std::string& uri);
+
 } // namespace stepwise::bench

@@ -278,6 +278,7 @@ int main(int argc, char** argv) {
     line["mean_commit_ms"] = mean(m.commit_latency_seconds, 1e3);
     std::cout << boost::json::serialize(line) << std::endl;
     eng->shutdown();
+    bench::remove_scratch(ec.store_uri);
   }
   return 0;
 }
