@@ -47,6 +47,9 @@ using lease_wait_atom = caf::atom_constant<caf::atom("sw_lwait")>;
 using deadline_atom = caf::atom_constant<caf::atom("sw_dline")>;
 /// The dispatcher's sleeper timer: (wake_atom, generation).
 using wake_atom = caf::atom_constant<caf::atom("sw_wake")>;
+/// A watched wait has lasted `passivate_after`: passivate now if it still
+/// waits (linger_atom, generation, due).
+using linger_atom = caf::atom_constant<caf::atom("sw_linger")>;
 /// Operation actor -> dispatcher: may I passivate? (id, due, generation).
 using passivate_atom = caf::atom_constant<caf::atom("sw_pass")>;
 /// Dispatcher -> operation actor: go ahead, nothing more will be routed to you.

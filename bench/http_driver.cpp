@@ -113,7 +113,8 @@ void read_stream(httplib::Client* c, int64_t after, shared_state& st) {
 } // namespace
 
 run_result run_http(const http_target& target, const std::string& workflow,
-                    size_t n, size_t concurrency, double limit_s) {
+                    size_t n, size_t concurrency, double limit_s,
+                    const input_fn& input) {
   run_result res;
   auto probe = connect(target);
   auto start_seq = log_end(*probe);
@@ -131,8 +132,9 @@ run_result run_http(const http_target& target, const std::string& workflow,
     submitters.emplace_back([&] {
       auto c = connect(target);
       for (size_t i = next++; i < n; i = next++) {
-        auto body = R"({"workflow":")" + workflow + R"(","input":{"i":)"
-                    + std::to_string(i) + "}}";
+        auto in = input ? input(i) : boost::json::object{{"i", i}};
+        auto body = boost::json::serialize(
+          boost::json::object{{"workflow", workflow}, {"input", std::move(in)}});
         submitted[i] = steady::now();
         auto r = c->Post("/api/v1/operations", body, "application/json");
         if (r && r->status == 201) {

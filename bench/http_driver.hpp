@@ -19,11 +19,13 @@ struct http_target {
 /// connections, and sees each finish through one event stream
 /// (`GET /api/v1/events/stream`). Latency runs from each submit call to the
 /// moment its terminal event arrives. Waits at most `limit_s` seconds.
+/// `input` defaults to `{"i": i}`.
 ///
 /// `cpu_s` and the RSS fields are the server's, from its `/metrics`
 /// (`process_cpu_seconds_total`, `stepwise_process_peak_resident_memory_bytes`).
 run_result run_http(const http_target& target, const std::string& workflow,
-                    size_t n, size_t concurrency, double limit_s);
+                    size_t n, size_t concurrency, double limit_s,
+                    const input_fn& input = {});
 
 /// Returns the store backend of the server `target` (from `/readyz`), or
 /// "unknown".

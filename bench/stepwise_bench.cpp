@@ -8,13 +8,17 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 
 #include "bench/embedded_driver.hpp"
+#include "bench/driver_process.hpp"
 #include "bench/http_driver.hpp"
+#include "bench/io_workload.hpp"
 #include "bench/proc_stats.hpp"
+#include "bench/scratch_store.hpp"
 #include "bench/stats.hpp"
 #include "workflows/bench.hpp"
 #include "engine/errc.hpp"
@@ -47,16 +51,25 @@ struct options {
   /// Wall-clock ms since the epoch at which the run starts (after start-up),
   /// so that several processes on one store run together (bench/pg-multi).
   int64_t start_at_ms = 0;
+  /// The `io` workload (bench/io_workload.hpp) and the driver process.
+  bool url_given = false;
+  bench::io_options io;
+  bool serve_driver = false;
+  std::string listen = "127.0.0.1:8090";
 };
 
 int usage(const char* why) {
   std::fprintf(stderr,
                "stepwise-bench: %s\n"
-               "usage: stepwise-bench --workload steps|retry|timers --n N [--runs R]\n"
+               "usage: stepwise-bench --workload steps|retry|timers|io --n N [--runs R]\n"
                "       [--via embedded|http] [--store URI] [--url URL] [--token T] [--pool P]\n"
                "       [--limit SECONDS] [--passivate-ms MS] [--concurrency C]\n"
                "       [--store-pid PID] [--start-at EPOCH_MS]\n"
-               "--via http needs a running `stepwise serve --workflows demo,bench`.\n",
+               "       io: [--call-ms MS] [--server-bin PATH] [--server-pid PID]\n"
+               "           [--driver-url URL]\n"
+               "       stepwise-bench --serve-driver [--listen HOST:PORT] [--call-ms MS]\n"
+               "--via http needs a running `stepwise serve --workflows demo,bench`\n"
+               "(io: one is started per run unless --url is given).\n",
                why);
   return 2;
 }
@@ -64,6 +77,10 @@ int usage(const char* why) {
 bool parse(int argc, char** argv, options& o, std::string& err) {
   for (int i = 1; i < argc; ++i) {
     std::string k = argv[i];
+    if (k == "--serve-driver") {
+      o.serve_driver = true;
+      continue;
+    }
     if (i + 1 >= argc) {
       err = "flag " + k + " needs a value";
       return false;
@@ -75,7 +92,7 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
       else if (k == "--runs") o.runs = std::stoi(v);
       else if (k == "--via") o.via = v;
       else if (k == "--store") o.store = v;
-      else if (k == "--url") o.url = v;
+      else if (k == "--url") o.url = v, o.url_given = true;
       else if (k == "--token") o.token = v;
       else if (k == "--pool") o.pool = std::stoul(v);
       else if (k == "--limit") o.limit_s = std::stod(v);
@@ -83,6 +100,11 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
       else if (k == "--concurrency") o.concurrency = std::stoul(v);
       else if (k == "--store-pid") o.store_pid = std::stoi(v);
       else if (k == "--start-at") o.start_at_ms = std::stoll(v);
+      else if (k == "--call-ms") o.io.call_ms = std::stoll(v);
+      else if (k == "--server-bin") o.io.server_bin = v;
+      else if (k == "--server-pid") o.io.server_pid = std::stoi(v);
+      else if (k == "--driver-url") o.io.driver_url = v;
+      else if (k == "--listen") o.listen = v;
       else {
         err = "unknown flag " + k;
         return false;
@@ -92,7 +114,7 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
       return false;
     }
   }
-  if (workflows::bench_workflow_of(o.workload).empty()) {
+  if (o.workload != "io" && workflows::bench_workflow_of(o.workload).empty()) {
     err = "unknown workload '" + o.workload + "'";
     return false;
   }
@@ -111,11 +133,7 @@ std::string now_iso() {
 std::string store_for_run(const options& o, int run) {
   if (!o.store.empty())
     return o.store;
-  auto path = "/tmp/stepwise-bench-" + std::to_string(::getpid()) + "-"
-              + std::to_string(run) + ".db";
-  for (auto suffix : {"", "-wal", "-shm"})
-    std::remove((path + suffix).c_str());
-  return "sqlite:" + path;
+  return bench::fresh_sqlite_uri("", run);
 }
 
 /// Returns the figure a workload reads from an operation's durable data:
@@ -210,6 +228,16 @@ int main(int argc, char** argv) {
     return usage(err.c_str());
   if (o.via != "embedded" && o.via != "http")
     return usage("--via must be embedded or http");
+  if (o.serve_driver)
+    return bench::serve_driver(o.listen, o.io.call_ms);
+  if (o.workload == "io") {
+    auto io = o.io;
+    std::tie(io.n, io.runs, io.via, io.limit_s, io.store, io.concurrency)
+      = std::tie(o.n, o.runs, o.via, o.limit_s, o.store, o.concurrency);
+    io.url = o.url_given ? o.url : std::string();
+    io.token = o.token;
+    return io.via == "http" ? bench::run_io_http(io) : bench::run_io_embedded(io);
+  }
   if (o.via == "http")
     return run_via_http(o);
   for (int run = 1; run <= o.runs; ++run) {
@@ -260,6 +288,7 @@ int main(int argc, char** argv) {
     line["mean_commit_ms"] = mean(m.commit_latency_seconds, 1e3);
     std::cout << boost::json::serialize(line) << std::endl;
     eng->shutdown();
+    bench::remove_scratch(ec.store_uri);
   }
   return 0;
 }

@@ -23,7 +23,9 @@ struct engine_config {
   /// Most checkpoints written in one transaction.
   size_t max_batch = 8192;
   /// An operation waiting at least this long is passivated: its actor
-  /// stops and only its wake-up time stays in memory.
+  /// stops and only its wake-up time stays in memory. A wait on a watcher
+  /// (a monitored task), whose length nobody knows, passivates once it
+  /// has lasted this long; zero: at once.
   duration passivate_after = std::chrono::seconds(1);
   /// How long the embedding functions wait for the engine's answer.
   duration request_timeout = std::chrono::seconds(30);

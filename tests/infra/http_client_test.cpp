@@ -361,3 +361,35 @@ TEST_CASE("http_client: a callback may drop the last owner of the client",
   REQUIRE(cv.wait_for(guard, 30s, [&] { return done; }));
   CHECK(weak.expired());
 }
+
+TEST_CASE("http_client: requests waiting for a connection go out in the order sent",
+          "[http_client]") {
+  local_server srv{8};
+  REQUIRE(srv.ok());
+  constexpr size_t n = 200;
+  std::mutex mtx;
+  std::vector<size_t> order;
+  results res{n};
+  http_client_options opts;
+  opts.max_host_connections = 4;
+  http_client client{opts};
+  for (size_t i = 0; i < n; ++i) {
+    auto done = res.at(i);
+    client.send(get(srv.url("/sleep/2")), [&, i, done](http_result r) {
+      {
+        std::lock_guard<std::mutex> guard{mtx};
+        order.push_back(i);
+      }
+      done(std::move(r));
+    });
+  }
+  REQUIRE(res.wait_all());
+  CHECK(res.with_status(200) == n);
+  CHECK(srv.peak() <= 4);
+  // Four at a time: a request is answered at most a few places away from
+  // where it was sent, never after requests sent long after it.
+  size_t worst = 0;
+  for (size_t k = 0; k < n; ++k)
+    worst = std::max(worst, order[k] > k ? order[k] - k : k - order[k]);
+  CHECK(worst < 8);
+}
