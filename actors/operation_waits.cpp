@@ -32,7 +32,7 @@ void park(self_ptr self, time_point due, bool watched) {
   auto now = st.rt->clk->now();
   auto linger = st.rt->cfg.passivate_after;
   bool far = due == time_point::max() || due - now >= linger;
-  if (far && st.transient.empty()) {
+  if (far && may_drop_transient(st)) {
     if (watched && linger > duration{0})
       arm(self, now + linger, caf::make_message(linger_atom::value, st.gen, due));
     else

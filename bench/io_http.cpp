@@ -94,7 +94,7 @@ bool run_once(const io_options& o, const driver_at& drv, int run) {
     threads.emplace(srv->pid, std::chrono::milliseconds(50));
     cpu_before = thread_cpu_seconds(srv->pid);
   }
-  auto res = run_http(srv->url, "provision_runtime", o.n, o.concurrency, o.limit_s, io_input);
+  auto res = run_http({srv->url, o.token}, "provision_runtime", o.n, o.concurrency, o.limit_s, io_input);
   if (threads)
     threads->stop();
   auto after = driver_stats(driver_url);

@@ -30,6 +30,8 @@ struct io_options {
   /// HTTP: a running server (empty: start `server_bin serve` per run on a
   /// fresh SQLite file, with only --driver, --listen and --store set).
   std::string url;
+  /// Bearer token of that server (empty: none).
+  std::string token;
   /// HTTP, with `url`: the server's process, for its CPU, memory and
   /// threads (0: not sampled).
   int server_pid = 0;

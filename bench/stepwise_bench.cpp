@@ -1,5 +1,6 @@
 // stepwise-bench: the benchmark workloads (bench/README.md), one JSON line
 // per run. See bench/README.md for the figures and how they were produced.
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -37,6 +38,8 @@ struct options {
   std::string via = "embedded";
   std::string store;
   std::string url = "http://127.0.0.1:8080";
+  /// --via http: bearer token (--token, STEPWISE_TOKEN).
+  std::string token;
   size_t pool = 4;
   double limit_s = 300;
   int64_t passivate_ms = 1000;
@@ -59,7 +62,7 @@ int usage(const char* why) {
   std::fprintf(stderr,
                "stepwise-bench: %s\n"
                "usage: stepwise-bench --workload steps|retry|timers|io --n N [--runs R]\n"
-               "       [--via embedded|http] [--store URI] [--url URL] [--pool P]\n"
+               "       [--via embedded|http] [--store URI] [--url URL] [--token T] [--pool P]\n"
                "       [--limit SECONDS] [--passivate-ms MS] [--concurrency C]\n"
                "       [--store-pid PID] [--start-at EPOCH_MS]\n"
                "       io: [--call-ms MS] [--server-bin PATH] [--server-pid PID]\n"
@@ -90,6 +93,7 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
       else if (k == "--via") o.via = v;
       else if (k == "--store") o.store = v;
       else if (k == "--url") o.url = v, o.url_given = true;
+      else if (k == "--token") o.token = v;
       else if (k == "--pool") o.pool = std::stoul(v);
       else if (k == "--limit") o.limit_s = std::stod(v);
       else if (k == "--passivate-ms") o.passivate_ms = std::stoll(v);
@@ -185,18 +189,18 @@ boost::json::object result_line(const options& o, int run, const std::string& vi
 /// The workloads through a running server's HTTP API (benchmarks.md `http`).
 int run_via_http(const options& o) {
   auto workflow = workflows::bench_workflow_of(o.workload);
-  auto store = bench::http_store_backend(o.url);
+  auto store = bench::http_store_backend({o.url, o.token});
   if (store == "unknown") {
     std::cerr << "stepwise-bench: no ready server at " << o.url << '\n';
     return 1;
   }
   for (int run = 1; run <= o.runs; ++run) {
-    auto res = bench::run_http(o.url, workflow, o.n, o.concurrency, o.limit_s);
+    auto res = bench::run_http({o.url, o.token}, workflow, o.n, o.concurrency, o.limit_s);
     std::vector<double> figures;
     for (auto& id : res.ids) {
       if (o.workload == "steps")
         break;
-      auto d = bench::http_operation_data(o.url, id);
+      auto d = bench::http_operation_data({o.url, o.token}, id);
       if (d.is_object())
         if (auto f = figure_of(o.workload, d.as_object()))
           figures.push_back(*f);
@@ -213,7 +217,12 @@ int run_via_http(const options& o) {
 } // namespace
 
 int main(int argc, char** argv) {
+  // As the CLI: a write to a connection the server closed must be an error,
+  // not SIGPIPE (httplib's client does not ignore it).
+  std::signal(SIGPIPE, SIG_IGN);
   options o;
+  if (auto t = std::getenv("STEPWISE_TOKEN"))
+    o.token = t;
   std::string err;
   if (!parse(argc, argv, o, err))
     return usage(err.c_str());
@@ -226,6 +235,7 @@ int main(int argc, char** argv) {
     std::tie(io.n, io.runs, io.via, io.limit_s, io.store, io.concurrency)
       = std::tie(o.n, o.runs, o.via, o.limit_s, o.store, o.concurrency);
     io.url = o.url_given ? o.url : std::string();
+    io.token = o.token;
     return io.via == "http" ? bench::run_io_http(io) : bench::run_io_embedded(io);
   }
   if (o.via == "http")

@@ -8,6 +8,7 @@
 
 #include <caf/expected.hpp>
 
+#include "engine/admission.hpp"
 #include "engine/event.hpp"
 #include "engine/operation.hpp"
 
@@ -81,6 +82,14 @@ public:
   /// error means nothing of the batch was written.
   [[nodiscard]] virtual caf::expected<commit_result>
   commit(const std::vector<checkpoint>& batch) = 0;
+
+  /// Runs one admission round (`plan_round` over every operation that
+  /// takes part in admission and has not ended, in creation order) and
+  /// writes it in one transaction: admission columns and `operation_queued`
+  /// events (their `seq` set in the answer). Rounds of several processes
+  /// sharing the store run one at a time. Called by the writer thread.
+  [[nodiscard]] virtual caf::expected<admission_round>
+  admit(const admission_limits& limits, time_point now) = 0;
 
   // -- reads ------------------------------------------------------------------
 

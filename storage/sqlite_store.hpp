@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -82,6 +83,9 @@ public:
   caf::expected<commit_result>
   commit(const std::vector<checkpoint>& batch) override;
 
+  caf::expected<admission_round> admit(const admission_limits& limits,
+                                       time_point now) override;
+
   caf::expected<std::optional<operation>> load(const std::string& id) override;
 
   caf::expected<std::optional<operation>>
@@ -103,6 +107,14 @@ private:
   sqlite_store(std::string path, std::unique_ptr<sqlite_connection> writer,
                std::unique_ptr<write_statements> stmts,
                std::unique_ptr<sqlite_read_pool> readers);
+
+  /// Runs `body` in a write transaction (BEGIN IMMEDIATE), committed when
+  /// it answers a value and rolled back when it fails or throws.
+  template <class T>
+  caf::expected<T> in_write_transaction(const std::function<caf::expected<T>()>& body);
+
+  /// Inserts `ev` (inside an open transaction) and sets its `seq`.
+  caf::error insert_event(event& ev);
 
   /// Writes the items of `batch` inside an open transaction.
   caf::expected<commit_result> write_batch(const std::vector<checkpoint>& batch);

@@ -81,6 +81,8 @@ int run_child(const child_args& args, child_setup setup) {
   caf::actor_system_config cfg;
   tune_actor_system(cfg);
   caf::actor_system sys{cfg};
+  if (setup.with_system)
+    setup.with_system(sys, setup);
   registry reg;
   for (auto& wf : setup.workflows)
     if (!reg.add(std::move(wf)))
@@ -96,6 +98,8 @@ int run_child(const child_args& args, child_setup setup) {
     if (res)
       append(acked_fd, res->op.id + "\n");
   }
+  if (setup.serve)
+    setup.serve(*eng);
   std::optional<std::chrono::steady_clock::time_point> give_up;
   if (setup.idle_within)
     give_up = std::chrono::steady_clock::now() + *setup.idle_within;

@@ -1,9 +1,12 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <caf/fwd.hpp>
 
 #include "engine/engine.hpp"
 
@@ -52,12 +55,18 @@ step_def effect_step(const std::string& name,
 struct child_setup {
   engine_config engine;
   std::vector<workflow> workflows;
+  /// Runs once the actor system exists, before the engine launches: adds
+  /// what needs the system (a clock, a monitor and the workflows using it).
+  std::function<void(caf::actor_system&, child_setup&)> with_system;
   /// What effect_step() lines carry after "<op> <step> <attempt>".
   effect_stamp stamp = effect_stamp::none;
   /// Operations of this workflow to start, with inputs `{"i": 0}` to
   /// `{"i": starts - 1}`.
   std::string start_workflow;
   int starts = 0;
+  /// Runs after the starts, before the child waits to be idle: a test
+  /// drives the child through it (tests/durability/command_loop.hpp).
+  std::function<void(stepwise::engine&)> serve;
   /// Exit once no operation of any process is left; else run until killed.
   bool exit_when_idle = true;
   /// Give up (exit_still_active) after this long, so that a test fails

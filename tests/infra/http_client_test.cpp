@@ -14,12 +14,14 @@
 
 #include "infra/http_client.hpp"
 #include "tests/infra/local_server.hpp"
+#include "tests/infra/thread_count.hpp"
 #include "tests/infra/tls_files.hpp"
 
 using namespace stepwise;
 using namespace stepwise::infra;
 using namespace std::chrono_literals;
 using test::local_server;
+using test::thread_count;
 
 namespace {
 
@@ -111,16 +113,6 @@ http_request get(std::string url, std::chrono::milliseconds timeout = 0ms) {
   req.url = std::move(url);
   req.timeout = timeout;
   return req;
-}
-
-/// The threads of this process, from /proc/self/status.
-int thread_count() {
-  std::ifstream in{"/proc/self/status"};
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("Threads:", 0) == 0)
-      return std::stoi(line.substr(8));
-  return -1;
 }
 
 /// A port on 127.0.0.1 that nothing listens on (bound once, then closed).
