@@ -120,6 +120,7 @@ int main(int argc, char** argv) {
     s.engine.lease_ttl = std::chrono::milliseconds(std::stoi(own[2]));
     // Rounds of the other process admit ours: we look this often.
     s.engine.admission_poll = 200ms;
+    s.start_gap = 20ms; // the two processes' operations alternate in each queue
   } else if (mode == "pause") {
     s.script = pause_one;
     s.exit_when_idle = false;

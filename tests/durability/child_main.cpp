@@ -104,9 +104,12 @@ int run_child(const child_args& args, child_setup setup) {
     if (res)
       acknowledge(res->op.id);
   }
-  for (auto& req : setup.more_starts)
+  for (auto& req : setup.more_starts) {
     if (auto res = eng->start(req))
       acknowledge(res->op.id);
+    if (setup.start_gap > duration::zero())
+      std::this_thread::sleep_for(setup.start_gap);
+  }
   if (setup.script)
     if (auto status = setup.script(*eng); status != 0)
       std::_Exit(status); // the actor system would wait for the engine's actors

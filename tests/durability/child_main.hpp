@@ -61,8 +61,10 @@ struct child_setup {
   /// `{"i": starts - 1}`.
   std::string start_workflow;
   int starts = 0;
-  /// More operations to start, in this order, after those.
+  /// More operations to start, in this order, after those, `start_gap`
+  /// apart (so that the starts of several processes interleave).
   std::vector<start_request> more_starts;
+  duration start_gap = duration::zero();
   /// Runs once the operations are started; a status other than 0 ends the
   /// child with it at once (no shutdown, as a crash would).
   std::function<int(stepwise::engine&)> script;
