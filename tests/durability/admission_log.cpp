@@ -123,17 +123,14 @@ std::vector<std::string> key_overlaps(const std::map<std::string, op_span>& span
 std::vector<std::string> order_breaks(const std::map<std::string, op_span>& spans) {
   std::vector<std::string> out;
   for (auto& [key, started] : by_key(spans)) {
-    auto created = started;
-    std::sort(created.begin(), created.end(), [](auto* a, auto* b) {
-      return a->created_us != b->created_us ? a->created_us < b->created_us : a->id < b->id;
-    });
     for (size_t i = 0; i < started.size(); ++i) {
-      if (started[i] == created[i])
-        continue;
-      out.push_back("key " + key + ": the operation started #" + std::to_string(i + 1) + " is "
-                    + started[i]->id + ", the one created #" + std::to_string(i + 1) + " is "
-                    + created[i]->id);
-      break;
+      for (size_t j = i + 1; j < started.size(); ++j) {
+        auto& a = *started[i];
+        auto& b = *started[j]; // started after a
+        if (b.created_us < a.created_us && b.created_seq < a.created_seq)
+          out.push_back("key " + key + ": " + a.id + " started before " + b.id
+                        + ", which was created before it (by clock and by log)");
+      }
     }
   }
   return out;

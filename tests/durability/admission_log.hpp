@@ -59,8 +59,12 @@ std::map<std::string, op_span> spans_of(const std::vector<operation>& ops,
 /// happened before that event's time.
 std::vector<std::string> key_overlaps(const std::map<std::string, op_span>& spans);
 
-/// Returns, as sentences, every key whose operations started in another
-/// order than their creation order (created_at, id).
+/// Returns, as sentences, every pair of operations with the same key that
+/// started in the other order than they were created, by both measures of
+/// creation: `created_at` (what admission rounds order by) and the seq of
+/// `operation_created` (commit order). In one process the two agree; with
+/// several, creations that overlap in time may commit in the other order
+/// than their clocks say, and then either order keeps the promise.
 std::vector<std::string> order_breaks(const std::map<std::string, op_span>& spans);
 
 /// Returns the most operations of `workflow` in progress at once, counted
