@@ -163,7 +163,10 @@ void execute(self_ptr self, next_action act) {
       await(self, act);
       return;
     case next_action::kind::park:
-      // Paused: only a request (or the deadline) brings it back.
+      // Paused: only a request (or the deadline) brings it back. Queued
+      // (again, after a retry): an admission round does, asked for now.
+      if (st.op.admission == admission::queued)
+        st.rt->writer->request_admission();
       st.gen += 1;
       self->send(st.dispatcher, passivate_atom::value, st.op.id,
                  st.op.deadline.value_or(time_point::max()), st.gen);

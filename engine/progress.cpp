@@ -258,6 +258,22 @@ next_action expire(operation& op, const workflow& wf, time_point now,
                         out);
 }
 
+namespace {
+
+/// Goes on after a retry: at once, or, for an operation that waits for
+/// admission, back in line (its key or slot may be another's since it
+/// ended; the store queues it again with this write).
+next_action go_on(operation& op, const workflow& wf, time_point now, std::vector<event>& out) {
+  if (op.admission == admission::none)
+    return begin_next(op, wf, now, out);
+  op.admission = admission::queued;
+  op.blocked_by.clear();
+  op.updated_at = now;
+  return {next_action::kind::park, op.cursor(), 0, {}};
+}
+
+} // namespace
+
 next_action retry(operation& op, const workflow& wf, time_point now,
                   std::vector<event>& out) {
   if (op.state == op_state::succeeded) {
@@ -266,7 +282,7 @@ next_action retry(operation& op, const workflow& wf, time_point now,
       if (rec.state == step_state::incomplete)
         detail::fresh_budget(rec);
     op.state = op_state::pending;
-    return begin_next(op, wf, now, out);
+    return go_on(op, wf, now, out);
   }
   // Steps whose compensation ran were undone: they run again.
   for (auto& rec : op.steps) {
@@ -282,7 +298,7 @@ next_action retry(operation& op, const workflow& wf, time_point now,
     detail::fresh_budget(op.steps[idx]);
   op.error.clear();
   op.state = op_state::pending;
-  return begin_next(op, wf, now, out);
+  return go_on(op, wf, now, out);
 }
 
 } // namespace stepwise::progress

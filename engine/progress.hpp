@@ -150,7 +150,8 @@ bool watching(const operation& op, const workflow& wf);
 /// Retries the operation (the caller checked `allows(op, command::retry)`):
 /// a failed one at its failed step (completed steps are never run again),
 /// a succeeded one by running its incomplete best-effort steps again, each
-/// with a fresh retry budget.
+/// with a fresh retry budget. One that waits for admission (a key or a
+/// limit) is queued again (`park`) until an admission round lets it go on.
 next_action retry(operation& op, const workflow& wf, time_point now,
                   std::vector<event>& out);
 

@@ -20,7 +20,10 @@ struct checkpoint {
   enum class kind : uint8_t {
     /// Insert a new operation (fails per item on a taken idempotency key).
     create,
-    /// Replace the operation whose revision is `op->revision - 1`.
+    /// Replace the operation whose revision is `op->revision - 1`. Its
+    /// admission columns are left as rounds wrote them, except that an
+    /// operation taking part in admission that leaves an end state (a
+    /// retry) is queued again.
     update,
   };
 

@@ -31,9 +31,15 @@ caf::expected<commit_result> memory_store::commit(const std::vector<checkpoint>&
       if (i == ops_.end() || i->second.revision != op.revision - 1) {
         status = write_status::stale_revision;
       } else {
-        // As the SQL stores: what admission rounds own stays.
+        // As the SQL stores: what admission rounds own stays, but an
+        // operation that takes part and leaves an end state queues again.
         auto adm = i->second.admission;
         auto blocked = std::move(i->second.blocked_by);
+        if (is_terminal(i->second.state) && !is_terminal(op.state)
+            && adm != admission::none) {
+          adm = admission::queued;
+          blocked.clear();
+        }
         i->second = op;
         i->second.admission = adm;
         i->second.blocked_by = std::move(blocked);

@@ -77,7 +77,10 @@ int main(int argc, char** argv) {
                                            .or_signal("ready"))
                                 .step(2, test::effect_step("after")));
   };
-  s.serve = [](engine& eng) { test::serve_commands(eng, std::cin, std::cout); };
+  s.script = [](engine& eng) {
+    test::serve_commands(eng, std::cin, std::cout);
+    return 0;
+  };
   // Bounded: work that never ends fails the test instead of hanging it.
   s.idle_within = 120s;
   return test::run_child(*args, std::move(s));

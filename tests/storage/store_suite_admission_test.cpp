@@ -1,5 +1,6 @@
 // The backend-independent store suite, part 5: admission rounds (their
-// writes, their events, and that updates leave the admission columns).
+// writes, their events, and that updates leave the admission columns, but
+// for a retry out of an end state).
 #include <catch2/catch.hpp>
 
 #include "tests/storage/store_backends.hpp"
@@ -65,6 +66,40 @@ TEST_CASE("an admission round writes admissions, blockers and queued events",
       CHECK(third->startable == std::vector<std::string>{"op-a2", "op-b1"});
       CHECK(third->counts["provision_runtime"].running == 2);
       CHECK(third->counts["provision_runtime"].queued == 1);
+    }
+  }
+}
+
+TEST_CASE("an ended operation that takes part in admission queues again when retried",
+          "[storage][admission][retry]") {
+  for (auto& [name, make] : test_backends()) {
+    DYNAMIC_SECTION("backend " << name) {
+      auto st = make();
+      auto plain = make_op("op-plain", 1);
+      commit_ok(*st, {create(queued("op-r1", 10, "r")), create(plain)});
+      REQUIRE(st->admit({}, at(15)));
+      auto r1 = load_ok(*st, "op-r1");
+      REQUIRE(r1.admission == admission::admitted);
+      r1 = next(r1, op_state::failed, 20);
+      commit_ok(*st, {update(r1), update(next(plain, op_state::failed, 20))});
+      // The key passes to a newer operation while op-r1 is failed.
+      commit_ok(*st, {create(queued("op-r2", 30, "r"))});
+      auto round = st->admit({}, at(35));
+      REQUIRE(round);
+      CHECK(round->startable == std::vector<std::string>{"op-r2"});
+      // Retried: out of its end state, op-r1 is queued again, behind op-r2.
+      commit_ok(*st, {update(next(r1, op_state::pending, 40)),
+                      update(next(next(plain, op_state::failed, 20), op_state::pending, 40))});
+      CHECK(load_ok(*st, "op-r1").admission == admission::queued);
+      CHECK(load_ok(*st, "op-plain").admission == admission::none);
+      round = st->admit({}, at(45));
+      REQUIRE(round);
+      CHECK(round->startable == std::vector<std::string>{"op-r2"});
+      CHECK(load_ok(*st, "op-r1").blocked_by == "op-r2");
+      // Later updates while it is queued leave the round's columns alone.
+      auto r1_again = load_ok(*st, "op-r1");
+      commit_ok(*st, {update(next(r1_again, op_state::pending, 50))});
+      CHECK(load_ok(*st, "op-r1").blocked_by == "op-r2");
     }
   }
 }
