@@ -100,7 +100,7 @@ bool run_once(const io_options& o, const driver_at& drv, int run) {
   auto after = driver_stats(driver_url);
   auto line = io_line(o, run, res, load0);
   auto polls = count(after, "queries") - count(before, "queries");
-  line["store"] = http_store_backend(srv->url);
+  line["store"] = http_store_backend({srv->url, o.token});
   line["driver_calls"] = count(after, "calls") - count(before, "calls");
   line["driver_errors"] = count(after, "errors") - count(before, "errors");
   line["driver_peak_in_flight"] = count(after, "peak_in_flight");
