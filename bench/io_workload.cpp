@@ -16,7 +16,7 @@ namespace stepwise::bench {
 boost::json::object io_input(size_t i) {
   return {{"i", i},
           {"name", "rt-" + std::to_string(i)},
-          {"deployment_location", {{"name", "bench"}}},
+          {"deployment_location", {{"name", "default"}}},
           {"template", "outputs.url: http://x\nlatency_ms: 0"}};
 }
 
