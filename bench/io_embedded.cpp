@@ -24,8 +24,10 @@ namespace stepwise::bench {
 
 namespace {
 
-/// One run on a fresh actor system and store; prints its line.
-bool run_once(const io_options& o, int run) {
+/// One run on a fresh actor system and store; prints its line. Returns
+/// false when it could not run; clears `all_done` when an operation did
+/// not succeed.
+bool run_once(const io_options& o, int run, bool& all_done) {
   caf::actor_system_config cfg;
   tune_actor_system(cfg);
   caf::actor_system sys{cfg};
@@ -64,6 +66,7 @@ bool run_once(const io_options& o, int run) {
   proc_sampler threads{0, std::chrono::milliseconds(50)};
   auto cpu_before = thread_cpu_seconds(0);
   auto res = run_embedded(sys, *eng, "provision_runtime", o.n, o.limit_s, {}, io_input);
+  all_done = all_done && res.completed == o.n;
   threads.stop();
   auto cpu_after = thread_cpu_seconds(0);
   auto line = io_line(o, run, res, load0);
@@ -107,10 +110,11 @@ bool run_once(const io_options& o, int run) {
 } // namespace
 
 int run_io_embedded(const io_options& o) {
+  bool all_done = true;
   for (int run = 1; run <= o.runs; ++run)
-    if (!run_once(o, run))
+    if (!run_once(o, run, all_done))
       return 1;
-  return 0;
+  return all_done ? 0 : 3;
 }
 
 } // namespace stepwise::bench

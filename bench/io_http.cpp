@@ -78,8 +78,9 @@ struct driver_at {
   int pid = 0;
 };
 
-/// One run; prints its line.
-bool run_once(const io_options& o, const driver_at& drv, int run) {
+/// One run; prints its line. Clears `all_done` when an operation did not
+/// succeed.
+bool run_once(const io_options& o, const driver_at& drv, int run, bool& all_done) {
   auto& driver_url = drv.url;
   auto srv = start_server(o, driver_url, run);
   if (!srv)
@@ -95,6 +96,7 @@ bool run_once(const io_options& o, const driver_at& drv, int run) {
     cpu_before = thread_cpu_seconds(srv->pid);
   }
   auto res = run_http({srv->url, o.token}, "provision_runtime", o.n, o.concurrency, o.limit_s, io_input);
+  all_done = all_done && res.completed == o.n;
   if (threads)
     threads->stop();
   auto after = driver_stats(driver_url);
@@ -164,15 +166,16 @@ int run_io_http(const io_options& opts) {
     }
   }
   int rc = 0;
+  bool all_done = true;
   for (int run = 1; run <= o.runs && rc == 0; ++run)
-    if (!run_once(o, {driver_url, drv ? drv->pid : 0}, run))
+    if (!run_once(o, {driver_url, drv ? drv->pid : 0}, run, all_done))
       rc = 1;
   if (drv)
     stop_child(*drv);
-  if (rc == 0) // kept when something failed: the messages point to them
+  if (rc == 0 && all_done) // kept when something failed: the messages point to them
     for (auto what : {"driver", "serve"})
       std::remove(log_path(what).c_str());
-  return rc;
+  return rc != 0 ? rc : all_done ? 0 : 3;
 }
 
 } // namespace stepwise::bench

@@ -59,7 +59,9 @@ boost::json::object thread_cpu_delta(const std::map<std::string, double>& before
                                      const std::map<std::string, double>& after);
 
 /// Runs the workload `o.runs` times, one JSON line per run on stdout.
-/// Returns the exit code.
+/// Returns the exit code: 0, 1 when a run could not start, 3 when an
+/// operation did not succeed within the limit (its line is printed all
+/// the same).
 int run_io_embedded(const io_options& o);
 int run_io_http(const io_options& o);
 

@@ -386,10 +386,12 @@ TEST_CASE("http_client: requests waiting for a connection go out in the order se
   REQUIRE(res.wait_all());
   CHECK(res.with_status(200) == n);
   CHECK(srv.peak() <= 4);
-  // Four at a time: a request is answered at most a few places away from
-  // where it was sent, never after requests sent long after it.
-  size_t worst = 0;
-  for (size_t k = 0; k < n; ++k)
-    worst = std::max(worst, order[k] > k ? order[k] - k : k - order[k]);
-  CHECK(worst < 8);
+  // Four at a time, first sent first served: request k starts only once
+  // k - 3 earlier ones were answered, so the p-th answer is to a request
+  // sent at most 3 places after p, however the server's threads run (a
+  // slow answer may come any later).
+  size_t ahead = 0;
+  for (size_t p = 0; p < n; ++p)
+    ahead = std::max(ahead, order[p] > p ? order[p] - p : 0);
+  CHECK(ahead <= 3);
 }
