@@ -45,6 +45,42 @@ bool commit_writer::submit(checkpoint cp, caf::actor reply_to, uint64_t tag) {
   return true;
 }
 
+void commit_writer::enable_admission(admission_limits limits, std::shared_ptr<clock> clk) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  limits_ = std::move(limits);
+  clock_ = std::move(clk);
+}
+
+void commit_writer::request_admission() {
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    if (admission_wanted_)
+      return;
+    admission_wanted_ = true;
+  }
+  cv_.notify_one();
+}
+
+bool commit_writer::admission_round() {
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    admission_wanted_ = false;
+  }
+  auto res = store_->admit(limits_, clock_->now());
+  if (!res) {
+    metrics_.commit_errors.fetch_add(1, std::memory_order_relaxed);
+    std::cerr << "stepwise: admission round failed, trying again: "
+              << message_of(res.error()) << '\n';
+    std::lock_guard<std::mutex> guard{mtx_};
+    admission_wanted_ = true;
+    return false;
+  }
+  if (!res->events.empty())
+    caf::anon_send(events_sink_, event_batch{std::move(res->events)});
+  caf::anon_send(events_sink_, std::move(*res));
+  return true;
+}
+
 void commit_writer::stop() {
   {
     std::lock_guard<std::mutex> guard{mtx_};
@@ -67,7 +103,7 @@ void commit_writer::run() {
   for (;;) {
     {
       std::unique_lock<std::mutex> guard{mtx_};
-      auto ready = [this] { return stopping_ || !queue_.empty(); };
+      auto ready = [this] { return stopping_ || !queue_.empty() || admission_wanted_; };
       if (keeper_)
         cv_.wait_until(guard, keeper_->next_claim(), ready);
       else
@@ -75,8 +111,16 @@ void commit_writer::run() {
       if (queue_.empty()) {
         if (stopping_)
           break;
+        auto admit = admission_wanted_;
         guard.unlock();
-        lease_tick(); // idle: the claim renews the lease as well
+        if (admit && !admission_round()) {
+          // The store did not answer: give it a moment, as for commits.
+          if (!pause(std::chrono::milliseconds(100)))
+            break;
+          continue;
+        }
+        if (keeper_ && (!admit || std::chrono::steady_clock::now() >= keeper_->next_claim()))
+          lease_tick(); // idle: the claim renews the lease as well
         continue;
       }
       if (queue_.size() <= max_batch_) {
@@ -137,6 +181,15 @@ void commit_writer::run() {
     }
     batch.clear();
     replies.clear();
+    // Under constant load the queue never runs dry: admit between commits
+    // (a failed round is tried again after the next commit).
+    bool admit;
+    {
+      std::lock_guard<std::mutex> guard{mtx_};
+      admit = admission_wanted_;
+    }
+    if (admit)
+      admission_round();
     // Under constant load the queue never runs dry: claim between commits.
     if (keeper_ && std::chrono::steady_clock::now() >= keeper_->next_claim())
       lease_tick();

@@ -11,6 +11,8 @@
 #include <caf/actor.hpp>
 
 #include "actors/lease_keeper.hpp"
+#include "engine/admission.hpp"
+#include "engine/clock.hpp"
 #include "engine/metrics.hpp"
 #include "engine/store.hpp"
 
@@ -46,6 +48,16 @@ public:
   /// durable. Returns false after `stop`.
   bool submit(checkpoint cp, caf::actor reply_to, uint64_t tag);
 
+  /// Lets `request_admission` run rounds with `limits`, timed by `clk`.
+  /// Called once, before the first request.
+  void enable_admission(admission_limits limits, std::shared_ptr<clock> clk);
+
+  /// Asks for an admission round after the commits queued now (several
+  /// requests before it runs make one round). Its outcome goes to the
+  /// events sink as an `admission_round` (and its events as an
+  /// `event_batch`). A failed round is tried again with backoff.
+  void request_admission();
+
   /// Writes what is queued, then stops the thread. Idempotent.
   void stop();
 
@@ -69,6 +81,9 @@ private:
   /// stale, tells the engine, joins again and claims.
   void lease_lost(std::vector<item>& fenced);
 
+  /// Runs the requested admission round; returns false when it failed.
+  bool admission_round();
+
   /// Waits `d` unless stopping; returns false when stopping.
   bool pause(std::chrono::milliseconds d);
 
@@ -83,6 +98,9 @@ private:
   std::vector<item> waiting_;
   bool stopping_ = false;
   bool healthy_ = true;
+  bool admission_wanted_ = false;
+  admission_limits limits_;
+  std::shared_ptr<clock> clock_;
   std::thread thread_;
 };
 

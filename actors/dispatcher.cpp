@@ -1,7 +1,6 @@
 #include "actors/dispatcher.hpp"
 
 #include <algorithm>
-#include <iostream>
 
 #include <malloc.h>
 #include <unistd.h>
@@ -9,6 +8,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/system_messages.hpp>
 
+#include "actors/unregistered_actor.hpp"
 #include "engine/errc.hpp"
 
 namespace stepwise {
@@ -16,9 +16,12 @@ namespace stepwise {
 caf::actor spawn_operation(dispatcher_ptr self, operation op, next_action act,
                            op_start mode) {
   auto id = op.id;
-  auto a = self->spawn(operation_actor, self->state.rt,
-                       caf::actor_cast<caf::actor>(self), std::move(op), act,
-                       mode);
+  auto& rt = self->state.rt;
+  auto me = caf::actor_cast<caf::actor>(self);
+  // Without its definition an operation cannot go on: a stand-in fails it.
+  auto a = rt->workflows.find(op.workflow, op.workflow_version)
+             ? self->spawn(operation_actor, rt, me, std::move(op), act, mode)
+             : self->spawn(unregistered_actor, rt, me, std::move(op));
   self->state.live[id] = a;
   return a;
 }
@@ -108,15 +111,14 @@ void on_recover(dispatcher_ptr self, recovered_ops& found) {
   for (auto& op : found.ops) {
     forget(self, op.id);
     auto wf = st.rt->workflows.find(op.workflow, op.workflow_version);
-    if (!wf) {
-      std::cerr << "stepwise: operation " << op.id << " uses workflow '"
-                << op.workflow << "' v" << op.workflow_version
-                << " which is not registered; it stays as it is\n";
+    if (op.state == op_state::pending && op.admission == admission::queued) {
+      add_sleeper(self, op.id, time_point::max()); // its admission wakes it
       continue;
     }
     auto due = op.wake_at;
-    // A wait followed by a watcher gets an actor, to tell the watcher again.
-    if (op.state == op_state::waiting && due && !progress::watching(op, *wf)
+    // A wait followed by a watcher gets an actor, to tell the watcher again;
+    // so does an operation whose version is not registered, to fail it.
+    if (wf && op.state == op_state::waiting && due && !progress::watching(op, *wf)
         && *due - now >= st.rt->cfg.passivate_after) {
       if (op.deadline && *op.deadline < *due)
         due = op.deadline;
@@ -126,6 +128,7 @@ void on_recover(dispatcher_ptr self, recovered_ops& found) {
     spawn_operation(self, std::move(op), {}, op_start::recover);
   }
   st.rt->recovered = true;
+  start_admission(self);
 }
 
 /// An operation actor ended its operation (`snap` is its last state, or
@@ -135,6 +138,8 @@ void on_finished(dispatcher_ptr self, const std::string& id, const op_snapshot& 
   if (!from_owner(self, id))
     return;
   st.live.erase(id);
+  if (snap && snap->admission != admission::none)
+    request_admission(self); // its key and slot are free now
   auto range = st.waiters.equal_range(id);
   for (auto i = range.first; i != range.second; ++i) {
     if (snap)
@@ -199,8 +204,9 @@ caf::behavior dispatcher(dispatcher_ptr self, runtime_ptr rt) {
       self->state.subscribers.emplace_back(std::move(listener));
     },
   };
-  return caf::behavior{
-    own.or_else(dispatcher_parking(self)).or_else(dispatcher_requests(self))};
+  return caf::behavior{own.or_else(dispatcher_parking(self))
+                         .or_else(dispatcher_requests(self))
+                         .or_else(dispatcher_admission(self))};
 }
 
 } // namespace stepwise

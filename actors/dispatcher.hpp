@@ -52,6 +52,8 @@ struct dispatcher_state {
   std::unordered_multimap<std::string, caf::response_promise> waiters;
   std::vector<caf::actor> subscribers;
   bool stopping = false;
+  /// Whether the periodic admission round runs.
+  bool admission_polling = false;
   /// Live actors at the last heap trim.
   int64_t live_at_trim = 0;
   /// Node part of generated ids, distinct per process.
@@ -106,5 +108,17 @@ void add_sleeper(dispatcher_ptr self, const std::string& id, time_point due);
 
 /// Forgets the wake-up time of `id`, if any (dispatcher_parking.cpp).
 void forget_sleeper(dispatcher_ptr self, const std::string& id);
+
+/// Admission rounds' outcomes and the periodic look for admitted
+/// operations (dispatcher_admission.cpp).
+caf::message_handler dispatcher_admission(dispatcher_ptr self);
+
+/// Asks the writer for an admission round, when any workflow takes part
+/// (dispatcher_admission.cpp).
+void request_admission(dispatcher_ptr self);
+
+/// Starts the periodic admission round, when any workflow takes part, or
+/// runs one now when it runs already (dispatcher_admission.cpp).
+void start_admission(dispatcher_ptr self);
 
 } // namespace stepwise

@@ -71,6 +71,12 @@ void on_create_ack(dispatcher_ptr self, const commit_ack& ack) {
   }
   st.rt->stats.operations_started.fetch_add(1, std::memory_order_relaxed);
   pc.rp.deliver(start_result{st.rt->present(*pc.op), true});
+  if (pc.act.what == next_action::kind::park) {
+    // Queued: parked until an admission round lets it start.
+    add_sleeper(self, pc.op->id, time_point::max());
+    request_admission(self);
+    return;
+  }
   spawn_operation(self, *pc.op, pc.act, op_start::execute);
 }
 
@@ -85,10 +91,15 @@ caf::result<start_result> on_start(dispatcher_ptr self, start_request& req) {
       what += " version " + std::to_string(*req.version);
     return make_error(errc::unknown_workflow, what);
   }
+  auto key = wf->key_of(req.input);
+  if (!key)
+    return std::move(key.error());
   auto now = st.rt->clk->now();
   auto op = new_operation(req, *wf, new_operation_id(now, st.node, ++st.counter), now);
+  op.key = std::move(*key);
   std::vector<event> events;
-  auto act = progress::create(op, *wf, now, events);
+  auto act = st.rt->takes_part(*wf) ? progress::create_queued(op, now, events)
+                                    : progress::create(op, *wf, now, events);
   auto snap = std::make_shared<const operation>(std::move(op));
   auto rp = self->make_response_promise<start_result>();
   auto tag = ++st.next_tag;
@@ -130,8 +141,9 @@ void ask_actor(dispatcher_ptr self, const caf::actor& a, caf::response_promise r
 template <class T>
 struct actor_request {
   caf::message msg;
-  /// Whether a failed operation gets an actor to carry the request.
-  bool revive_failed = false;
+  /// Whether an ended operation gets an actor to carry the request (a
+  /// retry); none: never.
+  std::function<bool(const operation&)> revive;
   std::function<caf::expected<T>(const operation&)> from_store;
 };
 
@@ -155,8 +167,8 @@ void to_absent(dispatcher_ptr self, caf::response_promise rp, const std::string&
       return;
     }
     auto& op = *found;
-    if (req->revive_failed && op.state == op_state::failed) {
-      // A failed operation has no actor: give it one to carry the request.
+    if (is_terminal(op.state) && req->revive && req->revive(op)) {
+      // An ended operation has no actor: give it one to carry the request.
       auto a = spawn_operation(self, std::move(op), {}, op_start::idle);
       rp.delegate(a, req->msg);
       return;
@@ -216,7 +228,7 @@ caf::message_handler dispatcher_requests(dispatcher_ptr self) {
       auto rp = self->make_response_promise();
       auto req = std::make_shared<actor_request<operation>>();
       req->msg = caf::make_message(command_atom::value, cmd);
-      req->revive_failed = cmd == command::retry;
+      req->revive = [cmd](const operation& op) { return allows(op, cmd); };
       req->from_store = [cmd](const operation& op) -> caf::expected<operation> {
         return refusal(op, cmd);
       };

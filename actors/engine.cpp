@@ -150,6 +150,16 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
   auto rt = std::make_shared<runtime>();
   rt->cfg = cfg;
   rt->workflows = std::move(workflows);
+  for (auto& wf : rt->workflows.all()) {
+    if (wf->max_in_progress() > 0)
+      rt->limits[wf->name()] = wf->max_in_progress();
+    if (wf->serialized())
+      rt->admitted_workflows.insert(wf->name());
+  }
+  for (auto& [name, n] : cfg.limits)
+    rt->limits[name] = n;
+  for (auto& kv : rt->limits)
+    rt->admitted_workflows.insert(kv.first);
   rt->store = std::move(st);
   rt->clk = cfg.clock ? cfg.clock : std::make_shared<real_clock>(sys);
   rt->step_pool = std::make_unique<worker_pool>("sw-step", cfg.step_workers);
@@ -162,6 +172,7 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
                                              std::memory_order_relaxed);
   rt->writer = std::make_unique<commit_writer>(rt->store, a, rt->stats,
                                                  cfg.max_batch, rt->lease);
+  rt->writer->enable_admission(rt->limits, rt->clk);
   caf::anon_send(a, recover_atom::value, recovered_ops{std::move(*active)});
   auto sh = std::make_shared<shared>();
   sh->rt = rt;
@@ -209,6 +220,14 @@ caf::expected<operation> engine::retry(const std::string& id) {
   return ask<operation>(request_timeout(), command_atom::value, id, command::retry);
 }
 
+caf::expected<operation> engine::pause(const std::string& id) {
+  return ask<operation>(request_timeout(), command_atom::value, id, command::pause);
+}
+
+caf::expected<operation> engine::resume(const std::string& id) {
+  return ask<operation>(request_timeout(), command_atom::value, id, command::resume);
+}
+
 caf::expected<signal_result> engine::signal(const std::string& id, signal_request sig) {
   return ask<signal_result>(request_timeout(), signal_atom::value, id, std::move(sig));
 }
@@ -244,6 +263,13 @@ const registry& engine::workflows() const {
 
 stepwise::clock& engine::clock() const {
   return *shared_->rt->clk;
+}
+
+std::map<std::string, admission_counts> engine::admission() const {
+  if (!shared_)
+    return {};
+  std::lock_guard<std::mutex> guard{shared_->rt->counts_mtx};
+  return shared_->rt->counts;
 }
 
 const stepwise::metrics& engine::stats() const {

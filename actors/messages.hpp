@@ -9,6 +9,7 @@
 #include <caf/atom.hpp>
 #include <caf/event_based_actor.hpp>
 
+#include "engine/admission.hpp"
 #include "engine/commands.hpp"
 #include "engine/requests.hpp"
 #include "engine/outcome.hpp"
@@ -46,6 +47,9 @@ using lease_wait_atom = caf::atom_constant<caf::atom("sw_lwait")>;
 using deadline_atom = caf::atom_constant<caf::atom("sw_dline")>;
 /// The dispatcher's sleeper timer: (wake_atom, generation).
 using wake_atom = caf::atom_constant<caf::atom("sw_wake")>;
+/// A watched wait has lasted `passivate_after`: passivate now if it still
+/// waits (linger_atom, generation, due).
+using linger_atom = caf::atom_constant<caf::atom("sw_linger")>;
 /// Operation actor -> dispatcher: may I passivate? (id, due, generation).
 using passivate_atom = caf::atom_constant<caf::atom("sw_pass")>;
 /// Dispatcher -> operation actor: go ahead, nothing more will be routed to you.
@@ -61,6 +65,10 @@ using finished_atom = caf::atom_constant<caf::atom("sw_done")>;
 using lease_lost_atom = caf::atom_constant<caf::atom("sw_fenced")>;
 /// The dispatcher's housekeeping tick (real time, not the engine's clock).
 using tidy_atom = caf::atom_constant<caf::atom("sw_tidy")>;
+/// To an operation actor: an admission round admitted its operation.
+using admitted_atom = caf::atom_constant<caf::atom("sw_admit")>;
+/// The dispatcher's periodic admission round.
+using admission_poll_atom = caf::atom_constant<caf::atom("sw_apoll")>;
 
 /// An attempt's result -> its operation actor (from a worker, an
 /// asynchronous step's completion or a step actor's reply). A result whose
@@ -110,6 +118,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::watch_ready)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::commit_ack)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::maybe_op)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::recovered_ops)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::admission_round)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::bridge_job)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::next_action)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::time_point)

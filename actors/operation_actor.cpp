@@ -79,12 +79,8 @@ void arm_deadline(self_ptr self) {
 
 } // namespace
 
-void abandon(self_ptr self, const char* why) {
+void stop_attempt(self_ptr self, const char* why) {
   auto& st = self->state;
-  st.gen += 1;
-  if (!st.step_running)
-    return;
-  st.step_running = false;
   if (st.stop)
     st.stop->request_stop(why);
   auto idx = st.op.state == op_state::compensating
@@ -93,6 +89,20 @@ void abandon(self_ptr self, const char* why) {
   if (idx < st.wf->steps().size() && st.wf->steps()[idx].actor)
     self->send(st.wf->steps()[idx].actor, step_stop_atom::value, st.op.id,
                st.running_attempt);
+}
+
+bool parked(const operation& op) {
+  return op.state == op_state::waiting || op.state == op_state::paused
+         || (op.state == op_state::pending && op.admission == admission::queued);
+}
+
+void abandon(self_ptr self, const char* why) {
+  auto& st = self->state;
+  st.gen += 1;
+  if (!st.step_running)
+    return;
+  st.step_running = false;
+  stop_attempt(self, why);
 }
 
 void execute(self_ptr self, next_action act) {
@@ -114,6 +124,8 @@ void execute(self_ptr self, next_action act) {
             caf::make_message(lease_wait_atom::value, st.gen));
         return;
       }
+      if (prepare_transient(self, act))
+        return;
       auto& def = st.wf->steps()[act.step];
       st.gen += 1;
       st.step_running = true;
@@ -136,7 +148,7 @@ void execute(self_ptr self, next_action act) {
       st.gen += 1;
       // Only plain waits passivate: a compensation's retry stays armed here.
       if (!act.compensate && act.due - now >= st.rt->cfg.passivate_after
-          && st.transient.empty()) {
+          && may_drop_transient(st)) {
         // Long wait: hand the wake-up time to the dispatcher and stop. A
         // deadline earlier than the wake-up wakes it earlier.
         auto due = act.due;
@@ -149,6 +161,15 @@ void execute(self_ptr self, next_action act) {
       return;
     case next_action::kind::await:
       await(self, act);
+      return;
+    case next_action::kind::park:
+      // Paused: only a request (or the deadline) brings it back. Queued
+      // (again, after a retry): an admission round does, asked for now.
+      if (st.op.admission == admission::queued)
+        st.rt->writer->request_admission();
+      st.gen += 1;
+      self->send(st.dispatcher, passivate_atom::value, st.op.id,
+                 st.op.deadline.value_or(time_point::max()), st.gen);
       return;
     case next_action::kind::finish: {
       auto& m = st.rt->stats;
@@ -226,9 +247,12 @@ void on_step_done(self_ptr self, step_done& msg) {
     return;
   }
   st.step_running = false;
+  if (take_rebuilt(self, msg))
+    return;
   auto& r = *msg.result;
   st.op.data = std::move(r.data);
   st.transient = std::move(r.transient);
+  note_transient(self);
   auto& m = st.rt->stats;
   m.step_duration_seconds.observe(std::chrono::duration<double>(r.took).count());
   if (!r.result.message.empty()) {
@@ -315,6 +339,11 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
   st.rng.seed(static_cast<uint32_t>(std::hash<std::string>{}(st.op.id)
                                     ^ st.rt->cfg.seed));
   st.rt->stats.operations_live.fetch_add(1, std::memory_order_relaxed);
+  // Values are missing only if steps ran before this actor (an operation
+  // that waited for its admission has run none).
+  st.upkeep.rebuild_due = mode != op_start::execute
+                          && std::any_of(st.op.steps.begin(), st.op.steps.end(),
+                                         [](const step_record& r) { return r.attempts > 0; });
   start(self, act, mode);
   auto own = caf::message_handler{
     [=](commit_ack& ack) { on_ack(self, ack.status); },
@@ -373,10 +402,21 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
         persist(self, std::move(events), act);
       });
     },
+    [=](admitted_atom) {
+      when_idle(self, [=] {
+        auto& st = self->state;
+        if (st.op.state != op_state::pending || st.op.admission != admission::queued)
+          return; // started already (a round names it until it has)
+        st.op.admission = admission::admitted;
+        std::vector<event> events;
+        auto act = progress::begin_next(st.op, *st.wf, st.rt->clk->now(), events);
+        persist(self, std::move(events), act);
+      });
+    },
     [=](passivate_ok_atom, uint64_t gen) {
       auto& st = self->state;
       if (gen == st.gen && !st.committing && !st.step_running
-          && st.op.state == op_state::waiting && st.deferred.empty()) {
+          && parked(st.op) && st.deferred.empty()) {
         self->send(st.dispatcher, passivated_atom::value, st.op.id);
         self->quit();
         return;

@@ -37,6 +37,26 @@ struct commit_waiter {
   bool signal = false;
 };
 
+/// What an operation actor does to keep transient values (overrides) whole
+/// (operation_transient.cpp).
+struct transient_upkeep {
+  /// The actor began with an operation that had run before (a restart, a
+  /// wake-up, a retry): the values of its `producing_transient` steps are
+  /// missing until those steps run again.
+  bool rebuild_due = false;
+  /// While they run again: the action they run before, the steps left and
+  /// the generation of the one running.
+  std::optional<next_action> before;
+  std::vector<size_t> left;
+  uint64_t gen = 0;
+  /// The values a step that does not run again was given, to tell whether
+  /// it changed them.
+  std::optional<transient_map> given;
+  /// Such a step set values that nothing would set again: passivating
+  /// would lose them.
+  bool pinned = false;
+};
+
 /// The state of one operation actor. The actor owns its operation: only it
 /// changes it, one checkpoint at a time.
 struct operation_state {
@@ -52,6 +72,7 @@ struct operation_state {
   /// The snapshot being committed.
   op_snapshot in_flight;
   transient_map transient;
+  transient_upkeep upkeep;
   /// Bumped by every step dispatch and timer: late messages carry an old
   /// generation and are dropped (CAF 0.17 cannot cancel a delayed message).
   uint64_t gen = 0;

@@ -5,6 +5,7 @@
 #include <caf/message.hpp>
 #include <caf/message_handler.hpp>
 
+#include "actors/messages.hpp"
 #include "actors/operation_actor.hpp"
 
 /// The operation actor's own functions, shared by its source files
@@ -27,6 +28,14 @@ void execute(self_ptr self, next_action act);
 /// Delivers `msg` to the actor at `due` on the engine's clock.
 void arm(self_ptr self, time_point due, caf::message msg);
 
+/// Returns whether `op` may give up its actor: it waits for a time, a
+/// request or its admission.
+bool parked(const operation& op);
+
+/// Asks the attempt in flight to stop (its stop token, and a message to a
+/// step actor); its result is still awaited.
+void stop_attempt(self_ptr self, const char* why);
+
 /// Gives up the attempt in flight, if any: its late result will be dropped
 /// (a new generation), and the step is asked to stop.
 void abandon(self_ptr self, const char* why);
@@ -43,6 +52,27 @@ void when_idle(self_ptr self, F fn) {
 /// Carries out an `await` action: tells the wait's watcher (once per
 /// attempt), then passivates or arms the wait's timeout.
 void await(self_ptr self, const next_action& act);
+
+// -- transient values (operation_transient.cpp) -------------------------------
+
+/// Called before `act` (a `run_step`) runs. When the values of
+/// `producing_transient` steps that succeeded before this actor began are
+/// missing and the step uses them, runs those steps again first, then
+/// `act`, and returns true.
+bool prepare_transient(self_ptr self, const next_action& act);
+
+/// Takes `msg` if it is the result of a step run again for its transient
+/// values: the next one runs, or the action they ran before; if it did not
+/// succeed, its outcome becomes that of the step waiting for it.
+bool take_rebuilt(self_ptr self, step_done& msg);
+
+/// Notes the transient values a step left (already in `transient`): new
+/// ones from a step that will not run again pin the actor.
+void note_transient(self_ptr self);
+
+/// Returns whether the actor may passivate without losing a transient
+/// value that nothing would set again.
+bool may_drop_transient(const operation_state& st);
 
 /// Client requests: get, commands, signals (operation_requests.cpp).
 caf::message_handler operation_requests(self_ptr self);

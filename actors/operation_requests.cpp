@@ -30,6 +30,20 @@ void on_command(self_ptr self, command cmd, caf::response_promise& rp) {
       act = progress::cancel(st.op, *st.wf, now, events);
       break;
     case command::retry:
+      act = progress::retry(st.op, *st.wf, now, events);
+      break;
+    case command::pause:
+      if (st.step_running) {
+        // At the next step boundary: the attempt is asked to stop, and its
+        // result decides where the operation pauses.
+        progress::request_pause(st.op, now);
+        stop_attempt(self, "paused");
+      } else {
+        abandon(self, "paused"); // a due retry's or a wait's timer
+        act = progress::pause(st.op, "pause requested", now, events);
+      }
+      break;
+    case command::resume:
       act = progress::resume(st.op, *st.wf, now, events);
       break;
   }

@@ -12,17 +12,31 @@ namespace stepwise::op {
 
 namespace {
 
+/// Asks the dispatcher to passivate the operation until `due` (its
+/// deadline, if earlier).
+void passivate(self_ptr self, time_point due) {
+  auto& st = self->state;
+  if (st.op.deadline && *st.op.deadline < due)
+    due = *st.op.deadline;
+  self->send(st.dispatcher, passivate_atom::value, st.op.id, due, st.gen);
+}
+
 /// Passivates until `due` (the wait's timeout; `max` for none), or keeps
 /// the actor and arms the timeout when that is near or the operation holds
-/// transient values (which passivation would lose).
-void park(self_ptr self, time_point due) {
+/// transient values (which passivation would lose). A watched task often
+/// settles at the watcher's first poll, moments later: that wait keeps its
+/// actor for `passivate_after` first, so that a quick report costs no
+/// store read and no new actor.
+void park(self_ptr self, time_point due, bool watched) {
   auto& st = self->state;
   auto now = st.rt->clk->now();
-  bool far = due == time_point::max() || due - now >= st.rt->cfg.passivate_after;
-  if (far && st.transient.empty()) {
-    if (st.op.deadline && *st.op.deadline < due)
-      due = *st.op.deadline;
-    self->send(st.dispatcher, passivate_atom::value, st.op.id, due, st.gen);
+  auto linger = st.rt->cfg.passivate_after;
+  bool far = due == time_point::max() || due - now >= linger;
+  if (far && may_drop_transient(st)) {
+    if (watched && linger > duration{0})
+      arm(self, now + linger, caf::make_message(linger_atom::value, st.gen, due));
+    else
+      passivate(self, due);
     return;
   }
   if (due != time_point::max())
@@ -79,7 +93,7 @@ void on_ready(self_ptr self, watch_ready& ready) {
   self->send(def.wait->watcher, watch_atom::value, std::move(req));
   st.watched_step = idx;
   st.watched_attempt = rec.attempts;
-  park(self, rec.next_attempt_at.value_or(time_point::max()));
+  park(self, rec.next_attempt_at.value_or(time_point::max()), true);
 }
 
 void on_report(self_ptr self, watch_reply& reply) {
@@ -126,7 +140,7 @@ void await(self_ptr self, const next_action& act) {
     describe(self, act.step, act.attempt);
     return;
   }
-  park(self, act.due);
+  park(self, act.due, def.wait->watcher != nullptr);
 }
 
 caf::message_handler operation_waits(self_ptr self) {
@@ -136,6 +150,13 @@ caf::message_handler operation_waits(self_ptr self) {
     },
     [=](watch_done_atom, watch_reply& reply) {
       when_idle(self, [=]() mutable { on_report(self, reply); });
+    },
+    [=](linger_atom, uint64_t gen, time_point due) {
+      self->state.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+      when_idle(self, [=] {
+        if (gen == self->state.gen && self->state.op.state == op_state::waiting)
+          passivate(self, due);
+      });
     },
   };
 }

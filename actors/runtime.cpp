@@ -4,14 +4,29 @@
 
 namespace stepwise {
 
-operation runtime::present(const operation& op) const {
-  auto wf = workflows.find(op.workflow, op.workflow_version);
-  if (!wf || wf->secrets().empty() || !op.input)
+namespace {
+
+operation masked(const operation& op, const std::vector<std::string>& secrets) {
+  if (secrets.empty() || !op.input)
     return op;
   operation out = op;
-  out.input = std::make_shared<const boost::json::object>(
-    mask_paths(*op.input, wf->secrets()));
+  out.input = std::make_shared<const boost::json::object>(mask_paths(*op.input, secrets));
   return out;
+}
+
+} // namespace
+
+operation runtime::present(const operation& op) const {
+  if (auto wf = workflows.find(op.workflow, op.workflow_version))
+    return masked(op, wf->secrets());
+  // A version no longer registered: the secret paths of every registered
+  // version of its name (the input's shape rarely changes between versions,
+  // and a value is better masked once too often than shown).
+  std::vector<std::string> secrets;
+  for (auto v : workflows.versions(op.workflow))
+    for (auto& p : workflows.find(op.workflow, v)->secrets())
+      secrets.push_back(p);
+  return masked(op, secrets);
 }
 
 void runtime::stop() {

@@ -1,6 +1,9 @@
 #pragma once
 
 #include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
 #include <memory>
 #include <vector>
 
@@ -34,6 +37,18 @@ struct runtime {
   std::vector<caf::actor> readers;
   std::atomic<size_t> next_reader{0};
   std::atomic<bool> recovered{false};
+  /// Concurrency limits in force (the workflows' own, overridden by
+  /// `cfg.limits`), and which workflows take part in admission.
+  admission_limits limits;
+  std::set<std::string> admitted_workflows;
+  /// Per workflow, from the last admission round (shown by /metrics).
+  std::mutex counts_mtx;
+  std::map<std::string, admission_counts> counts;
+
+  /// Returns whether operations of `wf` wait for admission rounds.
+  bool takes_part(const workflow& wf) const {
+    return admitted_workflows.count(wf.name()) > 0;
+  }
 
   /// Returns a reader, round robin.
   const caf::actor& reader() {

@@ -1,7 +1,9 @@
 #include "actors/virtual_clock.hpp"
 
+#include <algorithm>
 #include <vector>
 
+#include <caf/actor_system.hpp>
 #include <caf/mailbox_element.hpp>
 #include <caf/send.hpp>
 
@@ -26,6 +28,8 @@ void virtual_clock::schedule(time_point due, const caf::actor& target,
                              caf::message msg) {
   {
     std::lock_guard<std::mutex> guard{mtx_};
+    if (forgotten(target))
+      return;
     if (due > now_) {
       timers_.emplace(due, std::make_pair(target, std::move(msg)));
       armed_.notify_all();
@@ -52,6 +56,35 @@ void virtual_clock::advance(duration d) {
   }
   for (auto& [target, msg] : due)
     deliver(target, std::move(msg));
+}
+
+void virtual_clock::forget(const caf::actor_system& sys) {
+  std::vector<std::pair<caf::actor, caf::message>> dropped;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    forgotten_.push_back(&sys);
+    for (auto i = timers_.begin(); i != timers_.end();) {
+      if (forgotten(i->second.first)) {
+        dropped.emplace_back(std::move(i->second));
+        i = timers_.erase(i);
+      } else {
+        ++i;
+      }
+    }
+  }
+  // `dropped` releases its actors here, outside the lock.
+}
+
+void virtual_clock::ended(const caf::actor_system* sys) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  forgotten_.erase(std::remove(forgotten_.begin(), forgotten_.end(), sys), forgotten_.end());
+}
+
+bool virtual_clock::forgotten(const caf::actor& target) const {
+  if (!target)
+    return false;
+  auto* home = &target->home_system();
+  return std::find(forgotten_.begin(), forgotten_.end(), home) != forgotten_.end();
 }
 
 size_t virtual_clock::pending() const {

@@ -5,8 +5,10 @@
 #include <map>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include <caf/actor.hpp>
+#include <caf/fwd.hpp>
 #include <caf/message.hpp>
 
 #include "engine/clock.hpp"
@@ -41,11 +43,25 @@ public:
   /// the time. Returns whether one is.
   bool await_timer(std::chrono::milliseconds real_timeout) const;
 
+  /// Drops the pending timers of the actors of `sys`, and ignores those
+  /// they arm until `ended(&sys)`: a clock shared by the systems of a test
+  /// (a restart) must not wake actors of a system that ends (a hidden
+  /// monitor still runs until then), nor keep them.
+  void forget(const caf::actor_system& sys);
+
+  /// Says that the forgotten system `sys` is gone (a new one may live at
+  /// its address).
+  void ended(const caf::actor_system* sys);
+
 private:
+  /// Whether `target` belongs to a system this clock forgot.
+  bool forgotten(const caf::actor& target) const;
+
   mutable std::mutex mtx_;
   mutable std::condition_variable armed_;
   time_point now_;
   std::multimap<time_point, std::pair<caf::actor, caf::message>> timers_;
+  std::vector<const caf::actor_system*> forgotten_;
 };
 
 } // namespace stepwise

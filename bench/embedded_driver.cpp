@@ -68,7 +68,7 @@ void finish_one(driver_ptr self, const std::string& id, size_t idx,
 }
 
 caf::behavior driver(driver_ptr self, engine* eng, std::string workflow, size_t n,
-                     std::shared_ptr<std::promise<run_result>> done) {
+                     std::shared_ptr<std::promise<run_result>> done, input_fn input) {
   auto& st = self->state;
   st.done = std::move(done);
   st.until_sleeping = workflow == "bench_sleepers";
@@ -82,7 +82,7 @@ caf::behavior driver(driver_ptr self, engine* eng, std::string workflow, size_t 
   for (size_t i = 0; i < n; ++i) {
     start_request req;
     req.workflow = workflow;
-    req.input = {{"i", i}};
+    req.input = input ? input(i) : boost::json::object{{"i", i}};
     st.submitted[i] = steady::now();
     self->send(eng->actor(), start_atom::value, std::move(req));
   }
@@ -155,14 +155,15 @@ int64_t wall_us() {
 
 run_result run_embedded(caf::actor_system& sys, engine& eng,
                         const std::string& workflow, size_t n, double limit_s,
-                        const std::function<double()>& store_cpu) {
+                        const std::function<double()>& store_cpu,
+                        const input_fn& input) {
   auto prom = std::make_shared<std::promise<run_result>>();
   auto fut = prom->get_future();
   auto cpu0 = cpu_seconds();
   auto store0 = store_cpu ? store_cpu() : 0.0;
   auto started = wall_us();
   auto t0 = steady::now();
-  auto a = sys.spawn(driver, &eng, workflow, n, prom);
+  auto a = sys.spawn(driver, &eng, workflow, n, prom, input);
   auto limit = std::chrono::duration<double>(limit_s);
   if (fut.wait_for(limit) != std::future_status::ready)
     caf::anon_send(a, stop_atom::value); // report what finished so far

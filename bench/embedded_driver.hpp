@@ -31,13 +31,18 @@ struct run_result {
   int64_t ended_at_us = 0;
 };
 
+/// Returns the input of operation `i` of a run; it must keep `"i": i`, by
+/// which the driver matches answers to submits.
+using input_fn = std::function<boost::json::object(size_t i)>;
+
 /// Submits `n` operations of `workflow` at once through the embedding API
 /// (asynchronous requests to the engine actor) and waits, at most
 /// `limit_s` seconds, until each has finished, as seen in the event stream.
 /// `store_cpu`, when given, returns the store server's CPU seconds so far;
-/// it is sampled at both ends of the run.
+/// it is sampled at both ends of the run. `input` defaults to `{"i": i}`.
 run_result run_embedded(caf::actor_system& sys, engine& eng,
                         const std::string& workflow, size_t n, double limit_s,
-                        const std::function<double()>& store_cpu = {});
+                        const std::function<double()>& store_cpu = {},
+                        const input_fn& input = {});
 
 } // namespace stepwise::bench

@@ -17,8 +17,10 @@ namespace {
 
 using steady = std::chrono::steady_clock;
 
-std::unique_ptr<httplib::Client> connect(const std::string& url) {
-  auto c = std::make_unique<httplib::Client>(url);
+std::unique_ptr<httplib::Client> connect(const http_target& target) {
+  auto c = std::make_unique<httplib::Client>(target.url);
+  if (!target.token.empty())
+    c->set_bearer_token_auth(target.token.c_str());
   c->set_keep_alive(true);
   c->set_tcp_nodelay(true);
   c->set_read_timeout(120, 0);
@@ -110,14 +112,15 @@ void read_stream(httplib::Client* c, int64_t after, shared_state& st) {
 
 } // namespace
 
-run_result run_http(const std::string& url, const std::string& workflow,
-                    size_t n, size_t concurrency, double limit_s) {
+run_result run_http(const http_target& target, const std::string& workflow,
+                    size_t n, size_t concurrency, double limit_s,
+                    const input_fn& input) {
   run_result res;
-  auto probe = connect(url);
+  auto probe = connect(target);
   auto start_seq = log_end(*probe);
   auto cpu0 = metric(*probe, "process_cpu_seconds_total");
   shared_state st;
-  auto stream_client = connect(url);
+  auto stream_client = connect(target);
   std::thread reader([&] { read_stream(stream_client.get(), start_seq, st); });
   std::vector<steady::time_point> submitted(n);
   std::vector<std::string> ids(n);
@@ -127,10 +130,11 @@ run_result run_http(const std::string& url, const std::string& workflow,
   std::vector<std::thread> submitters;
   for (size_t k = 0; k < std::max<size_t>(1, concurrency); ++k)
     submitters.emplace_back([&] {
-      auto c = connect(url);
+      auto c = connect(target);
       for (size_t i = next++; i < n; i = next++) {
-        auto body = R"({"workflow":")" + workflow + R"(","input":{"i":)"
-                    + std::to_string(i) + "}}";
+        auto in = input ? input(i) : boost::json::object{{"i", i}};
+        auto body = boost::json::serialize(
+          boost::json::object{{"workflow", workflow}, {"input", std::move(in)}});
         submitted[i] = steady::now();
         auto r = c->Post("/api/v1/operations", body, "application/json");
         if (r && r->status == 201) {
@@ -180,19 +184,19 @@ run_result run_http(const std::string& url, const std::string& workflow,
   return res;
 }
 
-std::string http_store_backend(const std::string& url) {
-  auto c = connect(url);
+std::string http_store_backend(const http_target& target) {
+  auto c = connect(target);
   auto r = c->Get("/readyz");
   if (!r || r->status != 200)
     return "unknown";
   return std::string(boost::json::parse(r->body).at("store").as_string());
 }
 
-boost::json::value http_operation_data(const std::string& url,
+boost::json::value http_operation_data(const http_target& target,
                                        const std::string& id) {
   thread_local std::unique_ptr<httplib::Client> c;
   if (!c)
-    c = connect(url);
+    c = connect(target);
   auto r = c->Get("/api/v1/operations/" + id);
   if (!r || r->status != 200)
     return nullptr;

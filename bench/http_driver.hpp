@@ -6,24 +6,34 @@
 
 namespace stepwise::bench {
 
+/// The server the HTTP workloads talk to.
+struct http_target {
+  /// `http[s]://HOST:PORT`.
+  std::string url;
+  /// Bearer token of a server with `--auth-tokens` (empty: none).
+  std::string token;
+};
+
 /// Submits `n` operations of `workflow` through `POST /api/v1/operations` of
-/// the server at `url` (`http://HOST:PORT`), from `concurrency` keep-alive
+/// the server `target`, from `concurrency` keep-alive
 /// connections, and sees each finish through one event stream
 /// (`GET /api/v1/events/stream`). Latency runs from each submit call to the
 /// moment its terminal event arrives. Waits at most `limit_s` seconds.
+/// `input` defaults to `{"i": i}`.
 ///
 /// `cpu_s` and the RSS fields are the server's, from its `/metrics`
 /// (`process_cpu_seconds_total`, `stepwise_process_peak_resident_memory_bytes`).
-run_result run_http(const std::string& url, const std::string& workflow,
-                    size_t n, size_t concurrency, double limit_s);
+run_result run_http(const http_target& target, const std::string& workflow,
+                    size_t n, size_t concurrency, double limit_s,
+                    const input_fn& input = {});
 
-/// Returns the store backend of the server at `url` (from `/readyz`), or
+/// Returns the store backend of the server `target` (from `/readyz`), or
 /// "unknown".
-std::string http_store_backend(const std::string& url);
+std::string http_store_backend(const http_target& target);
 
-/// Returns the data of operation `id` from the server at `url` (null on an
+/// Returns the data of operation `id` from the server `target` (null on an
 /// error), for the durable figures of the retry and timers workloads.
-boost::json::value http_operation_data(const std::string& url,
+boost::json::value http_operation_data(const http_target& target,
                                        const std::string& id);
 
 } // namespace stepwise::bench

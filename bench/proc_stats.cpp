@@ -15,8 +15,8 @@ namespace stepwise::bench {
 
 namespace {
 
-int64_t status_field(const std::string& name) {
-  std::ifstream in{"/proc/self/status"};
+int64_t status_field(const std::string& pid, const std::string& name) {
+  std::ifstream in{"/proc/" + pid + "/status"};
   std::string line;
   while (std::getline(in, line))
     if (line.rfind(name + ":", 0) == 0)
@@ -76,11 +76,47 @@ double cpu_seconds() {
 }
 
 int64_t peak_rss_kib() {
-  return status_field("VmHWM");
+  return status_field("self", "VmHWM");
 }
 
 int64_t rss_kib() {
-  return status_field("VmRSS");
+  return status_field("self", "VmRSS");
+}
+
+int64_t status_of(int pid, const std::string& field) {
+  return status_field(pid > 0 ? std::to_string(pid) : std::string("self"), field);
+}
+
+bool reset_peak_rss(int pid) {
+  std::ofstream out{"/proc/" + (pid > 0 ? std::to_string(pid) : std::string("self"))
+                    + "/clear_refs"};
+  out << "5";
+  out.flush();
+  return static_cast<bool>(out);
+}
+
+std::map<std::string, double> thread_cpu_seconds(int pid) {
+  auto hz = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  auto dir = "/proc/" + (pid > 0 ? std::to_string(pid) : std::string("self")) + "/task";
+  std::map<std::string, double> out;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it{dir, ec}, end; !ec && it != end;
+       it.increment(ec)) {
+    std::ifstream comm{it->path() / "comm"};
+    std::string name;
+    std::getline(comm, name);
+    auto f = stat_fields(dir.substr(6) + "/" + it->path().filename().string());
+    if (f && !name.empty())
+      out[name] += static_cast<double>((*f)[11] + (*f)[12]) / hz;
+  }
+  return out;
+}
+
+double load_average() {
+  std::ifstream in{"/proc/loadavg"};
+  double one = -1;
+  in >> one;
+  return one;
 }
 
 } // namespace stepwise::bench

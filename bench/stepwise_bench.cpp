@@ -1,5 +1,6 @@
 // stepwise-bench: the benchmark workloads (bench/README.md), one JSON line
 // per run. See bench/README.md for the figures and how they were produced.
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -7,14 +8,18 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 
 #include "bench/embedded_driver.hpp"
+#include "bench/driver_process.hpp"
 #include "bench/http_driver.hpp"
+#include "bench/io_workload.hpp"
 #include "bench/proc_stats.hpp"
 #include "bench/sink_bench.hpp"
+#include "bench/scratch_store.hpp"
 #include "bench/stats.hpp"
 #include "workflows/bench.hpp"
 #include "engine/errc.hpp"
@@ -35,6 +40,8 @@ struct options {
   std::string via = "embedded";
   std::string store;
   std::string url = "http://127.0.0.1:8080";
+  /// --via http: bearer token (--token, STEPWISE_TOKEN).
+  std::string token;
   size_t pool = 4;
   double limit_s = 300;
   int64_t passivate_ms = 1000;
@@ -51,21 +58,30 @@ struct options {
   std::vector<std::string> sinks;
   /// The built-in targets are down for this long from the run's start.
   double targets_down_s = 0;
+  /// The `io` workload (bench/io_workload.hpp) and the driver process.
+  bool url_given = false;
+  bench::io_options io;
+  bool serve_driver = false;
+  std::string listen = "127.0.0.1:8090";
 };
 
 int usage(const char* why) {
   std::fprintf(stderr,
                "stepwise-bench: %s\n"
-               "usage: stepwise-bench --workload steps|retry|timers --n N [--runs R]\n"
-               "       [--via embedded|http] [--store URI] [--url URL] [--pool P]\n"
+               "usage: stepwise-bench --workload steps|retry|timers|io --n N [--runs R]\n"
+               "       [--via embedded|http] [--store URI] [--url URL] [--token T] [--pool P]\n"
                "       [--limit SECONDS] [--passivate-ms MS] [--concurrency C]\n"
                "       [--store-pid PID] [--start-at EPOCH_MS] [--sink SPEC]...\n"
                "       [--targets-down-s S]\n"
+               "       io: [--call-ms MS] [--server-bin PATH] [--server-pid PID]\n"
+               "           [--driver-url URL]\n"
+               "       stepwise-bench --serve-driver [--listen HOST:PORT] [--call-ms MS]\n"
                "--sink: as stepwise serve's; @receiver is a built-in webhook receiver,\n"
                "@kafka-mock/TOPIC librdkafka's mock cluster (topic completions).\n"
                "--targets-down-s: @receiver answers 503 and @kafka-mock's broker is down\n"
                "for S seconds from the start.\n"
-               "--via http needs a running `stepwise serve --workflows demo,bench`.\n",
+               "--via http needs a running `stepwise serve --workflows demo,bench`\n"
+               "(io: one is started per run unless --url is given).\n",
                why);
   return 2;
 }
@@ -73,6 +89,10 @@ int usage(const char* why) {
 bool parse(int argc, char** argv, options& o, std::string& err) {
   for (int i = 1; i < argc; ++i) {
     std::string k = argv[i];
+    if (k == "--serve-driver") {
+      o.serve_driver = true;
+      continue;
+    }
     if (i + 1 >= argc) {
       err = "flag " + k + " needs a value";
       return false;
@@ -84,7 +104,8 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
       else if (k == "--runs") o.runs = std::stoi(v);
       else if (k == "--via") o.via = v;
       else if (k == "--store") o.store = v;
-      else if (k == "--url") o.url = v;
+      else if (k == "--url") o.url = v, o.url_given = true;
+      else if (k == "--token") o.token = v;
       else if (k == "--pool") o.pool = std::stoul(v);
       else if (k == "--limit") o.limit_s = std::stod(v);
       else if (k == "--passivate-ms") o.passivate_ms = std::stoll(v);
@@ -93,6 +114,11 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
       else if (k == "--start-at") o.start_at_ms = std::stoll(v);
       else if (k == "--sink") o.sinks.push_back(v);
       else if (k == "--targets-down-s") o.targets_down_s = std::stod(v);
+      else if (k == "--call-ms") o.io.call_ms = std::stoll(v);
+      else if (k == "--server-bin") o.io.server_bin = v;
+      else if (k == "--server-pid") o.io.server_pid = std::stoi(v);
+      else if (k == "--driver-url") o.io.driver_url = v;
+      else if (k == "--listen") o.listen = v;
       else {
         err = "unknown flag " + k;
         return false;
@@ -102,7 +128,7 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
       return false;
     }
   }
-  if (workflows::bench_workflow_of(o.workload).empty()) {
+  if (o.workload != "io" && workflows::bench_workflow_of(o.workload).empty()) {
     err = "unknown workload '" + o.workload + "'";
     return false;
   }
@@ -121,11 +147,7 @@ std::string now_iso() {
 std::string store_for_run(const options& o, int run) {
   if (!o.store.empty())
     return o.store;
-  auto path = "/tmp/stepwise-bench-" + std::to_string(::getpid()) + "-"
-              + std::to_string(run) + ".db";
-  for (auto suffix : {"", "-wal", "-shm"})
-    std::remove((path + suffix).c_str());
-  return "sqlite:" + path;
+  return bench::fresh_sqlite_uri("", run);
 }
 
 /// Returns the figure a workload reads from an operation's durable data:
@@ -181,18 +203,18 @@ boost::json::object result_line(const options& o, int run, const std::string& vi
 /// The workloads through a running server's HTTP API (benchmarks.md `http`).
 int run_via_http(const options& o) {
   auto workflow = workflows::bench_workflow_of(o.workload);
-  auto store = bench::http_store_backend(o.url);
+  auto store = bench::http_store_backend({o.url, o.token});
   if (store == "unknown") {
     std::cerr << "stepwise-bench: no ready server at " << o.url << '\n';
     return 1;
   }
   for (int run = 1; run <= o.runs; ++run) {
-    auto res = bench::run_http(o.url, workflow, o.n, o.concurrency, o.limit_s);
+    auto res = bench::run_http({o.url, o.token}, workflow, o.n, o.concurrency, o.limit_s);
     std::vector<double> figures;
     for (auto& id : res.ids) {
       if (o.workload == "steps")
         break;
-      auto d = bench::http_operation_data(o.url, id);
+      auto d = bench::http_operation_data({o.url, o.token}, id);
       if (d.is_object())
         if (auto f = figure_of(o.workload, d.as_object()))
           figures.push_back(*f);
@@ -209,12 +231,27 @@ int run_via_http(const options& o) {
 } // namespace
 
 int main(int argc, char** argv) {
+  // As the CLI: a write to a connection the server closed must be an error,
+  // not SIGPIPE (httplib's client does not ignore it).
+  std::signal(SIGPIPE, SIG_IGN);
   options o;
+  if (auto t = std::getenv("STEPWISE_TOKEN"))
+    o.token = t;
   std::string err;
   if (!parse(argc, argv, o, err))
     return usage(err.c_str());
   if (o.via != "embedded" && o.via != "http")
     return usage("--via must be embedded or http");
+  if (o.serve_driver)
+    return bench::serve_driver(o.listen, o.io.call_ms);
+  if (o.workload == "io") {
+    auto io = o.io;
+    std::tie(io.n, io.runs, io.via, io.limit_s, io.store, io.concurrency)
+      = std::tie(o.n, o.runs, o.via, o.limit_s, o.store, o.concurrency);
+    io.url = o.url_given ? o.url : std::string();
+    io.token = o.token;
+    return io.via == "http" ? bench::run_io_http(io) : bench::run_io_embedded(io);
+  }
   if (o.via == "http")
     return run_via_http(o);
   for (int run = 1; run <= o.runs; ++run) {
@@ -295,6 +332,7 @@ int main(int argc, char** argv) {
     }
     std::cout << boost::json::serialize(line) << std::endl;
     eng->shutdown();
+    bench::remove_scratch(ec.store_uri);
   }
   return 0;
 }

@@ -12,17 +12,42 @@ std::string_view to_string(command x) {
       return "cancel";
     case command::retry:
       return "retry";
+    case command::pause:
+      return "pause";
+    case command::resume:
+      return "resume";
   }
   return "?";
 }
+
+namespace {
+
+bool queued(const operation& op) {
+  return op.admission == admission::queued && op.state == op_state::pending;
+}
+
+bool has_incomplete(const operation& op) {
+  for (auto& s : op.steps)
+    if (s.state == step_state::incomplete)
+      return true;
+  return false;
+}
+
+} // namespace
 
 bool allows(const operation& op, command cmd) {
   switch (cmd) {
     case command::cancel:
       return op.state == op_state::pending || op.state == op_state::in_progress
-             || op.state == op_state::waiting;
+             || op.state == op_state::waiting || op.state == op_state::paused;
     case command::retry:
-      return op.state == op_state::failed;
+      return op.state == op_state::failed
+             || (op.state == op_state::succeeded && has_incomplete(op));
+    case command::pause:
+      return (op.state == op_state::pending && !queued(op))
+             || op.state == op_state::in_progress || op.state == op_state::waiting;
+    case command::resume:
+      return op.state == op_state::paused || (op.pause_requested && !is_terminal(op.state));
   }
   return false;
 }
@@ -31,10 +56,21 @@ caf::error refusal(const operation& op, command cmd) {
   std::string allowed;
   switch (cmd) {
     case command::cancel:
-      allowed = "only pending, in_progress or waiting operations can be canceled";
+      allowed = "only pending, in_progress, waiting or paused operations can be canceled";
       break;
     case command::retry:
-      allowed = "only failed operations can be retried";
+      allowed = op.state == op_state::succeeded
+                  ? "it has no incomplete steps to run again"
+                  : "only failed operations, and succeeded ones with incomplete steps, "
+                    "can be retried";
+      break;
+    case command::pause:
+      allowed = queued(op) ? "it is queued (blocked by '" + op.blocked_by
+                               + "'): cancel it, or pause it once it runs"
+                           : "only pending, in_progress or waiting operations can be paused";
+      break;
+    case command::resume:
+      allowed = "only paused operations can be resumed";
       break;
   }
   return make_error(errc::invalid_state, "operation '" + op.id + "' is "

@@ -13,8 +13,13 @@ namespace stepwise {
 enum class command : uint8_t {
   /// Stop a pending, running or waiting operation.
   cancel,
-  /// Resume a failed operation at its failed step.
+  /// Resume a failed operation at its failed step, or re-run the
+  /// incomplete best-effort steps of a succeeded one.
   retry,
+  /// Stop at the next step boundary until resumed.
+  pause,
+  /// Continue a paused operation at the step where it stopped.
+  resume,
 };
 
 std::string_view to_string(command x);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -22,7 +23,9 @@ struct engine_config {
   /// Most checkpoints written in one transaction.
   size_t max_batch = 8192;
   /// An operation waiting at least this long is passivated: its actor
-  /// stops and only its wake-up time stays in memory.
+  /// stops and only its wake-up time stays in memory. A wait on a watcher
+  /// (a monitored task), whose length nobody knows, passivates once it
+  /// has lasted this long; zero: at once.
   duration passivate_after = std::chrono::seconds(1);
   /// How long the embedding functions wait for the engine's answer.
   duration request_timeout = std::chrono::seconds(30);
@@ -36,6 +39,13 @@ struct engine_config {
   duration lease_ttl = std::chrono::seconds(10);
   /// Most orphaned operations taken over per store call.
   size_t claim_batch = 1000;
+  /// Most operations in progress at once per workflow name (all
+  /// versions), overriding the workflows' own `limit`; the rest queue.
+  std::map<std::string, size_t> limits;
+  /// How often a process looks for operations that other processes
+  /// admitted for it, or that a round left behind (stores shared by
+  /// several processes; a single process runs rounds when it needs them).
+  duration admission_poll = std::chrono::seconds(1);
   /// The clock; null means the real wall clock.
   std::shared_ptr<stepwise::clock> clock;
   /// Seed of the jitter random numbers (0: from the clock).

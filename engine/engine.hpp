@@ -10,6 +10,7 @@
 #include <caf/expected.hpp>
 #include <caf/fwd.hpp>
 
+#include "engine/admission.hpp"
 #include "engine/config.hpp"
 #include "engine/event.hpp"
 #include "engine/metrics.hpp"
@@ -63,11 +64,20 @@ public:
   /// Returns the operation.
   [[nodiscard]] caf::expected<operation> get(const std::string& id);
 
-  /// Cancels a pending, running or waiting operation.
+  /// Cancels a pending, running, waiting or paused operation.
   [[nodiscard]] caf::expected<operation> cancel(const std::string& id);
 
-  /// Resumes a failed operation at its failed step.
+  /// Resumes a failed operation at its failed step, or runs the incomplete
+  /// best-effort steps of a succeeded one again.
   [[nodiscard]] caf::expected<operation> retry(const std::string& id);
+
+  /// Pauses the operation at its next step boundary: at once when no
+  /// attempt runs, else when the running attempt (asked to stop) ends.
+  [[nodiscard]] caf::expected<operation> pause(const std::string& id);
+
+  /// Continues a paused operation at the step where it stopped, with a
+  /// fresh retry budget.
+  [[nodiscard]] caf::expected<operation> resume(const std::string& id);
 
   /// Sends signal `sig` to the operation: stored in the same write as its
   /// `signal_received` event, whether or not the operation waits for it
@@ -109,6 +119,11 @@ public:
 
   /// Returns the engine's live counters (for the metrics endpoint).
   const stepwise::metrics& stats() const;
+
+  /// Returns, per workflow that takes part in admission, the operations
+  /// queued and in progress (all processes of the store), as of the last
+  /// admission round.
+  std::map<std::string, admission_counts> admission() const;
 
   /// Returns the backend name of the store (`sqlite`, `postgresql`).
   std::string store_backend() const;

@@ -71,12 +71,17 @@ next_action try_again(operation& op, const workflow& wf, size_t idx,
   auto due = now + delay;
   if (def.policy
       && !def.policy->allows(rec.attempts, rec.first_attempt_at.value_or(now),
-                             due))
-    return give_up(op, wf, idx,
-                   "gave up after " + std::to_string(rec.attempts)
-                     + " attempts: " + reason,
-                   now, out);
+                             due)) {
+    auto why = "gave up after " + std::to_string(rec.attempts) + " attempts: " + reason;
+    if (def.policy->pause_when_exhausted && !def.best_effort) {
+      rec.last_error = std::move(reason);
+      return pause(op, "step '" + rec.name + "' " + why, now, out);
+    }
+    return give_up(op, wf, idx, std::move(why), now, out);
+  }
   rec.last_error = std::move(reason);
+  if (op.pause_requested)
+    return pause(op, "pause requested", now, out);
   auto act = schedule_wait(op, idx, due, now);
   emit(out, op, event_type::step_retry_scheduled, now, &rec, rec.last_error);
   return act;
@@ -93,6 +98,12 @@ next_action create(operation& op, const workflow& wf, time_point now,
   return begin_next(op, wf, now, out);
 }
 
+next_action create_queued(operation& op, time_point now, std::vector<event>& out) {
+  op.admission = admission::queued;
+  emit(out, op, event_type::operation_created, now);
+  return {next_action::kind::park, 0, 0, {}};
+}
+
 next_action begin_next(operation& op, const workflow& wf, time_point now,
                        std::vector<event>& out) {
   if (op.deadline && now >= *op.deadline)
@@ -100,6 +111,8 @@ next_action begin_next(operation& op, const workflow& wf, time_point now,
   auto idx = op.cursor();
   if (idx >= op.steps.size())
     return finish(op, op_state::succeeded, {}, now, out);
+  if (op.pause_requested)
+    return pause(op, "pause requested", now, out);
   auto& def = wf.steps()[idx];
   if (def.sleep) {
     auto& rec = op.steps[idx];
@@ -187,6 +200,13 @@ next_action wake(operation& op, const workflow& wf, time_point now,
 
 next_action recover(operation& op, const workflow& wf, time_point now,
                     std::vector<event>& out) {
+  if (op.state == op_state::pending && op.admission == admission::queued)
+    return {next_action::kind::park, 0, 0, {}}; // its admission starts it
+  if (op.state == op_state::paused) {
+    if (op.deadline && now >= *op.deadline)
+      return expire(op, wf, now, out);
+    return {next_action::kind::park, op.cursor(), 0, {}};
+  }
   if (op.state == op_state::compensating)
     return detail::recover_compensation(op, wf, now, out);
   auto idx = op.cursor();
@@ -238,8 +258,32 @@ next_action expire(operation& op, const workflow& wf, time_point now,
                         out);
 }
 
-next_action resume(operation& op, const workflow& wf, time_point now,
-                   std::vector<event>& out) {
+namespace {
+
+/// Goes on after a retry: at once, or, for an operation that waits for
+/// admission, back in line (its key or slot may be another's since it
+/// ended; the store queues it again with this write).
+next_action go_on(operation& op, const workflow& wf, time_point now, std::vector<event>& out) {
+  if (op.admission == admission::none)
+    return begin_next(op, wf, now, out);
+  op.admission = admission::queued;
+  op.blocked_by.clear();
+  op.updated_at = now;
+  return {next_action::kind::park, op.cursor(), 0, {}};
+}
+
+} // namespace
+
+next_action retry(operation& op, const workflow& wf, time_point now,
+                  std::vector<event>& out) {
+  if (op.state == op_state::succeeded) {
+    // Best-effort steps that gave up run again; the rest stays done.
+    for (auto& rec : op.steps)
+      if (rec.state == step_state::incomplete)
+        detail::fresh_budget(rec);
+    op.state = op_state::pending;
+    return go_on(op, wf, now, out);
+  }
   // Steps whose compensation ran were undone: they run again.
   for (auto& rec : op.steps) {
     if (rec.compensation == step_state::pending)
@@ -250,17 +294,11 @@ next_action resume(operation& op, const workflow& wf, time_point now,
     rec = std::move(fresh);
   }
   auto idx = op.cursor();
-  if (idx < op.steps.size()) {
-    // A fresh retry budget: attempts and elapsed time count anew.
-    auto& rec = op.steps[idx];
-    rec.state = step_state::pending;
-    rec.attempts = 0;
-    rec.first_attempt_at.reset();
-    rec.next_attempt_at.reset();
-  }
+  if (idx < op.steps.size())
+    detail::fresh_budget(op.steps[idx]);
   op.error.clear();
   op.state = op_state::pending;
-  return begin_next(op, wf, now, out);
+  return go_on(op, wf, now, out);
 }
 
 } // namespace stepwise::progress

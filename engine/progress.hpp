@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/event.hpp"
@@ -28,6 +29,9 @@ struct next_action {
     await,
     /// The operation is terminal.
     finish,
+    /// The operation is paused, or queued for admission: passivate until
+    /// a request or an admission wakes it (or its deadline passes).
+    park,
   };
 
   kind what = kind::none;
@@ -48,6 +52,11 @@ namespace progress {
 /// crash right after it simply runs step one again.
 next_action create(operation& op, const workflow& wf, time_point now,
                    std::vector<event>& out);
+
+/// Records the creation of `op`, which waits for admission (its workflow
+/// has a serialization key or a limit): the store's admission rounds say
+/// when it may start.
+next_action create_queued(operation& op, time_point now, std::vector<event>& out);
 
 /// Starts whatever comes next: the next attempt of the current step, a
 /// sleep, or the end of the operation.
@@ -75,6 +84,20 @@ next_action wake(operation& op, const workflow& wf, time_point now,
 /// Returns how to continue an operation loaded after a restart.
 next_action recover(operation& op, const workflow& wf, time_point now,
                     std::vector<event>& out);
+
+/// Fails an operation whose workflow version is not registered in this
+/// process (the version was removed, or another process sharing the store
+/// registers it and this one does not): nothing of its definition can run,
+/// not even compensations. The step in flight, if any, fails with it.
+/// `registered` lists the versions of the same name that are, for the
+/// message (see `unregistered_message`) (unregistered.cpp).
+next_action fail_unregistered(operation& op, const std::vector<int32_t>& registered,
+                              time_point now, std::vector<event>& out);
+
+/// Returns "unknown workflow 'NAME' version V: not registered in this
+/// process (registered: 2, 3)" (or "(no version is registered)").
+std::string unregistered_message(const std::string& workflow, int32_t version,
+                                 const std::vector<int32_t>& registered);
 
 /// Cancels the operation (the caller checked `allows(op, command::cancel)`); a saga first
 /// runs its compensations.
@@ -124,8 +147,25 @@ std::optional<next_action> apply_watch(operation& op, const workflow& wf,
 /// the wait), and has a watcher following a task.
 bool watching(const operation& op, const workflow& wf);
 
-/// Resumes a failed operation at its failed step (completed steps are
-/// never run again).
+/// Retries the operation (the caller checked `allows(op, command::retry)`):
+/// a failed one at its failed step (completed steps are never run again),
+/// a succeeded one by running its incomplete best-effort steps again, each
+/// with a fresh retry budget. One that waits for admission (a key or a
+/// limit) is queued again (`park`) until an admission round lets it go on.
+next_action retry(operation& op, const workflow& wf, time_point now,
+                  std::vector<event>& out);
+
+/// Pauses the operation at its current step (`operation_paused`, `why` as
+/// its error): the step starts afresh when resumed. The caller stopped
+/// the attempt in flight, if any.
+next_action pause(operation& op, std::string why, time_point now,
+                  std::vector<event>& out);
+
+/// Asks for a pause at the next step boundary while an attempt runs.
+void request_pause(operation& op, time_point now);
+
+/// Continues a paused operation at the step where it stopped, with a fresh
+/// retry budget (`operation_resumed`); withdraws a pause not yet taken.
 next_action resume(operation& op, const workflow& wf, time_point now,
                    std::vector<event>& out);
 

@@ -47,6 +47,10 @@ next_action wait_timed_out(operation& op, const workflow& wf, size_t idx,
                            time_point now, double unit_random,
                            std::vector<event>& out);
 
+/// Gives step record `rec` a fresh retry budget: it runs again as if it
+/// had not run, attempts and elapsed time counting anew.
+void fresh_budget(step_record& rec);
+
 /// Returns the delay before attempt `attempt + 1` per the step's policy.
 duration policy_delay(const step_def& def, int32_t attempt, double rnd);
 

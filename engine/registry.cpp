@@ -30,6 +30,14 @@ workflow_ptr registry::find(const std::string& name,
   return i->first.first == name ? i->second : nullptr;
 }
 
+std::vector<int32_t> registry::versions(const std::string& name) const {
+  std::vector<int32_t> out;
+  for (auto i = defs_.lower_bound({name, INT32_MIN}); i != defs_.end() && i->first.first == name;
+       ++i)
+    out.push_back(i->first.second);
+  return out;
+}
+
 std::vector<workflow_ptr> registry::all() const {
   std::vector<workflow_ptr> out;
   out.reserve(defs_.size());

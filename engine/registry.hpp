@@ -24,6 +24,9 @@ public:
   workflow_ptr find(const std::string& name,
                     std::optional<int32_t> version = std::nullopt) const;
 
+  /// Returns the registered versions of workflow `name`, ascending.
+  std::vector<int32_t> versions(const std::string& name) const;
+
   /// Returns every definition, by name then version.
   std::vector<workflow_ptr> all() const;
 

@@ -23,6 +23,10 @@ struct retry_policy {
   /// Time allowed from the step's *first attempt* (never from queue or
   /// creation time) after which no further attempt starts.
   std::optional<duration> max_elapsed;
+  /// Running out of attempts (or of `max_elapsed`) pauses the operation at
+  /// the step instead of failing it: a person looks, then resumes it with a
+  /// fresh budget. Best-effort steps ignore it (they become incomplete).
+  bool pause_when_exhausted = false;
 
   /// Returns the delay after failed attempt number `attempt` (1-based).
   /// `unit_random` is uniform in [0, 1).

@@ -52,6 +52,18 @@ struct step_def {
   /// After its retries run out, the operation goes on and the step is
   /// recorded as incomplete.
   bool best_effort = false;
+  /// The step sets transient values (overrides), which are never stored:
+  /// once it succeeded, it runs again (quietly: no record, no event)
+  /// before the next step that uses them (`uses_transient`) whenever the
+  /// operation goes on in a new actor
+  /// (after a restart, a takeover, a wake-up from passivation, a retry).
+  /// Its body must be safe to run again; only blocking and asynchronous
+  /// steps may set it.
+  bool produces_transient = false;
+  /// The step reads transient values: those steps run again before it
+  /// only. When no step of a workflow says so, they run again before
+  /// whichever step comes next.
+  bool uses_transient = false;
   /// Set for a durable sleep: the step completes `sleep` after it starts.
   std::optional<duration> sleep;
   /// Set for a wait on the outside world (a signal, a watched task): each
@@ -102,6 +114,20 @@ struct step_def {
 
   step_def& as_best_effort(bool flag = true) {
     best_effort = flag;
+    return *this;
+  }
+
+  /// Marks the step as one that sets transient values (see
+  /// `produces_transient`).
+  step_def& producing_transient(bool flag = true) {
+    produces_transient = flag;
+    return *this;
+  }
+
+  /// Marks the step as one that reads transient values (see
+  /// `uses_transient`).
+  step_def& using_transient(bool flag = true) {
+    uses_transient = flag;
     return *this;
   }
 

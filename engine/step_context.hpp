@@ -23,8 +23,32 @@ struct transient_value {
   bool secret = false;
 };
 
+inline bool operator==(const transient_value& x, const transient_value& y) {
+  return x.secret == y.secret && x.value == y.value;
+}
+
+inline bool operator!=(const transient_value& x, const transient_value& y) {
+  return !(x == y);
+}
+
 /// Transient data of one operation, by key.
 using transient_map = std::map<std::string, transient_value>;
+
+/// A provisioning override (the seed's `InputCreator.SetOverrides`): a
+/// configuration value for one component of what is being created (a
+/// token, a URL). Kept among the transient values, so it is never stored;
+/// the steps that add overrides are marked `producing_transient()` and run
+/// again whenever the operation goes on in a new actor.
+struct override_value {
+  std::string component;
+  std::string key;
+  std::string value;
+  /// Secret overrides never appear in logs, events, API output or errors.
+  bool secret = false;
+};
+
+/// Returns the overrides among `transient`, by component, then key.
+std::vector<override_value> overrides_of(const transient_map& transient);
 
 /// An event a step asks to append to the log (e.g.
 /// `infrastructure_task_completed`), with its type-specific fields.
@@ -101,6 +125,18 @@ public:
   /// Sets a transient value (an override), optionally flagged secret.
   void set_transient(std::string key, boost::json::value v, bool secret = false) {
     transient_[std::move(key)] = transient_value{std::move(v), secret};
+  }
+
+  /// Adds override `key` of `component` (replacing one with the same
+  /// component and key). Mark the step `producing_transient()`: like every
+  /// transient value, the override is gone after a restart, and that step
+  /// adds it again.
+  void add_override(const std::string& component, const std::string& key,
+                    std::string value, bool secret = false);
+
+  /// Returns the overrides added so far in this run, by component, then key.
+  std::vector<override_value> overrides() const {
+    return overrides_of(transient_);
   }
 
   /// Returns the engine's current time (virtual in tests).

@@ -8,6 +8,7 @@
 
 #include <caf/expected.hpp>
 
+#include "engine/admission.hpp"
 #include "engine/event.hpp"
 #include "engine/operation.hpp"
 
@@ -19,7 +20,10 @@ struct checkpoint {
   enum class kind : uint8_t {
     /// Insert a new operation (fails per item on a taken idempotency key).
     create,
-    /// Replace the operation whose revision is `op->revision - 1`.
+    /// Replace the operation whose revision is `op->revision - 1`. Its
+    /// admission columns are left as rounds wrote them, except that an
+    /// operation taking part in admission that leaves an end state (a
+    /// retry) is queued again.
     update,
   };
 
@@ -81,6 +85,14 @@ public:
   /// error means nothing of the batch was written.
   [[nodiscard]] virtual caf::expected<commit_result>
   commit(const std::vector<checkpoint>& batch) = 0;
+
+  /// Runs one admission round (`plan_round` over every operation that
+  /// takes part in admission and has not ended, in creation order) and
+  /// writes it in one transaction: admission columns and `operation_queued`
+  /// events (their `seq` set in the answer). Rounds of several processes
+  /// sharing the store run one at a time. Called by the writer thread.
+  [[nodiscard]] virtual caf::expected<admission_round>
+  admit(const admission_limits& limits, time_point now) = 0;
 
   // -- reads ------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 #include "engine/workflow.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <set>
 
 #include "engine/errc.hpp"
@@ -23,6 +24,50 @@ workflow& workflow::step(int32_t weight, step_def s) {
 workflow& workflow::secret(std::string json_pointer) {
   secrets_.emplace_back(std::move(json_pointer));
   return *this;
+}
+
+workflow& workflow::serialize_by(std::string json_pointer) {
+  auto ptr = json_pointer;
+  key_ = [ptr](const boost::json::object& input) -> std::string {
+    boost::json::error_code ec;
+    boost::json::value whole = input; // find_pointer wants a value
+    auto* v = whole.find_pointer(ptr, ec);
+    if (!v || v->is_null())
+      return {};
+    return v->is_string() ? std::string{v->as_string().c_str(), v->as_string().size()}
+                          : boost::json::serialize(*v);
+  };
+  key_what_ = std::move(json_pointer);
+  return *this;
+}
+
+workflow& workflow::serialize_by(key_fn fn, std::string what) {
+  key_ = std::move(fn);
+  key_what_ = std::move(what);
+  return *this;
+}
+
+workflow& workflow::limit(size_t n) {
+  limit_ = n;
+  return *this;
+}
+
+caf::expected<std::string> workflow::key_of(const boost::json::object& input) const {
+  if (!key_)
+    return std::string{};
+  std::string key;
+  try {
+    key = key_(input);
+  } catch (const std::exception& e) {
+    return make_error(errc::invalid_argument, "workflow '" + name_
+                                                + "': computing the serialization key failed: "
+                                                + e.what());
+  }
+  if (key.empty() && !key_what_.empty() && key_what_.front() == '/')
+    return make_error(errc::invalid_argument,
+                      "workflow '" + name_ + "' runs one operation per key at a time: "
+                        "the input needs a value at '" + key_what_ + "'");
+  return key;
 }
 
 caf::expected<void> workflow::validate() const {
@@ -52,6 +97,9 @@ caf::expected<void> workflow::validate() const {
     if (bodies > 1)
       return bad("step '" + s.name
                  + "' has more than one body (run, start, actor, sleep, wait)");
+    if (s.produces_transient && !s.run && !s.start)
+      return bad("step '" + s.name
+                 + "' produces transient values but is not a blocking or asynchronous step");
     if (s.compensate && s.compensate_async)
       return bad("step '" + s.name + "' has two compensations");
     if (s.wait) {

@@ -1,11 +1,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <caf/expected.hpp>
+
+#include <boost/json.hpp>
 
 #include "engine/step.hpp"
 
@@ -29,6 +32,43 @@ public:
 
   /// Declares a JSON pointer into the input whose value is secret.
   workflow& secret(std::string json_pointer);
+
+  /// Computes an operation's serialization key from its input.
+  using key_fn = std::function<std::string(const boost::json::object& input)>;
+
+  /// Runs operations one at a time per key: the value at `json_pointer` in
+  /// the input (a string as it is, any other value as JSON). Operations of
+  /// every workflow with the same key queue behind each other, in creation
+  /// order. An input without that value is refused at start.
+  workflow& serialize_by(std::string json_pointer);
+
+  /// Runs operations one at a time per key computed by `fn` (an empty key:
+  /// none for that operation). `what` names it in errors and listings.
+  workflow& serialize_by(key_fn fn, std::string what);
+
+  /// Lets at most `n` operations of this workflow (any version) be in
+  /// progress at once; the rest queue in creation order. The engine's
+  /// `engine_config::limits` overrides it.
+  workflow& limit(size_t n);
+
+  /// Returns the serialization key of an operation with `input` (empty:
+  /// none), or an error naming the workflow and what is missing.
+  [[nodiscard]] caf::expected<std::string> key_of(const boost::json::object& input) const;
+
+  /// Returns whether operations have a serialization key.
+  bool serialized() const {
+    return static_cast<bool>(key_);
+  }
+
+  /// Returns how the key is computed (a JSON pointer), or "".
+  const std::string& key_source() const {
+    return key_what_;
+  }
+
+  /// Returns the declared limit (0: none).
+  size_t max_in_progress() const {
+    return limit_;
+  }
 
   /// Checks the definition: names, weights, bodies, timeouts, policies
   /// and secret paths. Errors name the workflow and what is wrong.
@@ -58,6 +98,9 @@ private:
   int32_t version_;
   std::vector<step_def> steps_;
   std::vector<std::string> secrets_;
+  key_fn key_;
+  std::string key_what_;
+  size_t limit_ = 0;
 };
 
 using workflow_ptr = std::shared_ptr<const workflow>;

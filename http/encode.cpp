@@ -27,6 +27,7 @@ boost::json::object policy_json(const retry_policy& p) {
   out["max_attempts"] = p.max_attempts;
   out["max_elapsed_ms"] = p.max_elapsed ? boost::json::value(millis(*p.max_elapsed))
                                         : boost::json::value(nullptr);
+  out["when_exhausted"] = p.pause_when_exhausted ? "pause" : "fail";
   return out;
 }
 
@@ -83,6 +84,7 @@ boost::json::object to_json(const operation& op) {
   out["signals"] = std::move(signals);
   out["key"] = string_or_null(op.key);
   out["blocked_by"] = string_or_null(op.blocked_by);
+  out["pause_requested"] = op.pause_requested;
   return out;
 }
 
@@ -112,6 +114,8 @@ boost::json::object to_json(const workflow& wf) {
                                    : boost::json::value(nullptr);
     step["best_effort"] = s.best_effort;
     step["compensable"] = s.compensate || s.compensate_async;
+    step["produces_transient"] = s.produces_transient;
+    step["uses_transient"] = s.uses_transient;
     step["conditional"] = s.condition.has_value();
     step["retry_policy"] = s.policy ? boost::json::value(policy_json(*s.policy))
                                     : boost::json::value(nullptr);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <vector>
+
 #include <optional>
 
 #include <boost/json.hpp>
@@ -26,5 +28,15 @@ boost::json::object to_json(const event& e);
 
 /// Returns the API form of a workflow definition with its steps.
 boost::json::object to_json(const workflow& wf);
+
+/// Returns the API form of each of `xs`.
+template <class T>
+boost::json::array to_json_array(const std::vector<T>& xs) {
+  boost::json::array out;
+  out.reserve(xs.size());
+  for (auto& x : xs)
+    out.emplace_back(to_json(x));
+  return out;
+}
 
 } // namespace stepwise::http

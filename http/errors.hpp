@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <caf/error.hpp>
 
@@ -46,6 +47,11 @@ api_error from_engine(const caf::error& err);
 std::string code_for_status(int status);
 
 // -- writing ------------------------------------------------------------------
+
+/// Returns `text` with every byte that does not begin a valid UTF-8
+/// sequence replaced by U+FFFD: messages quote what clients sent, and a
+/// JSON body must be valid UTF-8 for clients to parse it.
+std::string valid_utf8(std::string_view text);
 
 /// Returns the JSON body of `e`.
 std::string error_body(const api_error& e);

@@ -91,6 +91,18 @@ std::string render(const route_context& ctx) {
            static_cast<double>(cache_reads));
   w.sample("stepwise_http_event_reads_total", {{"source", "store"}},
            static_cast<double>(store_reads));
+  auto admission = ctx.eng.admission();
+  w.family("stepwise_workflow_operations_queued", "gauge",
+           "Operations waiting for their serialization key or a slot of their "
+           "workflow's limit (all processes; as of the last admission round).");
+  for (auto& [wf, c] : admission)
+    w.sample("stepwise_workflow_operations_queued", {{"workflow", wf}},
+             static_cast<double>(c.queued));
+  w.family("stepwise_workflow_operations_running", "gauge",
+           "Admitted operations not yet ended, of workflows with a key or limit.");
+  for (auto& [wf, c] : admission)
+    w.sample("stepwise_workflow_operations_running", {{"workflow", wf}},
+             static_cast<double>(c.running));
   gauge(w, "stepwise_ready", "1 when recovery is done and the store answers.",
         ctx.eng.ready() ? 1 : 0);
   auto backend = ctx.eng.store_backend();

@@ -47,7 +47,7 @@ const char* openapi_paths() {
   },
   "/api/v1/operations/{id}/cancel": {
     "post": {
-      "summary": "Cancel a pending, in_progress or waiting operation. The body may be empty or {}.",
+      "summary": "Cancel a pending, in_progress, waiting or paused operation (a queued one leaves its queue). The body may be empty or {}.",
       "operationId": "cancelOperation",
       "parameters": [{"$ref": "#/components/parameters/OperationId"}],
       "responses": {
@@ -57,8 +57,28 @@ const char* openapi_paths() {
   },
   "/api/v1/operations/{id}/retry": {
     "post": {
-      "summary": "Resume a failed operation at its failed step. The body may be empty or {}.",
+      "summary": "Resume a failed operation at its failed step, or run the incomplete best-effort steps of a succeeded one again (each with a fresh retry budget). 409 when there is nothing to retry. The body may be empty or {}.",
       "operationId": "retryOperation",
+      "parameters": [{"$ref": "#/components/parameters/OperationId"}],
+      "responses": {
+        "202": {"description": "Accepted.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},
+        "errors": [400, 404, 409, 415, 503]}
+    }
+  },
+  "/api/v1/operations/{id}/pause": {
+    "post": {
+      "summary": "Pause a pending, in_progress or waiting operation at its next step boundary: at once when no attempt runs (a due retry, a sleep or a wait starts again on resume), else the running attempt is asked to stop (pause_requested is true) and the operation pauses when it ends. A paused operation holds no actor. Queued operations cannot be paused (409). The body may be empty or {}.",
+      "operationId": "pauseOperation",
+      "parameters": [{"$ref": "#/components/parameters/OperationId"}],
+      "responses": {
+        "202": {"description": "Accepted; an operation_paused event follows (or came with this write).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},
+        "errors": [400, 404, 409, 415, 503]}
+    }
+  },
+  "/api/v1/operations/{id}/resume": {
+    "post": {
+      "summary": "Continue a paused operation at the step where it stopped, with a fresh retry budget (operation_resumed); withdraws a pause that was asked for and not yet taken. The body may be empty or {}.",
+      "operationId": "resumeOperation",
       "parameters": [{"$ref": "#/components/parameters/OperationId"}],
       "responses": {
         "202": {"description": "Accepted.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},
@@ -193,6 +213,20 @@ void add_error_responses(json::object& paths, const openapi_errors& errors) {
   }
 }
 
+// The console's and the service broker's paths (openapi_front.cpp,
+// openapi_osb.cpp).
+void merge_front_doors(json::object& paths) {
+  auto front = json::parse(openapi_front_paths()).as_object();
+  add_error_responses(front, openapi_v1_errors());
+  auto sinks = json::parse(openapi_sinks_paths()).as_object();
+  add_error_responses(sinks, openapi_v1_errors());
+  auto osb = json::parse(openapi_osb_paths()).as_object();
+  add_error_responses(osb, openapi_osb_errors());
+  for (auto* part : {&front, &sinks, &osb})
+    for (auto& kv : *part)
+      paths[kv.key()] = kv.value();
+}
+
 void add_error_components(json::object& responses, const openapi_errors& errors) {
   for (auto& e : errors.responses)
     responses[e.name] = error_response(e, errors.schema);
@@ -221,24 +255,29 @@ const json::value& openapi_document() {
     add_error_responses(infra_paths, openapi_infrastructure_errors());
     for (auto& kv : infra_paths)
       paths[kv.key()] = kv.value();
-    auto sinks_paths = json::parse(openapi_sinks_paths()).as_object();
-    add_error_responses(sinks_paths, openapi_v1_errors());
-    for (auto& kv : sinks_paths)
-      paths[kv.key()] = kv.value();
+    merge_front_doors(paths);
     auto components = json::parse(openapi_components()).as_object();
     auto& schemas = components["schemas"].as_object();
     auto infra_schemas = json::parse(openapi_infrastructure_schemas()).as_object();
     for (auto& kv : infra_schemas)
       schemas[kv.key()] = kv.value();
-    auto sinks_schemas = json::parse(openapi_sinks_schemas()).as_object();
-    for (auto& kv : sinks_schemas)
-      schemas[kv.key()] = kv.value();
+    for (auto text : {openapi_front_schemas(), openapi_sinks_schemas(), openapi_osb_schemas()}) {
+      auto more = json::parse(text);
+      for (auto& kv : more.as_object())
+        schemas[kv.key()] = kv.value();
+    }
+    auto& parameters = components["parameters"].as_object();
+    auto osb_parameters = json::parse(openapi_osb_parameters());
+    for (auto& kv : osb_parameters.as_object())
+      parameters[kv.key()] = kv.value();
     json::object responses;
     add_error_components(responses, openapi_v1_errors());
     add_error_components(responses, openapi_infrastructure_errors());
+    add_error_components(responses, openapi_osb_errors());
     components["responses"] = std::move(responses);
     d["paths"] = std::move(paths);
     d["components"] = std::move(components);
+    add_openapi_security(d);
     return json::value(std::move(d));
   }();
   return doc;

@@ -58,5 +58,22 @@ const openapi_errors& openapi_infrastructure_errors();
 /// Returns the outbox's path and schemas (merged likewise) as JSON text.
 const char* openapi_sinks_paths();
 const char* openapi_sinks_schemas();
+/// Returns the paths of the console and of its reads (with `"errors"`
+/// lists for openapi_v1_errors()) and their schemas as JSON text.
+const char* openapi_front_paths();
+const char* openapi_front_schemas();
+
+/// Returns the service broker's paths (with `"errors"` lists for
+/// openapi_osb_errors()), schemas and parameters as JSON text.
+const char* openapi_osb_paths();
+const char* openapi_osb_schemas();
+const char* openapi_osb_parameters();
+
+/// Returns the service broker's error answers (body: `OsbError`).
+const openapi_errors& openapi_osb_errors();
+
+/// Adds the security schemes and, to every operation, who may call it and
+/// its 401 and 403 answers, by the rule the server applies (http/auth.hpp).
+void add_openapi_security(boost::json::object& doc);
 
 } // namespace stepwise::http

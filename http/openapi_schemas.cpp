@@ -13,7 +13,7 @@ const char* openapi_components() {
       "type": "object", "required": ["error"],
       "properties": {"error": {"type": "object", "required": ["code", "message"],
         "properties": {
-          "code": {"type": "string", "description": "Stable, snake_case: malformed_json, invalid_argument, unknown_workflow, not_found, method_not_allowed, invalid_state, idempotency_conflict, payload_too_large, unsupported_media_type, header_too_large, too_many_waiters, shutting_down, store_failure, timeout, internal_error."},
+          "code": {"type": "string", "description": "Stable, snake_case: malformed_json, invalid_argument, unknown_workflow, unauthorized, forbidden, not_found, method_not_allowed, invalid_state, idempotency_conflict, payload_too_large, unsupported_media_type, header_too_large, too_many_waiters, shutting_down, store_failure, timeout, internal_error."},
           "message": {"type": "string", "description": "Names what was wrong."}}}}
     },
     "Time": {"type": "string", "format": "date-time", "description": "RFC 3339 UTC with milliseconds, e.g. 2026-11-22T07:40:00.123Z."},
@@ -35,21 +35,23 @@ const char* openapi_components() {
     },
     "Operation": {
       "type": "object",
-      "required": ["id", "workflow", "version", "state", "input", "data", "error", "created_at", "updated_at", "deadline", "steps", "signals", "key", "blocked_by"],
+      "required": ["id", "workflow", "version", "state", "input", "data", "error", "created_at", "updated_at", "deadline", "steps", "signals", "key", "blocked_by", "pause_requested"],
       "properties": {
         "id": {"type": "string", "description": "Opaque."},
-        "workflow": {"type": "string"}, "version": {"type": "integer"},
+        "workflow": {"type": "string"},
+        "version": {"type": "integer", "description": "The definition version the operation started on; it runs on it to the end, whatever versions are registered later. If a process resumes it without that version registered, the operation fails with the error \"unknown workflow 'NAME' version V: not registered in this process (registered: ...)\"."},
         "state": {"$ref": "#/components/schemas/OperationState"},
-        "input": {"type": "object", "description": "As given, except values at the workflow's secret paths, shown as \"***\"."},
+        "input": {"type": "object", "description": "As given, except values at the workflow's secret paths, shown as \"***\" (for a version no longer registered: the secret paths of every registered version of its name)."},
         "data": {"type": "object", "description": "Data the steps persisted."},
-        "error": {"type": "string", "nullable": true},
+        "error": {"type": "string", "nullable": true, "description": "Why it failed. Secret values (input paths, secret overrides) are shown as ***."},
         "created_at": {"$ref": "#/components/schemas/Time"},
         "updated_at": {"$ref": "#/components/schemas/Time"},
         "deadline": {"type": "string", "format": "date-time", "nullable": true},
         "steps": {"type": "array", "items": {"$ref": "#/components/schemas/StepRecord"}},
         "signals": {"type": "array", "description": "Signals received, oldest first (payloads are not shown: a wait step puts them in the data).", "items": {"$ref": "#/components/schemas/SignalRecord"}},
         "key": {"type": "string", "nullable": true, "description": "The serialization key taken from the input, if the workflow declares one: operations with the same key run one at a time, in creation order."},
-        "blocked_by": {"type": "string", "nullable": true, "description": "While queued (pending): what it waits for, an operation id or limit:WORKFLOW."}}
+        "blocked_by": {"type": "string", "nullable": true, "description": "While queued (pending): what it waits for, an operation id or limit:WORKFLOW."},
+        "pause_requested": {"type": "boolean", "description": "A pause was asked for while an attempt ran: the operation pauses when that attempt ends."}}
     },
     "SignalRecord": {
       "type": "object", "required": ["name", "signal_id", "received_at", "consumed_by"],
@@ -98,16 +100,17 @@ const char* openapi_components() {
     },
     "RetryPolicy": {
       "type": "object", "nullable": true,
-      "required": ["initial_interval_ms", "multiplier", "max_interval_ms", "jitter", "max_attempts", "max_elapsed_ms"],
+      "required": ["initial_interval_ms", "multiplier", "max_interval_ms", "jitter", "max_attempts", "max_elapsed_ms", "when_exhausted"],
       "properties": {
         "initial_interval_ms": {"type": "integer"}, "multiplier": {"type": "number"},
         "max_interval_ms": {"type": "integer"}, "jitter": {"type": "number"},
         "max_attempts": {"type": "integer", "description": "0: unbounded."},
-        "max_elapsed_ms": {"type": "integer", "nullable": true}}
+        "max_elapsed_ms": {"type": "integer", "nullable": true},
+        "when_exhausted": {"type": "string", "enum": ["fail", "pause"], "description": "What running out of attempts does: fail the step (and the operation), or pause the operation at the step until resumed."}}
     },
     "WorkflowStep": {
       "type": "object",
-      "required": ["name", "weight", "kind", "signal", "sleep_ms", "timeout_ms", "best_effort", "conditional", "compensable", "retry_policy"],
+      "required": ["name", "weight", "kind", "signal", "sleep_ms", "timeout_ms", "best_effort", "conditional", "compensable", "produces_transient", "uses_transient", "retry_policy"],
       "properties": {
         "name": {"type": "string"}, "weight": {"type": "integer"},
         "kind": {"type": "string", "enum": ["run", "async", "actor", "sleep", "wait"], "description": "run: a blocking body on a worker; async: a body that waits holding no thread; actor: a step actor of the host; sleep: a durable sleep; wait: waits for a signal and/or a task a monitor follows."},
@@ -116,6 +119,8 @@ const char* openapi_components() {
         "timeout_ms": {"type": "integer", "nullable": true},
         "best_effort": {"type": "boolean"}, "conditional": {"type": "boolean"},
         "compensable": {"type": "boolean", "description": "The step has a compensation (sagas)."},
+        "produces_transient": {"type": "boolean", "description": "The step sets transient values (e.g. provisioning overrides), which are never stored: it runs again, unrecorded, before a step that uses them whenever the operation goes on in a new process or after passivation."},
+        "uses_transient": {"type": "boolean", "description": "The step reads transient values (e.g. a create request that carries the overrides)."},
         "retry_policy": {"$ref": "#/components/schemas/RetryPolicy"}}
     },
     "Workflow": {

@@ -88,7 +88,7 @@ void show(const router& r, const route_context& ctx, request& rq,
   write_json(res, 200, to_json(*op));
 }
 
-// Cancel and retry: the same request and answer around another engine call.
+// Cancel, retry, pause and resume: the same request and answer around another engine call.
 template <caf::expected<operation> (engine::*Command)(const std::string&)>
 void command(const router& r, const route_context& ctx, request& rq,
              httplib::Response& res) {
@@ -110,6 +110,8 @@ void add_operations_routes(router& r, const route_context& ctx) {
   add_route(r, ctx, "GET", ops + "/{id}", show);
   add_route(r, ctx, "POST", ops + "/{id}/cancel", command<&engine::cancel>);
   add_route(r, ctx, "POST", ops + "/{id}/retry", command<&engine::retry>);
+  add_route(r, ctx, "POST", ops + "/{id}/pause", command<&engine::pause>);
+  add_route(r, ctx, "POST", ops + "/{id}/resume", command<&engine::resume>);
 }
 
 } // namespace stepwise::http

@@ -1,5 +1,7 @@
 #include "http/router.hpp"
 
+#include "http/digest.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -37,16 +39,6 @@ bool routed_by_httplib(std::string_view m) {
          || m == "DELETE" || m == "OPTIONS" || m == "PATCH";
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 } // namespace
 
 bool is_json_type(std::string_view ct) {
@@ -71,8 +63,8 @@ std::string path_of_target(std::string_view target) {
   out.reserve(raw.size());
   for (size_t i = 0; i < raw.size(); ++i) {
     if (raw[i] == '%' && i + 2 < raw.size()) {
-      auto hi = hex_value(raw[i + 1]);
-      auto lo = hex_value(raw[i + 2]);
+      auto hi = hex_digit(raw[i + 1]);
+      auto lo = hex_digit(raw[i + 2]);
       if (hi >= 0 && lo >= 0) {
         out.push_back(static_cast<char>(hi * 16 + lo));
         i += 2;
@@ -123,6 +115,10 @@ void router::add(std::string method, std::string pattern, handler fn) {
   r.pattern = std::move(pattern);
   r.fn = std::move(fn);
   routes_.push_back(std::move(r));
+}
+
+void router::add_guard(guard g) {
+  guards_.push_back(std::move(g));
 }
 
 void router::set_error_writer(std::string prefix, error_writer w) {
@@ -212,6 +208,14 @@ void router::dispatch(const httplib::Request& req, httplib::Response& res,
       if (reader != nullptr && has_body(req))
         force_close(res);
       return;
+    }
+    for (auto& g : guards_) {
+      if (auto err = g(req, *m.hit, res)) {
+        write(req.path, res, *err);
+        if (reader != nullptr && has_body(req))
+          force_close(res);
+        return;
+      }
     }
     if (m.hit->json_body && req.has_header("Content-Type")
         && !is_json_type(req.get_header_value("Content-Type"))) {

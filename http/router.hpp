@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,11 @@ public:
     std::string allow;
   };
 
+  /// Decides whether a request may reach the route it matched: returns the
+  /// error to answer (it may also set headers on the response), or none.
+  using guard = std::function<std::optional<api_error>(
+    const httplib::Request&, const route&, httplib::Response&)>;
+
   /// `metrics` (optional) counts every answer the router gives.
   explicit router(limits lim, request_metrics* metrics = nullptr);
 
@@ -63,6 +69,10 @@ public:
   /// Makes router-detected errors of paths under `prefix` use `w` instead of
   /// the stepwise error body (the Infrastructure API has its own format).
   void set_error_writer(std::string prefix, error_writer w);
+
+  /// Adds a guard (authentication). Guards run in the order added, after a
+  /// route matched and before its body is read.
+  void add_guard(guard g);
 
   /// Returns the route for `method` and `path`.
   match find(std::string_view method, std::string_view path) const;
@@ -122,6 +132,7 @@ private:
   request_metrics* metrics_;
   std::vector<route> routes_;
   std::vector<std::pair<std::string, error_writer>> writers_;
+  std::vector<guard> guards_;
 };
 
 /// Returns whether `content_type` names JSON (`application/json`,

@@ -13,6 +13,7 @@
 #include <httplib.h>
 
 #include "engine/engine.hpp"
+#include "http/auth.hpp"
 #include "http/event_hub.hpp"
 #include "http/limits.hpp"
 #include "http/request_metrics.hpp"
@@ -47,6 +48,15 @@ struct server_config {
   /// The outbox's sinks, for `GET /api/v1/sinks` and `/metrics`; empty:
   /// no outbox (the route lists none).
   sinks_source sinks;
+  /// Bearer tokens every route but the open ones asks for (http/auth.hpp);
+  /// null: no route asks for any (loopback use).
+  std::shared_ptr<const authenticator> auth;
+  /// `/metrics` asks for a read token too.
+  bool metrics_auth = false;
+  /// Both set: serve HTTPS with this certificate chain and private key
+  /// (PEM files).
+  std::string tls_cert;
+  std::string tls_key;
   /// Called after each answer (access log); empty: none.
   std::function<void(const httplib::Request&, const httplib::Response&)>
     access_log;
@@ -75,7 +85,13 @@ public:
     return router_;
   }
 
-  /// Binds the listening socket. Returns the bound port.
+  /// Returns whether it serves HTTPS.
+  bool tls() const {
+    return !cfg_.tls_cert.empty();
+  }
+
+  /// Binds the listening socket. Returns the bound port; fails when the
+  /// address is taken or the TLS certificate or key cannot be used.
   [[nodiscard]] caf::expected<int> bind();
 
   /// Serves on a background thread; returns when it accepts connections.
@@ -108,14 +124,19 @@ private:
   request_metrics requests_;
   std::shared_ptr<event_hub> hub_;
   caf::actor feeder_;
-  /// httplib's server, opened up to reach its listening socket.
-  struct http_server : httplib::Server {
+  /// httplib's server (plain or TLS), opened up to reach its listening
+  /// socket.
+  template <class Base>
+  struct opened : Base {
+    using Base::Base;
     socket_t listening_socket() const {
-      return svr_sock_;
+      return this->svr_sock_;
     }
   };
 
-  http_server svr_;
+  socket_t listening_socket() const;
+
+  std::unique_ptr<httplib::Server> svr_;
   std::thread thread_;
   int port_ = -1;
   std::atomic<bool> listen_returned_{false};

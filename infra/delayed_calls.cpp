@@ -22,11 +22,24 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::infra::call)
 
 namespace stepwise::infra {
 
+namespace {
+
+/// Runs the calls. A class rather than a function: CAF 0.17.6 spawns a
+/// function that takes no arguments through a null pointer (UBSan says so).
+class runner : public caf::event_based_actor {
+public:
+  using caf::event_based_actor::event_based_actor;
+
+  caf::behavior make_behavior() override {
+    return {[](call& c) { c.fn(); }};
+  }
+};
+
+} // namespace
+
 delayed_calls::delayed_calls(caf::actor_system& sys, std::shared_ptr<stepwise::clock> clk)
   : clk_(std::move(clk)) {
-  runner_ = sys.spawn<caf::hidden>([](caf::event_based_actor*) -> caf::behavior {
-    return {[](call& c) { c.fn(); }};
-  });
+  runner_ = sys.spawn<runner, caf::hidden>();
 }
 
 delayed_calls::~delayed_calls() {

@@ -10,10 +10,12 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include "infra/http_queue.hpp"
 #include "infra/http_transfer.hpp"
 
 namespace stepwise::infra {
 
+using detail::http_queue;
 using detail::http_transfer;
 
 namespace {
@@ -30,6 +32,15 @@ CURLcode global_init() {
 http_error shutting_down() {
   return {http_error_kind::shutting_down, "the HTTP client is stopping"};
 }
+
+http_error no_connection() {
+  return {http_error_kind::timeout,
+          "no connection came free within the timeout (connection caps)"};
+}
+
+/// How often requests waiting for a connection are checked for their
+/// deadline: a waiting request times out at most this late.
+constexpr auto expiry_check = std::chrono::milliseconds(100);
 
 } // namespace
 
@@ -73,7 +84,8 @@ const std::string* http_response::header(std::string_view name) const {
 // -- the I/O thread's state ---------------------------------------------------
 
 struct http_client::impl {
-  explicit impl(http_client_options o) : opts(std::move(o)) {
+  explicit impl(http_client_options o)
+    : opts(std::move(o)), queue(opts.max_host_connections, opts.max_total_connections) {
     // nop
   }
 
@@ -90,8 +102,16 @@ struct http_client::impl {
 
   void run();
 
-  /// Hands the new transfers to libcurl.
-  void start(std::vector<std::unique_ptr<http_transfer>>& batch);
+  /// Queues the new transfers, with their deadlines.
+  void take(std::vector<std::unique_ptr<http_transfer>>& batch);
+
+  /// Answers `timeout` to the queued transfers past their deadline, at
+  /// most once per `expiry_check`.
+  void expire();
+
+  /// Hands queued transfers to libcurl while the caps allow, each with what
+  /// is left of its timeout.
+  void start();
 
   /// Answers every transfer libcurl finished.
   void collect();
@@ -119,8 +139,13 @@ struct http_client::impl {
   std::thread thread;
   std::thread::id thread_id;
 
-  /// Transfers libcurl holds, by easy handle (I/O thread only).
-  std::unordered_map<CURL*, std::unique_ptr<http_transfer>> active;
+  /// Transfers waiting for a connection (I/O thread only).
+  http_queue queue;
+  http_queue::clock::time_point next_expiry{};
+  /// Transfers libcurl holds, by easy handle, and their origins (I/O
+  /// thread only).
+  std::unordered_map<CURL*, std::pair<std::unique_ptr<http_transfer>, http_queue::origin*>>
+    active;
 };
 
 std::string http_client::impl::init() {
@@ -174,12 +199,16 @@ void http_client::impl::run() {
         break;
       batch.swap(incoming);
     }
-    start(batch);
+    take(batch);
+    expire();
+    start();
     int running = 0;
     curl_multi_perform(multi, &running);
     collect();
+    start();
     // Returns on a socket event, on libcurl's next timer, or on a wake-up.
-    if (auto rc = curl_multi_poll(multi, nullptr, 0, 1000, nullptr); rc != CURLM_OK) {
+    auto wait_ms = queue.waiting() > 0 ? static_cast<int>(expiry_check.count()) : 1000;
+    if (auto rc = curl_multi_poll(multi, nullptr, 0, wait_ms, nullptr); rc != CURLM_OK) {
       // poll(2) itself failed: better fail everything than spin.
       err = {http_error_kind::other,
              std::string{"the HTTP client failed: "} + curl_multi_strerror(rc)};
@@ -194,22 +223,53 @@ void http_client::impl::run() {
   multi = nullptr;
 }
 
-void http_client::impl::start(std::vector<std::unique_ptr<http_transfer>>& batch) {
+void http_client::impl::take(std::vector<std::unique_ptr<http_transfer>>& batch) {
+  auto now = http_queue::clock::now();
   for (auto& t : batch) {
-    if (auto err = t->prepare(opts)) {
-      t->answer(std::move(*err));
-      continue;
-    }
-    auto easy = t->handle();
-    if (auto rc = curl_multi_add_handle(multi, easy); rc != CURLM_OK) {
-      t->answer(http_error{http_error_kind::other,
-                           std::string{"curl_multi_add_handle failed: "}
-                             + curl_multi_strerror(rc)});
-      continue;
-    }
-    active.emplace(easy, std::move(t));
+    auto timeout = t->request().timeout.count() > 0 ? t->request().timeout
+                                                     : opts.default_timeout;
+    queue.push(std::move(t), timeout.count() > 0 ? now + timeout
+                                                 : http_queue::clock::time_point::max());
   }
   batch.clear();
+}
+
+void http_client::impl::expire() {
+  auto now = http_queue::clock::now();
+  if (queue.waiting() == 0 || now < next_expiry)
+    return;
+  next_expiry = now + expiry_check;
+  for (auto& t : queue.expired(now))
+    t->answer(no_connection());
+}
+
+void http_client::impl::start() {
+  while (auto r = queue.next()) {
+    auto left = std::chrono::milliseconds{0}; // none
+    if (r->deadline != http_queue::clock::time_point::max()) {
+      left = std::chrono::ceil<std::chrono::milliseconds>(r->deadline
+                                                          - http_queue::clock::now());
+      if (left.count() <= 0) {
+        queue.finished(r->from);
+        r->t->answer(no_connection());
+        continue;
+      }
+    }
+    if (auto err = r->t->prepare(opts, left)) {
+      queue.finished(r->from);
+      r->t->answer(std::move(*err));
+      continue;
+    }
+    auto easy = r->t->handle();
+    if (auto rc = curl_multi_add_handle(multi, easy); rc != CURLM_OK) {
+      queue.finished(r->from);
+      r->t->answer(http_error{http_error_kind::other,
+                              std::string{"curl_multi_add_handle failed: "}
+                                + curl_multi_strerror(rc)});
+      continue;
+    }
+    active.emplace(easy, std::make_pair(std::move(r->t), r->from));
+  }
 }
 
 void http_client::impl::collect() {
@@ -223,7 +283,8 @@ void http_client::impl::collect() {
     auto i = active.find(easy);
     if (i == active.end())
       continue;
-    auto t = std::move(i->second);
+    auto t = std::move(i->second.first);
+    queue.finished(i->second.second);
     active.erase(i);
     curl_multi_remove_handle(multi, easy);
     t->answer(t->finish(code));
@@ -236,9 +297,12 @@ void http_client::impl::fail_all(const http_error& err) {
   active.clear();
   for (auto& [easy, t] : held) {
     curl_multi_remove_handle(multi, easy);
-    t->answer(err);
+    queue.finished(t.second);
+    t.first->answer(err);
   }
   held.clear();
+  for (auto& t : queue.take_all())
+    t->answer(err);
   std::vector<std::unique_ptr<http_transfer>> rest;
   {
     std::lock_guard<std::mutex> guard{mtx};

@@ -102,7 +102,8 @@ struct http_client_options {
   /// Name of the I/O thread (at most 15 characters are kept).
   std::string thread_name = "sw-http";
   /// Connections open at once to one host and port; requests beyond it
-  /// wait inside libcurl for a free connection (they do not fail).
+  /// wait in the client, in the order sent, for a free connection (they do
+  /// not fail unless their timeout passes first).
   int32_t max_host_connections = 128;
   /// Connections open at once in total, likewise; also the number of idle
   /// connections kept for reuse.

@@ -83,14 +83,14 @@ http_transfer::~http_transfer() {
 
 // -- set-up -------------------------------------------------------------------
 
-std::optional<http_error> http_transfer::prepare(const http_client_options& opts) {
+std::optional<http_error> http_transfer::prepare(const http_client_options& opts,
+                                                 std::chrono::milliseconds timeout) {
   easy_ = curl_easy_init();
   if (easy_ == nullptr)
     return http_error{http_error_kind::other, "curl_easy_init failed"};
   if (auto err = set_headers())
     return err;
   max_body_ = opts.max_response_bytes > 0 ? opts.max_response_bytes : SIZE_MAX;
-  auto timeout = req_.timeout.count() > 0 ? req_.timeout : opts.default_timeout;
   CURLcode rc = CURLE_OK;
   auto set = [&](CURLoption opt, auto value) {
     if (rc == CURLE_OK)

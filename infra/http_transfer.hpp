@@ -36,9 +36,14 @@ public:
   http_transfer(const http_transfer&) = delete;
   http_transfer& operator=(const http_transfer&) = delete;
 
-  /// Creates and configures the easy handle; an error if the request is
-  /// invalid or libcurl refuses it.
-  std::optional<http_error> prepare(const http_client_options& opts);
+  /// Creates and configures the easy handle, bounded by `timeout` (zero:
+  /// none); an error if the request is invalid or libcurl refuses it.
+  std::optional<http_error> prepare(const http_client_options& opts,
+                                    std::chrono::milliseconds timeout);
+
+  const http_request& request() const {
+    return req_;
+  }
 
   /// The easy handle (null before `prepare`).
   CURL* handle() const {

@@ -90,8 +90,8 @@ struct monitor_source {
 };
 
 /// Returns a wait step that waits until `monitor` reports the task `src`
-/// names as settled (see `spawn_monitor`). Waiting holds no thread and, for
-/// long waits, no actor: the operation passivates.
+/// names as settled (see `spawn_monitor`). Waiting holds no thread and,
+/// once it has lasted `passivate_after`, no actor: the operation passivates.
 step_def make_monitor_step(std::string name, caf::actor monitor, monitor_source src = {});
 
 } // namespace stepwise::infra

@@ -85,6 +85,7 @@ result<accepted> sim_driver::do_create(const create_request& req) {
   x.resource_name = prop(req.system_properties, "resourceName");
   x.location = req.location.name;
   x.create_request = out.request_id;
+  x.received = req;
   x.outputs = std::move(t.outputs);
   auto failure = t.fail ? t.fail : draw_failure();
   tasks_.emplace(out.request_id,
@@ -198,6 +199,15 @@ size_t sim_driver::creates() const {
   return infra_.size();
 }
 
+std::optional<create_request>
+sim_driver::received_create(const std::string& infrastructure_id) const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  auto i = infra_.find(infrastructure_id);
+  if (i == infra_.end())
+    return std::nullopt;
+  return i->second.received;
+}
+
 // -- helpers ------------------------------------------------------------------
 
 std::optional<error> sim_driver::refuse_call() {
@@ -219,8 +229,16 @@ std::optional<error> sim_driver::refuse_location(const deployment_location& loc)
   // Location names only: properties may hold credentials.
   if (loc.name.empty())
     return error{error_kind::unreachable_location, "deployment location has no name"};
-  if ((!cfg_.locations.empty() && cfg_.locations.count(loc.name) == 0)
-      || cfg_.unreachable.count(loc.name) != 0)
+  if (cfg_.locations.count(loc.name) == 0) {
+    std::string known;
+    for (auto& name : cfg_.locations)
+      known += (known.empty() ? "" : ", ") + name;
+    return error{error_kind::unreachable_location,
+                 "deployment location " + loc.name
+                   + " is not served by the simulated cloud (locations: "
+                   + (known.empty() ? std::string("none") : known) + ")"};
+  }
+  if (cfg_.unreachable.count(loc.name) != 0)
     return error{error_kind::unreachable_location,
                  "deployment location " + loc.name + " cannot be reached"};
   return std::nullopt;

@@ -33,8 +33,9 @@ struct sim_config {
   duration call_latency{0};
   /// Share of calls, in [0, 1], answered with `error_kind::temporary`.
   double temporary_error_rate = 0.0;
-  /// The deployment locations that exist; empty: every non-empty name.
-  std::set<std::string> locations;
+  /// The deployment locations that exist; any other name is answered
+  /// `unreachable_location`, as the Infrastructure API's contract says.
+  std::set<std::string> locations{"default", "dc1"};
   /// Locations that exist but cannot be reached (until `set_reachable`).
   std::set<std::string> unreachable;
 };
@@ -86,6 +87,10 @@ public:
   /// Returns how many distinct creates were accepted.
   size_t creates() const;
 
+  /// Returns the create request that made the infrastructure (properties,
+  /// overrides and all, as received: a test checks them), or nothing.
+  std::optional<create_request> received_create(const std::string& infrastructure_id) const;
+
 private:
   struct sim_task {
     std::string infrastructure_id;
@@ -98,6 +103,8 @@ private:
     std::string location;
     std::string create_request;
     std::string delete_request;
+    /// The create as received.
+    infra::create_request received;
     boost::json::object outputs;
   };
 

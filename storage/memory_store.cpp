@@ -31,9 +31,15 @@ caf::expected<commit_result> memory_store::commit(const std::vector<checkpoint>&
       if (i == ops_.end() || i->second.revision != op.revision - 1) {
         status = write_status::stale_revision;
       } else {
-        // As the SQL stores: what admission rounds own stays.
+        // As the SQL stores: what admission rounds own stays, but an
+        // operation that takes part and leaves an end state queues again.
         auto adm = i->second.admission;
         auto blocked = std::move(i->second.blocked_by);
+        if (is_terminal(i->second.state) && !is_terminal(op.state)
+            && adm != admission::none) {
+          adm = admission::queued;
+          blocked.clear();
+        }
         i->second = op;
         i->second.admission = adm;
         i->second.blocked_by = std::move(blocked);
@@ -49,6 +55,34 @@ caf::expected<commit_result> memory_store::commit(const std::vector<checkpoint>&
     }
   }
   return res;
+}
+
+caf::expected<admission_round> memory_store::admit(const admission_limits& limits,
+                                                   time_point now) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  if (failing_)
+    return make_error(errc::store_failure, "memory store: admission failed (injected)");
+  std::vector<const operation*> taking_part;
+  for (auto& kv : ops_)
+    if (kv.second.admission != admission::none && !is_terminal(kv.second.state))
+      taking_part.push_back(&kv.second);
+  std::sort(taking_part.begin(), taking_part.end(), [](auto* a, auto* b) {
+    return a->created_at != b->created_at ? a->created_at < b->created_at : a->id < b->id;
+  });
+  std::vector<admission_row> rows;
+  for (auto* op : taking_part)
+    rows.push_back({op->id, op->workflow, op->key, op->admission, op->state, op->blocked_by});
+  auto round = plan_round(rows, limits, now);
+  for (auto& u : round.updates) {
+    auto& op = ops_.at(u.id);
+    op.admission = u.admission;
+    op.blocked_by = u.blocked_by;
+  }
+  for (auto& e : round.events) {
+    e.seq = static_cast<int64_t>(events_.size()) + 1;
+    events_.push_back(e);
+  }
+  return round;
 }
 
 caf::expected<std::optional<operation>> memory_store::load(const std::string& id) {

@@ -26,12 +26,20 @@ namespace {
 // The ids of one statement's rows are distinct (pg_commit splits the batch
 // where an id repeats), so each row is matched once. Input, creation time,
 // idempotency key, request hash and serialization key are fixed at
-// creation; the admission columns belong to admission rounds.
+// creation; the admission columns belong to admission rounds, except that
+// an operation taking part in admission that leaves an end state (a retry)
+// queues again (the right-hand sides read the row as it was).
+#define SW_ENDED                                                               \
+  "o.state IN " SW_TERMINAL " AND o.admission IS NOT NULL "                    \
+  "AND u.state NOT IN " SW_TERMINAL
 #define SW_UPDATE_MANY(OWNER_SET, OWNER_COND)                                  \
   "UPDATE operations o SET state = u.state, data = u.data, steps = u.steps, "  \
   "error = u.error, updated_at = u.updated_at, deadline = u.deadline, "        \
   "revision = u.revision, wake_at = u.wake_at, signals = u.signals, "          \
-  "pause_requested = u.pause_requested" OWNER_SET " "                          \
+  "pause_requested = u.pause_requested, "                                      \
+  "admission = CASE WHEN " SW_ENDED " THEN 'queued' ELSE o.admission END, "    \
+  "blocked_by = CASE WHEN " SW_ENDED " THEN '' ELSE o.blocked_by END"          \
+  OWNER_SET " "                                                                \
   "FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], "   \
   "$6::BIGINT[], $7::BIGINT[], $8::BIGINT[], $9::BIGINT[], $10::TEXT[], "      \
   "$11::INTEGER[]) AS u(id, state, data, steps, error, updated_at, deadline, " \

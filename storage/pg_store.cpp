@@ -1,6 +1,7 @@
 #include "storage/pg_store.hpp"
 
 #include "engine/errc.hpp"
+#include "storage/pg_admission.hpp"
 #include "storage/pg_connection.hpp"
 #include "storage/pg_migrations.hpp"
 #include "storage/pg_read_pool.hpp"
@@ -66,6 +67,12 @@ pg_store::commit(const std::vector<checkpoint>& batch) {
   return on_writer(needs_join::no, [&](pg_connection& c) {
     return pg_commit(c, batch, fence_ ? &*fence_ : nullptr);
   });
+}
+
+caf::expected<admission_round> pg_store::admit(const admission_limits& limits,
+                                               time_point now) {
+  return on_writer(needs_join::no,
+                   [&](pg_connection& c) { return pg_admit(c, limits, now); });
 }
 
 // -- reads --------------------------------------------------------------------

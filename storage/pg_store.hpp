@@ -66,6 +66,9 @@ public:
   caf::expected<commit_result>
   commit(const std::vector<checkpoint>& batch) override;
 
+  caf::expected<admission_round> admit(const admission_limits& limits,
+                                       time_point now) override;
+
   caf::expected<std::optional<operation>> load(const std::string& id) override;
 
   caf::expected<std::optional<operation>>

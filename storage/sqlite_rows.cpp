@@ -14,12 +14,20 @@ const char* const insert_operation_sql
 // Parameters numbered as the insert's, so that one binding serves both.
 // Input, creation time, idempotency key, request hash and serialization key
 // are fixed at creation: an update neither rewrites nor changes them. The
-// admission columns belong to admission rounds.
+// admission columns belong to admission rounds, except that an operation
+// taking part in admission that leaves an end state (a retry) queues again
+// (the right-hand sides read the row as it was).
+#define SW_ENDED                                                               \
+  "state IN ('succeeded', 'failed', 'canceled') AND admission IS NOT NULL "    \
+  "AND ?4 NOT IN ('succeeded', 'failed', 'canceled')"
 const char* const update_operation_sql
   = "UPDATE operations SET workflow = ?2, workflow_version = ?3, state = ?4, "
     "data = ?6, steps = ?7, error = ?8, updated_at = ?10, deadline = ?11, "
-    "revision = ?14, wake_at = ?15, signals = ?16, pause_requested = ?20 "
+    "revision = ?14, wake_at = ?15, signals = ?16, pause_requested = ?20, "
+    "admission = CASE WHEN " SW_ENDED " THEN 'queued' ELSE admission END, "
+    "blocked_by = CASE WHEN " SW_ENDED " THEN '' ELSE blocked_by END "
     "WHERE id = ?1 AND revision = ?14 - 1";
+#undef SW_ENDED
 
 void bind_operation(sqlite_statement& stmt, const op_row& row) {
   stmt.bind_ref(1, row.id);

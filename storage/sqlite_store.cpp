@@ -112,16 +112,15 @@ std::string sqlite_store::backend() const {
 
 // -- writes -------------------------------------------------------------------
 
-caf::expected<commit_result>
-sqlite_store::commit(const std::vector<checkpoint>& batch) {
+template <class T>
+caf::expected<T>
+sqlite_store::in_write_transaction(const std::function<caf::expected<T>()>& body) {
   std::lock_guard<std::mutex> guard{write_mtx_};
-  if (batch.empty())
-    return commit_result{};
   if (auto err = writer_->run(*stmts_->begin, "BEGIN IMMEDIATE"))
     return err;
-  caf::expected<commit_result> result{commit_result{}};
+  caf::expected<T> result{T{}};
   try {
-    result = write_batch(batch);
+    result = body();
   } catch (const std::exception& ex) {
     result = make_error(errc::store_failure,
                         std::string{"commit failed: "} + ex.what());
@@ -135,6 +134,27 @@ sqlite_store::commit(const std::vector<checkpoint>& batch) {
   if (!result && sqlite3_get_autocommit(writer_->handle()) == 0)
     static_cast<void>(writer_->run(*stmts_->rollback, "ROLLBACK"));
   return result;
+}
+
+template caf::expected<admission_round> sqlite_store::in_write_transaction(
+  const std::function<caf::expected<admission_round>()>&);
+
+caf::expected<commit_result>
+sqlite_store::commit(const std::vector<checkpoint>& batch) {
+  if (batch.empty())
+    return commit_result{};
+  return in_write_transaction<commit_result>([&] { return write_batch(batch); });
+}
+
+caf::error sqlite_store::insert_event(event& ev) {
+  auto& ins = *stmts_->insert_event;
+  statement_reset reset{ins};
+  sqlite_rows::bind_event(ins, encode_event_row(ev, buffers_->extra));
+  auto rc = ins.step();
+  if (rc != SQLITE_DONE)
+    return writer_->failure("inserting an event of operation " + ev.operation_id, rc);
+  ev.seq = sqlite3_last_insert_rowid(writer_->handle());
+  return caf::error{};
 }
 
 caf::expected<commit_result>
@@ -169,17 +189,9 @@ sqlite_store::write_batch(const std::vector<checkpoint>& batch) {
       continue;
     }
     out.status.push_back(write_status::ok);
-    auto& ins = *stmts_->insert_event;
-    for (auto& ev : item.events) {
-      statement_reset reset{ins};
-      sqlite_rows::bind_event(ins, encode_event_row(ev, buffers_->extra));
-      auto rc = ins.step();
-      if (rc != SQLITE_DONE)
-        return writer_->failure("inserting an event of operation " + op.id,
-                                rc);
-      auto& written = out.events.emplace_back(ev);
-      written.seq = sqlite3_last_insert_rowid(db);
-    }
+    for (auto& ev : item.events)
+      if (auto err = insert_event(out.events.emplace_back(ev)))
+        return err;
   }
   return out;
 }

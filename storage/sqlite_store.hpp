@@ -88,6 +88,9 @@ public:
   caf::expected<commit_result>
   commit(const std::vector<checkpoint>& batch) override;
 
+  caf::expected<admission_round> admit(const admission_limits& limits,
+                                       time_point now) override;
+
   caf::expected<std::optional<operation>> load(const std::string& id) override;
 
   caf::expected<std::optional<operation>>
@@ -132,6 +135,13 @@ private:
   /// connection, without an fsync (sink writes, see sink_store).
   caf::error light_write(std::string_view what,
                          const std::function<caf::error(sqlite_connection&)>& fun);
+  /// Runs `body` in a write transaction (BEGIN IMMEDIATE), committed when
+  /// it answers a value and rolled back when it fails or throws.
+  template <class T>
+  caf::expected<T> in_write_transaction(const std::function<caf::expected<T>()>& body);
+
+  /// Inserts `ev` (inside an open transaction) and sets its `seq`.
+  caf::error insert_event(event& ev);
 
   /// Writes the items of `batch` inside an open transaction.
   caf::expected<commit_result> write_batch(const std::vector<checkpoint>& batch);

@@ -2,8 +2,13 @@
 
 namespace stepwise::tools {
 
-api_client::api_client(const std::string& url)
-  : url_(url), cli_(std::make_unique<httplib::Client>(url)) {
+api_client::api_client(const client_flags& flags)
+  : url_(flags.url), cli_(std::make_unique<httplib::Client>(flags.url)) {
+  if (!flags.token.empty())
+    cli_->set_bearer_token_auth(flags.token.c_str());
+  if (!flags.ca_file.empty())
+    cli_->set_ca_cert_path(flags.ca_file.c_str());
+  cli_->enable_server_certificate_verification(!flags.insecure);
   cli_->set_keep_alive(true);
   cli_->set_tcp_nodelay(true);
   cli_->set_connection_timeout(5, 0);
@@ -14,8 +19,11 @@ api_client::api_client(const std::string& url)
 api_result api_client::finish(const httplib::Result& r) {
   api_result out;
   if (!r) {
-    out.error = "cannot reach " + url_ + ": " + httplib::to_string(r.error())
-                + " (is 'stepwise serve' running? set --url or STEPWISE_URL)";
+    out.error = "cannot reach " + url_ + ": " + httplib::to_string(r.error());
+    out.error += r.error() == httplib::Error::SSLServerVerification
+                   ? " (the server's certificate is not trusted: pass --ca FILE, or "
+                     "--insecure for a self-signed test server)"
+                   : " (is 'stepwise serve' running? set --url or STEPWISE_URL)";
     return out;
   }
   out.status = r->status;
@@ -37,6 +45,8 @@ api_result api_client::finish(const httplib::Result& r) {
     } else {
       out.error = "HTTP " + std::to_string(r->status);
     }
+    if (r->status == 401)
+      out.error += " (pass --token TOKEN or set STEPWISE_TOKEN)";
   }
   return out;
 }

@@ -8,6 +8,8 @@
 #include <boost/json.hpp>
 #include <httplib.h>
 
+#include "tools/cli.hpp"
+
 namespace stepwise::tools {
 
 /// The answer to one API call, as the CLI needs it.
@@ -35,8 +37,9 @@ struct sse_event {
 /// one keep-alive connection, JSON in and out, errors as text.
 class api_client {
 public:
-  /// `url` is `http://HOST:PORT`.
-  explicit api_client(const std::string& url);
+  /// `url` is `http[s]://HOST:PORT`; the flags add a token and, for https,
+  /// how to trust the server.
+  explicit api_client(const client_flags& flags);
 
   api_result get(const std::string& target);
 

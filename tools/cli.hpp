@@ -26,10 +26,18 @@ std::string client_help();
 struct client_flags {
   std::string url;
   bool json = false;
+  /// Bearer token (`--token`, `STEPWISE_TOKEN`); empty: none.
+  std::string token;
+  /// https: the CA file that signs the server's certificate (`--ca`,
+  /// `STEPWISE_CA`); empty: the system's.
+  std::string ca_file;
+  /// https: accept any certificate (`--insecure`), for self-signed tests.
+  bool insecure = false;
 };
 
-/// Removes `--url URL` and `--json` from `args` (URL default: STEPWISE_URL,
-/// then http://127.0.0.1:8080).
+/// Removes `--url URL`, `--token T`, `--ca FILE`, `--insecure` and `--json`
+/// from `args` (defaults: STEPWISE_URL, then http://127.0.0.1:8080;
+/// STEPWISE_TOKEN; STEPWISE_CA).
 client_flags take_client_flags(std::vector<std::string>& args);
 
 /// Removes `--name VALUE` (or `--name=VALUE`) from `args` and returns the

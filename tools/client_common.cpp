@@ -57,9 +57,16 @@ client_flags take_client_flags(std::vector<std::string>& args) {
   auto env = std::getenv("STEPWISE_URL");
   f.url = take_flag(args, "url", env != nullptr ? env : "http://127.0.0.1:8080",
                     missing);
+  auto token = std::getenv("STEPWISE_TOKEN");
+  f.token = take_flag(args, "token", token != nullptr ? token : "", missing);
+  auto ca = std::getenv("STEPWISE_CA");
+  f.ca_file = take_flag(args, "ca", ca != nullptr ? ca : "", missing);
   for (auto i = args.begin(); i != args.end();) {
     if (*i == "--json") {
       f.json = true;
+      i = args.erase(i);
+    } else if (*i == "--insecure") {
+      f.insecure = true;
       i = args.erase(i);
     } else {
       ++i;
@@ -100,15 +107,22 @@ std::string client_help() {
          "  stepwise ops start WORKFLOW [--input JSON] [--key IDEMPOTENCY_KEY]\n"
          "                     [--version N] [--deadline RFC3339]\n"
          "  stepwise ops cancel ID\n"
-         "  stepwise ops retry ID\n"
+         "  stepwise ops retry ID                  failed: from the failed step; succeeded:\n"
+         "                                         its incomplete steps again\n"
+         "  stepwise ops pause ID                  stop at the next step boundary\n"
+         "  stepwise ops resume ID                 go on from the paused step\n"
          "  stepwise ops signal ID NAME [--data JSON] [--id SIGNAL_ID]\n"
          "  stepwise events [--after SEQ] [--limit N] [--follow]\n"
          "  stepwise workflows [NAME]\n"
          "  stepwise sinks                         the outbox's sinks: cursor, lag, errors\n"
          "\n"
          "client flags:\n"
-         "  --url URL    server to talk to (env STEPWISE_URL; default http://127.0.0.1:8080)\n"
-         "  --json       print the API's JSON instead of tables\n";
+         "  --url URL      server to talk to, http:// or https:// (env STEPWISE_URL;\n"
+         "                 default http://127.0.0.1:8080)\n"
+         "  --token T      bearer token of a server with --auth-tokens (env STEPWISE_TOKEN)\n"
+         "  --ca FILE      https: the CA certificate that signs the server's (env STEPWISE_CA)\n"
+         "  --insecure     https: accept any certificate (self-signed tests only)\n"
+         "  --json         print the API's JSON instead of tables\n";
 }
 
 } // namespace stepwise::tools

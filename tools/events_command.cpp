@@ -88,7 +88,7 @@ int run_events(const std::vector<std::string>& all) {
   } catch (...) {
     return usage("--after must be an event seq");
   }
-  api_client api{flags.url};
+  api_client api{flags};
   if (follow_flag)
     return follow(api, after, flags.json);
   auto r = api.get("/api/v1/events?after=" + url_encode(after_text)
@@ -107,7 +107,7 @@ int run_workflows(const std::vector<std::string>& all) {
   auto flags = take_client_flags(args);
   if (args.size() > 1)
     return usage("workflows takes at most one workflow name");
-  api_client api{flags.url};
+  api_client api{flags};
   if (args.empty()) {
     auto r = api.get("/api/v1/workflows");
     if (flags.json || !r.ok())

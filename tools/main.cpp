@@ -1,6 +1,7 @@
 // The `stepwise` binary: `serve` runs the server; the other commands are a
 // small client of its HTTP API.
 
+#include <csignal>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -12,6 +13,11 @@
 
 int main(int argc, char** argv) {
   using namespace stepwise::tools;
+  // A server may close a connection once it has answered (a refused body is
+  // not read); over TLS the client's closing write would then raise SIGPIPE
+  // and kill it before it prints the answer. httplib's server ignores
+  // SIGPIPE, its client does not.
+  std::signal(SIGPIPE, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "-h" || args[0] == "--help"
       || args[0] == "help") {

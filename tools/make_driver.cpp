@@ -23,6 +23,7 @@ make_driver(const serve_options& opts, std::shared_ptr<const clock> clk,
   cfg.min_latency = std::chrono::milliseconds(opts.sim_latency_min_ms);
   cfg.max_latency = std::chrono::milliseconds(opts.sim_latency_max_ms);
   cfg.failure_rate = opts.sim_failure_rate;
+  cfg.locations = {opts.sim_locations.begin(), opts.sim_locations.end()};
   cfg.call_latency = std::chrono::milliseconds(opts.sim_call_ms);
   return std::shared_ptr<infra::driver>(
     std::make_shared<infra::sim_driver>(std::move(cfg), std::move(clk), std::move(later)));

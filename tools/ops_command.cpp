@@ -181,10 +181,10 @@ int run_ops(const std::vector<std::string>& all) {
   auto args = all;
   auto flags = take_client_flags(args);
   if (args.empty())
-    return usage("ops needs a subcommand: list, show, start, cancel, retry, signal");
+    return usage("ops needs a subcommand: list, show, start, cancel, retry, pause, resume, signal");
   auto sub = args.front();
   args.erase(args.begin());
-  api_client api{flags.url};
+  api_client api{flags};
   if (sub == "list")
     return list(api, args, flags.json);
   if (sub == "show")
@@ -195,6 +195,10 @@ int run_ops(const std::vector<std::string>& all) {
     return command(api, args, flags.json, "cancel");
   if (sub == "retry")
     return command(api, args, flags.json, "retry");
+  if (sub == "pause")
+    return command(api, args, flags.json, "pause");
+  if (sub == "resume")
+    return command(api, args, flags.json, "resume");
   if (sub == "signal")
     return signal(api, args, flags.json);
   return usage("unknown ops subcommand '" + sub + "'");

@@ -18,6 +18,7 @@
 #include "workflows/infrastructure.hpp"
 #include "storage/open_store.hpp"
 #include "http/infrastructure_routes.hpp"
+#include "http/osb.hpp"
 #include "http/server.hpp"
 #include "outbox/outbox.hpp"
 #include "tools/make_driver.hpp"
@@ -31,14 +32,37 @@ sigset_t stop_signals() {
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
+  // Not a stop: reads the token and credentials files again.
+  sigaddset(&set, SIGHUP);
   return set;
 }
 
-std::string url_of(const std::string& host, int port) {
+std::string url_of(const std::string& host, int port, bool tls) {
   auto h = host == "0.0.0.0" || host == "::" ? std::string("127.0.0.1") : host;
   if (h.find(':') != std::string::npos)
     h = "[" + h + "]";
-  return "http://" + h + ":" + std::to_string(port);
+  return (tls ? "https://" : "http://") + h + ":" + std::to_string(port);
+}
+
+// Reads the token and credentials files again; a broken file keeps what
+// is in use.
+void reload_secrets(http::authenticator* auth, http::basic_credentials* broker) {
+  if (auth == nullptr && broker == nullptr)
+    log(log_level::info, "SIGHUP: no --auth-tokens or --osb-credentials file to read again");
+  if (auth != nullptr) {
+    if (auto n = auth->reload())
+      log(log_level::info, "SIGHUP: read " + std::to_string(*n) + " tokens from "
+                             + auth->path());
+    else
+      log(log_level::error, "SIGHUP: kept the tokens in use: " + message_of(n.error()));
+  }
+  if (broker != nullptr) {
+    if (auto ok = broker->reload())
+      log(log_level::info, "SIGHUP: read the broker's credentials from " + broker->path());
+    else
+      log(log_level::error, "SIGHUP: kept the broker's credentials in use: "
+                              + message_of(ok.error()));
+  }
 }
 
 // Every workflow the server offers. Add new definitions here. The
@@ -73,6 +97,32 @@ caf::expected<registry> make_registry(const std::vector<std::string>& sets,
 
 int run_serve(const serve_options& opts) {
   set_log_level(opts.level);
+  if (auto refused = check_exposure(opts)) {
+    log(log_level::error, *refused);
+    return 2;
+  }
+  std::shared_ptr<http::authenticator> auth;
+  if (!opts.auth_tokens.empty()) {
+    auto opened = http::authenticator::open(opts.auth_tokens);
+    if (!opened) {
+      log(log_level::error, "cannot read the tokens: " + message_of(opened.error()));
+      return 2;
+    }
+    auth = std::move(*opened);
+  } else {
+    log(log_level::info, "no --auth-tokens: every route is open to whoever reaches "
+                           + opts.listen);
+  }
+  std::shared_ptr<http::basic_credentials> broker;
+  if (opts.osb) {
+    auto opened = http::basic_credentials::open(opts.osb_credentials);
+    if (!opened) {
+      log(log_level::error, "cannot read the broker's credentials: "
+                              + message_of(opened.error()));
+      return 2;
+    }
+    broker = std::move(*opened);
+  }
   // Block the stop signals in every thread (threads inherit the mask), so
   // that only the sigwait below receives them.
   auto signals = stop_signals();
@@ -137,6 +187,7 @@ int run_serve(const serve_options& opts) {
   auto scfg = opts.server_config();
   if (ob)
     scfg.sinks = [o = ob.get()] { return o->status(); };
+  scfg.auth = auth;
   if (log_enabled(log_level::debug))
     scfg.access_log = [](const httplib::Request& req,
                          const httplib::Response& res) {
@@ -156,6 +207,20 @@ int run_serve(const serve_options& opts) {
     http::add_infrastructure_routes(srv.routes(), std::move(ictx));
     log(log_level::info, std::string("Infrastructure API on /api/infrastructure (driver ")
                            + (opts.driver == "sim" ? "sim" : "HTTP") + ")");
+    if (broker) {
+      http::osb_context octx;
+      octx.eng = *eng;
+      octx.find_by_key = [st = *st](const std::string& key) { return st->find_by_key(key); };
+      octx.credentials = broker;
+      octx.max_json_depth = scfg.lim.max_json_depth;
+      http::add_osb_routes(srv.routes(), std::move(octx));
+      log(log_level::info, "Open Service Broker API on /v2/");
+    }
+  }
+  if (broker && !drv) {
+    log(log_level::error, "--osb needs the infrastructure workflows, which need a driver");
+    eng->shutdown();
+    return 1;
   }
   auto port = srv.bind();
   if (!port) {
@@ -166,24 +231,38 @@ int run_serve(const serve_options& opts) {
     return 1;
   }
   srv.start();
-  auto url = url_of(scfg.host, *port);
-  log(log_level::info, "stepwise listening on " + url + " (store "
+  auto url = url_of(scfg.host, *port, srv.tls());
+  // The URL names a loopback address to be usable; say when it is not the
+  // only one served.
+  auto every = scfg.host == "0.0.0.0" || scfg.host == "::" ? "every address, " : "";
+  log(log_level::info, "stepwise listening on " + url + " (" + every + "store "
                          + redact_uri(opts.store) + ", "
                          + std::to_string(scfg.threads) + " HTTP threads)");
-  log(log_level::info, "try: stepwise ops start demo --url " + url
-                         + "   or: curl -X POST " + url
-                         + "/api/v1/operations -H 'Content-Type: "
-                           "application/json' -d "
+  auto cli_auth = std::string(auth ? " --token TOKEN" : "")
+                  + (srv.tls() ? " --ca CA.pem" : "");
+  auto curl_auth = std::string(auth ? " -H 'Authorization: Bearer TOKEN'" : "")
+                   + (srv.tls() ? " --cacert CA.pem" : "");
+  log(log_level::info, "console: " + url + "/ui/");
+  log(log_level::info, "try: stepwise ops start demo --url " + url + cli_auth
+                         + "   or: curl -X POST " + url + "/api/v1/operations" + curl_auth
+                         + " -H 'Content-Type: application/json' -d "
                            "'{\"workflow\":\"demo\",\"input\":{\"name\":\"you\"}}'");
   int sig = 0;
-  sigwait(&signals, &sig);
+  for (;;) {
+    sigwait(&signals, &sig);
+    if (sig != SIGHUP)
+      break;
+    reload_secrets(auth.get(), broker.get());
+  }
   log(log_level::info, std::string("received ")
                          + (sig == SIGTERM ? "SIGTERM" : "SIGINT")
                          + ", shutting down");
   // A second signal means "now": do not wait for the graceful path.
-  std::thread([signals] {
+  std::thread([] {
+    auto stops = stop_signals();
+    sigdelset(&stops, SIGHUP);
     int again = 0;
-    sigwait(&signals, &again);
+    sigwait(&stops, &again);
     std::_Exit(1);
   }).detach();
   srv.stop();

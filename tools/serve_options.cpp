@@ -1,18 +1,18 @@
 #include "tools/serve_options.hpp"
 
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <fstream>
 
 #include "engine/errc.hpp"
 #include "storage/open_store.hpp"
+#include "tools/option_spec.hpp"
 #include "tools/sink_option.hpp"
 
 namespace stepwise::tools {
 
 namespace {
-
-using setter = std::optional<std::string> (*)(serve_options&, const std::string&);
 
 std::optional<size_t> to_size(const std::string& s) {
   if (s.empty() || s.size() > 12)
@@ -79,19 +79,30 @@ std::optional<std::string> set_level(serve_options& o, const std::string& v) {
 }
 
 std::optional<std::string> set_workflows(serve_options& o, const std::string& v) {
-  std::vector<std::string> sets;
-  size_t pos = 0;
-  while (pos <= v.size()) {
-    auto comma = v.find(',', pos);
-    auto item = v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+  auto sets = split_list(v);
+  if (!sets)
+    return "must list demo and/or bench, not '" + v + "'";
+  for (auto& item : *sets)
     if (item != "demo" && item != "bench")
       return "must list demo and/or bench, not '" + item + "'";
-    sets.push_back(item);
-    if (comma == std::string::npos)
-      break;
-    pos = comma + 1;
+  o.workflow_sets = std::move(*sets);
+  return std::nullopt;
+}
+
+std::optional<std::string> set_limits(serve_options& o, const std::string& v) {
+  auto items = split_list(v);
+  if (!items)
+    return "must be NAME=N[,NAME=N...], not '" + v + "'";
+  for (auto& item : *items) {
+    auto eq = item.find('=');
+    size_t n = 0;
+    auto digits = eq == std::string::npos ? std::string{} : item.substr(eq + 1);
+    auto parsed = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (eq == 0 || eq == std::string::npos || digits.empty() || parsed.ec != std::errc{}
+        || parsed.ptr != digits.data() + digits.size() || n < 1 || n > 1000000)
+      return "takes WORKFLOW=N with N from 1 to 1000000, not '" + item + "'";
+    o.limits[item.substr(0, eq)] = n;
   }
-  o.workflow_sets = std::move(sets);
   return std::nullopt;
 }
 
@@ -138,15 +149,7 @@ std::optional<std::string> set_sink(serve_options& o, const std::string& v) {
   return add_sinks(o.sinks, v);
 }
 
-struct option_spec {
-  const char* name;
-  const char* env;
-  const char* arg;
-  const char* help;
-  setter set;
-};
-
-const option_spec specs[] = {
+const option_spec engine_specs[] = {
   {"listen", "STEPWISE_LISTEN", "HOST:PORT",
    "address to serve HTTP on (default 127.0.0.1:8080; port 0: any free port)",
    set_listen},
@@ -161,6 +164,10 @@ const option_spec specs[] = {
    "built-in workflows to register: demo (default), bench (the steps, retry "
    "and timers workloads of stepwise-bench --via http), or demo,bench",
    set_workflows},
+  {"limit", "STEPWISE_LIMITS", "WORKFLOW=N",
+   "run at most N operations of WORKFLOW at once; the rest wait as pending, in "
+   "creation order (repeatable; the variable takes a=1,b=2)",
+   set_limits},
   {"driver", "STEPWISE_DRIVER", "sim|URL",
    "infrastructure driver behind /api/infrastructure: sim (default, the "
    "simulated cloud) or the http[s]://HOST[:PORT][/PREFIX] of an external "
@@ -233,8 +240,19 @@ const option_spec specs[] = {
    set_sink},
 };
 
+// Every setting: the engine's, then the front doors'.
+const std::vector<option_spec>& specs() {
+  static const std::vector<option_spec> all = [] {
+    std::vector<option_spec> out(std::begin(engine_specs), std::end(engine_specs));
+    auto& more = front_door_specs();
+    out.insert(out.end(), more.begin(), more.end());
+    return out;
+  }();
+  return all;
+}
+
 const option_spec* find_spec(const std::string& name) {
-  for (auto& s : specs)
+  for (auto& s : specs())
     if (name == s.name)
       return &s;
   return nullptr;
@@ -297,6 +315,9 @@ http::server_config serve_options::server_config() const {
   c.lim.max_streams = max_streams;
   c.read_timeout = std::chrono::seconds(io_timeout_s);
   c.write_timeout = std::chrono::seconds(io_timeout_s);
+  c.metrics_auth = metrics_auth;
+  c.tls_cert = tls_cert;
+  c.tls_key = tls_key;
   return c;
 }
 
@@ -307,6 +328,7 @@ stepwise::engine_config serve_options::engine_config() const {
   c.read_workers = read_workers;
   c.request_timeout = std::chrono::seconds(request_timeout_s);
   c.lease_ttl = std::chrono::seconds(lease_ttl_s);
+  c.limits = limits;
   return c;
 }
 
@@ -340,6 +362,8 @@ parse_serve_options(const std::vector<std::string>& args, const env_reader& env)
     std::string value;
     if (eq != std::string::npos)
       value = a.substr(eq + 1);
+    else if (spec->is_switch)
+      value = "true";
     else if (i + 1 < args.size())
       value = args[++i];
     else
@@ -357,7 +381,7 @@ parse_serve_options(const std::vector<std::string>& args, const env_reader& env)
       return ok.error();
     o.config_file = file;
   }
-  for (auto& spec : specs) {
+  for (auto& spec : specs()) {
     if (spec.set == &set_config)
       continue;
     if (auto v = env(spec.env)) {
@@ -373,6 +397,8 @@ parse_serve_options(const std::vector<std::string>& args, const env_reader& env)
   for (auto& [spec, value] : flags)
     if (auto err = spec->set(o, value))
       return bad("--" + std::string(spec->name) + " " + *err);
+  if (auto err = check_front_doors(o))
+    return bad(*err);
   return o;
 }
 
@@ -385,8 +411,8 @@ std::string serve_help() {
     "resumes every operation.\n\n"
     "Each flag can also be set by its environment variable or in the config "
     "file;\nflags win over the environment, which wins over the file.\n\n";
-  for (auto& s : specs) {
-    auto left = std::string("  --") + s.name + " " + s.arg;
+  for (auto& s : specs()) {
+    auto left = std::string("  --") + s.name + (s.is_switch ? "" : " ") + s.arg;
     out += left + "\n      " + s.help + "\n      env: " + s.env + "\n";
   }
   return out;

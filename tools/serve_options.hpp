@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,8 @@ struct serve_options {
   int64_t io_timeout_s = 10;
   /// PostgreSQL shared by several processes: the lease period.
   int64_t lease_ttl_s = 10;
+  /// Concurrency limits per workflow name (`--limit NAME=N`, repeatable).
+  std::map<std::string, size_t> limits;
   /// Built-in workflow sets to register: `demo`, `bench`.
   std::vector<std::string> workflow_sets{"demo"};
   /// The infrastructure driver behind `/api/infrastructure`: `sim` (the
@@ -58,6 +61,22 @@ struct serve_options {
   /// separated by `;`; one `sink = ...` line each in the file). Flags replace
   /// the environment's sinks, which replace the file's.
   std::vector<outbox::sink_config> sinks;
+  /// Simulated cloud: the deployment locations it serves.
+  std::vector<std::string> sim_locations{"default", "dc1"};
+  /// The bearer token file (`role name token` lines); empty: no tokens,
+  /// which is allowed on a loopback address only (see check_exposure).
+  std::string auth_tokens;
+  /// `/metrics` needs a read token too.
+  bool metrics_auth = false;
+  /// Serve without tokens on any address.
+  bool insecure_no_auth = false;
+  /// HTTPS: the certificate chain and private key (PEM files).
+  std::string tls_cert;
+  std::string tls_key;
+  /// Mount the Open Service Broker API on `/v2/`, guarded by the
+  /// `user:password` of `osb_credentials`.
+  bool osb = false;
+  std::string osb_credentials;
   bool help = false;
 
   /// Returns the host part of `listen`.
@@ -86,6 +105,11 @@ parse_serve_options(const std::vector<std::string>& args, const env_reader& env)
 
 /// Returns the `--help` text of `stepwise serve`.
 std::string serve_help();
+
+/// Returns why the server must not start with these options: listening
+/// on an address other than loopback without tokens (and without
+/// `--insecure-no-auth`); the message says how to add tokens.
+std::optional<std::string> check_exposure(const serve_options& o);
 
 /// Returns `uri` with any password replaced by `***`, for printing.
 std::string redact_uri(const std::string& uri);

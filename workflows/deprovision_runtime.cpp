@@ -121,7 +121,8 @@ workflow deprovision_runtime(const infrastructure_deps& deps) {
     .step(30, infra::make_monitor_step("await_deletion", deps.monitor, src).when(not_gone))
     .step(40, best_effort("release_dns"))
     .step(50, best_effort("remove_monitoring"))
-    .secret(location_secret);
+    .secret(location_secret)
+    .serialize_by(runtime_key, "runtime:/name");
   return wf;
 }
 

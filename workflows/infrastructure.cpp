@@ -8,6 +8,13 @@
 
 namespace stepwise::workflows {
 
+std::string runtime_key(const boost::json::object& input) {
+  auto* name = input.if_contains("name");
+  if (name == nullptr || !name->is_string() || name->as_string().empty())
+    return {};
+  return "runtime:" + std::string{name->as_string().c_str()};
+}
+
 retry_policy infrastructure_deps::default_call_policy() {
   retry_policy p;
   p.initial_interval = std::chrono::seconds(2);

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <caf/expected.hpp>
 
@@ -12,6 +13,7 @@
 #include "engine/operation.hpp"
 #include "engine/registry.hpp"
 #include "engine/retry_policy.hpp"
+#include "engine/step.hpp"
 
 namespace stepwise::workflows {
 
@@ -23,6 +25,18 @@ using read_operation_fn
 /// Runs one best-effort cleanup task of `deprovision_runtime` (`"release_dns"`,
 /// `"remove_monitoring"`); the default records it as done in the data.
 using cleanup_fn = std::function<outcome(const std::string& task, step_context& ctx)>;
+
+/// A step a deployment adds to `provision_runtime` (the seed's
+/// `AddStep(weight, step)`), typically one that fetches a token or a URL
+/// from another system and adds it as an override
+/// (`ctx.add_override(component, key, value, secret)`). Overrides are never
+/// stored: the step is marked `producing_transient`, so it runs again
+/// after a restart, and must be safe to run again. Steps weighted below 20
+/// run before `create_infrastructure`, whose request carries the overrides.
+struct provisioning_step {
+  int32_t weight = 15;
+  step_def step;
+};
 
 /// What the infrastructure workflows run against. Shared by every operation:
 /// the driver must be thread-safe (all drivers are).
@@ -37,14 +51,28 @@ struct infrastructure_deps {
   /// for now (temporary error, unreachable location).
   retry_policy calls = default_call_policy();
   cleanup_fn cleanup;
+  /// Steps added to `provision_runtime` (see provisioning_step).
+  std::vector<provisioning_step> provisioning_steps;
+  /// The version `provision_runtime` is registered as. Steps added or
+  /// removed make a new definition: give it a new version, and keep the
+  /// old one registered while operations started on it run (each keeps
+  /// its version; one whose version is gone after a restart fails).
+  int32_t provision_version = 1;
 
   static retry_policy default_call_policy();
 };
 
 /// Registers `infrastructure_task`, `provision_runtime`,
-/// `deprovision_runtime` and `build_and_launch` (each version 1).
+/// `deprovision_runtime` and `build_and_launch` (each version 1, but
+/// `provision_runtime` as `provision_version`).
 [[nodiscard]] caf::expected<void> add_infrastructure_workflows(registry& reg,
                                                                infrastructure_deps deps);
+
+/// The serialization key of provisioning and deprovisioning: the runtime's
+/// `name` ("runtime:NAME"), so that a runtime is never deprovisioned while
+/// its provisioning still runs. A deprovisioning whose input names no
+/// runtime (only `provision_operation_id`) has no key.
+std::string runtime_key(const boost::json::object& input);
 
 /// The JSON pointer of deployment location properties (credentials):
 /// declared secret by every infrastructure workflow.

@@ -2,6 +2,7 @@
 
 #include "infra/task_json.hpp"
 #include "workflows/infra_steps.hpp"
+#include "workflows/overrides.hpp"
 
 namespace stepwise::workflows {
 
@@ -20,6 +21,8 @@ outcome validate(step_context& ctx) {
     return fail("invalid input: \"template_type\" must be a string");
   if (auto p = in.if_contains("properties"); p != nullptr && !p->is_object())
     return fail("invalid input: \"properties\" must be an object");
+  if (auto bad = check_input_overrides(in))
+    return fail(std::move(*bad));
   return done();
 }
 
@@ -50,17 +53,26 @@ workflow provision_runtime(const infrastructure_deps& deps) {
                      *infra::location_from_json(in.if_contains("deployment_location"))};
     if (auto p = in.if_contains("properties"); p != nullptr && p->is_object())
       spec.properties = p->get_object();
+    // Step overrides are collected anew in every process (never stored):
+    // the steps that add them ran, or ran again, before this one.
+    add_override_properties(spec.properties, input_overrides(in));
+    add_override_properties(spec.properties, call.context().overrides());
     create_once(*drv, call, "infrastructure", std::move(spec));
   };
   infra::monitor_source src;
   src.task_key = "infrastructure";
   src.outputs_key = "outputs";
-  workflow wf("provision_runtime", 1);
+  workflow wf("provision_runtime", deps.provision_version);
   wf.step(10, make_step("validate", validate))
-    .step(20, make_async_step("create_infrastructure", create).with_policy(deps.calls))
+    .step(20, make_async_step("create_infrastructure", create)
+                .with_policy(deps.calls)
+                .using_transient())
     .step(30, infra::make_monitor_step("await_infrastructure", deps.monitor, src))
     .step(40, make_step("record_runtime", record_runtime))
-    .secret(location_secret);
+    .secret(location_secret)
+    .serialize_by(runtime_key, "runtime:/name");
+  for (auto& added : deps.provisioning_steps)
+    wf.step(added.weight, step_def{added.step}.producing_transient());
   return wf;
 }
 

@@ -24,6 +24,11 @@ registry one(workflow wf);
 /// completes, counting its runs in `runs` when given.
 step_def ok(std::string name, std::atomic<int>* runs = nullptr);
 
+/// Returns what the store holds of operation `id` that could carry a value
+/// (input, data, errors, signals, and the text of its events), to search
+/// for one that must not be there.
+std::string stored_text(memory_store& st, const std::string& id);
+
 /// A CAF system, a memory store, a virtual clock and an engine on them.
 /// Time moves only through `clk->advance`; waits for events are bounded in
 /// real time but never sleep.
@@ -63,6 +68,9 @@ struct harness {
 
   /// Waits for event `type` of operation `id` (and step, when given).
   bool await(const std::string& id, event_type type, const std::string& step = {});
+
+  /// Waits until operation `id` had `n` events of `type` in all.
+  bool await_count(const std::string& id, event_type type, size_t n);
 
   /// Returns how many events of `type` operation `id` has seen.
   size_t count(const std::string& id, event_type type) const;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <thread>
 
@@ -18,6 +19,7 @@ namespace {
 using namespace std::chrono_literals;
 
 int effects_fd = -1;
+int acked_fd = -1;
 effect_stamp stamp = effect_stamp::none;
 
 // One write(2) per line with O_APPEND: lines of several processes never
@@ -61,12 +63,14 @@ std::optional<child_args> parse_child_args(int argc, char** argv, size_t min_own
 }
 
 step_def effect_step(const std::string& name,
-                     std::optional<duration> first_retry) {
-  return make_step(name, [name, first_retry](step_context& ctx) {
+                     std::optional<duration> first_retry, duration busy) {
+  return make_step(name, [name, first_retry, busy](step_context& ctx) {
     auto line = ctx.operation_id() + " " + name + " " + std::to_string(ctx.attempt());
     if (stamp == effect_stamp::pid_and_time)
       line += " " + std::to_string(::getpid()) + " " + std::to_string(wall_us());
     append(effects_fd, line + "\n");
+    if (busy > duration::zero())
+      std::this_thread::sleep_for(busy);
     if (first_retry && ctx.attempt() == 1)
       return retry_after(*first_retry, "first attempt always retries");
     ctx.data()[name] = ctx.attempt();
@@ -74,13 +78,19 @@ step_def effect_step(const std::string& name,
   });
 }
 
+void acknowledge(const std::string& line) {
+  append(acked_fd, line + "\n");
+}
+
 int run_child(const child_args& args, child_setup setup) {
   effects_fd = open_for_append(args.effects);
   stamp = setup.stamp;
-  int acked_fd = open_for_append(args.acked);
+  acked_fd = open_for_append(args.acked);
   caf::actor_system_config cfg;
   tune_actor_system(cfg);
   caf::actor_system sys{cfg};
+  if (setup.with_system)
+    setup.with_system(sys, setup);
   registry reg;
   for (auto& wf : setup.workflows)
     if (!reg.add(std::move(wf)))
@@ -94,8 +104,17 @@ int run_child(const child_args& args, child_setup setup) {
     auto res = eng->start({setup.start_workflow, std::nullopt, {{"i", i}}, {},
                            std::nullopt});
     if (res)
-      append(acked_fd, res->op.id + "\n");
+      acknowledge(res->op.id);
   }
+  for (auto& req : setup.more_starts) {
+    if (auto res = eng->start(req))
+      acknowledge(res->op.id);
+    if (setup.start_gap > duration::zero())
+      std::this_thread::sleep_for(setup.start_gap);
+  }
+  if (setup.script)
+    if (auto status = setup.script(*eng); status != 0)
+      std::_Exit(status); // the actor system would wait for the engine's actors
   std::optional<std::chrono::steady_clock::time_point> give_up;
   if (setup.idle_within)
     give_up = std::chrono::steady_clock::now() + *setup.idle_within;

@@ -1,9 +1,12 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <caf/fwd.hpp>
 
 #include "engine/engine.hpp"
 
@@ -44,26 +47,43 @@ enum class effect_stamp {
 /// Returns a step that appends "<op> <step> <attempt>[stamp]" to EFFECTS at
 /// every execution (the stamp of the child_setup it runs in) and keeps its
 /// attempt in the operation's data. With `first_retry`, its first attempt
-/// retries after that long.
+/// retries after that long. It then works for `busy` (a step that takes
+/// time, as real ones do) before it answers.
 step_def effect_step(const std::string& name,
-                     std::optional<duration> first_retry = std::nullopt);
+                     std::optional<duration> first_retry = std::nullopt,
+                     duration busy = duration::zero());
 
 /// What a child runs.
 struct child_setup {
   engine_config engine;
   std::vector<workflow> workflows;
+  /// Runs once the actor system exists, before the engine launches: adds
+  /// what needs the system (a clock, a monitor and the workflows using it).
+  std::function<void(caf::actor_system&, child_setup&)> with_system;
   /// What effect_step() lines carry after "<op> <step> <attempt>".
   effect_stamp stamp = effect_stamp::none;
   /// Operations of this workflow to start, with inputs `{"i": 0}` to
   /// `{"i": starts - 1}`.
   std::string start_workflow;
   int starts = 0;
+  /// More operations to start, in this order, after those, `start_gap`
+  /// apart (so that the starts of several processes interleave).
+  std::vector<start_request> more_starts;
+  duration start_gap = duration::zero();
+  /// Runs once the operations are started, before the child waits to be
+  /// idle: a test drives the child through it (tests/durability/
+  /// command_loop.hpp). A status other than 0 ends the child with it at
+  /// once (no shutdown, as a crash would).
+  std::function<int(stepwise::engine&)> script;
   /// Exit once no operation of any process is left; else run until killed.
   bool exit_when_idle = true;
   /// Give up (exit_still_active) after this long, so that a test fails
   /// instead of hanging.
   std::optional<duration> idle_within;
 };
+
+/// Appends `line` to ACKED (one write: whole even if killed right after).
+void acknowledge(const std::string& line);
 
 /// Opens EFFECTS and ACKED, launches the engine, starts the operations and
 /// runs as `setup` says. Returns the exit status.

@@ -8,16 +8,19 @@
 
 namespace stepwise::test {
 
+void exec_or_exit(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (auto& a : args)
+    argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ::execv(argv[0], argv.data());
+  ::_exit(127);
+}
+
 pid_t spawn(const std::vector<std::string>& args) {
   pid_t pid = ::fork();
-  if (pid == 0) {
-    std::vector<char*> argv;
-    for (auto& a : args)
-      argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
+  if (pid == 0)
+    exec_or_exit(args);
   return pid;
 }
 

@@ -9,6 +9,9 @@
 // wrote.
 namespace stepwise::test {
 
+/// In a forked child: runs `args[0]` with `args` (no shell), or exits 127.
+[[noreturn]] void exec_or_exit(const std::vector<std::string>& args);
+
 /// Starts `args[0]` with `args` (no shell); returns its pid.
 pid_t spawn(const std::vector<std::string>& args);
 

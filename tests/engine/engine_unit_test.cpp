@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "engine/admission.hpp"
 #include "engine/commands.hpp"
 #include "engine/errc.hpp"
 #include "engine/progress.hpp"
@@ -123,10 +124,59 @@ TEST_CASE("commands are allowed by state and refused with the reason", "[engine]
   CHECK(!allows(op, command::retry));
   auto no = refusal(op, command::retry);
   CHECK(code_of(no) == static_cast<uint8_t>(errc::invalid_state));
-  CHECK(message_of(no) == "operation 'op-1' is in_progress: only failed operations can be retried");
+  CHECK(message_of(no) == "operation 'op-1' is in_progress: only failed operations, and "
+                          "succeeded ones with incomplete steps, can be retried");
+  CHECK(allows(op, command::pause));
+  CHECK(!allows(op, command::resume));
   op.state = op_state::failed;
   CHECK(allows(op, command::retry));
   CHECK(!allows(op, command::cancel));
+  CHECK(!allows(op, command::pause));
+  op.state = op_state::succeeded;
+  CHECK(!allows(op, command::retry));
+  CHECK(message_of(refusal(op, command::retry)).find("no incomplete steps") != std::string::npos);
+  op.steps[0].state = step_state::incomplete;
+  CHECK(allows(op, command::retry));
+  op.state = op_state::paused;
+  CHECK(allows(op, command::resume));
+  CHECK(allows(op, command::cancel));
+  CHECK(!allows(op, command::pause));
+  op.state = op_state::pending;
+  op.admission = admission::queued;
+  op.blocked_by = "op-0";
+  CHECK(!allows(op, command::pause));
+  CHECK(message_of(refusal(op, command::pause)).find("queued (blocked by 'op-0')")
+        != std::string::npos);
+  CHECK(allows(op, command::cancel));
+}
+
+TEST_CASE("an admission round admits by key and limit in creation order", "[engine][admission]") {
+  using a = admission;
+  std::vector<admission_row> rows{
+    {"o1", "prov", "k1", a::admitted, op_state::in_progress, ""},
+    {"o2", "deprov", "k1", a::queued, op_state::pending, ""},
+    {"o3", "prov", "k1", a::queued, op_state::pending, "o2"},
+    {"o4", "prov", "k2", a::queued, op_state::pending, ""},
+    {"o5", "prov", "k3", a::queued, op_state::pending, ""},
+    {"o6", "prov", "", a::queued, op_state::pending, ""},
+    {"o7", "deprov", "k4", a::admitted, op_state::pending, ""},
+  };
+  auto round = plan_round(rows, {{"prov", 2}}, time_point{});
+  // o4 takes prov's second slot; o5 and o6 wait for a slot, in order; o2
+  // and o3 wait for k1 (o3 behind o2, which it already knew).
+  std::map<std::string, std::string> changed;
+  for (auto& u : round.updates)
+    changed[u.id] = u.admission == a::admitted ? "admitted" : u.blocked_by;
+  CHECK(changed == std::map<std::string, std::string>{
+                     {"o2", "o1"}, {"o4", "admitted"}, {"o5", "limit:prov"}, {"o6", "limit:prov"}});
+  CHECK(round.events.size() == 3); // o2, o5, o6: blockers that changed
+  for (auto& e : round.events)
+    CHECK(e.type == event_type::operation_queued);
+  CHECK(round.startable == std::vector<std::string>{"o4", "o7"});
+  CHECK(round.counts["prov"].running == 2);
+  CHECK(round.counts["prov"].queued == 3);
+  CHECK(round.counts["deprov"].running == 1);
+  CHECK(round.counts["deprov"].queued == 1);
 }
 
 TEST_CASE("times format as RFC 3339 with milliseconds and parse back", "[engine]") {

@@ -96,8 +96,15 @@ reply to_reply(const httplib::Result& r) {
 }
 
 http_fixture::http_fixture(http::server_config cfg,
-                           std::shared_ptr<infra::driver> drv)
-  : scfg(std::move(cfg)), driver(std::move(drv)) {
+                           std::shared_ptr<infra::driver> drv,
+                           std::function<void(http::server&, engine&)> mount_more)
+  : scfg(std::move(cfg)), driver(std::move(drv)), mount(std::move(mount_more)) {
+  start();
+}
+
+http_fixture::http_fixture(http::server_config cfg,
+                           std::shared_ptr<infra::driver> drv, registry_maker make)
+  : make_registry(std::move(make)), scfg(std::move(cfg)), driver(std::move(drv)) {
   start();
 }
 
@@ -124,7 +131,7 @@ void http_fixture::start() {
   engine_config ec;
   ec.store_uri = "sqlite:" + dir.path + "/stepwise.db";
   ec.step_workers = 4;
-  auto reg = test_registry();
+  auto reg = make_registry ? make_registry(*sys) : test_registry();
   if (driver)
     REQUIRE(reg.add(stand_in_infrastructure_task()));
   auto e = engine::launch(*sys, ec, std::move(reg));
@@ -140,6 +147,8 @@ void http_fixture::start() {
     ictx.warn = [sink](const std::string& msg) { sink->add(msg); };
     http::add_infrastructure_routes(srv->routes(), std::move(ictx));
   }
+  if (mount)
+    mount(*srv, eng);
   auto port = srv->bind();
   REQUIRE(port);
   srv->start();

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -65,7 +66,14 @@ private:
 /// `/api/infrastructure/*` on it and the registry has a stand-in
 /// `infrastructure_task` workflow.
 struct http_fixture {
+  /// Builds the registry in the fixture's actor system (for workflows with
+  /// actors of their own); `test_registry()` when empty.
+  using registry_maker = std::function<registry(caf::actor_system&)>;
+
   temp_dir dir;
+  /// Read by every `start`: set it, then `stop` and `start` to restart
+  /// the process with other definitions.
+  registry_maker make_registry;
   http::server_config scfg;
   std::shared_ptr<infra::driver> driver;
   std::unique_ptr<caf::actor_system_config> sys_cfg;
@@ -75,8 +83,16 @@ struct http_fixture {
   /// What the infrastructure routes warned about (tasks left unmonitored).
   std::shared_ptr<message_log> warnings = std::make_shared<message_log>();
 
+  /// Mounts more routes on the server before it binds (the service broker).
+  std::function<void(http::server&, engine&)> mount;
+
   explicit http_fixture(http::server_config cfg = default_config(),
-                        std::shared_ptr<infra::driver> drv = nullptr);
+                        std::shared_ptr<infra::driver> drv = nullptr,
+                        std::function<void(http::server&, engine&)> mount_more = {});
+
+  /// With the workflows `make` builds (instead of `test_registry()`).
+  http_fixture(http::server_config cfg, std::shared_ptr<infra::driver> drv,
+               registry_maker make);
   ~http_fixture();
 
   static http::server_config default_config();

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/errc.hpp"
+#include "tests/http/fake_env.hpp"
 #include "tests/http/fixture.hpp"
 #include "actors/virtual_clock.hpp"
 #include "infra/sim_driver.hpp"
@@ -15,19 +16,7 @@
 
 using namespace stepwise;
 using namespace stepwise::tools;
-
-namespace {
-
-env_reader fake_env(std::map<std::string, std::string> vars) {
-  return [vars](const char* name) -> std::optional<std::string> {
-    auto i = vars.find(name);
-    if (i == vars.end())
-      return std::nullopt;
-    return i->second;
-  };
-}
-
-} // namespace
+using stepwise::test::fake_env;
 
 TEST_CASE("serve options have the documented defaults", "[cli]") {
   auto o = parse_serve_options({}, fake_env({}));
@@ -164,7 +153,7 @@ TEST_CASE("make_driver builds the HTTP client for a URL, the sim otherwise",
   infra::create_request req;
   req.template_text = "outputs.ip: 10.0.0.1";
   req.template_type = "TOSCA";
-  req.location.name = "here";
+  req.location.name = "dc1";
   auto ids = test::create_now(**sim, req);
   REQUIRE(std::holds_alternative<infra::accepted>(ids));
   auto& acc = std::get<infra::accepted>(ids);
@@ -185,4 +174,18 @@ TEST_CASE("make_driver builds the HTTP client for a URL, the sim otherwise",
   auto bad = make_driver(o, clk);
   REQUIRE_FALSE(bad);
   CHECK(message_of(bad.error()).find("hunter2") == std::string::npos);
+}
+
+TEST_CASE("--limit sets concurrency limits per workflow", "[cli][admission]") {
+  auto o = parse_serve_options({"--limit", "provision_runtime=50", "--limit=demo=2,x=1"},
+                               test::fake_env({{"STEPWISE_LIMITS", "demo=9,y=3"}}));
+  REQUIRE(o);
+  CHECK(o->limits == std::map<std::string, size_t>{
+                       {"provision_runtime", 50}, {"demo", 2}, {"x", 1}, {"y", 3}});
+  CHECK(o->engine_config().limits.at("demo") == 2);
+  for (auto bad : {"demo", "demo=0", "=3", "demo=x", "demo=3x", "demo=,x=1"}) {
+    auto r = parse_serve_options({"--limit", bad}, test::fake_env({}));
+    REQUIRE_FALSE(r);
+    CHECK(message_of(r.error()).find("--limit") != std::string::npos);
+  }
 }

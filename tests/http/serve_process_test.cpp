@@ -1,102 +1,16 @@
 // Runs the real `stepwise` binary: it serves, answers the CLI, stops with
-// exit code 0 on SIGTERM and resumes its operations after a restart.
+// exit code 0 on SIGTERM and resumes its operations after a restart; its
+// simulated cloud serves the locations --sim-locations names.
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <thread>
 
 #include <catch2/catch.hpp>
 
-#include "tests/durability/child_process.hpp"
 #include "tests/http/fixture.hpp"
+#include "tests/http/serve_child.hpp"
 
 using namespace stepwise::test;
 using steady = std::chrono::steady_clock;
-
-namespace {
-
-std::string binary() {
-  auto p = std::getenv("STEPWISE_BIN");
-  return p != nullptr ? p : "build/stepwise";
-}
-
-// A child process with its stderr on a pipe.
-struct child {
-  pid_t pid = -1;
-  int err_fd = -1;
-  std::string err;
-
-  explicit child(std::vector<std::string> args) {
-    int fds[2];
-    REQUIRE(::pipe(fds) == 0);
-    pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      ::dup2(fds[1], 2);
-      int out = ::open("/dev/null", O_WRONLY);
-      ::dup2(out, 1);
-      std::vector<char*> argv;
-      for (auto& a : args)
-        argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
-    ::close(fds[1]);
-    err_fd = fds[0];
-  }
-
-  ~child() {
-    if (pid > 0) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
-    if (err_fd >= 0)
-      ::close(err_fd);
-  }
-
-  // Reads stderr until it has "listening on http://127.0.0.1:PORT " (bounded);
-  // returns PORT, or 0.
-  int await_port(std::chrono::seconds bound) {
-    const std::string marker = "listening on http://127.0.0.1:";
-    auto deadline = steady::now() + bound;
-    for (;;) {
-      auto pos = err.find(marker);
-      if (pos != std::string::npos) {
-        auto end = err.find(' ', pos + marker.size());
-        if (end != std::string::npos)
-          return std::atoi(err.substr(pos + marker.size(), end - pos - marker.size()).c_str());
-      }
-      if (!read_some(err_fd, err, deadline))
-        return 0;
-    }
-  }
-
-  // Waits (bounded) for the exit; returns the exit code or -1.
-  int wait_exit(std::chrono::seconds bound) {
-    auto deadline = steady::now() + bound;
-    while (steady::now() < deadline) {
-      int status = 0;
-      if (::waitpid(pid, &status, WNOHANG) == pid) {
-        pid = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return -1;
-  }
-};
-
-// Runs the CLI and returns its output.
-std::string run_cli(const std::string& args) {
-  return run_captured(binary() + " " + args);
-}
-
-} // namespace
 
 TEST_CASE("stepwise serve stops on SIGTERM with 0 and resumes after a restart",
           "[http][process]") {
@@ -104,7 +18,7 @@ TEST_CASE("stepwise serve stops on SIGTERM with 0 and resumes after a restart",
   auto store = "sqlite:" + dir.path + "/sw.db";
   std::string id;
   {
-    child srv({binary(), "serve", "--listen", "127.0.0.1:0", "--store", store});
+    child srv({stepwise_binary(), "serve", "--listen", "127.0.0.1:0", "--store", store});
     auto port = srv.await_port(std::chrono::seconds(20));
     INFO(srv.err);
     REQUIRE(port > 0);
@@ -126,7 +40,7 @@ TEST_CASE("stepwise serve stops on SIGTERM with 0 and resumes after a restart",
     CHECK(srv.wait_exit(std::chrono::seconds(30)) == 0);
   }
   {
-    child srv({binary(), "serve", "--listen", "127.0.0.1:0", "--store", store});
+    child srv({stepwise_binary(), "serve", "--listen", "127.0.0.1:0", "--store", store});
     auto port = srv.await_port(std::chrono::seconds(20));
     REQUIRE(port > 0);
     httplib::Client c("127.0.0.1", port);
@@ -170,7 +84,7 @@ TEST_CASE("stepwise serve --driver URL mounts the Infrastructure API",
           "[http][process][infra]") {
   temp_dir dir;
   // Port 1 refuses connections: every driver call is a temporary error.
-  child srv({binary(), "serve", "--listen", "127.0.0.1:0", "--store",
+  child srv({stepwise_binary(), "serve", "--listen", "127.0.0.1:0", "--store",
              "sqlite:" + dir.path + "/sw.db", "--driver",
              "http://127.0.0.1:1/api/infrastructure"});
   auto port = srv.await_port(std::chrono::seconds(20));
@@ -188,4 +102,28 @@ TEST_CASE("stepwise serve --driver URL mounts the Infrastructure API",
   auto get = to_reply(c.Get("/api/infrastructure/create"));
   CHECK(get.status == 405);
   CHECK(get.json.at("status") == 405);
+}
+
+TEST_CASE("serve --sim-locations: any other location is unreachable", "[http][process][infra]") {
+  temp_dir dir;
+  child srv({stepwise_binary(), "serve", "--listen", "127.0.0.1:0", "--store",
+             "sqlite:" + dir.path + "/sw.db", "--sim-locations", "eu-1"});
+  auto port = srv.await_port(std::chrono::seconds(20));
+  INFO(srv.err);
+  REQUIRE(port > 0);
+  httplib::Client c("127.0.0.1", port);
+  auto create = [&](const std::string& location) {
+    return to_reply(c.Post("/api/infrastructure/create",
+                           R"({"deploymentLocation":{"name":")" + location
+                             + R"(","type":"sim"},"template":"outputs.url: x",)"
+                               R"("templateType":"TOSCA","properties":{},"systemProperties":{}})",
+                           "application/json"));
+  };
+  CHECK(create("eu-1").status == 202);
+  // The default locations are not served any more.
+  auto refused = create("dc1");
+  CHECK(refused.status == 400);
+  CHECK(refused.json.at("status") == 400);
+  CHECK(std::string(refused.json.at("localizedMessage").as_string()).find("eu-1")
+        != std::string::npos);
 }

@@ -14,12 +14,14 @@
 
 #include "infra/http_client.hpp"
 #include "tests/infra/local_server.hpp"
+#include "tests/infra/thread_count.hpp"
 #include "tests/infra/tls_files.hpp"
 
 using namespace stepwise;
 using namespace stepwise::infra;
 using namespace std::chrono_literals;
 using test::local_server;
+using test::thread_count;
 
 namespace {
 
@@ -111,16 +113,6 @@ http_request get(std::string url, std::chrono::milliseconds timeout = 0ms) {
   req.url = std::move(url);
   req.timeout = timeout;
   return req;
-}
-
-/// The threads of this process, from /proc/self/status.
-int thread_count() {
-  std::ifstream in{"/proc/self/status"};
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("Threads:", 0) == 0)
-      return std::stoi(line.substr(8));
-  return -1;
 }
 
 /// A port on 127.0.0.1 that nothing listens on (bound once, then closed).
@@ -368,4 +360,38 @@ TEST_CASE("http_client: a callback may drop the last owner of the client",
   std::unique_lock<std::mutex> guard{mtx};
   REQUIRE(cv.wait_for(guard, 30s, [&] { return done; }));
   CHECK(weak.expired());
+}
+
+TEST_CASE("http_client: requests waiting for a connection go out in the order sent",
+          "[http_client]") {
+  local_server srv{8};
+  REQUIRE(srv.ok());
+  constexpr size_t n = 200;
+  std::mutex mtx;
+  std::vector<size_t> order;
+  results res{n};
+  http_client_options opts;
+  opts.max_host_connections = 4;
+  http_client client{opts};
+  for (size_t i = 0; i < n; ++i) {
+    auto done = res.at(i);
+    client.send(get(srv.url("/sleep/2")), [&, i, done](http_result r) {
+      {
+        std::lock_guard<std::mutex> guard{mtx};
+        order.push_back(i);
+      }
+      done(std::move(r));
+    });
+  }
+  REQUIRE(res.wait_all());
+  CHECK(res.with_status(200) == n);
+  CHECK(srv.peak() <= 4);
+  // Four at a time, first sent first served: request k starts only once
+  // k - 3 earlier ones were answered, so the p-th answer is to a request
+  // sent at most 3 places after p, however the server's threads run (a
+  // slow answer may come any later).
+  size_t ahead = 0;
+  for (size_t p = 0; p < n; ++p)
+    ahead = std::max(ahead, order[p] > p ? order[p] - p : 0);
+  CHECK(ahead <= 3);
 }

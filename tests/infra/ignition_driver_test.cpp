@@ -2,107 +2,25 @@
 // driver: what it sends, and how each answer maps back to a driver result.
 
 #include <atomic>
-#include <future>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include <catch2/catch.hpp>
 
 #include "tests/infra/driver_calls.hpp"
-#include <httplib.h>
+#include "tests/infra/ignition_stub.hpp"
+#include "tests/infra/thread_count.hpp"
+#include "tests/infra/tls_files.hpp"
 
 #include "engine/errc.hpp"
 #include "infra/ignition_driver.hpp"
 
 using namespace stepwise;
+using test::ignition_stub;
 namespace json = boost::json;
 
 namespace {
-
-// An Ignition driver that answers every POST with the scripted status and
-// body, and remembers what it was sent.
-class ignition_stub {
-public:
-  ignition_stub() {
-    svr_.Post(".*", [this](const httplib::Request& req, httplib::Response& res) {
-      std::shared_future<void> gate;
-      {
-        std::lock_guard<std::mutex> g{mtx_};
-        paths_.push_back(req.path);
-        bodies_.push_back(req.body);
-        res.status = status_;
-        res.set_content(body_, "application/json");
-        gate = gate_;
-      }
-      if (gate.valid())
-        gate.wait();
-    });
-    port_ = svr_.bind_to_any_port("127.0.0.1");
-    REQUIRE(port_ > 0);
-    thread_ = std::thread([this] {
-      svr_.listen_after_bind();
-      listen_returned_ = true;
-    });
-    // `stop` is a no-op until httplib runs its accept loop (0.11 has no
-    // wait_until_ready()): wait for it, so that a stub stopped at once stops.
-    while (!svr_.is_running() && !listen_returned_)
-      std::this_thread::yield();
-  }
-
-  ~ignition_stub() {
-    release();
-    svr_.stop();
-    thread_.join();
-  }
-
-  void answer(int status, std::string body) {
-    std::lock_guard<std::mutex> g{mtx_};
-    status_ = status;
-    body_ = std::move(body);
-  }
-
-  // Makes answers wait until `release`.
-  void hold() {
-    std::lock_guard<std::mutex> g{mtx_};
-    gate_ = promise_.get_future().share();
-  }
-
-  void release() {
-    std::lock_guard<std::mutex> g{mtx_};
-    if (gate_.valid() && !released_) {
-      released_ = true;
-      promise_.set_value();
-    }
-  }
-
-  std::string url(const std::string& prefix = "") const {
-    return "http://127.0.0.1:" + std::to_string(port_) + prefix;
-  }
-
-  std::vector<std::string> paths() const {
-    std::lock_guard<std::mutex> g{mtx_};
-    return paths_;
-  }
-
-  json::value last_body() const {
-    std::lock_guard<std::mutex> g{mtx_};
-    REQUIRE(!bodies_.empty());
-    return json::parse(bodies_.back());
-  }
-
-private:
-  httplib::Server svr_;
-  std::thread thread_;
-  int port_ = -1;
-  mutable std::mutex mtx_;
-  int status_ = 202;
-  std::string body_;
-  std::vector<std::string> paths_;
-  std::vector<std::string> bodies_;
-  std::promise<void> promise_;
-  std::shared_future<void> gate_;
-  bool released_ = false;
-  std::atomic<bool> listen_returned_{false};
-};
 
 std::shared_ptr<infra::ignition_driver> make_client(const std::string& url,
                                                  std::chrono::milliseconds read
@@ -299,6 +217,68 @@ TEST_CASE("the client driver serves concurrent calls", "[http][infra][client]") 
     t.join();
   CHECK(ok == 120);
   CHECK(stub.paths().size() == 120);
+}
+
+TEST_CASE("the client driver keeps hundreds of calls in flight on one thread",
+          "[http][infra][client]") {
+  ignition_stub stub{300};
+  stub.answer(200, R"({"infrastructureId":"i1","requestId":"r1","status":"IN_PROGRESS"})");
+  stub.hold();
+  constexpr int n = 400;
+  auto before = test::thread_count();
+  auto d = make_client(stub.url());
+  std::mutex mtx;
+  std::condition_variable cv;
+  int tasks = 0;
+  int answered = 0;
+  for (int i = 0; i < n; ++i)
+    d->get_task("i1", "r1", cloud(), [&](infra::result<infra::task> r) {
+      std::lock_guard<std::mutex> g{mtx};
+      tasks += std::holds_alternative<infra::task>(r) ? 1 : 0;
+      answered += 1;
+      cv.notify_all();
+    });
+  // The driver holds the default cap of connections open at once, on its
+  // one I/O thread; the other calls wait in memory.
+  REQUIRE(stub.wait_active(128, std::chrono::seconds(30)));
+  CHECK(test::thread_count() <= before + 1);
+  auto st = d->stats();
+  CHECK(st.in_flight + st.queued == n);
+  stub.release();
+  std::unique_lock<std::mutex> g{mtx};
+  REQUIRE(cv.wait_for(g, std::chrono::seconds(60), [&] { return answered == n; }));
+  CHECK(tasks == n);
+  CHECK(stub.peak() == 128);
+  CHECK(d->stats().completed == n);
+}
+
+TEST_CASE("the client driver speaks https to a driver it trusts", "[http][infra][client]") {
+  test::tls_files tls;
+  REQUIRE(tls.ok);
+  ignition_stub stub{8, tls.cert, tls.key};
+  stub.answer(202, R"({"infrastructureId":"i1","requestId":"r1"})");
+  REQUIRE(stub.url().rfind("https://", 0) == 0);
+  infra::ignition_driver_config cfg;
+  cfg.base_url = stub.url();
+  cfg.ca_file = tls.cert;
+  auto trusting = infra::ignition_driver::make(cfg);
+  REQUIRE(trusting);
+  auto got = test::remove_now(**trusting, "i1", cloud());
+  REQUIRE(std::holds_alternative<infra::accepted>(got));
+  CHECK(std::get<infra::accepted>(got).request_id == "r1");
+  CHECK(stub.last_body().at("infrastructureId") == "i1");
+  // A certificate the driver cannot verify: no call gets through.
+  cfg.ca_file.clear();
+  auto strict = infra::ignition_driver::make(cfg);
+  REQUIRE(strict);
+  auto e = error_of(test::remove_now(**strict, "i1", cloud()));
+  CHECK(e.kind == infra::error_kind::temporary);
+  CHECK_THAT(e.message, Catch::Contains("tls"));
+  CHECK(stub.paths().size() == 1);
+  cfg.verify_tls = false;
+  auto unverified = infra::ignition_driver::make(cfg);
+  REQUIRE(unverified);
+  CHECK(std::holds_alternative<infra::accepted>(test::remove_now(**unverified, "i1", cloud())));
 }
 
 TEST_CASE("the client driver refuses bad URLs without quoting them",

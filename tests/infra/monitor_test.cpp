@@ -62,6 +62,15 @@ struct cloud {
             {"kind", "create"}};
   }
 
+  /// The engine's settings: a waiting operation passivates at once, so that
+  /// the only timers on the clock are the monitor's (`next_poll` moves the
+  /// clock to the next one; a lingering actor's timer would come first).
+  engine_config engine() const {
+    engine_config ec;
+    ec.passivate_after = duration{0};
+    return ec;
+  }
+
   /// Lets the monitor make poll number `n`, advancing the clock to it.
   duration next_poll(size_t n) {
     REQUIRE(log->await_polls(n - 1));
@@ -91,7 +100,7 @@ std::vector<event> completions(harness& h, const std::string& id) {
 TEST_CASE("monitor: IN_PROGRESS polls with growing backoff, COMPLETE reports once",
           "[infra][monitor]") {
   cloud c;
-  harness h{c.watching(), nullptr, {}, c.clk};
+  harness h{c.watching(), nullptr, c.engine(), c.clk};
   auto input = c.create("outputs.ip: 10.0.0.7\nlatency_ms: 12000");
   auto id = h.start("watch", input);
   // Polls at 0, 1, 3, 7, 11 s find it in progress; the one at 15 s does not.
@@ -118,7 +127,7 @@ TEST_CASE("monitor: IN_PROGRESS polls with growing backoff, COMPLETE reports onc
 TEST_CASE("monitor: a FAILED task fails the operation with its failure code",
           "[infra][monitor]") {
   cloud c;
-  harness h{c.watching(), nullptr, {}, c.clk};
+  harness h{c.watching(), nullptr, c.engine(), c.clk};
   auto id = h.start("watch", c.create("fail: INSUFFICIENT_CAPACITY zone full\nlatency_ms: 0"));
   auto op = h.finish(id);
   CHECK(op.state == op_state::failed);
@@ -134,7 +143,7 @@ TEST_CASE("monitor: a FAILED task fails the operation with its failure code",
 TEST_CASE("monitor: temporary errors and an unreachable location poll again",
           "[infra][monitor]") {
   cloud c;
-  harness h{c.watching(), nullptr, {}, c.clk};
+  harness h{c.watching(), nullptr, c.engine(), c.clk};
   auto input = c.create("outputs.ip: 10.0.0.9\nlatency_ms: 0");
   c.sim->inject(error_kind::temporary, 1);
   auto id = h.start("watch", input);
@@ -153,7 +162,7 @@ TEST_CASE("monitor: temporary errors and an unreachable location poll again",
 TEST_CASE("monitor: an unknown task or request is reported as INTERNAL_ERROR",
           "[infra][monitor]") {
   cloud c;
-  harness h{c.watching(), nullptr, {}, c.clk};
+  harness h{c.watching(), nullptr, c.engine(), c.clk};
   auto input = c.create("latency_ms: 0");
   SECTION("unknown infrastructure") {
     input["infrastructure_id"] = "inf-nope";
@@ -180,7 +189,7 @@ TEST_CASE("monitor: an unknown task or request is reported as INTERNAL_ERROR",
 TEST_CASE("monitor: a task still running at the deadline is reported and failed",
           "[infra][monitor]") {
   cloud c;
-  harness h{c.watching(paced(10s)), nullptr, {}, c.clk};
+  harness h{c.watching(paced(10s)), nullptr, c.engine(), c.clk};
   auto id = h.start("watch", c.create("latency_ms: 3600000"));
   // Polls at 0, 1, 3, 7 s; the next is clamped to the deadline at 10 s.
   REQUIRE(c.log->await_polls(1));
@@ -203,7 +212,7 @@ TEST_CASE("monitor: a restart mid-monitoring hands the task back and reports onc
   auto input = c.create("outputs.ip: 10.0.0.7\nlatency_ms: 6500");
   std::string id;
   {
-    harness h{c.watching(), st, {}, c.clk};
+    harness h{c.watching(), st, c.engine(), c.clk};
     id = h.start("watch", input);
     REQUIRE(c.log->await_polls(1));
     c.next_poll(2);
@@ -211,10 +220,11 @@ TEST_CASE("monitor: a restart mid-monitoring hands the task back and reports onc
   }
   // The wait and when it began are stored: the new monitor resumes the
   // schedule from there (after one poll at once).
-  harness h{c.watching(), st, {}, c.clk};
+  harness h{c.watching(), st, c.engine(), c.clk};
   REQUIRE(c.log->await_polls(4));
   CHECK(c.log->polls()[3] == c.clk->now());
-  CHECK(c.next_poll(5) == 7s - (c.clk->now() - t0));
+  auto restarted = c.clk->now();
+  CHECK(c.next_poll(5) == 7s - (restarted - t0));
   auto op = h.finish(id);
   CHECK(op.state == op_state::succeeded);
   CHECK(op.steps[0].attempts == 1);
@@ -228,7 +238,7 @@ TEST_CASE("monitor: a restart mid-monitoring hands the task back and reports onc
 
 TEST_CASE("monitor: polls per second stay under the cap", "[infra][monitor]") {
   cloud c;
-  harness h{c.watching(paced(std::chrono::hours(1), 10)), nullptr, {}, c.clk};
+  harness h{c.watching(paced(std::chrono::hours(1), 10)), nullptr, c.engine(), c.clk};
   std::vector<std::string> ids;
   for (int i = 0; i < 35; ++i)
     ids.push_back(h.start("watch", c.create("latency_ms: 0", "vm" + std::to_string(i))));
@@ -253,4 +263,42 @@ TEST_CASE("monitor: polls per second stay under the cap", "[infra][monitor]") {
   CHECK(polls.back() - polls.front() >= 3s);
   for (auto& id : ids)
     CHECK(h.finish(id).state == op_state::succeeded);
+}
+
+TEST_CASE("monitor: a watched wait keeps its actor for passivate_after, then passivates",
+          "[infra][monitor]") {
+  cloud c;
+  engine_config ec;
+  ec.passivate_after = 5s;
+  harness h{c.watching(), nullptr, ec, c.clk};
+  auto id = h.start("watch", c.create("outputs.ip: 10.0.0.7\nlatency_ms: 12000"));
+  // Two timers once the monitor has its poll's answer: its next poll and
+  // the actor's own at 5 s (a passivated operation without a timeout would
+  // leave only the first).
+  auto two_timers = [&] {
+    auto until = std::chrono::steady_clock::now() + 10s;
+    while (c.clk->pending() < 2 && std::chrono::steady_clock::now() < until)
+      h.pump(10ms);
+    return c.clk->pending() == 2;
+  };
+  for (size_t n = 1; n <= 3; ++n) { // polls at 0, 1 and 3 s
+    REQUIRE(c.log->await_polls(n));
+    REQUIRE(two_timers());
+    CHECK(h.eng.stats().operations_sleeping.load() == 0);
+    if (n < 3)
+      c.clk->advance(*c.clk->next_due() - c.clk->now());
+  }
+  c.clk->advance(t0 + 5s - c.clk->now());
+  auto until = std::chrono::steady_clock::now() + 10s;
+  while (h.eng.stats().operations_sleeping.load() == 0
+         && std::chrono::steady_clock::now() < until)
+    h.pump(10ms);
+  CHECK(h.eng.stats().operations_sleeping.load() == 1);
+  // The report at 15 s wakes it (polls at 7, 11 and 15 s).
+  for (size_t n = 4; n <= 6; ++n)
+    c.next_poll(n);
+  auto op = h.finish(id);
+  CHECK(op.state == op_state::succeeded);
+  CHECK(op.data.at("outputs") == boost::json::object{{"ip", "10.0.0.7"}});
+  CHECK(completions(h, id).size() == 1);
 }

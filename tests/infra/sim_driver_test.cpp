@@ -235,7 +235,7 @@ TEST_CASE("sim: find matches live infrastructure by resourceName", "[infra][sim]
   CHECK(hit->infrastructure_id == acc.infrastructure_id);
   CHECK(hit->outputs == boost::json::object{{"ip", "10.0.0.7"}});
   CHECK(!value(test::find_now(*drv, vm, "sim", "db", here())));
-  CHECK(!value(test::find_now(*drv, vm, "sim", "web", here("dc9"))));
+  CHECK(!value(test::find_now(*drv, vm, "sim", "web", here("default"))));
   // Deleting: still found until the delete task completes.
   auto del = value(test::remove_now(*drv, acc.infrastructure_id, here()));
   CHECK(del.infrastructure_id == acc.infrastructure_id);
@@ -265,4 +265,26 @@ TEST_CASE("sim: 100k tasks stay cheap", "[infra][sim]") {
           .status
         == task_status::complete);
   CHECK(drv->creates() == 100'000);
+}
+
+TEST_CASE("sim: only the configured locations are served", "[infra][sim]") {
+  fixture f;
+  auto drv = f.make();
+  for (auto name : {"default", "dc1"})
+    value(test::create_now(*drv, request(vm, std::string("vm-") + name)));
+  auto req = request(vm);
+  req.location = here("dc9");
+  auto err = std::get<error>(test::create_now(*drv, req));
+  CHECK(err.kind == error_kind::unreachable_location);
+  CHECK(err.message.find("dc9") != std::string::npos);
+  CHECK(err.message.find("dc1, default") != std::string::npos);
+  CHECK(err.message.find("hunter2") == std::string::npos);
+  CHECK(kind(test::find_now(*drv, vm, "sim", "vm1", here("dc9"))) == error_kind::unreachable_location);
+  sim_config one;
+  one.locations = {"eu-1"};
+  auto eu = f.make(one);
+  auto in_eu = request(vm);
+  in_eu.location = here("eu-1");
+  value(test::create_now(*eu, in_eu));
+  CHECK(kind(test::create_now(*eu, request(vm))) == error_kind::unreachable_location);
 }

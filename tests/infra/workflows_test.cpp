@@ -1,107 +1,17 @@
 #include <catch2/catch.hpp>
 
 #include "engine/errc.hpp"
-#include "infra/sim_driver.hpp"
-#include "workflows/infrastructure.hpp"
-#include "tests/actors/harness.hpp"
 #include "tests/infra/driver_calls.hpp"
-#include "tests/infra/poll_log.hpp"
+#include "tests/infra/workflow_setup.hpp"
 
 using namespace stepwise;
 using namespace std::chrono_literals;
-using test::harness;
 
-namespace {
-
-struct setup {
-  std::shared_ptr<virtual_clock> clk
-    = std::make_shared<virtual_clock>(from_micros(1'800'000'000'000'000));
-  std::shared_ptr<memory_store> st = std::make_shared<memory_store>();
-  std::shared_ptr<infra::sim_driver> drv;
-  std::shared_ptr<test::poll_log> log;
-  std::unique_ptr<harness> h;
-
-  explicit setup(workflows::cleanup_fn cleanup = nullptr) {
-    infra::sim_config cfg;
-    cfg.min_latency = cfg.max_latency = 5s;
-    drv = std::make_shared<infra::sim_driver>(cfg, clk);
-    log = std::make_shared<test::poll_log>(drv, clk);
-    workflows::infrastructure_deps deps;
-    deps.driver = drv;
-    auto store = st;
-    deps.read_operation = [store](const std::string& id) { return store->load(id); };
-    deps.calls.initial_interval = 1s;
-    deps.calls.jitter = 0;
-    deps.cleanup = std::move(cleanup);
-    auto polled = log;
-    h = std::make_unique<harness>(
-      [deps, polled](caf::actor_system& sys, std::shared_ptr<virtual_clock> c) mutable {
-        infra::monitor_options opts;
-        opts.initial_backoff = 1s;
-        opts.max_backoff = 4s;
-        deps.monitor = infra::spawn_monitor(sys, polled, c, opts);
-        registry reg;
-        REQUIRE(workflows::add_infrastructure_workflows(reg, deps));
-        return reg;
-      },
-      st, engine_config{}, clk);
-  }
-
-  /// Runs operation `id` to its end, moving the clock to each timer and
-  /// waiting for the engine or the monitor to act on it.
-  operation drive(const std::string& id) {
-    for (int i = 0; i < 1000; ++i) {
-      auto op = h->eng.get(id);
-      if (!op)
-        FAIL("get " << id << ": " << message_of(op.error()));
-      if (is_terminal(op->state))
-        return h->finish(id);
-      auto polls = log->polls().size();
-      auto seen = h->seen.size();
-      if (auto due = clk->next_due(); due && *due > clk->now())
-        clk->advance(*due - clk->now());
-      else if (due)
-        clk->advance(duration{0});
-      auto until = std::chrono::steady_clock::now() + 2s;
-      while (h->seen.size() == seen && log->polls().size() == polls
-             && std::chrono::steady_clock::now() < until)
-        h->pump(std::chrono::milliseconds(10));
-    }
-    FAIL("operation " << id << " did not finish");
-    return {};
-  }
-
-  std::vector<event> of(const std::string& id, event_type type) const {
-    std::vector<event> out;
-    for (auto& e : h->seen)
-      if (e.operation_id == id && e.type == type)
-        out.push_back(e);
-    return out;
-  }
-};
-
-boost::json::object location_json() {
-  return {{"name", "dc1"}, {"type", "sim"}, {"properties", {{"password", "hunter2"}}}};
-}
-
-boost::json::object provision_input(std::string tpl = "outputs.ip: 10.1.1.1") {
-  return {{"name", "rt1"},
-          {"deployment_location", location_json()},
-          {"template", std::move(tpl)},
-          {"template_type", "sim"}};
-}
-
-infra::deployment_location dc1() {
-  infra::deployment_location loc;
-  loc.name = "dc1";
-  return loc;
-}
-
-std::string infra_id(const operation& op, const char* key) {
-  return std::string(op.data.at(key).at("infrastructure_id").as_string());
-}
-
-} // namespace
+using test::dc1;
+using test::infra_id;
+using test::location_json;
+using test::provision_input;
+using setup = test::workflow_setup;
 
 TEST_CASE("provision_runtime then deprovision_runtime", "[infra][workflows]") {
   setup s;

@@ -1,0 +1,64 @@
+// Admission: operations of workflows with a serialization key or a limit
+// are created queued and parked; the store's admission rounds (run by the
+// writer thread, one at a time across processes) decide which may start,
+// and the dispatcher starts those it drives.
+#include "actors/dispatcher.hpp"
+
+namespace stepwise {
+
+namespace {
+
+/// Starts the admitted operations this process drives.
+void on_round(dispatcher_ptr self, admission_round& round) {
+  auto& st = self->state;
+  {
+    // Workflows the round found nothing of show zeros, not stale figures.
+    std::lock_guard<std::mutex> guard{st.rt->counts_mtx};
+    st.rt->counts.clear();
+    for (auto& wf : st.rt->admitted_workflows)
+      st.rt->counts[wf] = round.counts[wf];
+  }
+  for (auto& id : round.startable) {
+    if (auto i = st.live.find(id); i != st.live.end())
+      self->send(i->second, admitted_atom::value);
+    else if (st.sleepers.contains(id))
+      wake(self, id); // loaded admitted: it starts
+    // Else another process drives it (its own rounds start it), or it is
+    // between two actors here: the next round names it again.
+  }
+}
+
+/// Looks again now and then: another process may have admitted one of
+/// ours, or one was between two actors when its round came.
+void poll(dispatcher_ptr self) {
+  if (self->state.stopping)
+    return;
+  request_admission(self);
+  self->delayed_send(self, self->state.rt->cfg.admission_poll, admission_poll_atom::value);
+}
+
+} // namespace
+
+void request_admission(dispatcher_ptr self) {
+  if (!self->state.rt->admitted_workflows.empty())
+    self->state.rt->writer->request_admission();
+}
+
+void start_admission(dispatcher_ptr self) {
+  auto& st = self->state;
+  if (st.admission_polling) {
+    request_admission(self); // a takeover: look at once
+  } else if (!st.rt->admitted_workflows.empty()) {
+    st.admission_polling = true;
+    poll(self);
+  }
+}
+
+caf::message_handler dispatcher_admission(dispatcher_ptr self) {
+  return {
+    [=](admission_round& round) { on_round(self, round); },
+    [=](admission_poll_atom) { poll(self); },
+  };
+}
+
+} // namespace stepwise

@@ -1,0 +1,122 @@
+#include "actors/unregistered_actor.hpp"
+
+#include <iostream>
+
+#include <caf/event_based_actor.hpp>
+
+#include "actors/messages.hpp"
+#include "engine/commands.hpp"
+#include "engine/errc.hpp"
+
+namespace stepwise {
+
+namespace {
+
+using self_ptr = caf::stateful_actor<unregistered_state>*;
+
+std::string why(const unregistered_state& st) {
+  auto& op = *st.committed;
+  return progress::unregistered_message(op.workflow, op.workflow_version,
+                                        st.rt->workflows.versions(op.workflow));
+}
+
+/// Ends the actor as an operation actor ends: the dispatcher answers the
+/// waiters with `snap` (or from the store, when null).
+void finish(self_ptr self, op_snapshot snap) {
+  auto id = self->state.committed->id;
+  self->send(self->state.dispatcher, finished_atom::value, id, std::move(snap));
+  self->quit();
+}
+
+/// Answers a request about an operation that has ended here: the actor
+/// was given to it for that request only (a retry, say), and ends.
+template <class T>
+caf::result<T> answered(self_ptr self, caf::expected<T> x) {
+  finish(self, self->state.committed);
+  if (x)
+    return std::move(*x);
+  return std::move(x.error());
+}
+
+caf::error refuse(const unregistered_state& st, command cmd) {
+  auto& op = *st.committed;
+  if (!allows(op, cmd))
+    return refusal(op, cmd);
+  return make_error(errc::invalid_state, "cannot " + std::string{to_string(cmd)}
+                                           + " operation '" + op.id + "': " + why(st));
+}
+
+caf::expected<signal_result> signal_answer(const unregistered_state& st,
+                                          const std::string& signal_id) {
+  if (has_signal(*st.committed, signal_id))
+    return signal_result{st.rt->present(*st.committed), true};
+  return signal_refusal(*st.committed);
+}
+
+} // namespace
+
+caf::behavior unregistered_actor(caf::stateful_actor<unregistered_state>* self,
+                                 runtime_ptr rt, caf::actor dispatcher, operation op) {
+  auto& st = self->state;
+  st.rt = std::move(rt);
+  st.dispatcher = std::move(dispatcher);
+  st.committed = std::make_shared<const operation>(op);
+  if (!is_terminal(op.state)) {
+    std::vector<event> events;
+    std::cerr << "stepwise: operation " << op.id << " fails: " << why(st) << "\n";
+    progress::fail_unregistered(op, st.rt->workflows.versions(op.workflow), st.rt->clk->now(),
+                                events);
+    op.revision += 1;
+    st.in_flight = std::make_shared<const operation>(std::move(op));
+    checkpoint cp{checkpoint::kind::update, st.in_flight, std::move(events)};
+    if (!st.rt->writer->submit(std::move(cp), caf::actor_cast<caf::actor>(self), 0))
+      self->quit(caf::exit_reason::user_shutdown);
+  }
+  return {
+    [=](commit_ack& ack) {
+      auto& st = self->state;
+      // Not written (another process drives the operation now): requests
+      // are answered with the last state this process knew.
+      bool ok = ack.status == write_status::ok;
+      if (ok) {
+        st.committed = std::move(st.in_flight);
+        st.rt->stats.operations_failed.fetch_add(1, std::memory_order_relaxed);
+      }
+      st.in_flight = nullptr;
+      auto deferred = std::move(st.deferred);
+      st.deferred.clear();
+      for (auto& fn : deferred)
+        fn();
+      finish(self, ok ? st.committed : op_snapshot{});
+    },
+    [=](get_atom) -> operation { return self->state.rt->present(*self->state.committed); },
+    [=](command_atom, command cmd) -> caf::result<operation> {
+      if (!self->state.in_flight)
+        return answered<operation>(self, refuse(self->state, cmd));
+      auto rp = self->make_response_promise();
+      self->state.deferred.emplace_back(
+        [=]() mutable { rp.deliver(refuse(self->state, cmd)); });
+      return rp;
+    },
+    [=](signal_atom, signal_request& req) -> caf::result<signal_result> {
+      if (!self->state.in_flight)
+        return answered<signal_result>(self, signal_answer(self->state, req.signal_id));
+      auto rp = self->make_response_promise();
+      auto sid = req.signal_id;
+      self->state.deferred.emplace_back([=]() mutable {
+        auto res = signal_answer(self->state, sid);
+        if (res)
+          rp.deliver(std::move(*res));
+        else
+          rp.deliver(std::move(res.error()));
+      });
+      return rp;
+    },
+    // A watcher's report about a wait that can no longer go on.
+    [=](watch_done_atom, watch_reply&) {
+      // nop
+    },
+  };
+}
+
+} // namespace stepwise

@@ -1,0 +1,77 @@
+#include "engine/admission.hpp"
+
+#include <set>
+#include <unordered_map>
+
+
+namespace stepwise {
+
+admission_plan plan_admission(const std::vector<admission_row>& rows,
+                              const admission_limits& limits) {
+  admission_plan plan;
+  // The last operation in line per key: the one a newcomer waits behind.
+  std::unordered_map<std::string, const std::string*> last_with_key;
+  for (auto& row : rows) {
+    if (row.admission != admission::admitted)
+      continue;
+    plan.counts[row.workflow].running += 1;
+    if (!row.key.empty())
+      last_with_key[row.key] = &row.id;
+  }
+  std::set<std::string> slot_waiters; // workflows with an operation waiting for a slot
+  for (size_t i = 0; i < rows.size(); ++i) {
+    auto& row = rows[i];
+    auto& counts = plan.counts[row.workflow];
+    if (row.admission == admission::admitted) {
+      if (row.state == op_state::pending)
+        plan.startable.push_back(i);
+      continue;
+    }
+    std::string blocker;
+    auto ahead = row.key.empty() ? last_with_key.end() : last_with_key.find(row.key);
+    auto limit = limits.find(row.workflow);
+    if (ahead != last_with_key.end())
+      blocker = *ahead->second;
+    else if (limit != limits.end()
+             && (slot_waiters.count(row.workflow) > 0
+                 || counts.running >= static_cast<int64_t>(limit->second)))
+      blocker = "limit:" + row.workflow;
+    if (!row.key.empty())
+      last_with_key[row.key] = &row.id;
+    if (blocker.empty()) {
+      counts.running += 1;
+      plan.admit.push_back(i);
+      plan.startable.push_back(i);
+      continue;
+    }
+    counts.queued += 1;
+    if (blocker.rfind("limit:", 0) == 0)
+      slot_waiters.insert(row.workflow);
+    if (blocker != row.blocked_by)
+      plan.blocked.emplace_back(i, std::move(blocker));
+  }
+  return plan;
+}
+
+admission_round plan_round(const std::vector<admission_row>& rows,
+                           const admission_limits& limits, time_point now) {
+  auto plan = plan_admission(rows, limits);
+  admission_round out;
+  for (auto i : plan.admit)
+    out.updates.push_back({rows[i].id, admission::admitted, {}});
+  for (auto& [i, blocker] : plan.blocked) {
+    out.updates.push_back({rows[i].id, admission::queued, blocker});
+    auto& e = out.events.emplace_back();
+    e.time = now;
+    e.operation_id = rows[i].id;
+    e.type = event_type::operation_queued;
+    e.state = std::string{to_string(op_state::pending)};
+    e.extra = {{"blocked_by", blocker}};
+  }
+  for (auto i : plan.startable)
+    out.startable.push_back(rows[i].id);
+  out.counts = std::move(plan.counts);
+  return out;
+}
+
+} // namespace stepwise

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <caf/expected.hpp>
+
+#include "engine/engine.hpp"
+#include "engine/operation.hpp"
+#include "http/osb_credentials.hpp"
+#include "http/router.hpp"
+
+namespace stepwise::http {
+
+/// Finds the operation created with an idempotency key (the server wires it
+/// to the store). Its input is not masked: callers read ids and states only.
+using find_by_key_fn
+  = std::function<caf::expected<std::optional<operation>>(const std::string& key)>;
+
+/// What the Open Service Broker routes need.
+struct osb_context {
+  stepwise::engine eng;
+  find_by_key_fn find_by_key;
+  /// The platform's basic credentials; every `/v2/` request needs them.
+  std::shared_ptr<const basic_credentials> credentials;
+  size_t max_json_depth = 32;
+};
+
+/// The oldest `X-Broker-API-Version` the broker accepts (412 below).
+inline constexpr int osb_min_minor = 13;
+
+/// The idempotency key of an instance's deprovisioning (its provisioning's
+/// key is the instance id itself).
+std::string osb_deprovision_key(const std::string& instance_id);
+
+/// Mounts the Open Service Broker API v2.17 (`/v2/catalog`,
+/// `PUT|DELETE /v2/service_instances/{instance_id}`,
+/// `GET /v2/service_instances/{instance_id}/last_operation`) on `r`: one
+/// service whose instances are runtimes made by `provision_runtime` and
+/// removed by `deprovision_runtime`. Errors under `/v2/` are
+/// `{"error", "description"}`. Needs the infrastructure workflows.
+void add_osb_routes(router& r, osb_context ctx);
+
+} // namespace stepwise::http

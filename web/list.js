@@ -1,0 +1,167 @@
+// The operations page: health, filters, a page of operations with
+// "Load more" (next_cursor), kept live by the event stream.
+
+import {get, qs} from './api.js';
+import {mountHealth} from './health.js';
+import {subscribe} from './stream.js';
+import {OP_STATES, badge, debounce, fill, h, timeEl, tickTimes} from './util.js';
+
+const PAGE = 25;
+
+/** Settled steps of all, and the first unsettled step's name. */
+export function progress(op) {
+  const steps = op.steps || [];
+  const settled = steps.filter((s) => ['succeeded', 'skipped', 'incomplete'].includes(s.state)).length;
+  const current = steps.find((s) => !['succeeded', 'skipped', 'incomplete'].includes(s.state));
+  return {settled, total: steps.length, current: current ? current.name : ''};
+}
+
+function progressCell(op) {
+  const p = progress(op);
+  const pct = p.total ? Math.round((100 * p.settled) / p.total) : 0;
+  const bar = h('div', {class: 'bar'}, h('div', {class: 'bar-fill'}));
+  bar.firstChild.style.width = `${pct}%`;
+  bar.style.setProperty('--c', `var(--s-${op.state})`);
+  return h('td', {class: 'progress'}, h('div', {class: 'progress-text'}, `${p.settled}/${p.total}`,
+    p.current && op.state !== 'succeeded' ? h('span', {class: 'muted'}, ` · ${p.current}`) : ''), bar);
+}
+
+function row(op) {
+  return h('tr', {dataset: {id: op.id, state: op.state}},
+    h('td', {}, h('a', {href: `#/operations/${encodeURIComponent(op.id)}`, class: 'mono'}, op.id)),
+    h('td', {}, op.workflow, h('span', {class: 'muted'}, ` v${op.version}`)),
+    h('td', {}, badge(op.state)),
+    progressCell(op),
+    h('td', {}, timeEl(op.updated_at)),
+    problemCell(op));
+}
+
+// The error; or, while a step is retried, why (the step's last error).
+function problemCell(op) {
+  if (op.error) return h('td', {class: 'error-cell', title: op.error}, op.error);
+  const step = (op.steps || []).find((s) => s.state === 'waiting' && s.last_error);
+  if (!step) return h('td');
+  const text = `${step.name}: ${step.last_error}`;
+  return h('td', {class: 'note-cell wide', title: text}, text);
+}
+
+/** Renders the operations page into `view` for `params`; returns its stop. */
+export function mountList(view, params, navigate) {
+  const state = params.get('state') || '';
+  const workflow = params.get('workflow') || '';
+  const stateSel = h('select', {'aria-label': 'State', id: 'filter-state'},
+    h('option', {value: ''}, 'All states'),
+    OP_STATES.map((s) => h('option', {value: s, selected: s === state}, s.replace('_', ' '))));
+  const wfSel = h('select', {'aria-label': 'Workflow', id: 'filter-workflow'},
+    h('option', {value: ''}, 'All workflows'));
+  const apply = () => navigate(`#/operations${qs({state: stateSel.value, workflow: wfSel.value})}`);
+  stateSel.addEventListener('change', apply);
+  wfSel.addEventListener('change', apply);
+  const tbody = h('tbody');
+  const more = h('button', {class: 'btn', type: 'button', hidden: true}, 'Load more');
+  const status = h('span', {class: 'muted'});
+  const healthEl = h('div', {class: 'stats'});
+  fill(view,
+    h('div', {class: 'page-head'}, h('div', {}, h('h1', {}, 'Operations'),
+      h('div', {class: 'muted'}, 'Every run of a workflow, newest first. Updates live.')),
+    h('a', {class: 'btn btn-primary', href: '#/start'}, 'Start operation')),
+    healthEl,
+    h('div', {class: 'panel flush'},
+      h('div', {class: 'panel-head'}, h('div', {class: 'row'}, stateSel, wfSel,
+        state || workflow ? h('a', {href: '#/operations'}, 'Clear filters') : ''), status),
+      h('table', {id: 'operations'}, h('thead', {}, h('tr', {},
+        ['Operation', 'Workflow', 'State', 'Progress', 'Updated', 'Error'].map((t) => h('th', {}, t)))),
+      tbody),
+      h('div', {class: 'panel-foot'}, more)));
+  const stopHealth = mountHealth(healthEl);
+  const rows = new Map();
+  let cursor = null;
+
+  get('/api/v1/workflows').then((d) => {
+    const names = [...new Set(d.items.map((w) => w.name))].sort();
+    for (const n of names) wfSel.append(h('option', {value: n, selected: n === workflow}, n));
+  }).catch(() => {});
+
+  function put(op, atTop) {
+    const tr = row(op);
+    const old = rows.get(op.id);
+    if (old) old.replaceWith(tr);
+    else if (atTop) tbody.prepend(tr);
+    else tbody.append(tr);
+    rows.set(op.id, tr);
+  }
+
+  function showEmpty() {
+    if (rows.size === 0) fill(tbody, h('tr', {}, h('td', {colspan: 6, class: 'empty'},
+      state || workflow ? 'No operation matches these filters.'
+        : 'No operations yet. Start one to see it here.')));
+  }
+
+  async function load() {
+    more.disabled = true;
+    status.textContent = 'Loading…';
+    try {
+      const page = await get(`/api/v1/operations${qs({state, workflow, limit: PAGE, cursor})}`);
+      if (rows.size === 0) tbody.replaceChildren();
+      for (const op of page.items) put(op, false);
+      cursor = page.next_cursor;
+      more.hidden = !cursor;
+      status.textContent = `${rows.size} shown`;
+      showEmpty();
+    } catch (e) {
+      status.textContent = '';
+      fill(tbody, h('tr', {}, h('td', {colspan: 6, class: 'empty error-text'}, e.message)));
+    } finally {
+      more.disabled = false;
+    }
+  }
+  more.addEventListener('click', load);
+
+  // Live: refresh the rows that events name; add new matching operations.
+  const pending = new Set();
+  const flush = debounce(async () => {
+    const ids = [...pending];
+    pending.clear();
+    // A burst (a benchmark): reading the page again is cheaper.
+    if (ids.length > 40) {
+      rows.clear();
+      cursor = null;
+      await load();
+      return;
+    }
+    for (const id of ids) {
+      try {
+        const op = await get(`/api/v1/operations/${encodeURIComponent(id)}`);
+        const matches = (!state || op.state === state) && (!workflow || op.workflow === workflow);
+        if (rows.has(id) && !matches && state) {
+          rows.get(id).remove();
+          rows.delete(id);
+        } else if (matches) {
+          if (rows.size === 0) tbody.replaceChildren();
+          put(op, !rows.has(id));
+        }
+      } catch (_) { /* gone or no longer readable */ }
+    }
+    status.textContent = `${rows.size} shown`;
+    showEmpty();
+  }, 250);
+  const unsubscribe = subscribe((ev) => {
+    if (ev.resync) {
+      rows.clear();
+      cursor = null;
+      load();
+      return;
+    }
+    if (rows.has(ev.operation_id) || ev.type === 'operation_created' || state) {
+      pending.add(ev.operation_id);
+      flush();
+    }
+  });
+  const ticker = setInterval(() => tickTimes(tbody), 10000);
+  load();
+  return () => {
+    unsubscribe();
+    stopHealth();
+    clearInterval(ticker);
+  };
+}
