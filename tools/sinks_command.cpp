@@ -14,7 +14,7 @@ int run_sinks(const std::vector<std::string>& all) {
   auto flags = take_client_flags(args);
   if (!args.empty())
     return usage("sinks takes no arguments");
-  api_client api{flags.url};
+  api_client api{flags};
   auto r = api.get("/api/v1/sinks");
   if (flags.json || !r.ok())
     return print_json_or_error(r);
