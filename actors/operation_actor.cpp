@@ -127,21 +127,28 @@ void execute(self_ptr self, next_action act) {
       if (prepare_transient(self, act))
         return;
       auto& def = st.wf->steps()[act.step];
+      // An inline body runs here and now: it gets the data itself, not a
+      // copy, and no timer can interrupt it.
+      bool here = def.runs_inline && (act.compensate ? bool{def.compensate} : bool{def.run});
       st.gen += 1;
       st.step_running = true;
       st.rt->stats.steps_started.fetch_add(1, std::memory_order_relaxed);
-      if (def.timeout && !act.compensate)
+      if (def.timeout && !act.compensate && !here)
         arm(self, now + *def.timeout,
             caf::make_message(step_timeout_atom::value, st.gen));
       st.stop = stop_source{};
       st.running_attempt = act.attempt;
+      auto data = here ? std::move(st.op.data) : boost::json::object(st.op.data);
       step_context ctx{st.op.id,   def.name, act.attempt,
-                       st.op.input, st.op.data, std::move(st.transient),
+                       st.op.input, std::move(data), std::move(st.transient),
                        st.rt->clk, st.stop->token()};
       st.transient = {};
       attempt_target to{self, st.gen, st.rt->step_pool.get(),
                         act.due.time_since_epoch().count() > 0 ? std::min(act.due, now) : now};
-      run_step(to, st.wf, act.step, std::move(ctx), act.compensate);
+      if (auto res = run_step(to, st.wf, act.step, std::move(ctx), act.compensate)) {
+        step_done msg{st.gen, act.attempt, std::make_shared<step_result>(std::move(*res))};
+        on_step_done(self, msg);
+      }
       return;
     }
     case next_action::kind::wait:
@@ -236,6 +243,8 @@ void on_ack(self_ptr self, write_status status) {
   execute(self, act);
 }
 
+} // namespace
+
 void on_step_done(self_ptr self, step_done& msg) {
   auto& st = self->state;
   if (msg.generation != st.gen || !st.step_running) {
@@ -279,6 +288,8 @@ void on_step_done(self_ptr self, step_done& msg) {
                                         unit_random(st), events);
   persist(self, std::move(events), act);
 }
+
+namespace {
 
 void start(self_ptr self, next_action act, op_start mode) {
   auto& st = self->state;

@@ -25,6 +25,10 @@ void persist(self_ptr self, std::vector<event> events, next_action act);
 /// Carries out `act` (its write is durable).
 void execute(self_ptr self, next_action act);
 
+/// Applies the result of an attempt (a `step_done` message, or the result
+/// of an attempt that ended at once).
+void on_step_done(self_ptr self, step_done& msg);
+
 /// Delivers `msg` to the actor at `due` on the engine's clock.
 void arm(self_ptr self, time_point due, caf::message msg);
 

@@ -45,6 +45,9 @@ struct options {
   size_t pool = 4;
   double limit_s = 300;
   int64_t passivate_ms = 1000;
+  /// `--steps inline`: the trivial steps run on the operations' actors
+  /// (`running_inline`) rather than on the worker pool.
+  bool inline_steps = false;
   /// --via http: connections submitting at once.
   size_t concurrency = 64;
   /// The store server's main process (PostgreSQL's postmaster): its CPU,
@@ -70,7 +73,7 @@ int usage(const char* why) {
                "stepwise-bench: %s\n"
                "usage: stepwise-bench --workload steps|retry|timers|io --n N [--runs R]\n"
                "       [--via embedded|http] [--store URI] [--url URL] [--token T] [--pool P]\n"
-               "       [--limit SECONDS] [--passivate-ms MS] [--concurrency C]\n"
+               "       [--limit SECONDS] [--passivate-ms MS] [--concurrency C] [--steps pool|inline]\n"
                "       [--store-pid PID] [--start-at EPOCH_MS] [--sink SPEC]...\n"
                "       [--targets-down-s S]\n"
                "       io: [--call-ms MS] [--server-bin PATH] [--server-pid PID]\n"
@@ -109,6 +112,13 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
       else if (k == "--pool") o.pool = std::stoul(v);
       else if (k == "--limit") o.limit_s = std::stod(v);
       else if (k == "--passivate-ms") o.passivate_ms = std::stoll(v);
+      else if (k == "--steps") {
+        if (v != "pool" && v != "inline") {
+          err = "--steps takes pool or inline, not '" + v + "'";
+          return false;
+        }
+        o.inline_steps = v == "inline";
+      }
       else if (k == "--concurrency") o.concurrency = std::stoul(v);
       else if (k == "--store-pid") o.store_pid = std::stoi(v);
       else if (k == "--start-at") o.start_at_ms = std::stoll(v);
@@ -128,7 +138,7 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
       return false;
     }
   }
-  if (o.workload != "io" && workflows::bench_workflow_of(o.workload).empty()) {
+  if (o.workload != "io" && workflows::bench_workflow_of(o.workload, o.inline_steps).empty()) {
     err = "unknown workload '" + o.workload + "'";
     return false;
   }
@@ -202,7 +212,7 @@ boost::json::object result_line(const options& o, int run, const std::string& vi
 
 /// The workloads through a running server's HTTP API (benchmarks.md `http`).
 int run_via_http(const options& o) {
-  auto workflow = workflows::bench_workflow_of(o.workload);
+  auto workflow = workflows::bench_workflow_of(o.workload, o.inline_steps);
   auto store = bench::http_store_backend({o.url, o.token});
   if (store == "unknown") {
     std::cerr << "stepwise-bench: no ready server at " << o.url << '\n';
@@ -221,7 +231,7 @@ int run_via_http(const options& o) {
     }
     auto line = result_line(o, run, "http", store, res, figures);
     line["peak_rss_mib"] = {{"engine", res.rss_at_peak_kib / 1024}, {"store", 0}};
-    line["settings"] = {{"synchronous", "server's"}, {"concurrency", o.concurrency},
+    line["settings"] = {{"synchronous", "server's"}, {"steps", o.inline_steps ? "inline" : "pool"}, {"concurrency", o.concurrency},
                         {"url", o.url}};
     std::cout << boost::json::serialize(line) << std::endl;
   }
@@ -296,7 +306,7 @@ int main(int argc, char** argv) {
     std::function<double()> store_cpu;
     if (o.store_pid > 0)
       store_cpu = [pid = o.store_pid] { return bench::tree_cpu_seconds(pid); };
-    auto res = bench::run_embedded(sys, *eng, workflows::bench_workflow_of(o.workload), o.n,
+    auto res = bench::run_embedded(sys, *eng, workflows::bench_workflow_of(o.workload, o.inline_steps), o.n,
                                    o.limit_s, store_cpu);
     // Right after the run: reading the figures back takes a while.
     boost::json::array sink_figures;
@@ -314,7 +324,7 @@ int main(int argc, char** argv) {
     auto line = result_line(o, run, o.via, eng->store_backend(), res, figures);
     line["peak_rss_mib"] = {{"engine", bench::peak_rss_kib() / 1024}, {"store", 0}};
     line["settings"] = {
-      {"synchronous", "FULL"}, {"pool", o.pool}, {"passivate_ms", o.passivate_ms},
+      {"synchronous", "FULL"}, {"pool", o.pool}, {"steps", o.inline_steps ? "inline" : "pool"}, {"passivate_ms", o.passivate_ms},
       {"rss_per_sleeping_op_bytes",
        res.peak_timers > 0 ? (res.rss_at_peak_kib - rss0) * 1024 / res.peak_timers : 0}};
     line["cpu_s"] = {{"engine", res.cpu_s}, {"store", res.store_cpu_s}};
