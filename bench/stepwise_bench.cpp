@@ -269,6 +269,8 @@ int main(int argc, char** argv) {
     tune_actor_system(cfg);
     if (auto p = std::getenv("STEPWISE_BENCH_SCHEDULER"); p && std::string{p} == "stealing")
       cfg.set("scheduler.policy", caf::atom("stealing"));
+    if (auto p = std::getenv("STEPWISE_BENCH_THREADS"))
+      cfg.set("scheduler.max-threads", static_cast<size_t>(std::atoi(p)));
     caf::actor_system sys{cfg};
     engine_config ec;
     ec.store_uri = store_for_run(o, run);
