@@ -48,6 +48,10 @@ struct options {
   /// `--steps inline`: the trivial steps run on the operations' actors
   /// (`running_inline`) rather than on the worker pool.
   bool inline_steps = false;
+  /// Embedded: at most this many creates unanswered (0: all at once).
+  size_t window = 0;
+  /// `timers`: the durable sleep, in seconds (W3: 1).
+  double sleep_s = 1;
   /// --via http: connections submitting at once.
   size_t concurrency = 64;
   /// The store server's main process (PostgreSQL's postmaster): its CPU,
@@ -74,6 +78,7 @@ int usage(const char* why) {
                "usage: stepwise-bench --workload steps|retry|timers|io --n N [--runs R]\n"
                "       [--via embedded|http] [--store URI] [--url URL] [--token T] [--pool P]\n"
                "       [--limit SECONDS] [--passivate-ms MS] [--concurrency C] [--steps pool|inline]\n"
+               "       [--window W] [--sleep-s S]\n"
                "       [--store-pid PID] [--start-at EPOCH_MS] [--sink SPEC]...\n"
                "       [--targets-down-s S]\n"
                "       io: [--call-ms MS] [--server-bin PATH] [--server-pid PID]\n"
@@ -120,6 +125,8 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
         o.inline_steps = v == "inline";
       }
       else if (k == "--concurrency") o.concurrency = std::stoul(v);
+      else if (k == "--window") o.window = std::stoul(v);
+      else if (k == "--sleep-s") o.sleep_s = std::stod(v);
       else if (k == "--store-pid") o.store_pid = std::stoi(v);
       else if (k == "--start-at") o.start_at_ms = std::stoll(v);
       else if (k == "--sink") o.sinks.push_back(v);
@@ -163,25 +170,26 @@ std::string store_for_run(const options& o, int run) {
 /// Returns the figure a workload reads from an operation's durable data:
 /// W2 lateness or W3 overshoot, in ms; none for other workloads.
 std::optional<double> figure_of(const std::string& workload,
-                                const boost::json::object& d) {
+                                const boost::json::object& d, double sleep_ms) {
   if (workload == "retry" && d.contains("s3"))
     return static_cast<double>(d.at("s3").at("late_us").to_number<int64_t>()) / 1000.0;
   if (workload == "timers" && d.contains("s1") && d.contains("s2")) {
     auto t1 = d.at("s1").at("t").to_number<int64_t>();
     auto t2 = d.at("s2").at("t").to_number<int64_t>();
-    return static_cast<double>(t2 - t1) / 1000.0 - 1000.0;
+    return static_cast<double>(t2 - t1) / 1000.0 - sleep_ms;
   }
   return std::nullopt;
 }
 
 /// Reads the durable step results of the finished operations.
 void durable_figures(engine& eng, const std::vector<std::string>& ids,
-                     const std::string& workload, std::vector<double>& out) {
+                     const std::string& workload, double sleep_ms,
+                     std::vector<double>& out) {
   for (auto& id : ids) {
     auto op = eng.get(id);
     if (!op)
       continue;
-    if (auto f = figure_of(workload, op->data))
+    if (auto f = figure_of(workload, op->data, sleep_ms))
       out.push_back(*f);
   }
 }
@@ -226,7 +234,7 @@ int run_via_http(const options& o) {
         break;
       auto d = bench::http_operation_data({o.url, o.token}, id);
       if (d.is_object())
-        if (auto f = figure_of(o.workload, d.as_object()))
+        if (auto f = figure_of(o.workload, d.as_object(), 1000.0))
           figures.push_back(*f);
     }
     auto line = result_line(o, run, "http", store, res, figures);
@@ -291,7 +299,7 @@ int main(int argc, char** argv) {
       std::cerr << "stepwise-bench: " << message_of(st.error()) << '\n';
       return 1;
     }
-    auto eng = engine::launch(sys, ec, workflows::bench_workflows(), *st);
+    auto eng = engine::launch(sys, ec, workflows::bench_workflows(std::chrono::milliseconds(static_cast<int64_t>(o.sleep_s * 1000))), *st);
     if (!eng) {
       std::cerr << "stepwise-bench: " << message_of(eng.error()) << '\n';
       return 1;
@@ -308,14 +316,15 @@ int main(int argc, char** argv) {
     std::function<double()> store_cpu;
     if (o.store_pid > 0)
       store_cpu = [pid = o.store_pid] { return bench::tree_cpu_seconds(pid); };
-    auto res = bench::run_embedded(sys, *eng, workflows::bench_workflow_of(o.workload, o.inline_steps), o.n,
-                                   o.limit_s, store_cpu);
+    auto res = bench::run_embedded(sys, *eng,
+                                   workflows::bench_workflow_of(o.workload, o.inline_steps),
+                                   o.n, o.limit_s, store_cpu, {}, o.window);
     // Right after the run: reading the figures back takes a while.
     boost::json::array sink_figures;
     if (sinks)
       sink_figures = sinks->finish(res.started_at_us, o.limit_s);
     std::vector<double> figures;
-    durable_figures(*eng, res.ids, o.workload, figures);
+    durable_figures(*eng, res.ids, o.workload, o.sleep_s * 1000.0, figures);
     auto& m = eng->stats();
     auto commits = m.commits.load();
     auto mean = [&](const auto& h, double scale) {
@@ -326,7 +335,7 @@ int main(int argc, char** argv) {
     auto line = result_line(o, run, o.via, eng->store_backend(), res, figures);
     line["peak_rss_mib"] = {{"engine", bench::peak_rss_kib() / 1024}, {"store", 0}};
     line["settings"] = {
-      {"synchronous", "FULL"}, {"pool", o.pool}, {"steps", o.inline_steps ? "inline" : "pool"}, {"passivate_ms", o.passivate_ms},
+      {"synchronous", "FULL"}, {"pool", o.pool}, {"steps", o.inline_steps ? "inline" : "pool"}, {"window", o.window}, {"sleep_s", o.sleep_s}, {"passivate_ms", o.passivate_ms},
       {"rss_per_sleeping_op_bytes",
        res.peak_timers > 0 ? (res.rss_at_peak_kib - rss0) * 1024 / res.peak_timers : 0}};
     line["cpu_s"] = {{"engine", res.cpu_s}, {"store", res.store_cpu_s}};

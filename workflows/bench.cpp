@@ -37,7 +37,7 @@ struct fail_times {
 
 /// Adds the four workloads' workflows, their steps on the workers or
 /// (`here`) inline on the operations' actors, named with `suffix`.
-void add_workflows(registry& reg, bool here, const std::string& suffix) {
+void add_workflows(registry& reg, bool here, const std::string& suffix, duration nap) {
   workflow steps("bench_steps" + suffix, 1);
   for (int i = 1; i <= 5; ++i)
     steps.step(i, plain("s" + std::to_string(i), here));
@@ -67,7 +67,7 @@ void add_workflows(registry& reg, bool here, const std::string& suffix) {
 
   workflow timers("bench_timers" + suffix, 1);
   timers.step(1, plain("s1", here))
-    .step(2, make_sleep("sleep", std::chrono::seconds(1)))
+    .step(2, make_sleep("sleep", nap))
     .step(3, plain("s2", here));
   (void) reg.add(std::move(timers));
 
@@ -80,10 +80,10 @@ void add_workflows(registry& reg, bool here, const std::string& suffix) {
 
 } // namespace
 
-registry bench_workflows() {
+registry bench_workflows(duration timer_sleep) {
   registry reg;
-  add_workflows(reg, false, "");
-  add_workflows(reg, true, "_inline");
+  add_workflows(reg, false, "", timer_sleep);
+  add_workflows(reg, true, "_inline", timer_sleep);
   return reg;
 }
 

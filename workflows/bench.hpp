@@ -3,6 +3,7 @@
 #include <string>
 
 #include "engine/registry.hpp"
+#include "engine/time.hpp"
 
 namespace stepwise::workflows {
 
@@ -13,8 +14,9 @@ namespace stepwise::workflows {
 /// `sleepers` (step, 1 h sleep, step) measures what a sleeping operation
 /// costs: a run ends when all of them sleep. Each is registered twice:
 /// `bench_steps` runs its steps on the engine's workers, `bench_steps_inline`
-/// on the operations' actors (`running_inline`: trivial steps).
-registry bench_workflows();
+/// on the operations' actors (`running_inline`: trivial steps). `timers`
+/// sleeps `timer_sleep` (W3: 1 s; longer, to have many asleep at once).
+registry bench_workflows(duration timer_sleep = std::chrono::seconds(1));
 
 /// Returns the workflow name of a workload, or empty if unknown.
 std::string bench_workflow_of(const std::string& workload, bool inline_steps = false);
