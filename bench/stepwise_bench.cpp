@@ -194,6 +194,32 @@ void durable_figures(engine& eng, const std::vector<std::string>& ids,
   }
 }
 
+/// Sleepers: launches a second engine on the stopped one's store, as a
+/// restart would, and measures how long until it has every sleeper back
+/// (its launch loads them), with its memory then.
+boost::json::object recover_sleepers(caf::actor_system& sys, const engine_config& ec,
+                                     const options& o) {
+  auto rss0 = bench::rss_kib();
+  auto t0 = std::chrono::steady_clock::now();
+  auto st = open_store(ec.store_uri);
+  if (!st)
+    return {{"error", message_of(st.error())}};
+  auto eng = engine::launch(sys, ec, workflows::bench_workflows(), *st);
+  if (!eng)
+    return {{"error", message_of(eng.error())}};
+  auto limit = t0 + std::chrono::duration<double>(o.limit_s);
+  while (eng->stats().operations_sleeping.load() < static_cast<int64_t>(o.n)
+         && std::chrono::steady_clock::now() < limit)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  auto took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  boost::json::object out{{"recover_s", took},
+                          {"sleeping", eng->stats().operations_sleeping.load()},
+                          {"rss_mib", bench::rss_kib() / 1024},
+                          {"rss_added_mib", (bench::rss_kib() - rss0) / 1024}};
+  eng->shutdown();
+  return out;
+}
+
 /// Returns the fields of the shared output format that both ways in share.
 boost::json::object result_line(const options& o, int run, const std::string& via,
                                 const std::string& store, const bench::run_result& res,
@@ -351,8 +377,10 @@ int main(int argc, char** argv) {
         line["settings"].as_object()["targets_down_s"] = o.targets_down_s;
       sinks->stop();
     }
-    std::cout << boost::json::serialize(line) << std::endl;
     eng->shutdown();
+    if (o.workload == "sleepers" && res.completed == o.n)
+      line["recovery"] = recover_sleepers(sys, ec, o);
+    std::cout << boost::json::serialize(line) << std::endl;
     bench::remove_scratch(ec.store_uri);
   }
   return 0;
