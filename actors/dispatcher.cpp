@@ -127,6 +127,8 @@ void on_recover(dispatcher_ptr self, recovered_ops& found) {
     }
     spawn_operation(self, std::move(op), {}, op_start::recover);
   }
+  // The loaded rows go with `found`; sleepers keep only their entries.
+  st.trim_wanted = found.ops.size() >= 5000;
   st.rt->recovered = true;
   start_admission(self);
 }
@@ -164,7 +166,8 @@ void tidy(dispatcher_ptr self) {
   auto steps = st.rt->stats.steps_started.load(std::memory_order_relaxed);
   auto quiet = steps - st.steps_at_tidy < 1000;
   st.steps_at_tidy = steps;
-  if (st.live_at_trim - live >= 5000 && quiet) {
+  if ((st.live_at_trim - live >= 5000 || st.trim_wanted) && quiet) {
+    st.trim_wanted = false;
     st.rt->step_pool->submit([] { malloc_trim(0); });
     st.live_at_trim = live;
   } else if (live > st.live_at_trim) {
