@@ -8,6 +8,7 @@
 
 #include "actors/operation_parts.hpp"
 #include "actors/step_runner.hpp"
+#include "engine/errc.hpp"
 #include "engine/redact.hpp"
 
 namespace stepwise::op {
@@ -25,12 +26,15 @@ void run_next_rebuild(self_ptr self) {
   st.stop = stop_source{};
   // The attempt that succeeded: same number, same idempotency key.
   st.running_attempt = st.op.steps[idx].attempts;
-  step_context ctx{st.op.id,   def.name,   st.running_attempt,
-                   st.op.input, st.op.data, std::move(st.transient),
-                   st.rt->clk,  st.stop->token()};
+  auto input = opened_input(st);
+  auto ctx = context_for(st, def.name, st.running_attempt, input ? *input : st.op.input,
+                         std::move(st.transient), st.stop->token());
   st.transient = {};
   attempt_target to{self, st.gen, st.rt->step_pool.get(), st.rt->clk->now()};
-  run_step(to, st.wf, idx, std::move(ctx), false);
+  if (!input)
+    fail_attempt(to, std::move(ctx), message_of(input.error()));
+  else
+    run_step(to, st.wf, idx, std::move(ctx), false);
 }
 
 /// Returns whether step `idx` reads transient values: it says so, or no
@@ -96,8 +100,7 @@ bool take_rebuilt(self_ptr self, step_done& msg) {
   auto result = std::move(r.result);
   result.message = "step '" + st.wf->steps()[idx].name
                    + "' (run again for its transient values): " + result.message;
-  result.message = scrub(std::move(result.message),
-                         secret_strings(*st.op.input, st.wf->secrets(), st.transient));
+  result.message = scrub(std::move(result.message), secrets_of(st, r.revealed));
   st.transient = {};
   auto now = std::max(r.finished_at, st.op.updated_at);
   std::vector<event> events;

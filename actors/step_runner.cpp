@@ -158,4 +158,9 @@ void run_step(const attempt_target& to, workflow_ptr wf, size_t idx,
     run_actor(to, def, std::move(ctx));
 }
 
+void fail_attempt(const attempt_target& to, step_context ctx, std::string why) {
+  auto res = step_result::of(ctx, fail(std::move(why)), steady::now());
+  reply(caf::actor_cast<caf::actor>(to.self), to.generation, ctx.attempt(), std::move(res));
+}
+
 } // namespace stepwise

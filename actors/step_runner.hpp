@@ -33,4 +33,8 @@ struct attempt_target {
 void run_step(const attempt_target& to, workflow_ptr wf, size_t idx,
               step_context ctx, bool compensate);
 
+/// Ends an attempt that cannot start (its secret input cannot be opened)
+/// with `fail(why)`, answered as `step_done` like any attempt.
+void fail_attempt(const attempt_target& to, step_context ctx, std::string why);
+
 } // namespace stepwise

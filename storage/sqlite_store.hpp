@@ -10,6 +10,7 @@
 #include <caf/expected.hpp>
 
 #include "engine/store.hpp"
+#include "storage/sealed_rows.hpp"
 
 namespace stepwise {
 
@@ -62,7 +63,7 @@ struct sqlite_options {
 ///
 /// Threading: `commit` may be called from any thread (calls are
 /// serialized); reads from several threads at once, also during a commit.
-class sqlite_store : public store {
+class sqlite_store : public store, public sealed_rows {
 public:
   /// Opens (creating if needed) the database file at `path` and migrates
   /// its schema.
@@ -99,6 +100,13 @@ public:
                                                  size_t limit) override;
 
   caf::expected<int64_t> last_seq() override;
+
+  // -- sealed_rows interface (sqlite_sealed.cpp) ------------------------------
+
+  caf::expected<std::vector<sealed_row>> sealed_after(const std::string& after,
+                                                      size_t limit) override;
+
+  caf::expected<size_t> rewrite_sealed(const std::vector<sealed_row>& rows) override;
 
 private:
   /// The prepared statements of the write path, prepared once at open.

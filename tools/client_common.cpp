@@ -114,6 +114,8 @@ std::string client_help() {
          "  stepwise ops signal ID NAME [--data JSON] [--id SIGNAL_ID]\n"
          "  stepwise events [--after SEQ] [--limit N] [--follow]\n"
          "  stepwise workflows [NAME]\n"
+         "  stepwise secrets rotate [--batch N]    encrypt stored secret values again with\n"
+         "                                         the first key (see stepwise secrets --help)\n"
          "\n"
          "client flags:\n"
          "  --url URL      server to talk to, http:// or https:// (env STEPWISE_URL;\n"

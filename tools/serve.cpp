@@ -20,6 +20,7 @@
 #include "http/infrastructure_routes.hpp"
 #include "http/osb.hpp"
 #include "http/server.hpp"
+#include "tools/key_file.hpp"
 #include "tools/make_driver.hpp"
 
 namespace stepwise::tools {
@@ -122,6 +123,11 @@ int run_serve(const serve_options& opts) {
     }
     broker = std::move(*opened);
   }
+  auto keys = keys_for(opts, true);
+  if (!keys) {
+    log(log_level::error, "cannot start: " + message_of(keys.error()));
+    return 2;
+  }
   // Block the stop signals in every thread (threads inherit the mask), so
   // that only the sigwait below receives them.
   auto signals = stop_signals();
@@ -132,6 +138,7 @@ int run_serve(const serve_options& opts) {
     cfg.set("scheduler.max-threads", opts.scheduler_threads);
   caf::actor_system sys{cfg};
   auto ecfg = opts.engine_config();
+  ecfg.secret_keys = std::move(*keys);
   if (!ecfg.clock)
     ecfg.clock = std::make_shared<real_clock>(sys);
   log(log_level::info, "opening store " + redact_uri(opts.store));
