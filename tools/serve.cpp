@@ -75,7 +75,7 @@ caf::expected<registry> make_registry(const std::vector<std::string>& sets,
     workflows::infrastructure_deps deps;
     deps.driver = std::move(drv);
     deps.monitor = std::move(monitor);
-    // Unmasked on purpose: deprovisioning needs the location's credentials.
+    // As stored: deprovisioning opens the location's credentials itself.
     deps.read_operation = [st](const std::string& id) { return st->load(id); };
     if (auto ok = workflows::add_infrastructure_workflows(reg, std::move(deps)); !ok)
       return ok.error();
