@@ -9,24 +9,23 @@
 #include "engine/sealed_json.hpp"
 #include "engine/secret_box.hpp"
 #include "tests/actors/harness.hpp"
+#include "tests/engine/test_keys.hpp"
 
 using namespace stepwise;
 using namespace std::chrono_literals;
 using test::harness;
+using test::key_a;
+using test::key_b;
 using test::ok;
 using test::one;
 using test::stored_text;
+using test::test_ring;
 
 namespace {
 
-const std::string key_a = "Rr6Vb0b7Qd2CZVJQ2Jm3dJ7N8l9KqTqU0A1x4Hk2c5E=";
-const std::string key_b = "m0HhQ8f3pO3K1u6J2l9s0d4Y7c1B5n8V2x6Z4a3W9qE=";
-
 engine_config with_keys(const std::string& text) {
-  auto ring = key_ring::parse(text, "keys");
-  REQUIRE(ring);
   engine_config ec;
-  ec.secret_keys = std::make_shared<const key_ring>(std::move(*ring));
+  ec.secret_keys = std::make_shared<const key_ring>(test_ring(text));
   return ec;
 }
 

@@ -6,21 +6,14 @@
 #include "engine/sealed_json.hpp"
 #include "engine/secret_box.hpp"
 #include "engine/step_context.hpp"
+#include "tests/engine/test_keys.hpp"
 
 using namespace stepwise;
+using test::key_a;
+using test::key_b;
+using test::test_ring;
 
 namespace {
-
-// Two keys of 32 bytes each (openssl rand -base64 32).
-const std::string key_a = "Rr6Vb0b7Qd2CZVJQ2Jm3dJ7N8l9KqTqU0A1x4Hk2c5E=";
-const std::string key_b = "m0HhQ8f3pO3K1u6J2l9s0d4Y7c1B5n8V2x6Z4a3W9qE=";
-
-key_ring ring(const std::string& text) {
-  auto r = key_ring::parse(text, "keys");
-  INFO((r ? std::string{} : message_of(r.error())));
-  REQUIRE(r);
-  return std::move(*r);
-}
 
 std::string error_of(const caf::error& e) {
   return message_of(e);
@@ -33,7 +26,8 @@ boost::json::object parse_object(const char* text) {
 } // namespace
 
 TEST_CASE("a key file is one 'ID BASE64' a line; the first key seals", "[engine][secrets]") {
-  auto r = ring("# rotated on Monday\n\nnew " + key_b + "\nold " + key_a + "  # the first key\n");
+  auto r = test_ring("# rotated on Monday\n\nnew " + key_b + "\nold " + key_a
+                     + "  # the first key\n");
   CHECK(r.current().id == "new");
   CHECK(r.ids() == std::vector<std::string>{"new", "old"});
   CHECK(r.find("old") != nullptr);
@@ -64,7 +58,7 @@ TEST_CASE("a malformed key file is refused by line, never quoting a key", "[engi
 TEST_CASE("a generated key reads back from its key file line", "[engine][secrets]") {
   auto k = key_ring::generate("k20260101");
   REQUIRE(k);
-  auto r = ring(key_ring::line_of(*k));
+  auto r = test_ring(key_ring::line_of(*k));
   CHECK(r.current().id == "k20260101");
   CHECK(r.current().bytes == k->bytes);
   auto other = key_ring::generate("k20260101");
@@ -73,7 +67,7 @@ TEST_CASE("a generated key reads back from its key file line", "[engine][secrets
 }
 
 TEST_CASE("sealing uses a fresh nonce and names its key", "[engine][secrets]") {
-  auto r = ring("k1 " + key_a + "\n");
+  auto r = test_ring("k1 " + key_a + "\n");
   auto x = secret_box::seal(r, "hunter2", "op-1");
   auto y = secret_box::seal(r, "hunter2", "op-1");
   REQUIRE(x);
@@ -88,7 +82,7 @@ TEST_CASE("sealing uses a fresh nonce and names its key", "[engine][secrets]") {
 }
 
 TEST_CASE("a value opens only with its key, unchanged, for its owner", "[engine][secrets]") {
-  auto r = ring("k1 " + key_a + "\n");
+  auto r = test_ring("k1 " + key_a + "\n");
   auto sealed = secret_box::seal(r, "hunter2", "op-1");
   REQUIRE(sealed);
   auto fails = [&](const key_ring* keys, const std::string& text, const char* owner) {
@@ -102,11 +96,11 @@ TEST_CASE("a value opens only with its key, unchanged, for its owner", "[engine]
   };
   // Missing: no ring at all, or no key of that id.
   CHECK(fails(nullptr, *sealed, "op-1").find("no key ring") != std::string::npos);
-  auto other = ring("k2 " + key_b + "\n");
+  auto other = test_ring("k2 " + key_b + "\n");
   CHECK(fails(&other, *sealed, "op-1").find("has no key 'k1' (it has: k2)")
         != std::string::npos);
   // Wrong: another key under the same id.
-  auto impostor = ring("k1 " + key_b + "\n");
+  auto impostor = test_ring("k1 " + key_b + "\n");
   CHECK(fails(&impostor, *sealed, "op-1").find("not the one it was sealed with")
         != std::string::npos);
   // Moved to another operation, or changed.
@@ -120,7 +114,7 @@ TEST_CASE("a value opens only with its key, unchanged, for its owner", "[engine]
 }
 
 TEST_CASE("secret paths of a document are sealed and open again", "[engine][secrets]") {
-  auto r = ring("k1 " + key_a + "\n");
+  auto r = test_ring("k1 " + key_a + "\n");
   auto doc = parse_object(R"({"name":"rt1","loc":{"name":"dc1","properties":{"password":"pw1"}}})");
   REQUIRE(!seal_paths(doc, {"/loc/properties", "/absent"}, &r, "op-1"));
   CHECK(doc.at("name") == "rt1");
@@ -160,12 +154,12 @@ TEST_CASE("without a key ring values are sealed in the plain form", "[engine][se
 }
 
 TEST_CASE("resealing puts every value under the current key", "[engine][secrets]") {
-  auto old_ring = ring("k1 " + key_a + "\n");
+  auto old_ring = test_ring("k1 " + key_a + "\n");
   auto doc = parse_object(R"({"a":{"pw":"x"},"b":[{"pw":"y"}],"c":"z","d":"plain"})");
   REQUIRE(!seal_paths(doc, {"/a"}, &old_ring, "op-1"));
   REQUIRE(!seal_paths(doc, {"/b/0"}, &old_ring, "op-1"));
   REQUIRE(!seal_paths(doc, {"/c"}, nullptr, "op-1"));
-  auto rotated = ring("k2 " + key_b + "\nk1 " + key_a + "\n");
+  auto rotated = test_ring("k2 " + key_b + "\nk1 " + key_a + "\n");
   REQUIRE(!seal_paths(doc, {"/d"}, &rotated, "op-1"));
   auto d_before = boost::json::serialize(doc.at("d"));
   auto n = reseal_all(doc, rotated, "op-1");
@@ -175,7 +169,7 @@ TEST_CASE("resealing puts every value under the current key", "[engine][secrets]
   for (auto* v : {&doc.at("a"), &doc.at("b").at(0), &doc.at("c")})
     CHECK(secret_box::key_id_of(v->at("$sealed").as_string()) == "k2");
   // The old key may go now.
-  auto new_only = ring("k2 " + key_b + "\n");
+  auto new_only = test_ring("k2 " + key_b + "\n");
   auto opened = open_all(std::make_shared<const boost::json::object>(doc), &new_only, "op-1");
   REQUIRE(opened);
   CHECK(boost::json::serialize(**opened)
@@ -186,7 +180,7 @@ TEST_CASE("resealing puts every value under the current key", "[engine][secrets]
 }
 
 TEST_CASE("a step keeps a secret sealed in its data and reads it back", "[engine][secrets]") {
-  auto keys = std::make_shared<const key_ring>(ring("k1 " + key_a + "\n"));
+  auto keys = std::make_shared<const key_ring>(test_ring("k1 " + key_a + "\n"));
   step_context ctx{"op-1", "s", 1, std::make_shared<boost::json::object>(), {}, {}, nullptr,
                    {}, keys};
   REQUIRE(ctx.keep_secret("api_token", "tok-9"));
@@ -210,7 +204,7 @@ TEST_CASE("a step keeps a secret sealed in its data and reads it back", "[engine
 }
 
 TEST_CASE("a step opens the secrets of another operation it reads", "[engine][secrets]") {
-  auto keys = std::make_shared<const key_ring>(ring("k1 " + key_a + "\n"));
+  auto keys = std::make_shared<const key_ring>(test_ring("k1 " + key_a + "\n"));
   operation other;
   other.id = "op-7";
   auto input = parse_object(R"({"loc":{"properties":{"password":"pw7"}}})");

@@ -106,13 +106,7 @@ TEST_CASE("secret values never reach the SQLite files; a restart resumes with th
     REQUIRE(!polled.empty());
     CHECK(polled == std::vector<std::string>(polled.size(), secret));
     // Deprovisioning opens the provisioning's location to delete.
-    auto before_delete = stub.bodies().size();
-    auto gone = srv.finish(
-      srv.start("deprovision_runtime", R"({"provision_operation_id":")" + id + R"("})"));
-    CHECK(gone.at("state") == "succeeded");
-    auto deleted = passwords_sent(stub, before_delete);
-    REQUIRE(!deleted.empty());
-    CHECK(deleted.front() == secret);
+    srv.deprovision(stub, id, secret);
     CHECK(srv.stop(SIGTERM) == 0);
   }
   check_files(db);
@@ -198,14 +192,7 @@ TEST_CASE("secrets rotate re-encrypts while the server runs; the old key can the
   write_private(keys, new_line);
   stub.answer(202, task_done);
   secrets_server srv(stub, flags);
-  for (auto& id : {done_id, live_id}) {
-    auto before = stub.bodies().size();
-    auto gone = srv.finish(
-      srv.start("deprovision_runtime", R"({"provision_operation_id":")" + id + R"("})"));
-    CHECK(gone.at("state") == "succeeded");
-    auto sent = passwords_sent(stub, before);
-    REQUIRE(!sent.empty());
-    CHECK(sent.front() == secret);
-  }
+  for (auto& id : {done_id, live_id})
+    srv.deprovision(stub, id, secret);
   CHECK(srv.stop(SIGTERM) == 0);
 }

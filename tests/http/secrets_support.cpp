@@ -80,6 +80,17 @@ int secrets_server::stop(int sig) {
   return proc.wait_exit(std::chrono::seconds(30));
 }
 
+void secrets_server::deprovision(const ignition_stub& stub, const std::string& provision_id,
+                                 const std::string& password) {
+  auto before = stub.bodies().size();
+  auto gone = finish(
+    start("deprovision_runtime", R"({"provision_operation_id":")" + provision_id + R"("})"));
+  CHECK(gone.at("state") == "succeeded");
+  auto sent = passwords_sent(stub, before);
+  REQUIRE(!sent.empty());
+  CHECK(sent.front() == password);
+}
+
 bool await_requests(const ignition_stub& stub, size_t n) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (stub.paths().size() < n) {

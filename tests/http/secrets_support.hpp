@@ -44,6 +44,12 @@ struct secrets_server {
 
   /// Stops it with `sig` and waits for the exit; returns the exit code.
   int stop(int sig);
+
+  /// Deprovisions what operation `provision_id` made; checks that it
+  /// succeeded and that the driver's delete carried `password` (opened from
+  /// the provisioning's stored input).
+  void deprovision(const ignition_stub& stub, const std::string& provision_id,
+                   const std::string& password);
 };
 
 /// Waits (bounded) until the stub got `n` requests in all.

@@ -5,6 +5,7 @@
 #include "engine/sealed_json.hpp"
 #include "engine/secret_box.hpp"
 #include "storage/rotate_secrets.hpp"
+#include "tests/engine/test_keys.hpp"
 #include "tests/storage/store_backends.hpp"
 #include "tests/storage/store_fixtures.hpp"
 
@@ -12,15 +13,6 @@ using namespace stepwise;
 using namespace stepwise::test;
 
 namespace {
-
-const std::string key_a = "Rr6Vb0b7Qd2CZVJQ2Jm3dJ7N8l9KqTqU0A1x4Hk2c5E=";
-const std::string key_b = "m0HhQ8f3pO3K1u6J2l9s0d4Y7c1B5n8V2x6Z4a3W9qE=";
-
-key_ring ring(const std::string& text) {
-  auto r = key_ring::parse(text, "keys");
-  REQUIRE(r);
-  return std::move(*r);
-}
 
 sealed_rows& rows_of(const store_ptr& st) {
   auto* rows = dynamic_cast<sealed_rows*>(st.get());
@@ -81,7 +73,7 @@ struct racing_rows : sealed_rows {
 
 TEST_CASE("rows with sealed values are read by id and rewritten at their revision only",
           "[storage][secrets]") {
-  auto k1 = ring("k1 " + key_a + "\n");
+  auto k1 = test_ring("k1 " + key_a + "\n");
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
@@ -131,9 +123,9 @@ TEST_CASE("rows with sealed values are read by id and rewritten at their revisio
 }
 
 TEST_CASE("rotation puts every stored secret under the current key", "[storage][secrets]") {
-  auto k1 = ring("k1 " + key_a + "\n");
-  auto rotated = ring("k2 " + key_b + "\nk1 " + key_a + "\n");
-  auto k2_only = ring("k2 " + key_b + "\n");
+  auto k1 = test_ring("k1 " + key_a + "\n");
+  auto rotated = test_ring("k2 " + key_b + "\nk1 " + key_a + "\n");
+  auto k2_only = test_ring("k2 " + key_b + "\n");
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
@@ -169,9 +161,9 @@ TEST_CASE("rotation puts every stored secret under the current key", "[storage][
 
 TEST_CASE("rotation lists values it cannot open and retries rows that changed",
           "[storage][secrets]") {
-  auto k0 = ring("k0 " + key_b + "\n");
-  auto k1 = ring("k1 " + key_a + "\n");
-  auto rotated = ring("k2 " + key_b + "\nk1 " + key_a + "\n");
+  auto k0 = test_ring("k0 " + key_b + "\n");
+  auto k1 = test_ring("k1 " + key_a + "\n");
+  auto rotated = test_ring("k2 " + key_b + "\nk1 " + key_a + "\n");
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
