@@ -106,22 +106,31 @@ TEST_CASE("a wrong key fails the operations it concerns, naming the key; others 
   {
     // Another key under the same id: the file was replaced by mistake.
     harness h{creds_workflow(), st, with_keys("k1 " + key_b + "\n")};
+    // Operation ids hold the clock's time: a restarted virtual clock
+    // would give the first new operation the id of the first old one.
+    h.clk->advance(1s);
     plain = h.start("w", {{"name", "n2"}, {"creds", {{"password", "pw-secret-1"}}}});
+    REQUIRE(h.await(plain, event_type::step_retry_scheduled));
     h.clk->advance(30s);
     auto failed = h.finish(id);
     CHECK(failed.state == op_state::failed);
     INFO(failed.error);
     CHECK(failed.error.find("key 'k1'") != std::string::npos);
     CHECK(failed.error.find("not the one it was sealed with") != std::string::npos);
-    CHECK(failed.steps[2].attempts == 1);
+    CHECK(failed.steps[1].attempts == 2);
+    CHECK(failed.steps[2].attempts == 0);
     CHECK(!failed.data.contains("b_saw"));
     // Sealed with this engine's key: unaffected.
+    INFO("the other operation");
     auto other = h.finish(plain);
     CHECK(other.state == op_state::succeeded);
   }
   // The right key back: a retry carries the failed operation through.
   harness h{creds_workflow(), st, with_keys("k1 " + key_a + "\n")};
   REQUIRE(h.eng.retry(id));
+  // A retry starts the step's attempts over: the gate waits once more.
+  REQUIRE(h.await(id, event_type::step_retry_scheduled, "gate"));
+  h.clk->advance(30s);
   auto op = h.finish(id);
   CHECK(op.state == op_state::succeeded);
   CHECK(op.data.at("b_saw") == true);
