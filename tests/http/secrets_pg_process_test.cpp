@@ -21,8 +21,8 @@ const std::string secret = "pg-pw-Qz42-never-stored";
 std::string dump(const pg_test_schema& schema) {
   auto base = pg_test_uri();
   REQUIRE(base);
-  auto out = run_command("/usr/lib/postgresql/15/bin/pg_dump --no-owner --schema="
-                         + schema.name() + " '" + *base + "'; echo exit=$?");
+  auto out = run_status("/usr/lib/postgresql/15/bin/pg_dump --no-owner --schema="
+                        + schema.name() + " '" + *base + "'");
   REQUIRE(out.find("exit=0") != std::string::npos);
   return out;
 }
@@ -34,7 +34,8 @@ TEST_CASE("serve on PostgreSQL without a key refuses to start and says how to ma
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
-  auto out = run_cli("serve --listen 127.0.0.1:0 --store '" + schema->uri() + "'; echo exit=$?");
+  auto out = run_status(stepwise_binary() + " serve --listen 127.0.0.1:0 --store '"
+                        + schema->uri() + "'");
   INFO(out);
   CHECK(out.find("exit=2") != std::string::npos);
   CHECK(out.find("needs a key") != std::string::npos);
@@ -71,8 +72,8 @@ TEST_CASE("a pg_dump holds no secret value, and none under a rotated-out key",
   CHECK(before.find("1:old:") != std::string::npos);
   write_private(keys, new_key_line("new") + old_line);
   secrets_server srv(stub, flags);
-  auto out = run_command(stepwise_binary() + " secrets rotate --store '" + schema->uri()
-                         + "' --secret-key-file " + keys + "; echo exit=$?");
+  auto out = run_status(stepwise_binary() + " secrets rotate --store '" + schema->uri()
+                        + "' --secret-key-file " + keys);
   INFO(out);
   CHECK(out.find("exit=0") != std::string::npos);
   auto after = dump(*schema);

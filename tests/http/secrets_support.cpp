@@ -91,6 +91,10 @@ void secrets_server::deprovision(const ignition_stub& stub, const std::string& p
   CHECK(sent.front() == password);
 }
 
+std::string run_status(const std::string& command) {
+  return run_command("{ " + command + "; echo exit=$?; }");
+}
+
 bool await_requests(const ignition_stub& stub, size_t n) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (stub.paths().size() < n) {

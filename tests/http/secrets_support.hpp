@@ -52,6 +52,10 @@ struct secrets_server {
                    const std::string& password);
 };
 
+/// Runs `command` through the shell; returns what it wrote on stdout and
+/// stderr, then a line `exit=CODE`.
+std::string run_status(const std::string& command);
+
 /// Waits (bounded) until the stub got `n` requests in all.
 bool await_requests(const ignition_stub& stub, size_t n);
 
