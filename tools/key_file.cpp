@@ -125,7 +125,8 @@ caf::expected<std::shared_ptr<const key_ring>> create_key_file(const std::string
   return std::make_shared<const key_ring>(std::move(*ring));
 }
 
-caf::expected<std::shared_ptr<const key_ring>> keys_for(const serve_options& o, bool create) {
+caf::expected<std::shared_ptr<const key_ring>> keys_for(const serve_options& o, bool create,
+                                                        const sealed_probe& probe) {
   if (o.insecure_plaintext_secrets) {
     log(log_level::warn, "--insecure-plaintext-secrets: secret values are stored unencrypted");
     return std::shared_ptr<const key_ring>{};
@@ -144,6 +145,14 @@ caf::expected<std::shared_ptr<const key_ring>> keys_for(const serve_options& o, 
         return make_error(errc::invalid_argument,
                           "no key file " + path + " beside the database, and no "
                             "--secret-key-file");
+      auto sealed = probe ? probe() : caf::expected<bool>{false};
+      if (!sealed)
+        return std::move(sealed.error());
+      if (*sealed)
+        return make_error(errc::invalid_argument,
+                          "the key file " + path + " is missing, but the database holds "
+                            "secret values encrypted with it: restore it (or name the "
+                            "key file with --secret-key-file)");
       auto made = create_key_file(path, dated_id());
       if (!made)
         return made;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -27,11 +28,16 @@ read_key_file(const std::string& path);
 [[nodiscard]] caf::expected<std::shared_ptr<const key_ring>>
 create_key_file(const std::string& path, const std::string& id);
 
+/// Says whether the store holds sealed values already.
+using sealed_probe = std::function<caf::expected<bool>()>;
+
 /// Returns the key ring `o` asks for, saying in the log where it comes
 /// from: `--secret-key-file`; none with `--insecure-plaintext-secrets`;
 /// else on SQLite the file beside the database, created when missing if
-/// `create` (`stepwise serve`); else an error saying how to make a key.
+/// `create` (`stepwise serve`) and `probe` (when given) finds no sealed
+/// value (a lost key file is an error, not a new key); else an error
+/// saying how to make a key.
 [[nodiscard]] caf::expected<std::shared_ptr<const key_ring>>
-keys_for(const serve_options& o, bool create);
+keys_for(const serve_options& o, bool create, const sealed_probe& probe = nullptr);
 
 } // namespace stepwise::tools

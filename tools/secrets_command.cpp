@@ -67,8 +67,7 @@ int rotate(std::vector<std::string> args) {
     return 1;
   }
   auto key = (*keys)->current().id;
-  std::printf("%s; every other secret value is under key %s\n", report_line(*rep).c_str(),
-              key.c_str());
+  std::printf("%s\n", report_line(*rep).c_str());
   for (auto& [id, why] : rep->failures)
     std::printf("not re-encrypted: %s: %s\n", id.c_str(), why.c_str());
   if (rep->changed > 0)
@@ -77,8 +76,8 @@ int rotate(std::vector<std::string> args) {
                 rep->changed);
   if (!rep->failures.empty() || rep->changed > 0)
     return 1;
-  std::printf("done: keys other than %s may be removed from the key file (restart the "
-              "servers after)\n",
+  std::printf("done: every sealed secret value is under key %s; the other keys may be "
+              "removed from the key file (restart the servers after)\n",
               key.c_str());
   return 0;
 }

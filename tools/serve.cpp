@@ -17,6 +17,7 @@
 #include "workflows/demo.hpp"
 #include "workflows/infrastructure.hpp"
 #include "storage/open_store.hpp"
+#include "storage/sealed_rows.hpp"
 #include "http/infrastructure_routes.hpp"
 #include "http/osb.hpp"
 #include "http/server.hpp"
@@ -123,11 +124,6 @@ int run_serve(const serve_options& opts) {
     }
     broker = std::move(*opened);
   }
-  auto keys = keys_for(opts, true);
-  if (!keys) {
-    log(log_level::error, "cannot start: " + message_of(keys.error()));
-    return 2;
-  }
   // Block the stop signals in every thread (threads inherit the mask), so
   // that only the sigwait below receives them.
   auto signals = stop_signals();
@@ -138,7 +134,6 @@ int run_serve(const serve_options& opts) {
     cfg.set("scheduler.max-threads", opts.scheduler_threads);
   caf::actor_system sys{cfg};
   auto ecfg = opts.engine_config();
-  ecfg.secret_keys = std::move(*keys);
   if (!ecfg.clock)
     ecfg.clock = std::make_shared<real_clock>(sys);
   log(log_level::info, "opening store " + redact_uri(opts.store));
@@ -147,6 +142,20 @@ int run_serve(const serve_options& opts) {
     log(log_level::error, "cannot open the store: " + message_of(st.error()));
     return 1;
   }
+  auto keys = keys_for(opts, true, [&]() -> caf::expected<bool> {
+    auto* rows = dynamic_cast<sealed_rows*>(st->get());
+    if (rows == nullptr)
+      return false;
+    auto found = rows->sealed_after("", 1);
+    if (!found)
+      return std::move(found.error());
+    return !found->empty();
+  });
+  if (!keys) {
+    log(log_level::error, "cannot start: " + message_of(keys.error()));
+    return 2;
+  }
+  ecfg.secret_keys = std::move(*keys);
   auto later = std::make_shared<infra::delayed_calls>(sys, ecfg.clock);
   auto drv = make_driver(opts, ecfg.clock, later);
   caf::actor monitor;

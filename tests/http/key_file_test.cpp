@@ -55,6 +55,23 @@ TEST_CASE("serve makes the key file of a SQLite store once, then reads it", "[cl
   CHECK_FALSE(create_key_file(dir.path + "/sw.keys", "k2"));
 }
 
+TEST_CASE("a lost key file is an error, not a new key, once values are sealed",
+          "[cli][secrets]") {
+  temp_dir dir;
+  auto o = options({"--store", "sqlite:" + dir.path + "/sw.db"});
+  auto lost = keys_for(o, true, [] { return caf::expected<bool>{true}; });
+  REQUIRE_FALSE(lost);
+  CHECK(message_of(lost.error()).find("is missing, but the database holds") != std::string::npos);
+  struct stat st {};
+  CHECK(::stat((dir.path + "/sw.keys").c_str(), &st) != 0);
+  auto broken = keys_for(o, true, [] {
+    return caf::expected<bool>{make_error(errc::store_failure, "disk on fire")};
+  });
+  REQUIRE_FALSE(broken);
+  CHECK(message_of(broken.error()) == "disk on fire");
+  CHECK(keys_for(o, true, [] { return caf::expected<bool>{false}; }));
+}
+
 TEST_CASE("serve takes a key file, or plaintext only when told", "[cli][secrets]") {
   temp_dir dir;
   auto file = dir.path + "/ring";

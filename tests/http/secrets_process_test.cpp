@@ -4,6 +4,7 @@
 // and `stepwise secrets rotate` lets an old key go while a server runs.
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <functional>
@@ -72,12 +73,12 @@ TEST_CASE("secret values never reach the SQLite files; a restart resumes with th
           "[http][process][secrets]") {
   temp_dir dir;
   auto db = dir.path + "/sw.db";
+  auto keys = dir.path + "/sw.keys";
   ignition_stub stub;
   stub.answer(202, task_running);
   std::string id;
   {
     secrets_server srv(stub, {"--store", "sqlite:" + db});
-    auto keys = dir.path + "/sw.keys";
     CHECK(srv.proc.err.find("created the key file " + keys) != std::string::npos);
     struct stat st {};
     REQUIRE(::stat(keys.c_str(), &st) == 0);
@@ -110,6 +111,12 @@ TEST_CASE("secret values never reach the SQLite files; a restart resumes with th
     CHECK(srv.stop(SIGTERM) == 0);
   }
   check_files(db);
+  // The key file lost: no new key, which could open nothing stored.
+  REQUIRE(::unlink(keys.c_str()) == 0);
+  auto out = run_status(stepwise_binary() + " serve --listen 127.0.0.1:0 --store sqlite:" + db);
+  INFO(out);
+  CHECK(out.find("exit=2") != std::string::npos);
+  CHECK(out.find("the key file " + keys + " is missing") != std::string::npos);
 }
 
 TEST_CASE("a wrong key fails the operations it concerns, naming the key; others go on",
@@ -180,7 +187,7 @@ TEST_CASE("secrets rotate re-encrypts while the server runs; the old key can the
                           + " --secret-key-file " + keys);
     INFO(out);
     CHECK(out.find("exit=0") != std::string::npos);
-    CHECK(out.find("keys other than new may be removed") != std::string::npos);
+    CHECK(out.find("every sealed secret value is under key new") != std::string::npos);
     CHECK(sealing_keys(db) == std::set<std::string>{"new"});
     stub.answer(202, task_done);
     CHECK(srv.finish(live_id).at("state") == "succeeded");
