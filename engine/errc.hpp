@@ -34,7 +34,7 @@ enum class errc : uint8_t {
   /// A secret value cannot be opened: the key it was sealed with is not in
   /// the key ring, or the ring's key of that id is another one (the
   /// message names the key id).
-  secret_key = 11,
+  secret_key = 12,
 };
 
 /// The error category atom of stepwise errors.
