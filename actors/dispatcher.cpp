@@ -127,6 +127,8 @@ void on_recover(dispatcher_ptr self, recovered_ops& found) {
     }
     spawn_operation(self, std::move(op), {}, op_start::recover);
   }
+  // The loaded rows go with `found`; sleepers keep only their entries.
+  st.trim_wanted = found.ops.size() >= 5000;
   st.rt->recovered = true;
   start_admission(self);
 }
@@ -154,12 +156,18 @@ void on_finished(dispatcher_ptr self, const std::string& id, const op_snapshot& 
 
 /// After a burst (many operations finished or passivated), hands the freed
 /// heap back to the system: sleeping operations should cost what they
-/// hold, not what the burst once needed. malloc_trim may take
+/// hold, not what the burst once needed. Only once the burst is over (few
+/// steps in the last second): a trim in the middle of one returns pages
+/// that the next allocations fault in again. malloc_trim may take
 /// milliseconds, so it runs on a worker.
 void tidy(dispatcher_ptr self) {
   auto& st = self->state;
   auto live = static_cast<int64_t>(st.live.size());
-  if (st.live_at_trim - live >= 5000) {
+  auto steps = st.rt->stats.steps_started.load(std::memory_order_relaxed);
+  auto quiet = steps - st.steps_at_tidy < 1000;
+  st.steps_at_tidy = steps;
+  if ((st.live_at_trim - live >= 5000 || st.trim_wanted) && quiet) {
+    st.trim_wanted = false;
     st.rt->step_pool->submit([] { malloc_trim(0); });
     st.live_at_trim = live;
   } else if (live > st.live_at_trim) {

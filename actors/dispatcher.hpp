@@ -56,6 +56,10 @@ struct dispatcher_state {
   bool admission_polling = false;
   /// Live actors at the last heap trim.
   int64_t live_at_trim = 0;
+  /// Steps started, as counted at the last tidy tick.
+  uint64_t steps_at_tidy = 0;
+  /// A recovery freed the operations it loaded: trim once quiet.
+  bool trim_wanted = false;
   /// Node part of generated ids, distinct per process.
   uint32_t node = 0;
   uint32_t counter = 0;

@@ -127,24 +127,30 @@ void execute(self_ptr self, next_action act) {
       if (prepare_transient(self, act))
         return;
       auto& def = st.wf->steps()[act.step];
+      // An inline body runs here and now: it gets the data itself, not a
+      // copy, and no timer can interrupt it.
+      bool here = def.runs_inline && (act.compensate ? bool{def.compensate} : bool{def.run});
       st.gen += 1;
       st.step_running = true;
       st.rt->stats.steps_started.fetch_add(1, std::memory_order_relaxed);
-      if (def.timeout && !act.compensate)
+      if (def.timeout && !act.compensate && !here)
         arm(self, now + *def.timeout,
             caf::make_message(step_timeout_atom::value, st.gen));
       st.stop = stop_source{};
       st.running_attempt = act.attempt;
       auto input = opened_input(st);
+      auto data = here ? std::move(st.op.data) : boost::json::object(st.op.data);
       auto ctx = context_for(st, def.name, act.attempt, input ? *input : st.op.input,
-                             std::move(st.transient), st.stop->token());
+                             std::move(data), std::move(st.transient), st.stop->token());
       st.transient = {};
       attempt_target to{self, st.gen, st.rt->step_pool.get(),
                         act.due.time_since_epoch().count() > 0 ? std::min(act.due, now) : now};
-      if (!input)
-        fail_attempt(to, std::move(ctx), message_of(input.error()));
-      else
-        run_step(to, st.wf, act.step, std::move(ctx), act.compensate);
+      auto res = input ? run_step(to, st.wf, act.step, std::move(ctx), act.compensate)
+                       : failed_attempt(std::move(ctx), message_of(input.error()));
+      if (res) {
+        step_done msg{st.gen, act.attempt, std::make_shared<step_result>(std::move(*res))};
+        on_step_done(self, msg);
+      }
       return;
     }
     case next_action::kind::wait:
@@ -239,6 +245,8 @@ void on_ack(self_ptr self, write_status status) {
   execute(self, act);
 }
 
+} // namespace
+
 void on_step_done(self_ptr self, step_done& msg) {
   auto& st = self->state;
   if (msg.generation != st.gen || !st.step_running) {
@@ -280,6 +288,8 @@ void on_step_done(self_ptr self, step_done& msg) {
                                         unit_random(st), events);
   persist(self, std::move(events), act);
 }
+
+namespace {
 
 void start(self_ptr self, next_action act, op_start mode) {
   auto& st = self->state;

@@ -25,6 +25,10 @@ void persist(self_ptr self, std::vector<event> events, next_action act);
 /// Carries out `act` (its write is durable).
 void execute(self_ptr self, next_action act);
 
+/// Applies the result of an attempt (a `step_done` message, or the result
+/// of an attempt that ended at once).
+void on_step_done(self_ptr self, step_done& msg);
+
 /// Delivers `msg` to the actor at `due` on the engine's clock.
 void arm(self_ptr self, time_point due, caf::message msg);
 
@@ -94,7 +98,8 @@ void reseal_data(operation_state& st);
 /// Returns the context of an attempt of `step`, with the engine's key ring.
 step_context context_for(operation_state& st, const std::string& step, int32_t attempt,
                          std::shared_ptr<const boost::json::object> input,
-                         transient_map transient, stop_token stop = {});
+                         boost::json::object data, transient_map transient,
+                         stop_token stop = {});
 
 /// Client requests: get, commands, signals (operation_requests.cpp).
 caf::message_handler operation_requests(self_ptr self);

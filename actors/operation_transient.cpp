@@ -28,13 +28,16 @@ void run_next_rebuild(self_ptr self) {
   st.running_attempt = st.op.steps[idx].attempts;
   auto input = opened_input(st);
   auto ctx = context_for(st, def.name, st.running_attempt, input ? *input : st.op.input,
-                         std::move(st.transient), st.stop->token());
+                         st.op.data, std::move(st.transient), st.stop->token());
   st.transient = {};
   attempt_target to{self, st.gen, st.rt->step_pool.get(), st.rt->clk->now()};
-  if (!input)
-    fail_attempt(to, std::move(ctx), message_of(input.error()));
-  else
-    run_step(to, st.wf, idx, std::move(ctx), false);
+  auto res = input ? run_step(to, st.wf, idx, std::move(ctx), false)
+                   : failed_attempt(std::move(ctx), message_of(input.error()));
+  // A result that is there at once (an inline body, a skipping condition,
+  // an input that cannot be opened) comes back the way a worker's does.
+  if (res)
+    self->send(self, step_done{st.gen, st.running_attempt,
+                               std::make_shared<step_result>(std::move(*res))});
 }
 
 /// Returns whether step `idx` reads transient values: it says so, or no

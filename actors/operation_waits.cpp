@@ -58,7 +58,7 @@ void describe(self_ptr self, size_t idx, int32_t attempt) {
     return;
   }
   auto ctx = std::make_shared<step_context>(
-    context_for(st, def.name, attempt, *input, transient_map{}));
+    context_for(st, def.name, attempt, *input, st.op.data, transient_map{}));
   st.rt->step_pool->submit([wf = st.wf, idx, ctx, me, gen = st.gen] {
     watch_ready out;
     out.generation = gen;
@@ -125,7 +125,7 @@ bool skip_wait(self_ptr self, const step_def& def, int32_t attempt) {
   auto input = opened_input(st);
   if (!input)
     return false;
-  auto ctx = context_for(st, def.name, attempt, *input, transient_map{});
+  auto ctx = context_for(st, def.name, attempt, *input, st.op.data, transient_map{});
   try {
     return !(*def.condition)(ctx);
   } catch (...) {

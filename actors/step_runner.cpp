@@ -44,6 +44,17 @@ void reply(const caf::actor& to, uint64_t gen, int32_t attempt, step_result res)
                                std::make_shared<step_result>(std::move(res))});
 }
 
+/// Runs a blocking body (or compensation) on the calling thread.
+step_result run_body(const step_def& def, step_context& c, bool compensate) {
+  auto t0 = steady::now();
+  bool skip = !compensate && skipped(def, c);
+  auto out = skip ? done()
+                  : guarded([&] { return compensate ? def.compensate(c) : def.run(c); });
+  auto res = step_result::of(c, std::move(out), t0);
+  res.skipped = skip;
+  return res;
+}
+
 void run_blocking(const attempt_target& to, workflow_ptr wf, size_t idx,
                   step_context ctx, bool compensate) {
   // std::function needs a copyable callable: keep the context behind a
@@ -52,14 +63,8 @@ void run_blocking(const attempt_target& to, workflow_ptr wf, size_t idx,
   auto me = caf::actor_cast<caf::actor>(to.self);
   to.pool->submit([wf = std::move(wf), idx, compensate, shared_ctx, me,
                    gen = to.generation] {
-    auto t0 = steady::now();
-    auto& def = wf->steps()[idx];
     auto& c = *shared_ctx;
-    bool skip = !compensate && skipped(def, c);
-    auto out = skip ? done()
-                    : guarded([&] { return compensate ? def.compensate(c) : def.run(c); });
-    auto res = step_result::of(c, std::move(out), t0);
-    res.skipped = skip;
+    auto res = run_body(wf->steps()[idx], c, compensate);
     reply(me, gen, c.attempt(), std::move(res));
   }, to_micros(to.due));
 }
@@ -133,34 +138,35 @@ void run_actor(const attempt_target& to, const step_def& def, step_context ctx) 
 
 } // namespace
 
-void run_step(const attempt_target& to, workflow_ptr wf, size_t idx,
-              step_context ctx, bool compensate) {
+std::optional<step_result> run_step(const attempt_target& to, workflow_ptr wf,
+                                    size_t idx, step_context ctx, bool compensate) {
   auto& def = wf->steps()[idx];
   if (compensate ? bool{def.compensate} : bool{def.run}) {
+    if (def.runs_inline)
+      return run_body(def, ctx, compensate);
     run_blocking(to, std::move(wf), idx, std::move(ctx), compensate);
-    return;
+    return std::nullopt;
   }
   if (compensate) {
     run_async(to, std::move(wf), idx, std::move(ctx), true);
-    return;
+    return std::nullopt;
   }
   // Conditions of asynchronous and actor steps run here, on the operation's
   // actor: like the body's start, they must not block.
   if (skipped(def, ctx)) {
     auto res = step_result::of(ctx, done(), steady::now());
     res.skipped = true;
-    reply(caf::actor_cast<caf::actor>(to.self), to.generation, ctx.attempt(), std::move(res));
-    return;
+    return res;
   }
   if (def.start)
     run_async(to, std::move(wf), idx, std::move(ctx), false);
   else
     run_actor(to, def, std::move(ctx));
+  return std::nullopt;
 }
 
-void fail_attempt(const attempt_target& to, step_context ctx, std::string why) {
-  auto res = step_result::of(ctx, fail(std::move(why)), steady::now());
-  reply(caf::actor_cast<caf::actor>(to.self), to.generation, ctx.attempt(), std::move(res));
+step_result failed_attempt(step_context ctx, std::string why) {
+  return step_result::of(ctx, fail(std::move(why)), steady::now());
 }
 
 } // namespace stepwise

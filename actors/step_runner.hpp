@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include <caf/actor.hpp>
 #include <caf/event_based_actor.hpp>
@@ -27,14 +28,15 @@ struct attempt_target {
 /// Starts one attempt of step `idx` of `wf` (its compensation with
 /// `compensate`) in the way the step's body asks: a blocking body on the
 /// pool, an asynchronous body inline (it only starts its work), a step
-/// actor by request. An exception never escapes: it becomes
-/// `fail(what())`. Whatever the kind, the result comes back as one
-/// `step_done` message.
-void run_step(const attempt_target& to, workflow_ptr wf, size_t idx,
-              step_context ctx, bool compensate);
+/// actor by request, an inline body (`runs_inline`) at once. An exception
+/// never escapes: it becomes `fail(what())`. The result comes back as one
+/// `step_done` message, or is returned when it is there at once (an inline
+/// body, a condition that skips the step): the caller applies it.
+std::optional<step_result> run_step(const attempt_target& to, workflow_ptr wf,
+                                    size_t idx, step_context ctx, bool compensate);
 
-/// Ends an attempt that cannot start (its secret input cannot be opened)
-/// with `fail(why)`, answered as `step_done` like any attempt.
-void fail_attempt(const attempt_target& to, step_context ctx, std::string why);
+/// Returns the result of an attempt that cannot start (its secret input
+/// cannot be opened): `fail(why)`, for the caller to apply as `run_step`'s.
+step_result failed_attempt(step_context ctx, std::string why);
 
 } // namespace stepwise

@@ -30,6 +30,12 @@ struct driver_state {
   bool delivered = false;
   bool until_sleeping = false;
   int settle_ticks = 0;
+  /// Creates sent and answered; at most `window` unanswered (0: no bound).
+  size_t sent = 0;
+  size_t answered = 0;
+  size_t window = 0;
+  input_fn input;
+  std::string workflow;
 };
 
 using stop_atom = caf::atom_constant<caf::atom("bench_stop")>;
@@ -67,25 +73,36 @@ void finish_one(driver_ptr self, const std::string& id, size_t idx,
     deliver(st);
 }
 
+/// Sends the creates that the window allows.
+void submit_more(driver_ptr self) {
+  auto& st = self->state;
+  // Plain sends, not request/then: the answers come back as messages, and
+  // CAF 0.17 would look each of n pending handlers up linearly.
+  while (st.sent < st.n && (st.window == 0 || st.sent - st.answered < st.window)) {
+    auto i = st.sent++;
+    start_request req;
+    req.workflow = st.workflow;
+    req.input = st.input ? st.input(i) : boost::json::object{{"i", i}};
+    st.submitted[i] = steady::now();
+    self->send(st.eng->actor(), start_atom::value, std::move(req));
+  }
+}
+
 caf::behavior driver(driver_ptr self, engine* eng, std::string workflow, size_t n,
-                     std::shared_ptr<std::promise<run_result>> done, input_fn input) {
+                     std::shared_ptr<std::promise<run_result>> done, input_fn input,
+                     size_t window) {
   auto& st = self->state;
   st.done = std::move(done);
-  st.until_sleeping = workflow == "bench_sleepers";
+  st.until_sleeping = workflow.rfind("bench_sleepers", 0) == 0;
   st.eng = eng;
+  st.window = window;
+  st.input = std::move(input);
+  st.workflow = std::move(workflow);
   // Subscribe before submitting: same sender, so the engine sees it first.
   self->send(eng->actor(), subscribe_atom::value, caf::actor_cast<caf::actor>(self));
   st.n = n;
   st.submitted.resize(n);
-  // Plain sends, not request/then: the answers come back as messages, and
-  // CAF 0.17 would look each of n pending handlers up linearly.
-  for (size_t i = 0; i < n; ++i) {
-    start_request req;
-    req.workflow = workflow;
-    req.input = input ? input(i) : boost::json::object{{"i", i}};
-    st.submitted[i] = steady::now();
-    self->send(eng->actor(), start_atom::value, std::move(req));
-  }
+  submit_more(self);
   if (st.until_sleeping)
     self->send(self, tick_atom::value);
   return {
@@ -108,6 +125,8 @@ caf::behavior driver(driver_ptr self, engine* eng, std::string workflow, size_t 
     },
     [=](start_result& r) {
       auto& st = self->state;
+      st.answered += 1;
+      submit_more(self);
       if (st.until_sleeping)
         return; // sleepers never finish: no need to remember them
       auto id = r.op.id;
@@ -121,6 +140,8 @@ caf::behavior driver(driver_ptr self, engine* eng, std::string workflow, size_t 
     },
     [=](caf::error&) {
       auto& st = self->state;
+      st.answered += 1;
+      submit_more(self);
       st.res.errors += 1;
       if (st.res.completed + st.res.errors == st.n)
         deliver(st);
@@ -156,14 +177,14 @@ int64_t wall_us() {
 run_result run_embedded(caf::actor_system& sys, engine& eng,
                         const std::string& workflow, size_t n, double limit_s,
                         const std::function<double()>& store_cpu,
-                        const input_fn& input) {
+                        const input_fn& input, size_t window) {
   auto prom = std::make_shared<std::promise<run_result>>();
   auto fut = prom->get_future();
   auto cpu0 = cpu_seconds();
   auto store0 = store_cpu ? store_cpu() : 0.0;
   auto started = wall_us();
   auto t0 = steady::now();
-  auto a = sys.spawn(driver, &eng, workflow, n, prom, input);
+  auto a = sys.spawn(driver, &eng, workflow, n, prom, input, window);
   auto limit = std::chrono::duration<double>(limit_s);
   if (fut.wait_for(limit) != std::future_status::ready)
     caf::anon_send(a, stop_atom::value); // report what finished so far

@@ -43,6 +43,6 @@ using input_fn = std::function<boost::json::object(size_t i)>;
 run_result run_embedded(caf::actor_system& sys, engine& eng,
                         const std::string& workflow, size_t n, double limit_s,
                         const std::function<double()>& store_cpu = {},
-                        const input_fn& input = {});
+                        const input_fn& input = {}, size_t window = 0);
 
 } // namespace stepwise::bench

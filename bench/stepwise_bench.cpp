@@ -18,10 +18,12 @@
 #include "bench/http_driver.hpp"
 #include "bench/io_workload.hpp"
 #include "bench/proc_stats.hpp"
+#include "bench/sink_bench.hpp"
 #include "bench/scratch_store.hpp"
 #include "bench/stats.hpp"
 #include "workflows/bench.hpp"
 #include "engine/errc.hpp"
+#include "storage/open_store.hpp"
 
 #ifndef STEPWISE_GIT_SHA
 #define STEPWISE_GIT_SHA "unknown"
@@ -43,6 +45,13 @@ struct options {
   size_t pool = 4;
   double limit_s = 300;
   int64_t passivate_ms = 1000;
+  /// `--steps inline`: the trivial steps run on the operations' actors
+  /// (`running_inline`) rather than on the worker pool.
+  bool inline_steps = false;
+  /// Embedded: at most this many creates unanswered (0: all at once).
+  size_t window = 0;
+  /// `timers`: the durable sleep, in seconds (W3: 1).
+  double sleep_s = 1;
   /// --via http: connections submitting at once.
   size_t concurrency = 64;
   /// The store server's main process (PostgreSQL's postmaster): its CPU,
@@ -51,6 +60,11 @@ struct options {
   /// Wall-clock ms since the epoch at which the run starts (after start-up),
   /// so that several processes on one store run together (bench/pg-multi).
   int64_t start_at_ms = 0;
+  /// Sinks attached during the run (`--sink`, as on the server; `@receiver`
+  /// and `@kafka-mock` name the built-in targets).
+  std::vector<std::string> sinks;
+  /// The built-in targets are down for this long from the run's start.
+  double targets_down_s = 0;
   /// The `io` workload (bench/io_workload.hpp) and the driver process.
   bool url_given = false;
   bench::io_options io;
@@ -63,11 +77,17 @@ int usage(const char* why) {
                "stepwise-bench: %s\n"
                "usage: stepwise-bench --workload steps|retry|timers|io --n N [--runs R]\n"
                "       [--via embedded|http] [--store URI] [--url URL] [--token T] [--pool P]\n"
-               "       [--limit SECONDS] [--passivate-ms MS] [--concurrency C]\n"
-               "       [--store-pid PID] [--start-at EPOCH_MS]\n"
+               "       [--limit SECONDS] [--passivate-ms MS] [--concurrency C] [--steps pool|inline]\n"
+               "       [--window W] [--sleep-s S]\n"
+               "       [--store-pid PID] [--start-at EPOCH_MS] [--sink SPEC]...\n"
+               "       [--targets-down-s S]\n"
                "       io: [--call-ms MS] [--server-bin PATH] [--server-pid PID]\n"
                "           [--driver-url URL]\n"
                "       stepwise-bench --serve-driver [--listen HOST:PORT] [--call-ms MS]\n"
+               "--sink: as stepwise serve's; @receiver is a built-in webhook receiver,\n"
+               "@kafka-mock/TOPIC librdkafka's mock cluster (topic completions).\n"
+               "--targets-down-s: @receiver answers 503 and @kafka-mock's broker is down\n"
+               "for S seconds from the start.\n"
                "--via http needs a running `stepwise serve --workflows demo,bench`\n"
                "(io: one is started per run unless --url is given).\n",
                why);
@@ -97,9 +117,20 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
       else if (k == "--pool") o.pool = std::stoul(v);
       else if (k == "--limit") o.limit_s = std::stod(v);
       else if (k == "--passivate-ms") o.passivate_ms = std::stoll(v);
+      else if (k == "--steps") {
+        if (v != "pool" && v != "inline") {
+          err = "--steps takes pool or inline, not '" + v + "'";
+          return false;
+        }
+        o.inline_steps = v == "inline";
+      }
       else if (k == "--concurrency") o.concurrency = std::stoul(v);
+      else if (k == "--window") o.window = std::stoul(v);
+      else if (k == "--sleep-s") o.sleep_s = std::stod(v);
       else if (k == "--store-pid") o.store_pid = std::stoi(v);
       else if (k == "--start-at") o.start_at_ms = std::stoll(v);
+      else if (k == "--sink") o.sinks.push_back(v);
+      else if (k == "--targets-down-s") o.targets_down_s = std::stod(v);
       else if (k == "--call-ms") o.io.call_ms = std::stoll(v);
       else if (k == "--server-bin") o.io.server_bin = v;
       else if (k == "--server-pid") o.io.server_pid = std::stoi(v);
@@ -114,7 +145,7 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
       return false;
     }
   }
-  if (o.workload != "io" && workflows::bench_workflow_of(o.workload).empty()) {
+  if (o.workload != "io" && workflows::bench_workflow_of(o.workload, o.inline_steps).empty()) {
     err = "unknown workload '" + o.workload + "'";
     return false;
   }
@@ -139,27 +170,58 @@ std::string store_for_run(const options& o, int run) {
 /// Returns the figure a workload reads from an operation's durable data:
 /// W2 lateness or W3 overshoot, in ms; none for other workloads.
 std::optional<double> figure_of(const std::string& workload,
-                                const boost::json::object& d) {
+                                const boost::json::object& d, double sleep_ms) {
   if (workload == "retry" && d.contains("s3"))
     return static_cast<double>(d.at("s3").at("late_us").to_number<int64_t>()) / 1000.0;
   if (workload == "timers" && d.contains("s1") && d.contains("s2")) {
     auto t1 = d.at("s1").at("t").to_number<int64_t>();
     auto t2 = d.at("s2").at("t").to_number<int64_t>();
-    return static_cast<double>(t2 - t1) / 1000.0 - 1000.0;
+    return static_cast<double>(t2 - t1) / 1000.0 - sleep_ms;
   }
   return std::nullopt;
 }
 
 /// Reads the durable step results of the finished operations.
 void durable_figures(engine& eng, const std::vector<std::string>& ids,
-                     const std::string& workload, std::vector<double>& out) {
+                     const std::string& workload, double sleep_ms,
+                     std::vector<double>& out) {
   for (auto& id : ids) {
     auto op = eng.get(id);
     if (!op)
       continue;
-    if (auto f = figure_of(workload, op->data))
+    if (auto f = figure_of(workload, op->data, sleep_ms))
       out.push_back(*f);
   }
+}
+
+/// Sleepers: launches a second engine on the stopped one's store, as a
+/// restart would, and measures how long until it has every sleeper back
+/// (its launch loads them), with its memory then.
+boost::json::object recover_sleepers(caf::actor_system& sys, const engine_config& ec,
+                                     const options& o) {
+  auto rss0 = bench::rss_kib();
+  auto t0 = std::chrono::steady_clock::now();
+  auto st = open_store(ec.store_uri);
+  if (!st)
+    return {{"error", message_of(st.error())}};
+  auto eng = engine::launch(sys, ec, workflows::bench_workflows(), *st);
+  if (!eng)
+    return {{"error", message_of(eng.error())}};
+  auto limit = t0 + std::chrono::duration<double>(o.limit_s);
+  while (eng->stats().operations_sleeping.load() < static_cast<int64_t>(o.n)
+         && std::chrono::steady_clock::now() < limit)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  auto took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  boost::json::object out{{"recover_s", took},
+                          {"sleeping", eng->stats().operations_sleeping.load()},
+                          {"rss_mib", bench::rss_kib() / 1024}};
+  // Then as it sleeps on: the engine hands the loaded rows' heap back
+  // within its next housekeeping ticks (one a second).
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  out["rss_settled_mib"] = bench::rss_kib() / 1024;
+  out["rss_added_settled_mib"] = (bench::rss_kib() - rss0) / 1024;
+  eng->shutdown();
+  return out;
 }
 
 /// Returns the fields of the shared output format that both ways in share.
@@ -188,7 +250,7 @@ boost::json::object result_line(const options& o, int run, const std::string& vi
 
 /// The workloads through a running server's HTTP API (benchmarks.md `http`).
 int run_via_http(const options& o) {
-  auto workflow = workflows::bench_workflow_of(o.workload);
+  auto workflow = workflows::bench_workflow_of(o.workload, o.inline_steps);
   auto store = bench::http_store_backend({o.url, o.token});
   if (store == "unknown") {
     std::cerr << "stepwise-bench: no ready server at " << o.url << '\n';
@@ -202,12 +264,12 @@ int run_via_http(const options& o) {
         break;
       auto d = bench::http_operation_data({o.url, o.token}, id);
       if (d.is_object())
-        if (auto f = figure_of(o.workload, d.as_object()))
+        if (auto f = figure_of(o.workload, d.as_object(), 1000.0))
           figures.push_back(*f);
     }
     auto line = result_line(o, run, "http", store, res, figures);
     line["peak_rss_mib"] = {{"engine", res.rss_at_peak_kib / 1024}, {"store", 0}};
-    line["settings"] = {{"synchronous", "server's"}, {"concurrency", o.concurrency},
+    line["settings"] = {{"synchronous", "server's"}, {"steps", o.inline_steps ? "inline" : "pool"}, {"concurrency", o.concurrency},
                         {"url", o.url}};
     std::cout << boost::json::serialize(line) << std::endl;
   }
@@ -245,16 +307,38 @@ int main(int argc, char** argv) {
     tune_actor_system(cfg);
     if (auto p = std::getenv("STEPWISE_BENCH_SCHEDULER"); p && std::string{p} == "stealing")
       cfg.set("scheduler.policy", caf::atom("stealing"));
+    if (auto p = std::getenv("STEPWISE_BENCH_THREADS"))
+      cfg.set("scheduler.max-threads", static_cast<size_t>(std::atoi(p)));
     caf::actor_system sys{cfg};
     engine_config ec;
     ec.store_uri = store_for_run(o, run);
     ec.step_workers = o.pool;
     ec.passivate_after = std::chrono::milliseconds(o.passivate_ms);
-    auto eng = engine::launch(sys, ec, workflows::bench_workflows());
+    std::unique_ptr<bench::sink_bench> sinks;
+    if (!o.sinks.empty()) {
+      auto made = bench::sink_bench::make(
+        o.sinks, std::chrono::milliseconds(static_cast<int64_t>(o.targets_down_s * 1000)));
+      if (!made) {
+        std::cerr << "stepwise-bench: " << message_of(made.error()) << '\n';
+        return 2;
+      }
+      sinks = std::move(*made);
+    }
+    auto st = open_store(ec.store_uri);
+    if (!st) {
+      std::cerr << "stepwise-bench: " << message_of(st.error()) << '\n';
+      return 1;
+    }
+    auto eng = engine::launch(sys, ec, workflows::bench_workflows(std::chrono::milliseconds(static_cast<int64_t>(o.sleep_s * 1000))), *st);
     if (!eng) {
       std::cerr << "stepwise-bench: " << message_of(eng.error()) << '\n';
       return 1;
     }
+    if (sinks)
+      if (auto err = sinks->start(sys, *eng, *st)) {
+        std::cerr << "stepwise-bench: " << message_of(err) << '\n';
+        return 1;
+      }
     if (o.start_at_ms > 0)
       std::this_thread::sleep_until(std::chrono::system_clock::time_point{
         std::chrono::milliseconds(o.start_at_ms)});
@@ -262,10 +346,15 @@ int main(int argc, char** argv) {
     std::function<double()> store_cpu;
     if (o.store_pid > 0)
       store_cpu = [pid = o.store_pid] { return bench::tree_cpu_seconds(pid); };
-    auto res = bench::run_embedded(sys, *eng, workflows::bench_workflow_of(o.workload), o.n,
-                                   o.limit_s, store_cpu);
+    auto res = bench::run_embedded(sys, *eng,
+                                   workflows::bench_workflow_of(o.workload, o.inline_steps),
+                                   o.n, o.limit_s, store_cpu, {}, o.window);
+    // Right after the run: reading the figures back takes a while.
+    boost::json::array sink_figures;
+    if (sinks)
+      sink_figures = sinks->finish(res.started_at_us, o.limit_s);
     std::vector<double> figures;
-    durable_figures(*eng, res.ids, o.workload, figures);
+    durable_figures(*eng, res.ids, o.workload, o.sleep_s * 1000.0, figures);
     auto& m = eng->stats();
     auto commits = m.commits.load();
     auto mean = [&](const auto& h, double scale) {
@@ -276,7 +365,7 @@ int main(int argc, char** argv) {
     auto line = result_line(o, run, o.via, eng->store_backend(), res, figures);
     line["peak_rss_mib"] = {{"engine", bench::peak_rss_kib() / 1024}, {"store", 0}};
     line["settings"] = {
-      {"synchronous", "FULL"}, {"pool", o.pool}, {"passivate_ms", o.passivate_ms},
+      {"synchronous", "FULL"}, {"pool", o.pool}, {"steps", o.inline_steps ? "inline" : "pool"}, {"window", o.window}, {"sleep_s", o.sleep_s}, {"passivate_ms", o.passivate_ms},
       {"rss_per_sleeping_op_bytes",
        res.peak_timers > 0 ? (res.rss_at_peak_kib - rss0) * 1024 / res.peak_timers : 0}};
     line["cpu_s"] = {{"engine", res.cpu_s}, {"store", res.store_cpu_s}};
@@ -286,8 +375,16 @@ int main(int argc, char** argv) {
     line["commits"] = commits;
     line["mean_commit_batch"] = mean(m.commit_batch_size, 1e6);
     line["mean_commit_ms"] = mean(m.commit_latency_seconds, 1e3);
-    std::cout << boost::json::serialize(line) << std::endl;
+    if (sinks) {
+      line["sinks"] = std::move(sink_figures);
+      if (o.targets_down_s > 0)
+        line["settings"].as_object()["targets_down_s"] = o.targets_down_s;
+      sinks->stop();
+    }
     eng->shutdown();
+    if (o.workload == "sleepers" && res.completed == o.n)
+      line["recovery"] = recover_sleepers(sys, ec, o);
+    std::cout << boost::json::serialize(line) << std::endl;
     bench::remove_scratch(ec.store_uri);
   }
   return 0;

@@ -31,6 +31,8 @@ enum class errc : uint8_t {
   invalid_definition = 9,
   /// A write lost an optimistic-concurrency race (stale revision).
   stale_revision = 10,
+  /// A sink's destination did not acknowledge a delivery (outbox).
+  delivery_failed = 11,
   /// A secret value cannot be opened: the key it was sealed with is not in
   /// the key ring, or the ring's key of that id is another one (the
   /// message names the key id).

@@ -43,6 +43,12 @@ struct step_def {
   /// starts on a worker, which it frees as soon as it returns; the wait
   /// for its completion still holds no thread.
   bool start_on_worker = false;
+  /// A blocking body that only computes (microseconds: no I/O, no lock
+  /// held for long) runs on the operation's actor instead of a worker, and
+  /// its result is applied at once: no thread is woken for it. A body that
+  /// does block holds a CAF scheduler thread meanwhile. Its timeout cannot
+  /// interrupt it (nothing else runs on the actor until it returns).
+  bool runs_inline = false;
   /// Bounds the retries; without one retries are unbounded.
   std::optional<retry_policy> policy;
   /// An attempt running longer is reported as timed out (and retried per
@@ -109,6 +115,12 @@ struct step_def {
   /// `start_on_worker`).
   step_def& starting_on_worker(bool flag = true) {
     start_on_worker = flag;
+    return *this;
+  }
+
+  /// Runs the blocking body on the operation's actor (see `runs_inline`).
+  step_def& running_inline(bool flag = true) {
+    runs_inline = flag;
     return *this;
   }
 

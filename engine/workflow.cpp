@@ -100,6 +100,8 @@ caf::expected<void> workflow::validate() const {
     if (s.produces_transient && !s.run && !s.start)
       return bad("step '" + s.name
                  + "' produces transient values but is not a blocking or asynchronous step");
+    if (s.runs_inline && !s.run)
+      return bad("step '" + s.name + "' runs inline but has no blocking body");
     if (s.compensate && s.compensate_async)
       return bad("step '" + s.name + "' has two compensations");
     if (s.wait) {

@@ -26,11 +26,6 @@ boost::json::object to_json(const step_record& s);
 /// `step`, `attempt`, `state`, `error` when set and the type's extra fields.
 boost::json::object to_json(const event& e);
 
-/// Appends `serialize(to_json(e))` to `out`, written directly: the events
-/// stream sends every event, and building the object first cost more than
-/// the rest of sending it.
-void append_json(std::string& out, const event& e);
-
 /// Returns the API form of a workflow definition with its steps.
 boost::json::object to_json(const workflow& wf);
 

@@ -1,7 +1,8 @@
 #include "http/errors.hpp"
 
-#include <boost/json.hpp>
 #include <httplib.h>
+
+#include "engine/json_text.hpp"
 
 namespace stepwise::http {
 

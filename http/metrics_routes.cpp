@@ -111,6 +111,7 @@ std::string render(const route_context& ctx) {
   w.sample("stepwise_build_info", {{"version", STEPWISE_VERSION},
                                    {"store", backend}},
            1);
+  render_sink_metrics(w, ctx);
   render_process_metrics(w);
   return w.text();
 }

@@ -218,9 +218,11 @@ void add_error_responses(json::object& paths, const openapi_errors& errors) {
 void merge_front_doors(json::object& paths) {
   auto front = json::parse(openapi_front_paths()).as_object();
   add_error_responses(front, openapi_v1_errors());
+  auto sinks = json::parse(openapi_sinks_paths()).as_object();
+  add_error_responses(sinks, openapi_v1_errors());
   auto osb = json::parse(openapi_osb_paths()).as_object();
   add_error_responses(osb, openapi_osb_errors());
-  for (auto* part : {&front, &osb})
+  for (auto* part : {&front, &sinks, &osb})
     for (auto& kv : *part)
       paths[kv.key()] = kv.value();
 }
@@ -259,7 +261,7 @@ const json::value& openapi_document() {
     auto infra_schemas = json::parse(openapi_infrastructure_schemas()).as_object();
     for (auto& kv : infra_schemas)
       schemas[kv.key()] = kv.value();
-    for (auto text : {openapi_front_schemas(), openapi_osb_schemas()}) {
+    for (auto text : {openapi_front_schemas(), openapi_sinks_schemas(), openapi_osb_schemas()}) {
       auto more = json::parse(text);
       for (auto& kv : more.as_object())
         schemas[kv.key()] = kv.value();

@@ -38,6 +38,14 @@ public:
               / 1e6);
   }
 
+  /// The same from a copy: `counts` per bucket (not cumulative), one more
+  /// than `bounds` (the last is +Inf).
+  void histogram(std::string_view name, const labels& ls,
+                 const std::vector<double>& bounds,
+                 const std::vector<uint64_t>& counts, double sum) {
+    buckets(name, ls, bounds, counts, sum);
+  }
+
   const std::string& text() const {
     return out_;
   }

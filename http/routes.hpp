@@ -8,6 +8,7 @@
 #include "http/event_hub.hpp"
 #include "http/request_metrics.hpp"
 #include "http/router.hpp"
+#include "http/sinks_routes.hpp"
 
 namespace stepwise::http {
 
@@ -18,6 +19,8 @@ struct route_context {
   const limits& lim;
   std::shared_ptr<event_hub> hub;
   const request_metrics& requests;
+  /// The outbox's sinks; empty without an outbox.
+  const sinks_source& sinks;
 };
 
 /// A route's handler: the router writes its errors, the context serves the
@@ -52,6 +55,9 @@ void add_metrics_routes(router& r, const route_context& ctx);
 
 /// `GET /healthz`, `GET /readyz`.
 void add_health_routes(router& r, const route_context& ctx);
+
+/// `GET /api/v1/sinks` (http/sinks_routes.cpp).
+void add_sinks_routes(router& r, const route_context& ctx);
 
 /// `GET /api/v1/openapi.json`.
 void add_openapi_routes(router& r, const route_context& ctx);

@@ -20,13 +20,14 @@ server::server(caf::actor_system& sys, stepwise::engine& eng,
   hub_ = std::make_shared<event_hub>(cache);
   feeder_ = spawn_event_feeder(sys_, hub_);
   eng_.subscribe(feeder_);
-  route_context ctx{eng_, cfg_.lim, hub_, requests_};
+  route_context ctx{eng_, cfg_.lim, hub_, requests_, cfg_.sinks};
   add_operations_routes(router_, ctx);
   add_signals_routes(router_, ctx);
   add_workflows_routes(router_, ctx);
   add_events_routes(router_, ctx);
   add_metrics_routes(router_, ctx);
   add_health_routes(router_, ctx);
+  add_sinks_routes(router_, ctx);
   add_openapi_routes(router_, ctx);
   add_operation_events_routes(router_, ctx);
   add_console_routes(router_, ctx);

@@ -18,6 +18,7 @@
 #include "http/limits.hpp"
 #include "http/request_metrics.hpp"
 #include "http/router.hpp"
+#include "http/sinks_routes.hpp"
 
 namespace stepwise::http {
 
@@ -44,6 +45,9 @@ struct server_config {
   int backlog = 1024;
   /// Events kept in memory for tailing readers (single-writer stores only).
   size_t event_cache = 16384;
+  /// The outbox's sinks, for `GET /api/v1/sinks` and `/metrics`; empty:
+  /// no outbox (the route lists none).
+  sinks_source sinks;
   /// Bearer tokens every route but the open ones asks for (http/auth.hpp);
   /// null: no route asks for any (loopback use).
   std::shared_ptr<const authenticator> auth;

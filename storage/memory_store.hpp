@@ -6,13 +6,15 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/sink_store.hpp"
 #include "engine/store.hpp"
 
 namespace stepwise {
 
 /// A store in memory: a test double for fast actor tests, nothing more.
-/// Durability and store tests run on the real backends.
-class memory_store : public store {
+/// Durability and store tests run on the real backends. Its sink leases
+/// follow the wall clock (`storage/memory_sinks.cpp`).
+class memory_store : public store, public sink_store {
 public:
   std::string backend() const override;
 
@@ -32,6 +34,21 @@ public:
 
   caf::expected<int64_t> last_seq() override;
 
+  caf::expected<std::vector<routed_event>>
+  routed_events_after(int64_t after, size_t limit) override;
+
+  caf::expected<std::optional<int64_t>>
+  acquire_sink(const std::string& name, const std::string& holder,
+               duration ttl, sink_start start, bool steal) override;
+
+  caf::error update_sink(const std::string& name, const std::string& holder,
+                         duration ttl, const sink_progress& p) override;
+
+  caf::error release_sink(const std::string& name,
+                          const std::string& holder) override;
+
+  caf::expected<std::vector<sink_record>> sink_records() override;
+
   /// Makes every following commit fail until called with false.
   void fail_commits(bool flag);
 
@@ -40,6 +57,7 @@ private:
   std::unordered_map<std::string, operation> ops_;
   std::unordered_map<std::string, std::string> keys_;
   std::vector<event> events_;
+  std::map<std::string, sink_record> sinks_;
   bool failing_ = false;
 };
 

@@ -84,6 +84,18 @@ ALTER TABLE operations ADD COLUMN signals TEXT NOT NULL DEFAULT '[]',
 CREATE INDEX operations_admission ON operations (created_at, id)
   WHERE admission IS NOT NULL AND state NOT IN ('succeeded', 'failed', 'canceled');
 )sql"},
+  {4, "sink cursors", R"sql(
+CREATE TABLE sink_cursors (
+  name TEXT PRIMARY KEY,
+  cursor BIGINT NOT NULL,
+  holder TEXT NOT NULL DEFAULT '',
+  lease_expires_at BIGINT NOT NULL DEFAULT 0,
+  delivered_at BIGINT,
+  last_error TEXT NOT NULL DEFAULT '',
+  failed_at BIGINT,
+  created_at BIGINT NOT NULL
+);
+)sql"},
 };
 
 // Rolls back whatever a failed step left open; the error to report is the

@@ -6,6 +6,7 @@
 #include "storage/pg_connection.hpp"
 #include "storage/pg_rows.hpp"
 #include "storage/pg_statements.hpp"
+#include "storage/sink_rows.hpp"
 
 namespace stepwise::pg_reads {
 
@@ -115,6 +116,27 @@ caf::expected<std::vector<event>> events_after(pg_connection& conn,
   if (!r)
     return std::move(r.error());
   return pg_read_events(*r);
+}
+
+caf::expected<std::vector<routed_event>>
+routed_events_after(pg_connection& conn, int64_t after, size_t limit) {
+  pg_params p{2};
+  p.add(after);
+  p.add(clamp_limit(limit));
+  auto r = conn.exec("SELECT " STEPWISE_ROUTED_EVENT_COLUMNS " FROM events "
+                     "WHERE seq > $1 ORDER BY seq LIMIT $2",
+                     p, "events for sinks");
+  if (!r)
+    return std::move(r.error());
+  std::vector<routed_event> out;
+  out.reserve(static_cast<size_t>(r->rows()));
+  for (int i = 0; i < r->rows(); ++i) {
+    auto ev = read_routed_event(pg_row{*r, i});
+    if (!ev)
+      return std::move(ev.error());
+    out.push_back(std::move(*ev));
+  }
+  return out;
 }
 
 caf::expected<int64_t> last_seq(pg_connection& conn) {

@@ -7,6 +7,7 @@
 
 #include <caf/expected.hpp>
 
+#include "engine/sink_store.hpp"
 #include "engine/store.hpp"
 
 namespace stepwise {
@@ -32,6 +33,10 @@ load_active(pg_connection& conn);
 
 [[nodiscard]] caf::expected<std::vector<event>>
 events_after(pg_connection& conn, int64_t after, size_t limit);
+
+/// `sink_store::routed_events_after`.
+[[nodiscard]] caf::expected<std::vector<routed_event>>
+routed_events_after(pg_connection& conn, int64_t after, size_t limit);
 
 [[nodiscard]] caf::expected<int64_t> last_seq(pg_connection& conn);
 

@@ -10,6 +10,7 @@
 
 #include <caf/expected.hpp>
 
+#include "engine/sink_store.hpp"
 #include "engine/store.hpp"
 #include "storage/lease_store.hpp"
 #include "storage/pg_commit.hpp"
@@ -45,9 +46,12 @@ struct pg_options {
 /// A commit that failed while COMMIT was under way may have been written:
 /// a retry then reports its items as `stale_revision` / `duplicate_key`.
 ///
+/// Also the `sink_store` of the outbox (`storage/pg_sinks.cpp`): its calls
+/// run on the pooled connections, never delaying a commit.
+///
 /// Threading: `commit` and the `lease_store` functions are serialized on
 /// the writer connection; reads may run from several threads at once.
-class pg_store : public store, public lease_store, public sealed_rows {
+class pg_store : public store, public lease_store, public sink_store, public sealed_rows {
 public:
   /// Connects to `uri` (`postgresql://...`, `postgres://...` or a libpq
   /// `key=value` string) and migrates the schema.
@@ -91,6 +95,23 @@ public:
   caf::expected<std::vector<owner_info>> owners() override;
 
   caf::error leave() override;
+
+  // -- sink_store interface ---------------------------------------------------
+
+  caf::expected<std::vector<routed_event>>
+  routed_events_after(int64_t after, size_t limit) override;
+
+  caf::expected<std::optional<int64_t>>
+  acquire_sink(const std::string& name, const std::string& holder,
+               duration ttl, sink_start start, bool steal) override;
+
+  caf::error update_sink(const std::string& name, const std::string& holder,
+                         duration ttl, const sink_progress& p) override;
+
+  caf::error release_sink(const std::string& name,
+                          const std::string& holder) override;
+
+  caf::expected<std::vector<sink_record>> sink_records() override;
 
   // -- sealed_rows interface (pg_sealed.cpp) ----------------------------------
 

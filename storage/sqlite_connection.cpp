@@ -56,6 +56,14 @@ caf::error sqlite_connection::exec(const char* sql, std::string_view what) {
                     std::string{what} + " failed: " + text);
 }
 
+caf::error sqlite_connection::run(sqlite_statement& stmt, std::string_view what) {
+  statement_reset guard{stmt};
+  auto rc = stmt.step();
+  if (rc != SQLITE_DONE)
+    return failure(what, rc);
+  return caf::error{};
+}
+
 caf::error sqlite_connection::failure(std::string_view what, int rc) const {
   const char* msg = sqlite3_errcode(db_) != SQLITE_OK ? sqlite3_errmsg(db_)
                                                       : sqlite3_errstr(rc);

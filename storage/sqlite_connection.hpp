@@ -45,6 +45,10 @@ public:
   /// call in the error.
   [[nodiscard]] caf::error exec(const char* sql, std::string_view what);
 
+  /// Runs `stmt` (bound already) to its end and resets it; for statements
+  /// that return no rows, e.g. BEGIN.
+  [[nodiscard]] caf::error run(sqlite_statement& stmt, std::string_view what);
+
   /// Returns a `store_failure` error "`what` failed: <SQLite message>";
   /// `rc` names the failure when the connection holds no message (a
   /// binding error, reported by `sqlite_statement::step`).

@@ -19,7 +19,7 @@ struct migration {
 // Append-only: a released migration is never edited, since databases in
 // the field already ran it. Change the schema with a new entry.
 // Times are microseconds since the Unix epoch; JSON is stored as text.
-constexpr std::array<migration, 2> migrations{{
+constexpr std::array<migration, 3> migrations{{
   {1, "operations and events", R"sql(
 CREATE TABLE operations (
   id               TEXT PRIMARY KEY NOT NULL,
@@ -75,6 +75,20 @@ ALTER TABLE operations ADD COLUMN pause_requested INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX operations_admission ON operations (created_at, id)
   WHERE admission IS NOT NULL AND state <> 'succeeded' AND state <> 'failed'
     AND state <> 'canceled';
+)sql"},
+  {3, "sink cursors", R"sql(
+-- One row per sink of the outbox: how far it delivered the event log, and
+-- the process holding it (lease_expires_at: µs, 0 when nobody holds it).
+CREATE TABLE sink_cursors (
+  name             TEXT PRIMARY KEY NOT NULL,
+  cursor           INTEGER NOT NULL,
+  holder           TEXT NOT NULL DEFAULT '',
+  lease_expires_at INTEGER NOT NULL DEFAULT 0,
+  delivered_at     INTEGER,
+  last_error       TEXT NOT NULL DEFAULT '',
+  failed_at        INTEGER,
+  created_at       INTEGER NOT NULL
+);
 )sql"},
 }};
 

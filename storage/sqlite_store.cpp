@@ -21,16 +21,6 @@ struct sqlite_store::write_statements {
 
 namespace {
 
-// Runs a statement that returns no rows, e.g. BEGIN.
-caf::error run(sqlite_connection& conn, sqlite_statement& stmt,
-               std::string_view what) {
-  statement_reset guard{stmt};
-  auto rc = stmt.step();
-  if (rc != SQLITE_DONE)
-    return conn.failure(what, rc);
-  return caf::error{};
-}
-
 caf::error set_pragmas(sqlite_connection& conn, const sqlite_options& opts) {
   // journal_mode answers with the mode it got: a file system without
   // shared memory support stays in another mode, which we refuse since
@@ -97,15 +87,16 @@ sqlite_store::open(const std::string& path, sqlite_options opts) {
   auto readers = std::make_unique<sqlite_read_pool>(path, opts.busy_timeout,
                                                     opts.idle_readers);
   return std::shared_ptr<sqlite_store>{
-    new sqlite_store(path, std::move(*writer), std::move(stmts),
-                     std::move(readers))};
+    new sqlite_store(path, opts.synchronous, std::move(*writer),
+                     std::move(stmts), std::move(readers))};
 }
 
-sqlite_store::sqlite_store(std::string path,
+sqlite_store::sqlite_store(std::string path, sqlite_sync sync,
                            std::unique_ptr<sqlite_connection> writer,
                            std::unique_ptr<write_statements> stmts,
                            std::unique_ptr<sqlite_read_pool> readers)
   : path_(std::move(path)),
+    sync_(sync),
     writer_(std::move(writer)),
     stmts_(std::move(stmts)),
     readers_(std::move(readers)),
@@ -125,7 +116,7 @@ template <class T>
 caf::expected<T>
 sqlite_store::in_write_transaction(const std::function<caf::expected<T>()>& body) {
   std::lock_guard<std::mutex> guard{write_mtx_};
-  if (auto err = run(*writer_, *stmts_->begin, "BEGIN IMMEDIATE"))
+  if (auto err = writer_->run(*stmts_->begin, "BEGIN IMMEDIATE"))
     return err;
   caf::expected<T> result{T{}};
   try {
@@ -135,13 +126,13 @@ sqlite_store::in_write_transaction(const std::function<caf::expected<T>()>& body
                         std::string{"commit failed: "} + ex.what());
   }
   if (result) {
-    if (auto err = run(*writer_, *stmts_->commit, "COMMIT"))
+    if (auto err = writer_->run(*stmts_->commit, "COMMIT"))
       result = std::move(err);
   }
   // SQLite rolls back by itself after some errors (I/O, full disk); only
   // roll back a transaction that is still open.
   if (!result && sqlite3_get_autocommit(writer_->handle()) == 0)
-    static_cast<void>(run(*writer_, *stmts_->rollback, "ROLLBACK"));
+    static_cast<void>(writer_->run(*stmts_->rollback, "ROLLBACK"));
   return result;
 }
 

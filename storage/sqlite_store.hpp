@@ -6,9 +6,11 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include <caf/expected.hpp>
 
+#include "engine/sink_store.hpp"
 #include "engine/store.hpp"
 #include "storage/sealed_rows.hpp"
 
@@ -61,9 +63,12 @@ struct sqlite_options {
 /// `idempotency_key` and `request_hash` keep the values of the create.
 /// A create whose id or idempotency key is taken reports `duplicate_key`.
 ///
+/// Also the `sink_store` of the outbox: sink cursors live in the same file
+/// (`storage/sqlite_sinks.cpp`).
+///
 /// Threading: `commit` may be called from any thread (calls are
 /// serialized); reads from several threads at once, also during a commit.
-class sqlite_store : public store, public sealed_rows {
+class sqlite_store : public store, public sink_store, public sealed_rows {
 public:
   /// Opens (creating if needed) the database file at `path` and migrates
   /// its schema.
@@ -101,6 +106,23 @@ public:
 
   caf::expected<int64_t> last_seq() override;
 
+  // -- sink_store interface ---------------------------------------------------
+
+  caf::expected<std::vector<routed_event>>
+  routed_events_after(int64_t after, size_t limit) override;
+
+  caf::expected<std::optional<int64_t>>
+  acquire_sink(const std::string& name, const std::string& holder,
+               duration ttl, sink_start start, bool steal) override;
+
+  caf::error update_sink(const std::string& name, const std::string& holder,
+                         duration ttl, const sink_progress& p) override;
+
+  caf::error release_sink(const std::string& name,
+                          const std::string& holder) override;
+
+  caf::expected<std::vector<sink_record>> sink_records() override;
+
   // -- sealed_rows interface (sqlite_sealed.cpp) ------------------------------
 
   caf::expected<std::vector<sealed_row>> sealed_after(const std::string& after,
@@ -112,10 +134,15 @@ private:
   /// The prepared statements of the write path, prepared once at open.
   struct write_statements;
 
-  sqlite_store(std::string path, std::unique_ptr<sqlite_connection> writer,
+  sqlite_store(std::string path, sqlite_sync sync,
+               std::unique_ptr<sqlite_connection> writer,
                std::unique_ptr<write_statements> stmts,
                std::unique_ptr<sqlite_read_pool> readers);
 
+  /// Runs `fun(writer)` in a transaction of its own on the write
+  /// connection, without an fsync (sink writes, see sink_store).
+  caf::error light_write(std::string_view what,
+                         const std::function<caf::error(sqlite_connection&)>& fun);
   /// Runs `body` in a write transaction (BEGIN IMMEDIATE), committed when
   /// it answers a value and rolled back when it fails or throws.
   template <class T>
@@ -132,6 +159,7 @@ private:
                                                    const std::string& arg);
 
   std::string path_;
+  sqlite_sync sync_;
   std::mutex write_mtx_;
   // Destroyed in reverse order: the readers and the write statements go
   // before the write connection, which closes last.

@@ -7,6 +7,7 @@
 
 #include "engine/errc.hpp"
 #include "storage/codec.hpp"
+#include "storage/sink_rows.hpp"
 #include "storage/sqlite_connection.hpp"
 #include "storage/sqlite_read_pool.hpp"
 #include "storage/sqlite_rows.hpp"
@@ -50,6 +51,29 @@ caf::error collect(sqlite_connection& conn, sqlite_statement& stmt,
 int64_t clamp_limit(size_t limit) {
   constexpr size_t most = std::numeric_limits<int32_t>::max();
   return static_cast<int64_t>(std::min(limit, most));
+}
+
+// Reads up to `limit` rows of `sql` (events after `?1`, at most `?2`),
+// oldest first, each with `read`.
+template <class T, class Read>
+caf::expected<std::vector<T>> read_log(sqlite_read_pool& readers,
+                                       const char* sql, int64_t after,
+                                       size_t limit, std::string_view what,
+                                       Read read) {
+  std::vector<T> out;
+  if (limit == 0)
+    return out;
+  auto conn = readers.acquire();
+  if (!conn)
+    return std::move(conn.error());
+  auto stmt = (*conn)->prepare(sql);
+  if (!stmt)
+    return std::move(stmt.error());
+  (*stmt)->bind(1, after);
+  (*stmt)->bind(2, clamp_limit(limit));
+  if (auto err = collect(**conn, **stmt, what, read, out))
+    return err;
+  return out;
 }
 
 } // namespace
@@ -148,24 +172,23 @@ caf::expected<operation_page> sqlite_store::list(const list_filter& filter) {
 
 caf::expected<std::vector<event>> sqlite_store::events_after(int64_t after,
                                                              size_t limit) {
-  return guarded("events_after", [&]() -> caf::expected<std::vector<event>> {
-    std::vector<event> out;
-    if (limit == 0)
-      return out;
-    auto conn = readers_->acquire();
-    if (!conn)
-      return std::move(conn.error());
-    auto stmt = (*conn)->prepare("SELECT " STEPWISE_EVENT_COLUMNS
-                                 " FROM events WHERE seq > ?1 "
-                                 "ORDER BY seq LIMIT ?2");
-    if (!stmt)
-      return std::move(stmt.error());
-    (*stmt)->bind(1, after);
-    (*stmt)->bind(2, clamp_limit(limit));
-    if (auto err = collect(**conn, **stmt, "reading events",
-                           read_event, out))
-      return err;
-    return out;
+  return guarded("events_after", [&] {
+    return read_log<event>(*readers_,
+                           "SELECT " STEPWISE_EVENT_COLUMNS " FROM events "
+                           "WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+                           after, limit, "reading events", read_event);
+  });
+}
+
+caf::expected<std::vector<routed_event>>
+sqlite_store::routed_events_after(int64_t after, size_t limit) {
+  return guarded("routed_events_after", [&] {
+    return read_log<routed_event>(*readers_,
+                                  "SELECT " STEPWISE_ROUTED_EVENT_COLUMNS
+                                  " FROM events WHERE seq > ?1 ORDER BY seq "
+                                  "LIMIT ?2",
+                                  after, limit, "reading events for sinks",
+                                  read_routed_event);
   });
 }
 

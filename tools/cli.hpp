@@ -16,6 +16,9 @@ int run_events(const std::vector<std::string>& args);
 /// Runs `stepwise workflows [NAME]`.
 int run_workflows(const std::vector<std::string>& args);
 
+/// Runs `stepwise sinks [--json]`: the outbox's sinks (tools/sinks_command.cpp).
+int run_sinks(const std::vector<std::string>& args);
+
 /// Returns the `--help` text of the client commands.
 std::string client_help();
 

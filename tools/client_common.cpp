@@ -114,6 +114,7 @@ std::string client_help() {
          "  stepwise ops signal ID NAME [--data JSON] [--id SIGNAL_ID]\n"
          "  stepwise events [--after SEQ] [--limit N] [--follow]\n"
          "  stepwise workflows [NAME]\n"
+         "  stepwise sinks                         the outbox's sinks: cursor, lag, errors\n"
          "  stepwise secrets rotate [--batch N]    encrypt stored secret values again with\n"
          "                                         the first key (see stepwise secrets --help)\n"
          "\n"

@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
     return run_events(args);
   if (cmd == "workflows")
     return run_workflows(args);
+  if (cmd == "sinks")
+    return run_sinks(args);
   if (cmd == "secrets")
     return run_secrets(args);
   std::fprintf(stderr, "error: unknown command '%s'\n\n%s", cmd.c_str(),

@@ -22,6 +22,7 @@
 #include "http/osb.hpp"
 #include "http/server.hpp"
 #include "tools/key_file.hpp"
+#include "outbox/outbox.hpp"
 #include "tools/make_driver.hpp"
 
 namespace stepwise::tools {
@@ -180,7 +181,28 @@ int run_serve(const serve_options& opts) {
     log(log_level::error, "cannot start the engine: " + msg);
     return 1;
   }
+  // The outbox starts after the engine (it subscribes to its commits) and
+  // stops before it.
+  std::unique_ptr<outbox::outbox> ob;
+  if (!opts.sinks.empty()) {
+    outbox::outbox_config ocfg;
+    ocfg.sinks = opts.sinks;
+    ocfg.timing.lease_ttl = std::chrono::seconds(opts.lease_ttl_s);
+    ocfg.warn = [](const std::string& msg) { log(log_level::warn, msg); };
+    auto started = outbox::outbox::start(sys, *eng, *st, std::move(ocfg));
+    if (!started) {
+      log(log_level::error, "cannot start the outbox: " + message_of(started.error()));
+      eng->shutdown();
+      return 1;
+    }
+    ob = std::move(*started);
+    for (auto& s : opts.sinks)
+      log(log_level::info, std::string("sink ") + s.name + ": " + to_string(s.kind)
+                             + " " + outbox::describe_destination(s));
+  }
   auto scfg = opts.server_config();
+  if (ob)
+    scfg.sinks = [o = ob.get()] { return o->status(); };
   scfg.auth = auth;
   if (log_enabled(log_level::debug))
     scfg.access_log = [](const httplib::Request& req,
@@ -219,6 +241,8 @@ int run_serve(const serve_options& opts) {
   auto port = srv.bind();
   if (!port) {
     log(log_level::error, message_of(port.error()));
+    if (ob)
+      ob->stop();
     eng->shutdown();
     return 1;
   }
@@ -258,6 +282,8 @@ int run_serve(const serve_options& opts) {
     std::_Exit(1);
   }).detach();
   srv.stop();
+  if (ob)
+    ob->stop();
   eng->shutdown();
   caf::anon_send_exit(monitor, caf::exit_reason::user_shutdown);
   log(log_level::info, "stopped");

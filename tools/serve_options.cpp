@@ -8,6 +8,7 @@
 #include "engine/errc.hpp"
 #include "storage/open_store.hpp"
 #include "tools/option_spec.hpp"
+#include "tools/sink_option.hpp"
 
 namespace stepwise::tools {
 
@@ -144,6 +145,10 @@ std::optional<std::string> set_sim_seed(serve_options& o, const std::string& v) 
   return std::nullopt;
 }
 
+std::optional<std::string> set_sink(serve_options& o, const std::string& v) {
+  return add_sinks(o.sinks, v);
+}
+
 const option_spec engine_specs[] = {
   {"listen", "STEPWISE_LISTEN", "HOST:PORT",
    "address to serve HTTP on (default 127.0.0.1:8080; port 0: any free port)",
@@ -227,6 +232,12 @@ const option_spec engine_specs[] = {
    "renewing its lease for this long loses its operations to the others "
    "(default 10)",
    set_seconds<&serve_options::lease_ttl_s, 1, 3600>},
+  {"sink", "STEPWISE_SINKS", "SPEC",
+   "deliver the event log to NAME=webhook:URL[,secret-file=PATH][,batch=N] or "
+   "NAME=kafka:BROKERS/TOPIC[,sasl-password-file=PATH], each [,events=T|...]"
+   "[,workflows=W|...][,timeout-ms=N][,from=start|end] (repeatable; the variable "
+   "takes several, ';'-separated; every option: tools/README.md)",
+   set_sink},
 };
 
 // Every setting: the engine's, then the front doors'.
@@ -373,10 +384,16 @@ parse_serve_options(const std::vector<std::string>& args, const env_reader& env)
   for (auto& spec : specs()) {
     if (spec.set == &set_config)
       continue;
-    if (auto v = env(spec.env))
+    if (auto v = env(spec.env)) {
+      if (spec.set == &set_sink)
+        o.sinks.clear(); // a repeatable setting: the file's are replaced
       if (auto err = spec.set(o, *v))
         return bad(std::string(spec.env) + " " + *err);
+    }
   }
+  for (auto& [spec, value] : flags)
+    if (spec->set == &set_sink)
+      o.sinks.clear();
   for (auto& [spec, value] : flags)
     if (auto err = spec->set(o, value))
       return bad("--" + std::string(spec->name) + " " + *err);

@@ -11,6 +11,7 @@
 
 #include "engine/config.hpp"
 #include "http/server.hpp"
+#include "outbox/sink_config.hpp"
 #include "tools/log.hpp"
 
 namespace stepwise::tools {
@@ -56,6 +57,10 @@ struct serve_options {
   size_t driver_connections = 128;
   /// The monitor's cap on polls per second.
   size_t monitor_rate = 10000;
+  /// The outbox's sinks (`--sink`, repeatable; `STEPWISE_SINKS` holds several
+  /// separated by `;`; one `sink = ...` line each in the file). Flags replace
+  /// the environment's sinks, which replace the file's.
+  std::vector<outbox::sink_config> sinks;
   /// Simulated cloud: the deployment locations it serves.
   std::vector<std::string> sim_locations{"default", "dc1"};
   /// The bearer token file (`role name token` lines); empty: no tokens,

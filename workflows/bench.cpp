@@ -20,11 +20,12 @@ void record(step_context& ctx, boost::json::object extra = {}) {
   ctx.data()[ctx.step_name()] = std::move(extra);
 }
 
-step_def plain(const std::string& name) {
+step_def plain(const std::string& name, bool here) {
   return make_step(name, [](step_context& ctx) {
-    record(ctx);
-    return done();
-  });
+           record(ctx);
+           return done();
+         })
+    .running_inline(here);
 }
 
 /// When each operation's failing attempt ran. In memory on purpose, as
@@ -34,18 +35,17 @@ struct fail_times {
   std::unordered_map<std::string, int64_t> at;
 };
 
-} // namespace
-
-registry bench_workflows() {
-  registry reg;
-  workflow steps("bench_steps", 1);
+/// Adds the four workloads' workflows, their steps on the workers or
+/// (`here`) inline on the operations' actors, named with `suffix`.
+void add_workflows(registry& reg, bool here, const std::string& suffix, duration nap) {
+  workflow steps("bench_steps" + suffix, 1);
   for (int i = 1; i <= 5; ++i)
-    steps.step(i, plain("s" + std::to_string(i)));
+    steps.step(i, plain("s" + std::to_string(i), here));
   (void) reg.add(std::move(steps));
 
   auto times = std::make_shared<fail_times>();
-  workflow retry("bench_retry", 1);
-  retry.step(1, plain("s1")).step(2, plain("s2"));
+  workflow retry("bench_retry" + suffix, 1);
+  retry.step(1, plain("s1", here)).step(2, plain("s2", here));
   retry.step(3, make_step("s3", [times](step_context& ctx) {
     auto now = wall_us();
     if (ctx.attempt() == 1) {
@@ -61,34 +61,40 @@ registry bench_workflows() {
     }
     record(ctx, {{"late_us", now - failed_at - 100000}});
     return done();
-  }));
-  retry.step(4, plain("s4")).step(5, plain("s5"));
+  }).running_inline(here));
+  retry.step(4, plain("s4", here)).step(5, plain("s5", here));
   (void) reg.add(std::move(retry));
 
-  workflow timers("bench_timers", 1);
-  timers.step(1, plain("s1"))
-    .step(2, make_sleep("sleep", std::chrono::seconds(1)))
-    .step(3, plain("s2"));
+  workflow timers("bench_timers" + suffix, 1);
+  timers.step(1, plain("s1", here))
+    .step(2, make_sleep("sleep", nap))
+    .step(3, plain("s2", here));
   (void) reg.add(std::move(timers));
 
-  workflow sleepers("bench_sleepers", 1);
-  sleepers.step(1, plain("s1"))
+  workflow sleepers("bench_sleepers" + suffix, 1);
+  sleepers.step(1, plain("s1", here))
     .step(2, make_sleep("sleep", std::chrono::hours(1)))
-    .step(3, plain("s2"));
+    .step(3, plain("s2", here));
   (void) reg.add(std::move(sleepers));
+}
+
+} // namespace
+
+registry bench_workflows(duration timer_sleep) {
+  registry reg;
+  add_workflows(reg, false, "", timer_sleep);
+  add_workflows(reg, true, "_inline", timer_sleep);
   return reg;
 }
 
-std::string bench_workflow_of(const std::string& workload) {
-  if (workload == "steps")
-    return "bench_steps";
-  if (workload == "retry")
-    return "bench_retry";
-  if (workload == "timers")
-    return "bench_timers";
-  if (workload == "sleepers")
-    return "bench_sleepers";
-  return {};
+std::string bench_workflow_of(const std::string& workload, bool inline_steps) {
+  std::string name;
+  if (workload == "steps" || workload == "retry" || workload == "timers"
+      || workload == "sleepers")
+    name = "bench_" + workload;
+  if (!name.empty() && inline_steps)
+    name += "_inline";
+  return name;
 }
 
 } // namespace stepwise::workflows

@@ -239,8 +239,12 @@ TEST_CASE("a step actor of the host carries out the attempts", "[actors][async]"
     hold->store(1);
     auto id = h.start("w");
     REQUIRE(h.await(id, event_type::step_started));
+    // step_started is committed before the attempt and its timeout timer
+    // start: move the time only once that timer is armed.
+    REQUIRE(h.clk->await_timer(10s));
     h.clk->advance(2s);
     REQUIRE(h.await(id, event_type::step_timed_out));
+    REQUIRE(h.clk->await_timer(10s));
     h.clk->advance(10s);
     auto op = h.finish(id);
     CHECK(op.state == op_state::succeeded);

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 
 namespace stepwise::test {
@@ -27,6 +28,19 @@ int reap(pid_t pid) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   return status;
+}
+
+std::string run_captured(const std::string& command) {
+  std::string out;
+  auto pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr)
+    return out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0)
+    out.append(buf, n);
+  ::pclose(pipe);
+  return out;
 }
 
 std::vector<std::string> lines(const std::string& path) {

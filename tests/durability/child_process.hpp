@@ -18,6 +18,9 @@ pid_t spawn(const std::vector<std::string>& args);
 /// Waits for `pid` to end; returns its wait status.
 int reap(pid_t pid);
 
+/// Runs `command` through the shell; returns its stdout and stderr.
+std::string run_captured(const std::string& command);
+
 /// Returns the non-empty lines of the file at `path`.
 std::vector<std::string> lines(const std::string& path);
 

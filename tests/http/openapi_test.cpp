@@ -45,7 +45,30 @@ TEST_CASE("every documented route answers as documented", "[http][openapi]") {
                      {}};
   drv->set_task(failed);
   drv->set_found(infra::found{"i1", {{"ip", "10.0.0.1"}}});
-  http_fixture fx{http_fixture::default_config(), drv};
+  auto cfg = http_fixture::default_config();
+  // Two sinks: one this process delivers, one nobody holds yet.
+  cfg.sinks = [] {
+    outbox::sink_status held;
+    held.name = "hook";
+    held.kind = "webhook";
+    held.destination = "https://example.com/hook?***";
+    held.events = {"operation_succeeded"};
+    held.cursor = 7;
+    held.lag = 2;
+    held.delivered = 7;
+    held.failed = 1;
+    held.last_error = "webhook https://example.com/hook?*** answered 500";
+    held.last_delivery_at = from_micros(1'795'333'200'000'000);
+    held.holder = "vm:1:ab";
+    held.held_here = true;
+    outbox::sink_status idle;
+    idle.name = "bus";
+    idle.kind = "kafka";
+    idle.destination = "b1:9092/t";
+    return caf::expected<std::vector<outbox::sink_status>>{
+      std::vector<outbox::sink_status>{held, idle}};
+  };
+  http_fixture fx{cfg, drv};
   auto& doc = http::openapi_document();
   validator val{doc};
   auto quick = fx.start_op("quick");
