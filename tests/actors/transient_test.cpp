@@ -104,6 +104,30 @@ TEST_CASE("producing steps run again, quietly, before the next step after a rest
   CHECK(test::stored_text(*st, id).find(token) == std::string::npos);
 }
 
+TEST_CASE("an inline producing step runs again after a restart too", "[actors][transient]") {
+  // Its result is there at once, not in a worker's message.
+  std::atomic<int> runs{0};
+  auto wf = [&] {
+    return one(workflow("w", 1)
+                 .step(1, tokens(runs).running_inline())
+                 .step(2, gate())
+                 .step(3, use()));
+  };
+  auto st = std::make_shared<memory_store>();
+  std::string id;
+  {
+    harness h{wf(), st};
+    id = h.start("w");
+    REQUIRE(h.await(id, event_type::step_retry_scheduled, "gate"));
+  }
+  harness h{wf(), st};
+  h.clk->advance(30s);
+  auto op = h.finish(id);
+  REQUIRE(op.state == op_state::succeeded);
+  CHECK(runs == 2);
+  CHECK(op.data.at("seen") == expected_seen);
+}
+
 TEST_CASE("a producing step that fails when run again decides the waiting step's attempt",
           "[actors][transient]") {
   std::atomic<int> runs{0};
