@@ -60,6 +60,23 @@ std::set<std::string> sealing_keys(const std::string& db) {
   return out;
 }
 
+/// A SQLite database in a directory of its own, the key file serve makes
+/// beside it, and a driver whose tasks run until told otherwise.
+struct sqlite_case {
+  temp_dir dir;
+  std::string db = dir.path + "/sw.db";
+  std::string keys = dir.path + "/sw.keys";
+  ignition_stub stub;
+
+  sqlite_case() {
+    stub.answer(202, task_running);
+  }
+
+  std::vector<std::string> store() const {
+    return {"--store", "sqlite:" + db};
+  }
+};
+
 std::string first_field(const std::string& path) {
   std::ifstream in(path);
   std::string id;
@@ -71,14 +88,11 @@ std::string first_field(const std::string& path) {
 
 TEST_CASE("secret values never reach the SQLite files; a restart resumes with them",
           "[http][process][secrets]") {
-  temp_dir dir;
-  auto db = dir.path + "/sw.db";
-  auto keys = dir.path + "/sw.keys";
-  ignition_stub stub;
-  stub.answer(202, task_running);
+  sqlite_case c;
+  auto& [dir, db, keys, stub] = c;
   std::string id;
   {
-    secrets_server srv(stub, {"--store", "sqlite:" + db});
+    secrets_server srv(stub, c.store());
     CHECK(srv.proc.err.find("created the key file " + keys) != std::string::npos);
     struct stat st {};
     REQUIRE(::stat(keys.c_str(), &st) == 0);
@@ -99,7 +113,7 @@ TEST_CASE("secret values never reach the SQLite files; a restart resumes with th
   auto before = stub.bodies().size();
   stub.answer(202, task_done);
   {
-    secrets_server srv(stub, {"--store", "sqlite:" + db});
+    secrets_server srv(stub, c.store());
     auto op = srv.finish(id);
     CHECK(op.at("state") == "succeeded");
     // The resumed wait polled with the password opened from the store.
@@ -121,14 +135,11 @@ TEST_CASE("secret values never reach the SQLite files; a restart resumes with th
 
 TEST_CASE("a wrong key fails the operations it concerns, naming the key; others go on",
           "[http][process][secrets]") {
-  temp_dir dir;
-  auto db = dir.path + "/sw.db";
-  auto keys = dir.path + "/sw.keys";
-  ignition_stub stub;
-  stub.answer(202, task_running);
+  sqlite_case c;
+  auto& [dir, db, keys, stub] = c;
   std::string id;
   {
-    secrets_server srv(stub, {"--store", "sqlite:" + db});
+    secrets_server srv(stub, c.store());
     id = srv.start("provision_runtime", provision_input("rt1", secret));
     REQUIRE(await_requests(stub, 2));
     CHECK(srv.stop(SIGTERM) == 0);
@@ -138,7 +149,7 @@ TEST_CASE("a wrong key fails the operations it concerns, naming the key; others 
   REQUIRE(!key_id.empty());
   write_private(keys, new_key_line(key_id));
   stub.answer(202, task_done);
-  secrets_server srv(stub, {"--store", "sqlite:" + db});
+  secrets_server srv(stub, c.store());
   auto failed = srv.finish(id);
   CHECK(failed.at("state") == "failed");
   std::string error{failed.at("error").as_string()};
