@@ -97,6 +97,8 @@ caf::result<start_result> on_start(dispatcher_ptr self, start_request& req) {
   auto now = st.rt->clk->now();
   auto op = new_operation(req, *wf, new_operation_id(now, st.node, ++st.counter), now);
   op.key = std::move(*key);
+  if (auto err = seal_input(op, *wf, st.rt->cfg.secret_keys.get()))
+    return err;
   std::vector<event> events;
   auto act = st.rt->takes_part(*wf) ? progress::create_queued(op, now, events)
                                     : progress::create(op, *wf, now, events);

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <mutex>
 #include <optional>
+#include <set>
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -135,6 +136,28 @@ void tune_actor_system(caf::actor_system_config& cfg) {
   cfg.set("scheduler.policy", caf::atom("sharing"));
 }
 
+namespace {
+
+/// Says once that secret values will be stored as they are: without a key
+/// ring nothing seals them.
+void warn_plaintext_secrets(const engine_config& cfg, const registry& workflows) {
+  if (cfg.secret_keys)
+    return;
+  std::set<std::string> names;
+  for (auto& wf : workflows.all())
+    if (!wf->secrets().empty())
+      names.insert(wf->name());
+  if (names.empty())
+    return;
+  std::string list;
+  for (auto& n : names)
+    list += (list.empty() ? "" : ", ") + n;
+  std::cerr << "stepwise: no key ring (engine_config::secret_keys): the secret values of "
+            << list << " are stored in plaintext\n";
+}
+
+} // namespace
+
 caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
                                      registry workflows, store_ptr st) {
   if (!st)
@@ -158,6 +181,7 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
   }
   for (auto& [name, n] : cfg.limits)
     rt->limits[name] = n;
+  warn_plaintext_secrets(cfg, rt->workflows);
   for (auto& kv : rt->limits)
     rt->admitted_workflows.insert(kv.first);
   rt->store = std::move(st);

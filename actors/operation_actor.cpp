@@ -138,14 +138,16 @@ void execute(self_ptr self, next_action act) {
             caf::make_message(step_timeout_atom::value, st.gen));
       st.stop = stop_source{};
       st.running_attempt = act.attempt;
+      auto input = opened_input(st);
       auto data = here ? std::move(st.op.data) : boost::json::object(st.op.data);
-      step_context ctx{st.op.id,   def.name, act.attempt,
-                       st.op.input, std::move(data), std::move(st.transient),
-                       st.rt->clk, st.stop->token()};
+      auto ctx = context_for(st, def.name, act.attempt, input ? *input : st.op.input,
+                             std::move(data), std::move(st.transient), st.stop->token());
       st.transient = {};
       attempt_target to{self, st.gen, st.rt->step_pool.get(),
                         act.due.time_since_epoch().count() > 0 ? std::min(act.due, now) : now};
-      if (auto res = run_step(to, st.wf, act.step, std::move(ctx), act.compensate)) {
+      auto res = input ? run_step(to, st.wf, act.step, std::move(ctx), act.compensate)
+                       : failed_attempt(std::move(ctx), message_of(input.error()));
+      if (res) {
         step_done msg{st.gen, act.attempt, std::make_shared<step_result>(std::move(*res))};
         on_step_done(self, msg);
       }
@@ -264,10 +266,8 @@ void on_step_done(self_ptr self, step_done& msg) {
   note_transient(self);
   auto& m = st.rt->stats;
   m.step_duration_seconds.observe(std::chrono::duration<double>(r.took).count());
-  if (!r.result.message.empty()) {
-    auto secrets = secret_strings(*st.op.input, st.wf->secrets(), st.transient);
-    r.result.message = scrub(std::move(r.result.message), secrets);
-  }
+  if (!r.result.message.empty())
+    r.result.message = scrub(std::move(r.result.message), secrets_of(st, r.revealed));
   if (r.skipped || r.result.what == outcome::kind::done)
     m.steps_succeeded.fetch_add(1, std::memory_order_relaxed);
   else if (r.result.what == outcome::kind::retry)
@@ -279,7 +279,7 @@ void on_step_done(self_ptr self, step_done& msg) {
   auto now = std::max(r.finished_at, st.op.updated_at);
   std::vector<event> events;
   if (!r.emitted.empty())
-    events = progress::emitted_events(st.op, *st.wf, st.transient, r.emitted, now);
+    events = progress::emitted_events(st.op, *st.wf, secrets_of(st, r.revealed), r.emitted, now);
   auto act = st.op.state == op_state::compensating
                ? progress::apply_compensation(st.op, *st.wf, r.result, r.took,
                                               now, unit_random(st), events)
@@ -347,6 +347,8 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
   st.dispatcher = std::move(dispatcher);
   st.wf = st.rt->workflows.find(op.workflow, op.workflow_version);
   st.op = std::move(op);
+  if (mode != op_start::execute)
+    reseal_data(st);
   st.rng.seed(static_cast<uint32_t>(std::hash<std::string>{}(st.op.id)
                                     ^ st.rt->cfg.seed));
   st.rt->stats.operations_live.fetch_add(1, std::memory_order_relaxed);

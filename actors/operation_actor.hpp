@@ -71,6 +71,9 @@ struct operation_state {
   op_snapshot committed;
   /// The snapshot being committed.
   op_snapshot in_flight;
+  /// The input with its secret values opened, once a step needed them
+  /// (operation_secrets.cpp); never stored.
+  std::shared_ptr<const boost::json::object> opened_input;
   transient_map transient;
   transient_upkeep upkeep;
   /// Bumped by every step dispatch and timer: late messages carry an old

@@ -78,6 +78,29 @@ void note_transient(self_ptr self);
 /// value that nothing would set again.
 bool may_drop_transient(const operation_state& st);
 
+// -- secret values (operation_secrets.cpp) ------------------------------------
+
+/// Returns the input with its secret values opened (the input itself when
+/// the workflow declares none), opened once per actor. Fails with
+/// `errc::secret_key`, naming the key id, when one cannot be opened.
+caf::expected<std::shared_ptr<const boost::json::object>> opened_input(operation_state& st);
+
+/// Returns the strings to mask in an error of the operation: its secret
+/// input values (opened ones when the input was opened), its secret
+/// transient values, and `revealed` (what the attempt kept or opened).
+std::vector<std::string> secrets_of(const operation_state& st,
+                                    const std::vector<std::string>& revealed = {});
+
+/// Seals the data's secret values again with the current key when another
+/// key sealed them (an actor that starts after a key rotation).
+void reseal_data(operation_state& st);
+
+/// Returns the context of an attempt of `step`, with the engine's key ring.
+step_context context_for(operation_state& st, const std::string& step, int32_t attempt,
+                         std::shared_ptr<const boost::json::object> input,
+                         boost::json::object data, transient_map transient,
+                         stop_token stop = {});
+
 /// Client requests: get, commands, signals (operation_requests.cpp).
 caf::message_handler operation_requests(self_ptr self);
 

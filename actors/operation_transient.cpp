@@ -8,6 +8,7 @@
 
 #include "actors/operation_parts.hpp"
 #include "actors/step_runner.hpp"
+#include "engine/errc.hpp"
 #include "engine/redact.hpp"
 
 namespace stepwise::op {
@@ -25,12 +26,18 @@ void run_next_rebuild(self_ptr self) {
   st.stop = stop_source{};
   // The attempt that succeeded: same number, same idempotency key.
   st.running_attempt = st.op.steps[idx].attempts;
-  step_context ctx{st.op.id,   def.name,   st.running_attempt,
-                   st.op.input, st.op.data, std::move(st.transient),
-                   st.rt->clk,  st.stop->token()};
+  auto input = opened_input(st);
+  auto ctx = context_for(st, def.name, st.running_attempt, input ? *input : st.op.input,
+                         st.op.data, std::move(st.transient), st.stop->token());
   st.transient = {};
   attempt_target to{self, st.gen, st.rt->step_pool.get(), st.rt->clk->now()};
-  run_step(to, st.wf, idx, std::move(ctx), false);
+  auto res = input ? run_step(to, st.wf, idx, std::move(ctx), false)
+                   : failed_attempt(std::move(ctx), message_of(input.error()));
+  // A result that is there at once (an inline body, a skipping condition,
+  // an input that cannot be opened) comes back the way a worker's does.
+  if (res)
+    self->send(self, step_done{st.gen, st.running_attempt,
+                               std::make_shared<step_result>(std::move(*res))});
 }
 
 /// Returns whether step `idx` reads transient values: it says so, or no
@@ -96,8 +103,7 @@ bool take_rebuilt(self_ptr self, step_done& msg) {
   auto result = std::move(r.result);
   result.message = "step '" + st.wf->steps()[idx].name
                    + "' (run again for its transient values): " + result.message;
-  result.message = scrub(std::move(result.message),
-                         secret_strings(*st.op.input, st.wf->secrets(), st.transient));
+  result.message = scrub(std::move(result.message), secrets_of(st, r.revealed));
   st.transient = {};
   auto now = std::max(r.finished_at, st.op.updated_at);
   std::vector<event> events;

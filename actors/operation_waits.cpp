@@ -48,9 +48,17 @@ void park(self_ptr self, time_point due, bool watched) {
 void describe(self_ptr self, size_t idx, int32_t attempt) {
   auto& st = self->state;
   auto& def = st.wf->steps()[idx];
-  auto ctx = std::make_shared<step_context>(st.op.id, def.name, attempt, st.op.input,
-                                            st.op.data, transient_map{}, st.rt->clk);
   auto me = caf::actor_cast<caf::actor>(self);
+  auto input = opened_input(st);
+  if (!input) {
+    watch_ready out;
+    out.generation = st.gen;
+    out.error = message_of(input.error());
+    self->send(me, std::move(out));
+    return;
+  }
+  auto ctx = std::make_shared<step_context>(
+    context_for(st, def.name, attempt, *input, st.op.data, transient_map{}));
   st.rt->step_pool->submit([wf = st.wf, idx, ctx, me, gen = st.gen] {
     watch_ready out;
     out.generation = gen;
@@ -99,7 +107,7 @@ void on_ready(self_ptr self, watch_ready& ready) {
 void on_report(self_ptr self, watch_reply& reply) {
   auto& st = self->state;
   std::vector<event> events;
-  auto act = progress::apply_watch(st.op, *st.wf, reply, st.transient,
+  auto act = progress::apply_watch(st.op, *st.wf, reply, secrets_of(st),
                                    st.rt->clk->now(), unit_random(st), events);
   if (!act)
     return; // about a wait that is over
@@ -112,8 +120,12 @@ bool skip_wait(self_ptr self, const step_def& def, int32_t attempt) {
   auto& st = self->state;
   if (!def.condition)
     return false;
-  step_context ctx{st.op.id, def.name, attempt, st.op.input, st.op.data, transient_map{},
-                   st.rt->clk};
+  // An input that cannot be opened does not skip: describing the task
+  // fails the attempt with the reason.
+  auto input = opened_input(st);
+  if (!input)
+    return false;
+  auto ctx = context_for(st, def.name, attempt, *input, st.op.data, transient_map{});
   try {
     return !(*def.condition)(ctx);
   } catch (...) {

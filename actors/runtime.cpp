@@ -1,16 +1,27 @@
 #include "actors/runtime.hpp"
 
 #include "engine/redact.hpp"
+#include "engine/sealed_json.hpp"
 
 namespace stepwise {
 
 namespace {
 
 operation masked(const operation& op, const std::vector<std::string>& secrets) {
-  if (secrets.empty() || !op.input)
+  // Secret paths of the definition, and any sealed value (in data: kept
+  // with `keep_secret`).
+  bool mask_input = op.input && (!secrets.empty() || holds_sealed(*op.input));
+  bool mask_data = holds_sealed(op.data);
+  if (!mask_input && !mask_data)
     return op;
   operation out = op;
-  out.input = std::make_shared<const boost::json::object>(mask_paths(*op.input, secrets));
+  if (mask_input) {
+    auto input = mask_paths(*op.input, secrets);
+    mask_sealed(input);
+    out.input = std::make_shared<const boost::json::object>(std::move(input));
+  }
+  if (mask_data)
+    mask_sealed(out.data);
   return out;
 }
 

@@ -165,4 +165,8 @@ std::optional<step_result> run_step(const attempt_target& to, workflow_ptr wf,
   return std::nullopt;
 }
 
+step_result failed_attempt(step_context ctx, std::string why) {
+  return step_result::of(ctx, fail(std::move(why)), steady::now());
+}
+
 } // namespace stepwise

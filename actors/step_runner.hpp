@@ -35,4 +35,8 @@ struct attempt_target {
 std::optional<step_result> run_step(const attempt_target& to, workflow_ptr wf,
                                     size_t idx, step_context ctx, bool compensate);
 
+/// Returns the result of an attempt that cannot start (its secret input
+/// cannot be opened): `fail(why)`, for the caller to apply as `run_step`'s.
+step_result failed_attempt(step_context ctx, std::string why);
+
 } // namespace stepwise

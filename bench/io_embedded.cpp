@@ -42,6 +42,14 @@ bool run_once(const io_options& o, int run, bool& all_done) {
   engine_config ec;
   ec.store_uri = o.store.empty() ? fresh_sqlite_uri("io", run) : o.store;
   ec.clock = clk;
+  // As `stepwise serve`: secret values sealed (a key for this scratch store).
+  auto key = key_ring::generate("bench");
+  auto ring = key ? key_ring::of({*key}) : caf::expected<key_ring>{key.error()};
+  if (!ring) {
+    std::cerr << "stepwise-bench: " << message_of(ring.error()) << '\n';
+    return false;
+  }
+  ec.secret_keys = std::make_shared<const key_ring>(std::move(*ring));
   auto st = open_store(ec.store_uri);
   if (!st) {
     std::cerr << "stepwise-bench: " << message_of(st.error()) << '\n';

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/clock.hpp"
+#include "engine/key_ring.hpp"
 #include "engine/time.hpp"
 
 namespace stepwise {
@@ -46,6 +47,12 @@ struct engine_config {
   /// admitted for it, or that a round left behind (stores shared by
   /// several processes; a single process runs rounds when it needs them).
   duration admission_poll = std::chrono::seconds(1);
+  /// The keys that seal secret values before they reach the store (input
+  /// paths a workflow declares `secret`, values a step keeps with
+  /// `keep_secret`): the first key seals, every key opens. Null: secret
+  /// values are stored in plaintext (masked in output all the same), and
+  /// the engine says so once at launch.
+  std::shared_ptr<const key_ring> secret_keys;
   /// The clock; null means the real wall clock.
   std::shared_ptr<stepwise::clock> clock;
   /// Seed of the jitter random numbers (0: from the clock).

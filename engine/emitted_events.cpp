@@ -6,10 +6,9 @@
 namespace stepwise::progress {
 
 std::vector<event> emitted_events(const operation& op, const workflow& wf,
-                                  const transient_map& transient,
+                                  const std::vector<std::string>& secrets,
                                   std::vector<emitted_event>& emitted,
                                   time_point now) {
-  auto secrets = secret_strings(*op.input, wf.secrets(), transient);
   bool compensating = op.state == op_state::compensating;
   auto idx = compensating ? compensation_cursor(op, wf) : op.cursor();
   std::vector<event> out;

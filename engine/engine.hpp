@@ -34,8 +34,9 @@ void tune_actor_system(caf::actor_system_config& cfg);
 /// `engine_config::request_timeout`); do not call them from inside an
 /// actor's handler (send messages to `actor()` there instead).
 ///
-/// Operations returned to callers have secret input values replaced by
-/// `"***"`.
+/// Operations returned to callers have secret input values, and the
+/// secrets steps kept in the data (`step_context::keep_secret`), replaced
+/// by `"***"`.
 class engine {
 public:
   /// Opens the store, spawns the engine in `sys` and resumes every

@@ -18,6 +18,7 @@ std::string to_string(errc x) {
     case errc::invalid_definition: return "invalid_definition";
     case errc::stale_revision: return "stale_revision";
     case errc::delivery_failed: return "delivery_failed";
+    case errc::secret_key: return "secret_key";
   }
   return "unknown";
 }

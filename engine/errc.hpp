@@ -33,6 +33,10 @@ enum class errc : uint8_t {
   stale_revision = 10,
   /// A sink's destination did not acknowledge a delivery (outbox).
   delivery_failed = 11,
+  /// A secret value cannot be opened: the key it was sealed with is not in
+  /// the key ring, or the ring's key of that id is another one (the
+  /// message names the key id).
+  secret_key = 12,
 };
 
 /// The error category atom of stepwise errors.

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "engine/sealed_json.hpp"
+
 namespace stepwise {
 
 namespace {
@@ -61,6 +63,16 @@ operation new_operation(const start_request& req, const workflow& wf,
   op.request_hash = request_hash(req, wf.version());
   op.revision = 1;
   return op;
+}
+
+caf::error seal_input(operation& op, const workflow& wf, const key_ring* keys) {
+  if (wf.secrets().empty() || !op.input)
+    return caf::error{};
+  auto input = *op.input;
+  if (auto err = seal_paths(input, wf.secrets(), keys, op.id))
+    return err;
+  op.input = std::make_shared<const boost::json::object>(std::move(input));
+  return caf::error{};
 }
 
 } // namespace stepwise

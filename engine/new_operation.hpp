@@ -3,6 +3,9 @@
 #include <cstdint>
 #include <string>
 
+#include <caf/error.hpp>
+
+#include "engine/key_ring.hpp"
 #include "engine/requests.hpp"
 #include "engine/workflow.hpp"
 
@@ -19,5 +22,10 @@ std::string request_hash(const start_request& req, int32_t version);
 /// Returns a new pending operation of `wf` for `req`.
 operation new_operation(const start_request& req, const workflow& wf,
                         std::string id, time_point now);
+
+/// Seals the values of `op`'s input at the paths `wf` declares secret
+/// (with the current key of `keys`; the plain form when null), so that
+/// they reach the store encrypted. Steps see them opened.
+[[nodiscard]] caf::error seal_input(operation& op, const workflow& wf, const key_ring* keys);
 
 } // namespace stepwise

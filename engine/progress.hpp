@@ -121,9 +121,9 @@ size_t compensation_cursor(const operation& op, const workflow& wf);
 
 /// Returns the events the running attempt emitted (`step_context::emit`),
 /// ready for the log ahead of the events of its result: about the running
-/// step (or compensation), with every secret string value masked.
+/// step (or compensation), with every string of `secrets` masked.
 std::vector<event> emitted_events(const operation& op, const workflow& wf,
-                                  const transient_map& transient,
+                                  const std::vector<std::string>& secrets,
                                   std::vector<emitted_event>& emitted,
                                   time_point now);
 
@@ -135,11 +135,12 @@ std::vector<event> emitted_events(const operation& op, const workflow& wf,
 next_action apply_signal(operation& op, const workflow& wf, signal_record sig,
                          time_point now, std::vector<event>& out);
 
-/// Applies a watcher's report. Returns none when it is stale: the
-/// operation no longer waits in that attempt of that step.
+/// Applies a watcher's report (strings of `secrets` masked in the events
+/// it emits). Returns none when it is stale: the operation no longer waits
+/// in that attempt of that step.
 std::optional<next_action> apply_watch(operation& op, const workflow& wf,
                                        const watch_reply& reply,
-                                       const transient_map& transient,
+                                       const std::vector<std::string>& secrets,
                                        time_point now, double unit_random,
                                        std::vector<event>& out);
 

@@ -10,23 +10,23 @@ boost::json::value* find_pointer(boost::json::value& root,
   return root.find_pointer(ptr, ec);
 }
 
-void collect_strings(const boost::json::value& v, std::vector<std::string>& out) {
+} // namespace
+
+void collect_secret_strings(const boost::json::value& v, std::vector<std::string>& out) {
   if (v.is_string()) {
     auto& s = v.get_string();
     if (!s.empty())
       out.emplace_back(s.data(), s.size());
   } else if (v.is_object()) {
     for (auto& kv : v.get_object())
-      collect_strings(kv.value(), out);
+      collect_secret_strings(kv.value(), out);
   } else if (v.is_array()) {
     for (auto& x : v.get_array())
-      collect_strings(x, out);
+      collect_secret_strings(x, out);
   } else if (!v.is_null()) {
     out.emplace_back(boost::json::serialize(v));
   }
 }
-
-} // namespace
 
 boost::json::object mask_paths(const boost::json::object& input,
                                const std::vector<std::string>& pointers) {
@@ -47,11 +47,11 @@ std::vector<std::string> secret_strings(const boost::json::object& input,
     boost::json::value root = input;
     for (auto& p : pointers)
       if (auto* v = find_pointer(root, p))
-        collect_strings(*v, out);
+        collect_secret_strings(*v, out);
   }
   for (auto& kv : transient)
     if (kv.second.secret)
-      collect_strings(kv.second.value, out);
+      collect_secret_strings(kv.second.value, out);
   return out;
 }
 

@@ -24,6 +24,10 @@ std::vector<std::string> secret_strings(const boost::json::object& input,
                                         const std::vector<std::string>& pointers,
                                         const transient_map& transient);
 
+/// Appends the string forms of `v` (every string in it, every other
+/// scalar as JSON) to `out`: what must not show in an error message.
+void collect_secret_strings(const boost::json::value& v, std::vector<std::string>& out);
+
 /// Returns `text` with every occurrence of each secret replaced by `"***"`,
 /// so that no error message carries a secret.
 std::string scrub(std::string text, const std::vector<std::string>& secrets);

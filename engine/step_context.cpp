@@ -1,6 +1,9 @@
 #include "engine/step_context.hpp"
 
 #include "engine/clock.hpp"
+#include "engine/errc.hpp"
+#include "engine/redact.hpp"
+#include "engine/sealed_json.hpp"
 #include "engine/step_result.hpp"
 
 #include <string_view>
@@ -42,6 +45,43 @@ void step_context::add_override(const std::string& component, const std::string&
   set_transient(std::move(slot), boost::json::string{std::move(value)}, secret);
 }
 
+caf::expected<void> step_context::keep_secret(const std::string& key,
+                                              const boost::json::value& v) {
+  auto sealed = seal_value(v, keys_.get(), operation_id_);
+  if (!sealed)
+    return std::move(sealed.error());
+  collect_secret_strings(v, revealed_);
+  data_[key] = std::move(*sealed);
+  return caf::unit;
+}
+
+caf::expected<std::optional<boost::json::value>> step_context::secret(const std::string& key) {
+  auto* v = data_.if_contains(key);
+  if (v == nullptr || !is_sealed(*v))
+    return std::optional<boost::json::value>{};
+  auto opened = open_value(*v, keys_.get(), operation_id_);
+  if (!opened)
+    return make_error(errc::secret_key, "secret '" + key + "' of operation " + operation_id_
+                                          + ": " + message_of(opened.error()));
+  collect_secret_strings(*opened, revealed_);
+  return std::optional<boost::json::value>{std::move(*opened)};
+}
+
+caf::expected<operation> step_context::open_secrets(operation op) {
+  auto input = open_all(op.input, keys_.get(), op.id, &revealed_);
+  if (!input)
+    return make_error(errc::secret_key, "the secret input of operation " + op.id + ": "
+                                          + message_of(input.error()));
+  auto data = open_all(std::make_shared<const boost::json::object>(std::move(op.data)),
+                       keys_.get(), op.id, &revealed_);
+  if (!data)
+    return make_error(errc::secret_key, "the secret data of operation " + op.id + ": "
+                                          + message_of(data.error()));
+  op.input = std::move(*input);
+  op.data = **data;
+  return op;
+}
+
 time_point step_context::now() const {
   return clock_->now();
 }
@@ -55,6 +95,7 @@ step_result step_result::of(step_context& ctx, outcome o,
   r.data = ctx.take_data();
   r.transient = ctx.take_transient();
   r.emitted = ctx.take_emitted();
+  r.revealed = ctx.take_revealed();
   return r;
 }
 

@@ -2,12 +2,16 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <boost/json.hpp>
+#include <caf/expected.hpp>
 
 #include "engine/event.hpp"
+#include "engine/key_ring.hpp"
+#include "engine/operation.hpp"
 #include "engine/stop.hpp"
 #include "engine/time.hpp"
 
@@ -65,7 +69,8 @@ public:
                int32_t attempt,
                std::shared_ptr<const boost::json::object> input,
                boost::json::object data, transient_map transient,
-               std::shared_ptr<const stepwise::clock> clk, stop_token stop = {})
+               std::shared_ptr<const stepwise::clock> clk, stop_token stop = {},
+               std::shared_ptr<const key_ring> keys = nullptr)
     : operation_id_(std::move(operation_id)),
       step_name_(std::move(step_name)),
       attempt_(attempt),
@@ -73,7 +78,8 @@ public:
       data_(std::move(data)),
       transient_(std::move(transient)),
       clock_(std::move(clk)),
-      stop_(std::move(stop)) {
+      stop_(std::move(stop)),
+      keys_(std::move(keys)) {
     // nop
   }
 
@@ -98,7 +104,8 @@ public:
     return attempt_;
   }
 
-  /// Returns the operation's input (read-only).
+  /// Returns the operation's input (read-only), secret values included:
+  /// opened for this attempt, sealed in the store.
   const boost::json::object& input() const {
     return *input_;
   }
@@ -139,6 +146,26 @@ public:
     return overrides_of(transient_);
   }
 
+  // -- secrets kept in the data ----------------------------------------------
+
+  /// Keeps `v` in the persisted data under `key`, sealed with the engine's
+  /// key ring: stored encrypted, shown as `"***"`, read back with
+  /// `secret(key)`. Fails only when sealing fails.
+  [[nodiscard]] caf::expected<void> keep_secret(const std::string& key,
+                                                const boost::json::value& v);
+
+  /// Returns the secret kept under `key` (none when there is none). A
+  /// value whose key is not in the key ring is an `errc::secret_key` error
+  /// naming the key id.
+  [[nodiscard]] caf::expected<std::optional<boost::json::value>>
+  secret(const std::string& key);
+
+  /// Returns `op` (another operation, read from the store) with the secret
+  /// values of its input and data opened: what a step needs to act on what
+  /// that operation made (deprovisioning reads the location's credentials
+  /// that provisioning was given).
+  [[nodiscard]] caf::expected<operation> open_secrets(operation op);
+
   /// Returns the engine's current time (virtual in tests).
   time_point now() const;
 
@@ -171,6 +198,12 @@ public:
     return std::move(emitted_);
   }
 
+  /// Returns the string forms of the secrets this attempt kept or opened,
+  /// to mask in its error message.
+  std::vector<std::string> take_revealed() {
+    return std::move(revealed_);
+  }
+
 private:
   std::string operation_id_;
   std::string step_name_;
@@ -182,6 +215,8 @@ private:
   // Shared: an asynchronous call may be completed after its engine stopped.
   std::shared_ptr<const stepwise::clock> clock_;
   stop_token stop_;
+  std::shared_ptr<const key_ring> keys_;
+  std::vector<std::string> revealed_;
 };
 
 } // namespace stepwise

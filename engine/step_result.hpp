@@ -23,6 +23,8 @@ struct step_result {
   transient_map transient;
   /// Events the step asked to append (`step_context::emit`).
   std::vector<emitted_event> emitted;
+  /// Secrets the step kept or opened (string forms), masked in its error.
+  std::vector<std::string> revealed;
 
   /// Returns the result of `ctx`'s attempt: takes its data, transient
   /// values and emitted events; `started` is when it began (steady clock).

@@ -107,7 +107,7 @@ next_action apply_signal(operation& op, const workflow& wf, signal_record sig,
 
 std::optional<next_action> apply_watch(operation& op, const workflow& wf,
                                        const watch_reply& reply,
-                                       const transient_map& transient,
+                                       const std::vector<std::string>& secrets,
                                        time_point now, double unit_random,
                                        std::vector<event>& out) {
   auto idx = op.cursor();
@@ -118,7 +118,7 @@ std::optional<next_action> apply_watch(operation& op, const workflow& wf,
     op.data[kv.key()] = kv.value();
   op.state = op_state::in_progress;
   auto emitted = reply.result.emitted;
-  auto events = emitted_events(op, wf, transient, emitted, now);
+  auto events = emitted_events(op, wf, secrets, emitted, now);
   out.insert(out.end(), std::make_move_iterator(events.begin()),
              std::make_move_iterator(events.end()));
   auto& rec = op.steps[idx];

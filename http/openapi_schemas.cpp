@@ -13,7 +13,7 @@ const char* openapi_components() {
       "type": "object", "required": ["error"],
       "properties": {"error": {"type": "object", "required": ["code", "message"],
         "properties": {
-          "code": {"type": "string", "description": "Stable, snake_case: malformed_json, invalid_argument, unknown_workflow, unauthorized, forbidden, not_found, method_not_allowed, invalid_state, idempotency_conflict, payload_too_large, unsupported_media_type, header_too_large, too_many_waiters, shutting_down, store_failure, timeout, internal_error."},
+          "code": {"type": "string", "description": "Stable, snake_case: malformed_json, invalid_argument, unknown_workflow, unauthorized, forbidden, not_found, method_not_allowed, invalid_state, idempotency_conflict, payload_too_large, unsupported_media_type, header_too_large, too_many_waiters, shutting_down, store_failure, timeout, secret_key, internal_error."},
           "message": {"type": "string", "description": "Names what was wrong."}}}}
     },
     "Time": {"type": "string", "format": "date-time", "description": "RFC 3339 UTC with milliseconds, e.g. 2026-11-22T07:40:00.123Z."},

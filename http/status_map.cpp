@@ -27,6 +27,7 @@ constexpr mapping table[] = {
   {errc::shutting_down, 503},
   {errc::timeout, 503},
   {errc::invalid_definition, 500},
+  {errc::secret_key, 500},
 };
 
 } // namespace

@@ -14,6 +14,7 @@
 #include "engine/store.hpp"
 #include "storage/lease_store.hpp"
 #include "storage/pg_commit.hpp"
+#include "storage/sealed_rows.hpp"
 
 namespace stepwise {
 
@@ -50,7 +51,7 @@ struct pg_options {
 ///
 /// Threading: `commit` and the `lease_store` functions are serialized on
 /// the writer connection; reads may run from several threads at once.
-class pg_store : public store, public lease_store, public sink_store {
+class pg_store : public store, public lease_store, public sink_store, public sealed_rows {
 public:
   /// Connects to `uri` (`postgresql://...`, `postgres://...` or a libpq
   /// `key=value` string) and migrates the schema.
@@ -111,6 +112,13 @@ public:
                           const std::string& holder) override;
 
   caf::expected<std::vector<sink_record>> sink_records() override;
+
+  // -- sealed_rows interface (pg_sealed.cpp) ----------------------------------
+
+  caf::expected<std::vector<sealed_row>> sealed_after(const std::string& after,
+                                                      size_t limit) override;
+
+  caf::expected<size_t> rewrite_sealed(const std::vector<sealed_row>& rows) override;
 
 private:
   pg_store(std::string uri, std::unique_ptr<pg_connection> writer,

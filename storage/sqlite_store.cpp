@@ -139,6 +139,9 @@ sqlite_store::in_write_transaction(const std::function<caf::expected<T>()>& body
 template caf::expected<admission_round> sqlite_store::in_write_transaction(
   const std::function<caf::expected<admission_round>()>&);
 
+template caf::expected<size_t> sqlite_store::in_write_transaction(
+  const std::function<caf::expected<size_t>()>&);
+
 caf::expected<commit_result>
 sqlite_store::commit(const std::vector<checkpoint>& batch) {
   if (batch.empty())

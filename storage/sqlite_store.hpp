@@ -12,6 +12,7 @@
 
 #include "engine/sink_store.hpp"
 #include "engine/store.hpp"
+#include "storage/sealed_rows.hpp"
 
 namespace stepwise {
 
@@ -67,7 +68,7 @@ struct sqlite_options {
 ///
 /// Threading: `commit` may be called from any thread (calls are
 /// serialized); reads from several threads at once, also during a commit.
-class sqlite_store : public store, public sink_store {
+class sqlite_store : public store, public sink_store, public sealed_rows {
 public:
   /// Opens (creating if needed) the database file at `path` and migrates
   /// its schema.
@@ -121,6 +122,13 @@ public:
                           const std::string& holder) override;
 
   caf::expected<std::vector<sink_record>> sink_records() override;
+
+  // -- sealed_rows interface (sqlite_sealed.cpp) ------------------------------
+
+  caf::expected<std::vector<sealed_row>> sealed_after(const std::string& after,
+                                                      size_t limit) override;
+
+  caf::expected<size_t> rewrite_sealed(const std::vector<sealed_row>& rows) override;
 
 private:
   /// The prepared statements of the write path, prepared once at open.

@@ -115,6 +115,8 @@ std::string client_help() {
          "  stepwise events [--after SEQ] [--limit N] [--follow]\n"
          "  stepwise workflows [NAME]\n"
          "  stepwise sinks                         the outbox's sinks: cursor, lag, errors\n"
+         "  stepwise secrets rotate [--batch N]    encrypt stored secret values again with\n"
+         "                                         the first key (see stepwise secrets --help)\n"
          "\n"
          "client flags:\n"
          "  --url URL      server to talk to, http:// or https:// (env STEPWISE_URL;\n"

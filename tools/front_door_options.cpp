@@ -1,5 +1,6 @@
 // The settings of stepwise serve's front doors: bearer tokens, TLS, the
-// service broker, and the deployment locations of the simulated cloud.
+// service broker, the key ring of secret values, and the deployment
+// locations of the simulated cloud.
 
 #include <algorithm>
 
@@ -95,6 +96,17 @@ const std::vector<option_spec>& front_door_specs() {
      "the broker's basic-auth credentials: one line 'user:password' ('#' "
      "comments); read again on SIGHUP",
      set_path<&serve_options::osb_credentials>},
+    {"secret-key-file", "STEPWISE_SECRET_KEY_FILE", "FILE",
+     "the key ring that encrypts secret values (AES-256-GCM) before they are "
+     "stored: one 'ID BASE64-KEY' a line (a key: openssl rand -base64 32), "
+     "the first line encrypts, every line decrypts. Default: SQLite keeps "
+     "one beside the database (STEM.keys, made on first start); PostgreSQL "
+     "refuses to start without one",
+     set_path<&serve_options::secret_key_file>},
+    {"insecure-plaintext-secrets", "STEPWISE_INSECURE_PLAINTEXT_SECRETS", "",
+     "store secret values without encryption (no key ring): anyone who can "
+     "read the database or a backup of it reads them",
+     set_switch<&serve_options::insecure_plaintext_secrets>, true},
   };
   return specs;
 }
@@ -108,6 +120,8 @@ std::optional<std::string> check_front_doors(const serve_options& o) {
     return std::string("--osb-credentials is for the service broker: add --osb");
   if (o.metrics_auth && o.auth_tokens.empty())
     return std::string("--metrics-auth needs --auth-tokens FILE");
+  if (o.insecure_plaintext_secrets && !o.secret_key_file.empty())
+    return std::string("--secret-key-file and --insecure-plaintext-secrets exclude each other");
   return std::nullopt;
 }
 

@@ -8,6 +8,7 @@
 
 #include "engine/errc.hpp"
 #include "tools/cli.hpp"
+#include "tools/secrets_command.hpp"
 #include "tools/serve.hpp"
 #include "tools/serve_options.hpp"
 
@@ -47,6 +48,8 @@ int main(int argc, char** argv) {
     return run_workflows(args);
   if (cmd == "sinks")
     return run_sinks(args);
+  if (cmd == "secrets")
+    return run_secrets(args);
   std::fprintf(stderr, "error: unknown command '%s'\n\n%s", cmd.c_str(),
                client_help().c_str());
   return 2;

@@ -17,9 +17,11 @@
 #include "workflows/demo.hpp"
 #include "workflows/infrastructure.hpp"
 #include "storage/open_store.hpp"
+#include "storage/sealed_rows.hpp"
 #include "http/infrastructure_routes.hpp"
 #include "http/osb.hpp"
 #include "http/server.hpp"
+#include "tools/key_file.hpp"
 #include "outbox/outbox.hpp"
 #include "tools/make_driver.hpp"
 
@@ -75,7 +77,7 @@ caf::expected<registry> make_registry(const std::vector<std::string>& sets,
     workflows::infrastructure_deps deps;
     deps.driver = std::move(drv);
     deps.monitor = std::move(monitor);
-    // Unmasked on purpose: deprovisioning needs the location's credentials.
+    // As stored: deprovisioning opens the location's credentials itself.
     deps.read_operation = [st](const std::string& id) { return st->load(id); };
     if (auto ok = workflows::add_infrastructure_workflows(reg, std::move(deps)); !ok)
       return ok.error();
@@ -141,6 +143,20 @@ int run_serve(const serve_options& opts) {
     log(log_level::error, "cannot open the store: " + message_of(st.error()));
     return 1;
   }
+  auto keys = keys_for(opts, true, [&]() -> caf::expected<bool> {
+    auto* rows = dynamic_cast<sealed_rows*>(st->get());
+    if (rows == nullptr)
+      return false;
+    auto found = rows->sealed_after("", 1);
+    if (!found)
+      return std::move(found.error());
+    return !found->empty();
+  });
+  if (!keys) {
+    log(log_level::error, "cannot start: " + message_of(keys.error()));
+    return 2;
+  }
+  ecfg.secret_keys = std::move(*keys);
   auto later = std::make_shared<infra::delayed_calls>(sys, ecfg.clock);
   auto drv = make_driver(opts, ecfg.clock, later);
   caf::actor monitor;

@@ -77,6 +77,12 @@ struct serve_options {
   /// `user:password` of `osb_credentials`.
   bool osb = false;
   std::string osb_credentials;
+  /// The key ring that seals secret values (`ID BASE64` lines, the first
+  /// seals). Empty: a SQLite store's key file beside the database
+  /// (`key_file.hpp`); a PostgreSQL store refuses to start.
+  std::string secret_key_file;
+  /// Store secret values unsealed (no key ring).
+  bool insecure_plaintext_secrets = false;
   bool help = false;
 
   /// Returns the host part of `listen`.

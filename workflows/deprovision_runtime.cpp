@@ -29,15 +29,18 @@ infra::result<operation> read_provisioning(const read_operation_fn& read,
 }
 
 /// Returns the provisioning operation's deployment location, read again
-/// each time: keeping it (credentials included) in this operation's data
-/// would store a secret, and keeping it as a transient value would keep a
-/// sleeping monitor from being passivated.
+/// each time and its credentials opened in memory: keeping it in this
+/// operation's data would store a secret once more, and keeping it as a
+/// transient value would keep a sleeping monitor from being passivated.
 infra::result<infra::deployment_location> location_of(const read_operation_fn& read,
-                                                       const step_context& ctx) {
+                                                       step_context& ctx) {
   auto op = read_provisioning(read, ctx);
   if (auto err = std::get_if<infra::error>(&op))
     return *err;
-  auto& in = *std::get<operation>(op).input;
+  auto opened = ctx.open_secrets(std::move(std::get<operation>(op)));
+  if (!opened)
+    return infra::error{infra::error_kind::infrastructure_error, message_of(opened.error())};
+  auto& in = *opened->input;
   auto loc = infra::location_from_json(in.if_contains(location_key));
   if (!loc)
     return infra::error{infra::error_kind::infrastructure_error,

@@ -17,8 +17,9 @@
 
 namespace stepwise::workflows {
 
-/// Reads a stored operation by id, unmasked (the server wires it to the
-/// store). Runs on a step worker, so it may block.
+/// Reads a stored operation by id, as stored: its secret values sealed
+/// (a step opens them with `step_context::open_secrets`). The server wires
+/// it to the store. Runs on a step worker, so it may block.
 using read_operation_fn
   = std::function<caf::expected<std::optional<operation>>(const std::string& id)>;
 

@@ -1,6 +1,7 @@
 // Transient values (overrides): never stored, rebuilt by the steps that
 // produce them whenever an operation goes on in a new actor.
 #include <atomic>
+#include <functional>
 
 #include <catch2/catch.hpp>
 
@@ -52,6 +53,16 @@ step_def gate() {
 
 const boost::json::array expected_seen{"core/domain", "lms/token (secret)"};
 
+/// Starts `w` on `st` and stops its engine while the gate waits; returns
+/// the operation's id.
+std::string stopped_at_gate(const std::function<registry()>& wf,
+                            const std::shared_ptr<memory_store>& st) {
+  harness h{wf(), st};
+  auto id = h.start("w");
+  REQUIRE(h.await(id, event_type::step_retry_scheduled, "gate"));
+  return id;
+}
+
 } // namespace
 
 TEST_CASE("overrides sort by component and key, replace, and stay typed", "[actors][transient]") {
@@ -73,17 +84,18 @@ TEST_CASE("overrides sort by component and key, replace, and stay typed", "[acto
 
 TEST_CASE("producing steps run again, quietly, before the next step after a restart",
           "[actors][transient]") {
+  // An inline one too: its result is there at once, not in a worker's message.
+  auto inline_body = GENERATE(false, true);
+  INFO("inline: " << inline_body);
   std::atomic<int> runs{0};
   auto wf = [&] {
-    return one(workflow("w", 1).step(1, tokens(runs)).step(2, gate()).step(3, use()));
+    return one(workflow("w", 1)
+                 .step(1, tokens(runs).running_inline(inline_body))
+                 .step(2, gate())
+                 .step(3, use()));
   };
   auto st = std::make_shared<memory_store>();
-  std::string id;
-  {
-    harness h{wf(), st};
-    id = h.start("w");
-    REQUIRE(h.await(id, event_type::step_retry_scheduled, "gate"));
-  }
+  auto id = stopped_at_gate(wf, st);
   CHECK(runs == 1);
   harness h{wf(), st};
   h.clk->advance(30s);
@@ -112,12 +124,7 @@ TEST_CASE("a producing step that fails when run again decides the waiting step's
     return one(workflow("w", 1).step(1, tokens(runs, 2)).step(2, gate()).step(3, use()));
   };
   auto st = std::make_shared<memory_store>();
-  std::string id;
-  {
-    harness h{wf(), st};
-    id = h.start("w");
-    REQUIRE(h.await(id, event_type::step_retry_scheduled, "gate"));
-  }
+  auto id = stopped_at_gate(wf, st);
   harness h{wf(), st};
   h.clk->advance(30s);
   REQUIRE(h.await([&](const event& e) {

@@ -73,7 +73,7 @@ TEST_CASE("stepwise serve --help documents every flag", "[http][process]") {
 }
 
 TEST_CASE("a store password never reaches the output", "[http][process]") {
-  auto out = run_cli("serve --listen 127.0.0.1:0 --store "
+  auto out = run_cli("serve --listen 127.0.0.1:0 --insecure-plaintext-secrets --store "
                      "postgresql://ann:topsecret@127.0.0.1:1/db");
   INFO(out);
   CHECK(out.find("topsecret") == std::string::npos);

@@ -106,6 +106,11 @@ std::vector<std::string> ignition_stub::paths() const {
   return paths_;
 }
 
+std::vector<std::string> ignition_stub::bodies() const {
+  std::lock_guard<std::mutex> g{mtx_};
+  return bodies_;
+}
+
 boost::json::value ignition_stub::last_body() const {
   std::lock_guard<std::mutex> g{mtx_};
   REQUIRE(!bodies_.empty());

@@ -49,6 +49,9 @@ public:
 
   boost::json::value last_body() const;
 
+  /// Every request body so far, in arrival order (as `paths`).
+  std::vector<std::string> bodies() const;
+
 private:
   void start(int threads);
 

@@ -1,0 +1,107 @@
+// `stepwise secrets rotate`: seals every stored secret value again with the
+// current key of the key ring, straight in the store (servers may run
+// meanwhile), so that older keys can then be removed from the key file.
+
+#include <cstdio>
+#include <memory>
+
+#include "engine/errc.hpp"
+#include "storage/open_store.hpp"
+#include "storage/rotate_secrets.hpp"
+#include "tools/cli.hpp"
+#include "tools/key_file.hpp"
+#include "tools/log.hpp"
+#include "tools/secrets_command.hpp"
+
+namespace stepwise::tools {
+
+namespace {
+
+int usage(const std::string& why) {
+  std::fprintf(stderr, "error: %s\n\n%s", why.c_str(), secrets_help().c_str());
+  return 2;
+}
+
+std::string report_line(const rotation_report& rep) {
+  return "pass " + std::to_string(rep.passes) + ": " + std::to_string(rep.checked)
+         + " operations with secret values checked, " + std::to_string(rep.rewritten)
+         + " re-encrypted";
+}
+
+int rotate(std::vector<std::string> args) {
+  rotation_options ropts;
+  bool missing = false;
+  auto batch = take_flag(args, "batch", "100", missing);
+  if (missing || batch.empty() || batch.find_first_not_of("0123456789") != std::string::npos
+      || batch.size() > 6 || std::stoul(batch) == 0)
+    return usage("--batch takes a number of operations from 1 to 999999");
+  ropts.batch = std::stoul(batch);
+  // The same settings as `serve`: flags, STEPWISE_* variables, --config.
+  auto opts = parse_serve_options(args, process_env());
+  if (!opts)
+    return usage(message_of(opts.error()));
+  if (opts->insecure_plaintext_secrets)
+    return usage("rotation encrypts with a key: drop --insecure-plaintext-secrets");
+  set_log_level(opts->level);
+  auto keys = keys_for(*opts, false);
+  if (!keys) {
+    log(log_level::error, message_of(keys.error()));
+    return 1;
+  }
+  auto st = open_store(opts->store);
+  if (!st) {
+    log(log_level::error, "cannot open the store " + redact_uri(opts->store) + ": "
+                            + message_of(st.error()));
+    return 1;
+  }
+  auto rows = std::dynamic_pointer_cast<sealed_rows>(*st);
+  if (!rows) {
+    log(log_level::error, "the store " + redact_uri(opts->store) + " cannot rotate secrets");
+    return 1;
+  }
+  ropts.progress = [](const rotation_report& rep) { log(log_level::info, report_line(rep)); };
+  auto rep = rotate_secrets(*rows, **keys, ropts);
+  if (!rep) {
+    log(log_level::error, "rotation stopped: " + message_of(rep.error())
+                            + " (what was written stays; run it again)");
+    return 1;
+  }
+  auto key = (*keys)->current().id;
+  std::printf("%s\n", report_line(*rep).c_str());
+  for (auto& [id, why] : rep->failures)
+    std::printf("not re-encrypted: %s: %s\n", id.c_str(), why.c_str());
+  if (rep->changed > 0)
+    std::printf("%zu operations kept changing while being rotated: run it again (or once "
+                "every server runs with this key file)\n",
+                rep->changed);
+  if (!rep->failures.empty() || rep->changed > 0)
+    return 1;
+  std::printf("done: every sealed secret value is under key %s; the other keys may be "
+              "removed from the key file (restart the servers after)\n",
+              key.c_str());
+  return 0;
+}
+
+} // namespace
+
+std::string secrets_help() {
+  return "usage: stepwise secrets rotate [--batch N] [SERVE FLAGS]\n\n"
+         "Encrypts every stored secret value again with the first key of the key\n"
+         "ring, N operations (default 100) per transaction; servers may run\n"
+         "meanwhile. Takes the store and key ring as `stepwise serve` does\n"
+         "(--store, --secret-key-file, --config, STEPWISE_* variables). Rotating a\n"
+         "key: add a new first line to the key file, restart every server with it,\n"
+         "run this, then remove the old line.\n";
+}
+
+int run_secrets(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] == "-h" || args[0] == "--help") {
+    std::printf("%s", secrets_help().c_str());
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] != "rotate")
+    return usage("unknown secrets command '" + args[0] + "'");
+  return rotate({args.begin() + 1, args.end()});
+}
+
+} // namespace stepwise::tools
