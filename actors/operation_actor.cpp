@@ -245,52 +245,6 @@ void on_ack(self_ptr self, write_status status) {
   execute(self, act);
 }
 
-} // namespace
-
-void on_step_done(self_ptr self, step_done& msg) {
-  auto& st = self->state;
-  if (msg.generation != st.gen || !st.step_running) {
-    // A late result of an attempt that was abandoned (timed out, canceled,
-    // paused, past the deadline): a newer state stands, this one is dropped.
-    st.rt->stats.steps_discarded.fetch_add(1, std::memory_order_relaxed);
-    std::cerr << "stepwise: operation " << st.op.id << ": dropped the late result of attempt "
-              << msg.attempt << " (abandoned)\n";
-    return;
-  }
-  st.step_running = false;
-  if (take_rebuilt(self, msg))
-    return;
-  auto& r = *msg.result;
-  st.op.data = std::move(r.data);
-  st.transient = std::move(r.transient);
-  note_transient(self);
-  auto& m = st.rt->stats;
-  m.step_duration_seconds.observe(std::chrono::duration<double>(r.took).count());
-  if (!r.result.message.empty())
-    r.result.message = scrub(std::move(r.result.message), secrets_of(st, r.revealed));
-  if (r.skipped || r.result.what == outcome::kind::done)
-    m.steps_succeeded.fetch_add(1, std::memory_order_relaxed);
-  else if (r.result.what == outcome::kind::retry)
-    m.steps_retried.fetch_add(1, std::memory_order_relaxed);
-  else
-    m.steps_failed.fetch_add(1, std::memory_order_relaxed);
-  // Never earlier than the last transition: clocks of threads may differ
-  // by a hair, and a record must not go back in time.
-  auto now = std::max(r.finished_at, st.op.updated_at);
-  std::vector<event> events;
-  if (!r.emitted.empty())
-    events = progress::emitted_events(st.op, *st.wf, secrets_of(st, r.revealed), r.emitted, now);
-  auto act = st.op.state == op_state::compensating
-               ? progress::apply_compensation(st.op, *st.wf, r.result, r.took,
-                                              now, unit_random(st), events)
-               : progress::apply_result(st.op, *st.wf, st.op.cursor(), r.result,
-                                        r.skipped, r.took, now,
-                                        unit_random(st), events);
-  persist(self, std::move(events), act);
-}
-
-namespace {
-
 void start(self_ptr self, next_action act, op_start mode) {
   auto& st = self->state;
   switch (mode) {

@@ -28,6 +28,14 @@ struct option_spec {
 /// empty.
 std::optional<std::vector<std::string>> split_list(const std::string& v);
 
+/// The engine's settings (engine_options.cpp).
+const std::vector<option_spec>& engine_specs();
+
+/// The setters that parsing treats apart: `--config` names the file read
+/// first, and `--sink` repeats (flags replace the environment's sinks).
+std::optional<std::string> set_config(serve_options& o, const std::string& v);
+std::optional<std::string> set_sink(serve_options& o, const std::string& v);
+
 /// The settings of the front doors (authentication, TLS, the service
 /// broker) and of the simulated cloud's locations, kept apart from the
 /// engine's (serve_options.cpp).
