@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <iostream>
 
 #include <caf/send.hpp>
 #include <pthread.h>
@@ -12,14 +11,18 @@
 
 namespace stepwise {
 
+using std::chrono::steady_clock;
+
 commit_writer::commit_writer(store_ptr st, caf::actor events_sink, metrics& m,
-                             size_t max_batch,
-                             std::shared_ptr<lease_keeper> keeper)
+                             options opts, std::shared_ptr<lease_keeper> keeper)
   : store_(std::move(st)),
     events_sink_(std::move(events_sink)),
     metrics_(m),
-    max_batch_(std::max<size_t>(1, max_batch)),
-    keeper_(std::move(keeper)) {
+    opts_(std::move(opts)),
+    health_(opts_.log),
+    keeper_(std::move(keeper)),
+    last_answer_(steady_clock::now()) {
+  opts_.max_batch = std::max<size_t>(1, opts_.max_batch);
   thread_ = std::thread{[this] {
     pthread_setname_np(pthread_self(), "sw-writer");
     run();
@@ -69,12 +72,13 @@ bool commit_writer::admission_round() {
   auto res = store_->admit(limits_, clock_->now());
   if (!res) {
     metrics_.commit_errors.fetch_add(1, std::memory_order_relaxed);
-    std::cerr << "stepwise: admission round failed, trying again: "
-              << message_of(res.error()) << '\n';
+    health_.failed("admission round", res.error(), "trying again", steady_clock::now());
     std::lock_guard<std::mutex> guard{mtx_};
     admission_wanted_ = true;
     return false;
   }
+  last_answer_ = steady_clock::now();
+  health_.answered(last_answer_);
   if (!res->events.empty())
     caf::anon_send(events_sink_, event_batch{std::move(res->events)});
   caf::anon_send(events_sink_, std::move(*res));
@@ -92,22 +96,97 @@ void commit_writer::stop() {
 }
 
 bool commit_writer::healthy() const {
-  std::lock_guard<std::mutex> guard{mtx_};
-  return healthy_;
+  return health_.fault().empty();
+}
+
+std::string commit_writer::fault() const {
+  return health_.fault();
+}
+
+caf::error commit_writer::refusal() const {
+  if (auto why = health_.fault(); !why.empty())
+    return make_error(errc::store_failure,
+                      "the store fails, nothing was written (try again later): " + why);
+  if (opts_.max_backlog == 0)
+    return caf::none;
+  size_t queued;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    queued = queue_.size();
+  }
+  if (queued < opts_.max_backlog)
+    return caf::none;
+  return make_error(errc::overloaded,
+                    "the store is behind: " + std::to_string(queued)
+                      + " checkpoints wait to be written (max backlog "
+                      + std::to_string(opts_.max_backlog)
+                      + "); nothing was written, try again later");
+}
+
+void commit_writer::probe() {
+  auto err = store_->ping();
+  auto now = steady_clock::now();
+  last_answer_ = now; // also after a failure: the next probe is a period later
+  if (err)
+    health_.failed("ping", err, "asking again in "
+                                  + std::to_string(opts_.probe_every.count()) + " ms",
+                   now);
+  else
+    health_.answered(now);
+}
+
+bool commit_writer::write(std::vector<checkpoint>& batch, std::vector<item>& replies) {
+  auto backoff = std::chrono::milliseconds(10);
+  for (;;) {
+    auto t0 = steady_clock::now();
+    auto res = store_->commit(batch);
+    auto t1 = steady_clock::now();
+    if (res) {
+      if (keeper_)
+        keeper_->renewed(t0); // every commit renews the lease
+      last_answer_ = t1;
+      health_.answered(t1);
+      metrics_.commits.fetch_add(1, std::memory_order_relaxed);
+      metrics_.commit_latency_seconds.observe(std::chrono::duration<double>(t1 - t0).count());
+      metrics_.commit_batch_size.observe(static_cast<double>(batch.size()));
+      for (size_t i = 0; i < replies.size(); ++i)
+        caf::anon_send(replies[i].reply_to, commit_ack{replies[i].tag, res->status[i]});
+      if (!res->events.empty())
+        caf::anon_send(events_sink_, event_batch{std::move(res->events)});
+      return true;
+    }
+    if (keeper_ && is_lease_lost(res.error())) {
+      // Retrying cannot help: another process owns these operations now.
+      lease_lost(replies);
+      return true;
+    }
+    // Nothing of the batch was written, or the store will tell on the
+    // retry: keep it and try again. The senders wait; none of them is told
+    // "done" or "failed".
+    metrics_.commit_errors.fetch_add(1, std::memory_order_relaxed);
+    health_.failed("commit of " + std::to_string(batch.size()) + " checkpoints", res.error(),
+                   "retrying in " + std::to_string(backoff.count()) + " ms", t1);
+    // Shutting down with a store that does not answer: the batch was never
+    // acknowledged, so dropping it loses nothing promised.
+    if (!pause(backoff))
+      return false;
+    // Capped low: a store that is back should be used at once, and a
+    // failed attempt against one that is not costs next to nothing.
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
+  }
 }
 
 void commit_writer::run() {
   std::vector<checkpoint> batch;
   std::vector<item> replies;
-  auto backoff = std::chrono::milliseconds(10);
   for (;;) {
     {
       std::unique_lock<std::mutex> guard{mtx_};
       auto ready = [this] { return stopping_ || !queue_.empty() || admission_wanted_; };
+      auto until = last_answer_ + opts_.probe_every;
       if (keeper_)
-        cv_.wait_until(guard, keeper_->next_claim(), ready);
-      else
-        cv_.wait(guard, ready);
+        until = std::min(until, keeper_->next_claim());
+      cv_.wait_until(guard, until, ready);
       if (queue_.empty()) {
         if (stopping_)
           break;
@@ -119,15 +198,18 @@ void commit_writer::run() {
             break;
           continue;
         }
-        if (keeper_ && (!admit || std::chrono::steady_clock::now() >= keeper_->next_claim()))
+        auto now = steady_clock::now();
+        if (keeper_ && (!admit || now >= keeper_->next_claim()))
           lease_tick(); // idle: the claim renews the lease as well
+        else if (!admit && now >= last_answer_ + opts_.probe_every)
+          probe();
         continue;
       }
-      if (queue_.size() <= max_batch_) {
+      if (queue_.size() <= opts_.max_batch) {
         batch.swap(queue_);
         replies.swap(waiting_);
       } else {
-        auto n = static_cast<std::ptrdiff_t>(max_batch_);
+        auto n = static_cast<std::ptrdiff_t>(opts_.max_batch);
         batch.assign(std::make_move_iterator(queue_.begin()),
                      std::make_move_iterator(queue_.begin() + n));
         queue_.erase(queue_.begin(), queue_.begin() + n);
@@ -135,50 +217,8 @@ void commit_writer::run() {
         waiting_.erase(waiting_.begin(), waiting_.begin() + n);
       }
     }
-    for (;;) {
-      auto t0 = std::chrono::steady_clock::now();
-      auto res = store_->commit(batch);
-      auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (res) {
-        if (keeper_)
-          keeper_->renewed(t0); // every commit renews the lease
-        metrics_.commits.fetch_add(1, std::memory_order_relaxed);
-        metrics_.commit_latency_seconds.observe(secs);
-        metrics_.commit_batch_size.observe(static_cast<double>(batch.size()));
-        {
-          std::lock_guard<std::mutex> guard{mtx_};
-          healthy_ = true;
-        }
-        for (size_t i = 0; i < replies.size(); ++i)
-          caf::anon_send(replies[i].reply_to,
-                         commit_ack{replies[i].tag, res->status[i]});
-        if (!res->events.empty())
-          caf::anon_send(events_sink_, event_batch{std::move(res->events)});
-        backoff = std::chrono::milliseconds(10);
-        break;
-      }
-      if (keeper_ && is_lease_lost(res.error())) {
-        // Retrying cannot help: another process owns these operations now.
-        lease_lost(replies);
-        break;
-      }
-      // Nothing of the batch was written: keep it and try again. The
-      // senders wait; none of them is told "done" or "failed".
-      metrics_.commit_errors.fetch_add(1, std::memory_order_relaxed);
-      std::cerr << "stepwise: commit of " << batch.size()
-                << " checkpoints failed, retrying in " << backoff.count()
-                << " ms: " << message_of(res.error()) << '\n';
-      {
-        std::unique_lock<std::mutex> guard{mtx_};
-        healthy_ = false;
-        if (cv_.wait_for(guard, backoff, [this] { return stopping_; })) {
-          // Shutting down with a store that does not answer: the batch
-          // was never acknowledged, so dropping it loses nothing promised.
-          return;
-        }
-      }
-      backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
-    }
+    if (!write(batch, replies))
+      return;
     batch.clear();
     replies.clear();
     // Under constant load the queue never runs dry: admit between commits
@@ -191,14 +231,14 @@ void commit_writer::run() {
     if (admit)
       admission_round();
     // Under constant load the queue never runs dry: claim between commits.
-    if (keeper_ && std::chrono::steady_clock::now() >= keeper_->next_claim())
+    if (keeper_ && steady_clock::now() >= keeper_->next_claim())
       lease_tick();
   }
   if (keeper_) {
     // After the last commit: the others may take what is left at once.
     if (auto err = keeper_->leave())
-      std::cerr << "stepwise: leaving the lease failed (it expires instead): "
-                << message_of(err) << '\n';
+      write_log(opts_.log, log_level::warn,
+                "leaving the lease failed (it expires instead): " + message_of(err));
   }
 }
 

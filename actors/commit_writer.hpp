@@ -11,8 +11,10 @@
 #include <caf/actor.hpp>
 
 #include "actors/lease_keeper.hpp"
+#include "actors/store_health.hpp"
 #include "engine/admission.hpp"
 #include "engine/clock.hpp"
+#include "engine/log.hpp"
 #include "engine/metrics.hpp"
 #include "engine/store.hpp"
 
@@ -34,10 +36,24 @@ namespace stepwise {
 /// checkpoint is answered `stale_revision`, the engine is told
 /// (`lease_lost_atom`) and the process joins again under a new owner id.
 /// After the last commit on `stop`, the lease is left.
+///
+/// While idle it pings the store every `probe_every`, so that readiness
+/// follows a store that went away (or came back) with nothing to write.
 class commit_writer {
 public:
-  commit_writer(store_ptr st, caf::actor events_sink, metrics& m,
-                size_t max_batch, std::shared_ptr<lease_keeper> keeper = nullptr);
+  struct options {
+    /// Most checkpoints written in one transaction.
+    size_t max_batch = 8192;
+    /// Most checkpoints queued before `refusal` refuses new work; 0: none.
+    size_t max_backlog = 0;
+    /// Where store faults are logged.
+    log_sink log;
+    /// How often an idle writer asks the store whether it answers.
+    std::chrono::milliseconds probe_every = std::chrono::seconds(1);
+  };
+
+  commit_writer(store_ptr st, caf::actor events_sink, metrics& m, options opts,
+                std::shared_ptr<lease_keeper> keeper = nullptr);
 
   ~commit_writer();
 
@@ -61,8 +77,17 @@ public:
   /// Writes what is queued, then stops the thread. Idempotent.
   void stop();
 
-  /// Returns whether the last commit succeeded.
+  /// Returns whether the last store call succeeded.
   bool healthy() const;
+
+  /// Returns why the last store call failed, or empty.
+  std::string fault() const;
+
+  /// Returns why new work (a new operation) is refused now, or none: the
+  /// store fails (`errc::store_failure`, with its reason), or more than
+  /// `max_backlog` checkpoints wait (`errc::overloaded`). Work under way
+  /// is never refused: it waits for the store instead.
+  caf::error refusal() const;
 
 private:
   struct item {
@@ -87,17 +112,26 @@ private:
   /// Waits `d` unless stopping; returns false when stopping.
   bool pause(std::chrono::milliseconds d);
 
+  /// Idle: asks the store whether it answers.
+  void probe();
+
+  /// Writes `batch` until it is written or cannot be (lease lost); returns
+  /// false when stopping with it unwritten.
+  bool write(std::vector<checkpoint>& batch, std::vector<item>& replies);
+
   store_ptr store_;
   caf::actor events_sink_;
   metrics& metrics_;
-  size_t max_batch_;
+  options opts_;
+  store_health health_;
   std::shared_ptr<lease_keeper> keeper_;
+  /// When the store last answered (the writer's thread only).
+  std::chrono::steady_clock::time_point last_answer_;
   mutable std::mutex mtx_;
   std::condition_variable cv_;
   std::vector<checkpoint> queue_;
   std::vector<item> waiting_;
   bool stopping_ = false;
-  bool healthy_ = true;
   bool admission_wanted_ = false;
   admission_limits limits_;
   std::shared_ptr<clock> clock_;

@@ -1,8 +1,6 @@
 // The lease duties of the commit writer's thread (see commit_writer.hpp):
 // claiming orphans, and joining again after the lease was lost. Both block
 // on the store, which is why they live on this thread.
-#include <iostream>
-
 #include <caf/send.hpp>
 
 #include "actors/commit_writer.hpp"
@@ -14,6 +12,8 @@ namespace stepwise {
 void commit_writer::lease_tick() {
   auto got = keeper_->claim_all();
   if (got) {
+    last_answer_ = std::chrono::steady_clock::now();
+    health_.answered(last_answer_);
     if (!got->empty()) {
       metrics_.operations_claimed.fetch_add(got->size(),
                                             std::memory_order_relaxed);
@@ -29,8 +29,8 @@ void commit_writer::lease_tick() {
   }
   // The store did not answer: the next period tries again, and commits
   // keep renewing the lease meanwhile.
-  std::cerr << "stepwise: claiming orphaned operations failed: "
-            << message_of(got.error()) << '\n';
+  health_.failed("claiming orphaned operations", got.error(), "trying again next period",
+                 std::chrono::steady_clock::now());
 }
 
 void commit_writer::lease_lost(std::vector<item>& fenced) {
@@ -45,11 +45,11 @@ void commit_writer::lease_lost(std::vector<item>& fenced) {
   }
   keeper_->lost(); // no step begins from here until joined again
   metrics_.leases_lost.fetch_add(1, std::memory_order_relaxed);
-  std::cerr << "stepwise: lease of owner '" << keeper_->owner()
-            << "' lost (it expired and another process took its operations "
-               "over): " << fenced.size()
-            << " checkpoints not written; stopping its operations and "
-               "joining again\n";
+  write_log(opts_.log, log_level::error,
+            "lease of owner '" + keeper_->owner()
+              + "' lost (it expired and another process took its operations over): "
+              + std::to_string(fenced.size())
+              + " checkpoints not written; stopping its operations and joining again");
   for (auto& x : fenced)
     caf::anon_send(x.reply_to, commit_ack{x.tag, write_status::stale_revision});
   // Sent after the acks and before any claim: the engine drops what it
@@ -60,8 +60,9 @@ void commit_writer::lease_lost(std::vector<item>& fenced) {
     auto err = keeper_->join();
     if (!err)
       break;
-    std::cerr << "stepwise: joining again failed, retrying in "
-              << backoff.count() << " ms: " << message_of(err) << '\n';
+    health_.failed("joining again", err,
+                   "retrying in " + std::to_string(backoff.count()) + " ms",
+                   std::chrono::steady_clock::now());
     if (!pause(backoff))
       return;
     backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));

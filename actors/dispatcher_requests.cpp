@@ -94,6 +94,10 @@ caf::result<start_result> on_start(dispatcher_ptr self, start_request& req) {
   auto key = wf->key_of(req.input);
   if (!key)
     return std::move(key.error());
+  // A store that fails or falls behind: say so now rather than queue
+  // what may not be written for a long while.
+  if (auto err = st.rt->writer->refusal())
+    return err;
   auto now = st.rt->clk->now();
   auto op = new_operation(req, *wf, new_operation_id(now, st.node, ++st.counter), now);
   op.key = std::move(*key);

@@ -2,7 +2,6 @@
 
 #include <condition_variable>
 #include <functional>
-#include <iostream>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -45,10 +44,10 @@ void engine::shared::shutdown() {
     caf::scoped_actor self{*sys};
     self->request(actor, std::chrono::seconds(10), shutdown_atom::value)
       .receive([] {},
-               [](caf::error& err) {
+               [this](caf::error& err) {
                  // Shutting down goes on: the writer still drains below.
-                 std::cerr << "stepwise: the engine did not confirm shutdown: "
-                           << message_of(err) << '\n';
+                 write_log(rt->cfg.log, log_level::warn,
+                           "the engine did not confirm shutdown: " + message_of(err));
                });
   }
   // Running steps finish (their results may be dropped: they run again
@@ -152,8 +151,9 @@ void warn_plaintext_secrets(const engine_config& cfg, const registry& workflows)
   std::string list;
   for (auto& n : names)
     list += (list.empty() ? "" : ", ") + n;
-  std::cerr << "stepwise: no key ring (engine_config::secret_keys): the secret values of "
-            << list << " are stored in plaintext\n";
+  write_log(cfg.log, log_level::warn,
+            "no key ring (engine_config::secret_keys): the secret values of " + list
+              + " are stored in plaintext");
 }
 
 } // namespace
@@ -194,8 +194,12 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
   if (rt->lease)
     rt->stats.operations_claimed.fetch_add(active->size(),
                                              std::memory_order_relaxed);
+  commit_writer::options wopts;
+  wopts.max_batch = cfg.max_batch;
+  wopts.max_backlog = cfg.max_backlog;
+  wopts.log = cfg.log;
   rt->writer = std::make_unique<commit_writer>(rt->store, a, rt->stats,
-                                                 cfg.max_batch, rt->lease);
+                                                 std::move(wopts), rt->lease);
   rt->writer->enable_admission(rt->limits, rt->clk);
   caf::anon_send(a, recover_atom::value, recovered_ops{std::move(*active)});
   auto sh = std::make_shared<shared>();
@@ -310,10 +314,21 @@ std::string engine::store_backend() const {
 }
 
 bool engine::ready() const {
+  return not_ready_reason().empty();
+}
+
+std::string engine::not_ready_reason() const {
   auto& rt = *shared_->rt;
+  if (shared_->down)
+    return "the engine is shutting down";
+  if (!rt.recovered)
+    return "recovery is not done";
+  if (auto why = rt.writer->fault(); !why.empty())
+    return "the store fails: " + why;
   // A process whose lease may have expired begins no step: not ready.
-  auto leased = !rt.lease || rt.lease->holds(std::chrono::steady_clock::now());
-  return rt.recovered && rt.writer->healthy() && leased && !shared_->down;
+  if (rt.lease && !rt.lease->holds(std::chrono::steady_clock::now()))
+    return "the lease on the shared store is not renewed";
+  return {};
 }
 
 } // namespace stepwise

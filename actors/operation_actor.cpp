@@ -1,7 +1,6 @@
 #include "actors/operation_actor.hpp"
 
 #include <algorithm>
-#include <iostream>
 
 #include "actors/operation_parts.hpp"
 

@@ -2,7 +2,6 @@
 // lifecycle in operation_actor.cpp): a late one is dropped, a current one
 // moves the operation on and is checkpointed.
 #include <algorithm>
-#include <iostream>
 
 #include "actors/operation_parts.hpp"
 
@@ -17,8 +16,9 @@ void on_step_done(self_ptr self, step_done& msg) {
     // A late result of an attempt that was abandoned (timed out, canceled,
     // paused, past the deadline): a newer state stands, this one is dropped.
     st.rt->stats.steps_discarded.fetch_add(1, std::memory_order_relaxed);
-    std::cerr << "stepwise: operation " << st.op.id << ": dropped the late result of attempt "
-              << msg.attempt << " (abandoned)\n";
+    write_log(st.rt->cfg.log, log_level::info,
+              "operation " + st.op.id + ": dropped the late result of attempt "
+                + std::to_string(msg.attempt) + " (abandoned)");
     return;
   }
   st.step_running = false;

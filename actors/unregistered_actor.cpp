@@ -1,6 +1,5 @@
 #include "actors/unregistered_actor.hpp"
 
-#include <iostream>
 
 #include <caf/event_based_actor.hpp>
 
@@ -63,7 +62,7 @@ caf::behavior unregistered_actor(caf::stateful_actor<unregistered_state>* self,
   st.committed = std::make_shared<const operation>(op);
   if (!is_terminal(op.state)) {
     std::vector<event> events;
-    std::cerr << "stepwise: operation " << op.id << " fails: " << why(st) << "\n";
+    write_log(st.rt->cfg.log, log_level::warn, "operation " + op.id + " fails: " + why(st));
     progress::fail_unregistered(op, st.rt->workflows.versions(op.workflow), st.rt->clk->now(),
                                 events);
     op.revision += 1;

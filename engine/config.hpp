@@ -7,6 +7,7 @@
 
 #include "engine/clock.hpp"
 #include "engine/key_ring.hpp"
+#include "engine/log.hpp"
 #include "engine/time.hpp"
 
 namespace stepwise {
@@ -53,6 +54,14 @@ struct engine_config {
   /// values are stored in plaintext (masked in output all the same), and
   /// the engine says so once at launch.
   std::shared_ptr<const key_ring> secret_keys;
+  /// Most checkpoints waiting to be written before new operations are
+  /// refused (`errc::overloaded`): a slow store makes callers wait and
+  /// retry instead of growing memory. Operations already running always
+  /// write. Zero: no bound (a benchmark that creates a million at once).
+  size_t max_backlog = 100000;
+  /// Where the engine's lines go (store faults, launch warnings); null:
+  /// `stepwise: TEXT` on stderr.
+  log_sink log;
   /// The clock; null means the real wall clock.
   std::shared_ptr<stepwise::clock> clock;
   /// Seed of the jitter random numbers (0: from the clock).

@@ -138,6 +138,10 @@ public:
   /// a shared store) the lease surely holds.
   bool ready() const;
 
+  /// Returns why the engine is not ready (e.g. the store's last error), or
+  /// an empty string when it is.
+  std::string not_ready_reason() const;
+
   engine() = default;
 
 private:

@@ -19,6 +19,7 @@ std::string to_string(errc x) {
     case errc::stale_revision: return "stale_revision";
     case errc::delivery_failed: return "delivery_failed";
     case errc::secret_key: return "secret_key";
+    case errc::overloaded: return "overloaded";
   }
   return "unknown";
 }

@@ -37,6 +37,9 @@ enum class errc : uint8_t {
   /// the key ring, or the ring's key of that id is another one (the
   /// message names the key id).
   secret_key = 12,
+  /// Too much waits to be written to the store: new operations are refused
+  /// until the backlog shrinks (`engine_config::max_backlog`).
+  overloaded = 13,
 };
 
 /// The error category atom of stepwise errors.

@@ -82,7 +82,11 @@ public:
   // -- writes -----------------------------------------------------------------
 
   /// Writes all `batch` items in one transaction, durable on return. An
-  /// error means nothing of the batch was written.
+  /// error means nothing of the batch was written, or, when the store
+  /// lost its connection during the commit, that the store does not know
+  /// yet: the caller retries the same batch (the writer does), and the
+  /// store answers the retry as it answered the first call if that was
+  /// written after all.
   [[nodiscard]] virtual caf::expected<commit_result>
   commit(const std::vector<checkpoint>& batch) = 0;
 
@@ -93,6 +97,13 @@ public:
   /// sharing the store run one at a time. Called by the writer thread.
   [[nodiscard]] virtual caf::expected<admission_round>
   admit(const admission_limits& limits, time_point now) = 0;
+
+  /// Returns whether the store answers (for readiness while no commit runs;
+  /// a store in this process's memory or files always does). Called by the
+  /// writer thread.
+  [[nodiscard]] virtual caf::error ping() {
+    return caf::none;
+  }
 
   // -- reads ------------------------------------------------------------------
 

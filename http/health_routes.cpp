@@ -20,10 +20,8 @@ void add_health_routes(router& r, const route_context& ctx) {
     if (ctx.hub->closed())
       return rp->write(rq.raw.path, res,
                        {503, "shutting_down", "the server is shutting down"});
-    if (!ctx.eng.ready())
-      return rp->write(rq.raw.path, res,
-                       {503, "not_ready",
-                        "recovery is not done or the store does not answer"});
+    if (auto why = ctx.eng.not_ready_reason(); !why.empty())
+      return rp->write(rq.raw.path, res, {503, "not_ready", "not ready: " + why});
     write_json(res, 200,
                boost::json::object{{"status", "ready"},
                                    {"store", ctx.eng.store_backend()}});

@@ -13,7 +13,7 @@ const char* openapi_components() {
       "type": "object", "required": ["error"],
       "properties": {"error": {"type": "object", "required": ["code", "message"],
         "properties": {
-          "code": {"type": "string", "description": "Stable, snake_case: malformed_json, invalid_argument, unknown_workflow, unauthorized, forbidden, not_found, method_not_allowed, invalid_state, idempotency_conflict, payload_too_large, unsupported_media_type, header_too_large, too_many_waiters, shutting_down, store_failure, timeout, secret_key, internal_error."},
+          "code": {"type": "string", "description": "Stable, snake_case: malformed_json, invalid_argument, unknown_workflow, unauthorized, forbidden, not_found, method_not_allowed, invalid_state, idempotency_conflict, payload_too_large, unsupported_media_type, header_too_large, too_many_waiters, shutting_down, store_failure, overloaded, timeout, secret_key, internal_error."},
           "message": {"type": "string", "description": "Names what was wrong."}}}}
     },
     "Time": {"type": "string", "format": "date-time", "description": "RFC 3339 UTC with milliseconds, e.g. 2026-11-22T07:40:00.123Z."},
@@ -171,8 +171,11 @@ const openapi_errors& openapi_v1_errors() {
       "The Content-Type is not JSON (a missing Content-Type is read as JSON).",
       openapi_header::none},
      {{503}, "Unavailable",
-      "Shutting down, the store is unavailable, the engine did not answer in "
-      "time, or too many waiting requests. Retry after the Retry-After header.",
+      "Shutting down, the store fails (store_failure: the message says why; "
+      "nothing of the request was written), too much waits to be written "
+      "(overloaded), the engine did not answer in time (timeout: a start may "
+      "still happen, which an Idempotency-Key makes safe to retry), or too "
+      "many waiting requests. Retry after the Retry-After header.",
       openapi_header::retry_after}}};
   return errors;
 }

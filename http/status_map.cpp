@@ -28,6 +28,7 @@ constexpr mapping table[] = {
   {errc::timeout, 503},
   {errc::invalid_definition, 500},
   {errc::secret_key, 500},
+  {errc::overloaded, 503},
 };
 
 } // namespace

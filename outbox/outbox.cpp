@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
-#include <iostream>
 #include <iterator>
 #include <random>
 #include <set>
@@ -16,6 +15,7 @@
 #include <caf/send.hpp>
 
 #include "engine/errc.hpp"
+#include "engine/log.hpp"
 #include "outbox/kafka.hpp"
 #include "outbox/messages.hpp"
 #include "outbox/webhook.hpp"
@@ -107,7 +107,7 @@ outbox::start(caf::actor_system& sys, engine& eng, store_ptr st,
                         "sink '" + c.name + "' is configured twice");
   std::unique_ptr<outbox> ob{new outbox(sys, st, sinks)};
   ob->warn_ = cfg.warn ? cfg.warn : [](const std::string& msg) {
-    std::cerr << "stepwise: " << msg << '\n';
+    write_log(nullptr, log_level::warn, msg);
   };
   ob->pool_ = std::make_shared<blocking_pool>(cfg.store_threads);
   // A store serving one process: whoever held a sink before is this

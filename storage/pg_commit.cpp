@@ -157,10 +157,11 @@ caf::expected<bool> write_items(pg_connection& conn,
   return renewed;
 }
 
-// Round trip 2: the events of the written items, then COMMIT.
+// Round trip 2: the events of the written items, the commit's mark, then
+// COMMIT.
 caf::error append_and_commit(pg_connection& conn,
                              const std::vector<checkpoint>& batch,
-                             commit_result& res) {
+                             const pg_commit_mark& mark, commit_result& res) {
   pg_event_columns cols;
   std::string extra;
   for (size_t i = 0; i < batch.size(); ++i)
@@ -178,6 +179,11 @@ caf::error append_and_commit(pg_connection& conn,
     if (auto err = pl.send_prepared(pg_stmt::append_events, p))
       return err;
   }
+  pg_params mp{2};
+  mp.add(mark.writer);
+  mp.add(mark.token);
+  if (auto err = pl.send_prepared(pg_stmt::mark_commit, mp))
+    return err;
   if (auto err = pl.send("COMMIT", none))
     return err;
   if (auto err = pl.sync())
@@ -192,6 +198,8 @@ caf::error append_and_commit(pg_connection& conn,
       first = std::move(r.error());
     }
   }
+  if (auto r = pl.result("commit mark"); !r && !first)
+    first = std::move(r.error());
   if (auto r = pl.result("commit"); !r && !first)
     first = std::move(r.error());
   if (auto err = pl.await_sync(); err && !first)
@@ -208,7 +216,9 @@ caf::error pg_fence::lost() const {
 
 caf::expected<commit_result> pg_commit(pg_connection& conn,
                                        const std::vector<checkpoint>& batch,
-                                       const pg_fence* fence) {
+                                       const pg_fence* fence,
+                                       const pg_commit_mark& mark,
+                                       std::optional<commit_result>& unsure) {
   // A checkpoint without an operation is a caller bug: refused before
   // anything is sent.
   for (size_t i = 0; i < batch.size(); ++i)
@@ -225,18 +235,41 @@ caf::expected<commit_result> pg_commit(pg_connection& conn,
     return roll_back(conn, std::move(renewed.error()));
   if (!*renewed)
     return roll_back(conn, fence->lost());
-  if (auto err = append_and_commit(conn, batch, res)) {
-    // The server may have committed before the connection broke: say so,
-    // the engine's retry will then meet stale revisions.
-    if (conn.broken())
+  if (auto err = append_and_commit(conn, batch, mark, res)) {
+    // The server may have committed before the connection broke: keep
+    // the answer for `pg_resolve`.
+    if (conn.broken()) {
+      for (auto& ev : res.events)
+        ev.seq = 0;
+      unsure = std::move(res);
       return make_error(errc::store_failure,
-                        "pg: commit outcome unknown (connection lost): "
+                        "pg: connection lost during COMMIT (whether it was "
+                        "written is read back once connected): "
                           + message_of(err));
+    }
     // A failed COMMIT ended the transaction already; after an earlier
     // failure the ROLLBACK ends it.
     return roll_back(conn, std::move(err));
   }
   return res;
+}
+
+caf::expected<std::optional<commit_result>>
+pg_resolve(pg_connection& conn, const pg_commit_mark& mark,
+           commit_result& unsure) {
+  pg_params p{1};
+  p.add(mark.writer);
+  // FOR UPDATE waits for a transaction of the broken connection that the
+  // server has not ended yet: what is read then is final.
+  auto r = conn.exec_prepared(pg_stmt::read_mark, p, "read commit mark");
+  if (!r)
+    return std::move(r.error());
+  if (r->rows() == 0 || r->int64(0, 0) != mark.token)
+    return std::optional<commit_result>{};
+  auto seq = r->int64(0, 1) - static_cast<int64_t>(unsure.events.size());
+  for (auto& ev : unsure.events)
+    ev.seq = ++seq;
+  return std::optional<commit_result>{std::move(unsure)};
 }
 
 } // namespace stepwise

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,15 @@ struct pg_fence {
   caf::error lost() const;
 };
 
+/// Names a commit so that it can be found after its connection broke
+/// during COMMIT: `writer` is one store's writer (random per open), `token`
+/// grows with every commit. The transaction records both, with its last
+/// event number, in `commit_marks`.
+struct pg_commit_mark {
+  std::string writer;
+  int64_t token = 0;
+};
+
 /// Writes `batch` in one transaction on `conn` (the store's write path).
 ///
 /// Two round trips whatever the batch size: the first sends BEGIN and one
@@ -50,8 +61,21 @@ struct pg_fence {
 /// succeed on operations it owns, and the owner's lease is renewed in the
 /// same transaction; when the lease has expired, nothing is written and
 /// the error is `errc::stale_revision` ("lease lost").
+///
+/// When the connection broke after COMMIT may have reached the server, the
+/// error says the outcome is unknown and `unsure` holds what the commit
+/// would answer (its events not numbered): `pg_resolve` tells later.
 [[nodiscard]] caf::expected<commit_result>
 pg_commit(pg_connection& conn, const std::vector<checkpoint>& batch,
-          const pg_fence* fence);
+          const pg_fence* fence, const pg_commit_mark& mark,
+          std::optional<commit_result>& unsure);
+
+/// Tells whether the commit `mark` (which left `unsure`) was written: once
+/// no transaction that may still write the mark is open, reads it. Returns
+/// the commit's answer, its events numbered, when it was written; none
+/// when it was not (and will not be).
+[[nodiscard]] caf::expected<std::optional<commit_result>>
+pg_resolve(pg_connection& conn, const pg_commit_mark& mark,
+           commit_result& unsure);
 
 } // namespace stepwise

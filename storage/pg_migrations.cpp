@@ -96,6 +96,17 @@ CREATE TABLE sink_cursors (
   created_at BIGINT NOT NULL
 );
 )sql"},
+  {5, "commit marks", R"sql(
+-- One row per writer connection: the token of its last commit, written in
+-- the commit's transaction, so that a writer whose connection broke during
+-- COMMIT can tell whether it was written.
+CREATE TABLE commit_marks (
+  writer TEXT PRIMARY KEY,
+  token BIGINT NOT NULL,
+  last_seq BIGINT NOT NULL,
+  at BIGINT NOT NULL
+);
+)sql"},
 };
 
 // Rolls back whatever a failed step left open; the error to report is the

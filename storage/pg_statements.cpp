@@ -71,6 +71,13 @@ constexpr statement statements[] = {
    "$7::TEXT[], $8::TEXT[], $9::TEXT[]) WITH ORDINALITY "
    "AS u(" STEPWISE_EVENT_INSERT_COLUMNS ", ord)) "
    "SELECT last_seq FROM c"},
+  {pg_stmt::mark_commit,
+   "INSERT INTO commit_marks (writer, token, last_seq, at) "
+   "SELECT $1, $2, last_seq, stepwise_now_us() FROM event_counter WHERE id = 1 "
+   "ON CONFLICT (writer) DO UPDATE SET token = excluded.token, "
+   "last_seq = excluded.last_seq, at = excluded.at"},
+  {pg_stmt::read_mark,
+   "SELECT token, last_seq FROM commit_marks WHERE writer = $1 FOR UPDATE"},
   {pg_stmt::renew_owner,
    "UPDATE engine_owners SET renewed_at = stepwise_now_us(), "
    "lease_expires_at = stepwise_now_us() + $2 "

@@ -26,6 +26,12 @@ constexpr auto update_many_owned = "sw_update_many_owned";
 /// transaction ends) and inserts the events of the unnested arrays with
 /// them. Returns the last number taken.
 constexpr auto append_events = "sw_append_events";
+/// Records commit `$2` of writer `$1` and the last event number it took,
+/// in the commit's transaction (see `pg_commit_mark`).
+constexpr auto mark_commit = "sw_mark_commit";
+/// The last commit token of writer `$1` and its last event number, once
+/// no transaction that may still write them is open (row lock).
+constexpr auto read_mark = "sw_read_mark";
 /// Extends the lease of owner `$1` to `$2` microseconds from now, unless
 /// another process ended it (an expired lease that nobody ended yet is
 /// still ours). Returns one row when renewed.

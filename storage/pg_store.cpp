@@ -1,14 +1,50 @@
 #include "storage/pg_store.hpp"
 
+#include <cstdio>
+#include <random>
+
 #include "engine/errc.hpp"
 #include "storage/pg_admission.hpp"
 #include "storage/pg_connection.hpp"
 #include "storage/pg_migrations.hpp"
+#include "storage/pg_params.hpp"
 #include "storage/pg_read_pool.hpp"
 #include "storage/pg_reads.hpp"
 #include "storage/pg_statements.hpp"
 
 namespace stepwise {
+
+namespace {
+
+std::string random_writer_id() {
+  std::random_device rd;
+  std::uniform_int_distribution<uint64_t> dist;
+  std::mt19937_64 gen{(static_cast<uint64_t>(rd()) << 32) ^ rd()};
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx",
+                static_cast<unsigned long long>(dist(gen)));
+  return buf;
+}
+
+// Creates the writer's mark row, so that reading it back after a broken
+// COMMIT waits on a row the commit locked; drops the marks of writers gone
+// for a week (each process leaves one row; a live one rewrites it with
+// every commit).
+caf::error open_mark(pg_connection& conn, const std::string& writer) {
+  pg_params p{1};
+  p.add(writer);
+  auto made = conn.exec("INSERT INTO commit_marks (writer, token, last_seq, at) "
+                        "VALUES ($1, 0, 0, stepwise_now_us()) ON CONFLICT DO NOTHING",
+                        p, "create commit mark");
+  if (!made)
+    return std::move(made.error());
+  auto pruned = conn.exec("DELETE FROM commit_marks WHERE at < stepwise_now_us() "
+                          "- 7 * 86400 * 1000000::BIGINT",
+                          "prune commit marks");
+  return pruned ? caf::none : std::move(pruned.error());
+}
+
+} // namespace
 
 caf::expected<std::shared_ptr<pg_store>> pg_store::open(const std::string& uri,
                                                         pg_options options) {
@@ -19,9 +55,14 @@ caf::expected<std::shared_ptr<pg_store>> pg_store::open(const std::string& uri,
     return err;
   if (auto err = pg_prepare_all(**conn))
     return err;
+  auto writer_id = random_writer_id();
+  if (auto err = open_mark(**conn, writer_id))
+    return err;
   auto readers = std::make_unique<pg_read_pool>(uri, options.max_readers);
-  return std::shared_ptr<pg_store>{
+  auto st = std::shared_ptr<pg_store>{
     new pg_store(uri, std::move(*conn), std::move(readers))};
+  st->mark_.writer = std::move(writer_id);
+  return st;
 }
 
 pg_store::pg_store(std::string uri, std::unique_ptr<pg_connection> writer,
@@ -64,8 +105,26 @@ void pg_store::forget_if_broken() {
 
 caf::expected<commit_result>
 pg_store::commit(const std::vector<checkpoint>& batch) {
-  return on_writer(needs_join::no, [&](pg_connection& c) {
-    return pg_commit(c, batch, fence_ ? &*fence_ : nullptr);
+  return on_writer(needs_join::no,
+                   [&](pg_connection& c) -> caf::expected<commit_result> {
+    if (unsure_) {
+      // The last commit broke during COMMIT, and this is its retry.
+      auto known = pg_resolve(c, mark_, *unsure_);
+      if (!known)
+        return std::move(known.error());
+      unsure_.reset();
+      if (*known)
+        return std::move(**known);
+    }
+    ++mark_.token;
+    return pg_commit(c, batch, fence_ ? &*fence_ : nullptr, mark_, unsure_);
+  });
+}
+
+caf::error pg_store::ping() {
+  return on_writer(needs_join::no, [](pg_connection& c) -> caf::error {
+    auto r = c.exec("SELECT 1", "ping");
+    return r ? caf::none : std::move(r.error());
   });
 }
 

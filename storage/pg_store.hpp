@@ -43,8 +43,10 @@ struct pg_options {
 /// Failures are `errc::store_failure`. A connection that broke (server
 /// restart, network) is dropped and the next call reconnects, so the
 /// engine's retry of a failed commit goes through once the server is back.
-/// A commit that failed while COMMIT was under way may have been written:
-/// a retry then reports its items as `stale_revision` / `duplicate_key`.
+/// A commit whose connection broke while COMMIT was under way may have been
+/// written: the next `commit` (the writer retries the same batch) reads its
+/// mark back first and answers as the written commit would have, so no
+/// event is written twice and no item reads as stale.
 ///
 /// Also the `sink_store` of the outbox (`storage/pg_sinks.cpp`): its calls
 /// run on the pooled connections, never delaying a commit.
@@ -69,6 +71,7 @@ public:
 
   caf::expected<admission_round> admit(const admission_limits& limits,
                                        time_point now) override;
+  caf::error ping() override;
 
   caf::expected<std::optional<operation>> load(const std::string& id) override;
 
@@ -153,6 +156,10 @@ private:
   std::unique_ptr<pg_read_pool> readers_;
   /// Set by `join`; fences every commit.
   std::optional<pg_fence> fence_;
+  /// Names this store's commits (`commit_marks`).
+  pg_commit_mark mark_;
+  /// The answer of a commit whose outcome is unknown, until resolved.
+  std::optional<commit_result> unsure_;
 };
 
 template <class F>

@@ -231,6 +231,10 @@ const option_spec engine_table[] = {
   {"request-timeout", "STEPWISE_REQUEST_TIMEOUT", "SECONDS",
    "how long a request waits for the engine (default 30; 503 after)",
    set_seconds<&serve_options::request_timeout_s, 1, 3600>},
+  {"max-backlog", "STEPWISE_MAX_BACKLOG", "N",
+   "checkpoints waiting for a slow store before new operations are refused "
+   "(503 overloaded; default 100000, 0: no bound)",
+   set_size<&serve_options::max_backlog, 0, 100000000>},
   {"io-timeout", "STEPWISE_IO_TIMEOUT", "SECONDS",
    "a client that sends or takes nothing for this long is dropped (default "
    "10)",

@@ -4,10 +4,12 @@
 #include <string>
 #include <string_view>
 
+#include "engine/log.hpp"
+
 namespace stepwise::tools {
 
 /// Severity of a log line; lines below the configured level are dropped.
-enum class log_level { error, warn, info, debug };
+using stepwise::log_level;
 
 /// Returns the level named `s` (`error`, `warn`, `info`, `debug`).
 std::optional<log_level> parse_log_level(std::string_view s);

@@ -27,6 +27,7 @@ struct serve_options {
   size_t http_threads = 64;
   size_t step_workers = 4;
   size_t read_workers = 2;
+  size_t max_backlog = 100000;
   /// 0: CAF's default (one per core).
   size_t scheduler_threads = 0;
   log_level level = log_level::info;

@@ -8,7 +8,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "storage/pg_commit.hpp"
+#include "storage/pg_connection.hpp"
 #include "storage/pg_migrations.hpp"
+#include "storage/pg_statements.hpp"
 #include "tests/storage/pg_test_schema.hpp"
 #include "tests/storage/store_fixtures.hpp"
 
@@ -211,4 +214,43 @@ TEST_CASE("pg: bytes PostgreSQL refuses in text do not fail the batch",
   CHECK(load_ok(*st, "a").error
         == "bad \xEF\xBF\xBD byte, nul \xEF\xBF\xBD here, ok \xE2\x9C\x93");
   CHECK(all_events(*st).at(0).error == "\xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
+TEST_CASE("pg: a commit whose answer was lost is read back from its mark",
+          "[storage][pg]") {
+  auto schema = pg_schema_or_skip();
+  if (!schema)
+    return;
+  auto st = schema->open(); // migrated
+  commit_ok(*st, {create(make_op("before"), {make_event("before", event_type::operation_created)})});
+  auto conn = pg_connection::open(schema->uri());
+  REQUIRE(conn);
+  REQUIRE(!pg_prepare_all(**conn));
+  pg_commit_mark mark{"test-writer", 7};
+  std::optional<commit_result> unsure;
+  auto op = make_op("a");
+  auto written = pg_commit(**conn,
+                           {create(op, {make_event("a", event_type::operation_created),
+                                        make_event("a", event_type::step_started)})},
+                           nullptr, mark, unsure);
+  REQUIRE(written);
+  CHECK_FALSE(unsure);
+  REQUIRE(written->events.size() == 2);
+  // As if the connection had broken before the answer came.
+  auto lost = *written;
+  for (auto& ev : lost.events)
+    ev.seq = 0;
+  auto known = pg_resolve(**conn, mark, lost);
+  REQUIRE(known);
+  REQUIRE(*known);
+  CHECK((*known)->status == written->status);
+  CHECK((*known)->events[0].seq == written->events[0].seq);
+  CHECK((*known)->events[1].seq == written->events[1].seq);
+  CHECK(written->events[1].seq == 3);
+  // A commit under the next token never reached the server: not written.
+  pg_commit_mark next{"test-writer", 8};
+  auto copy = *written;
+  auto none = pg_resolve(**conn, next, copy);
+  REQUIRE(none);
+  CHECK_FALSE(*none);
 }

@@ -1,0 +1,164 @@
+// A slow store (every commit takes 500 ms) under a burst of creates, in
+// process: requests that wait too long time out (503 over HTTP), new work
+// beyond the backlog bound is refused at once and says so (503
+// overloaded), the writer's batches stay within the bound, and nothing
+// acknowledged, or that timed out, is lost.
+#include <atomic>
+#include <thread>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/scoped_actor.hpp>
+
+#include <catch2/catch.hpp>
+
+#include "actors/messages.hpp"
+#include "engine/engine.hpp"
+#include "engine/errc.hpp"
+#include "http/errors.hpp"
+#include "storage/open_store.hpp"
+#include "tests/faults/fault_support.hpp"
+
+using namespace stepwise;
+using namespace stepwise::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// Another store, slower: each commit first waits `delay`. Records the
+/// largest batch it was given.
+class slow_store : public store {
+public:
+  explicit slow_store(store_ptr inner) : inner_(std::move(inner)) {
+    // nop
+  }
+
+  std::atomic<int> delay_ms{0};
+  std::atomic<size_t> largest_batch{0};
+
+  std::string backend() const override {
+    return inner_->backend();
+  }
+  caf::expected<commit_result> commit(const std::vector<checkpoint>& batch) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms.load()));
+    if (batch.size() > largest_batch)
+      largest_batch = batch.size();
+    return inner_->commit(batch);
+  }
+  caf::expected<admission_round> admit(const admission_limits& l, time_point now) override {
+    return inner_->admit(l, now);
+  }
+  caf::expected<std::optional<operation>> load(const std::string& id) override {
+    return inner_->load(id);
+  }
+  caf::expected<std::optional<operation>> find_by_key(const std::string& key) override {
+    return inner_->find_by_key(key);
+  }
+  caf::expected<std::vector<operation>> load_active() override {
+    return inner_->load_active();
+  }
+  caf::expected<operation_page> list(const list_filter& f) override {
+    return inner_->list(f);
+  }
+  caf::expected<std::vector<event>> events_after(int64_t after, size_t limit) override {
+    return inner_->events_after(after, limit);
+  }
+  caf::expected<int64_t> last_seq() override {
+    return inner_->last_seq();
+  }
+
+private:
+  store_ptr inner_;
+};
+
+registry one_step() {
+  registry reg;
+  workflow wf("one", 1);
+  wf.step(10, make_step("only", [](step_context& ctx) {
+    ctx.data()["done"] = true;
+    return done();
+  }));
+  REQUIRE(reg.add(std::move(wf)));
+  return reg;
+}
+
+start_request request(size_t i) {
+  start_request req;
+  req.workflow = "one";
+  req.idempotency_key = "slow-" + std::to_string(i);
+  return req;
+}
+
+} // namespace
+
+TEST_CASE("a slow store: timeouts and a bounded backlog, nothing lost", "[faults][slow]") {
+  constexpr size_t burst = 1000;
+  constexpr size_t max_backlog = 20;
+  scratch_dir dir;
+  auto inner = open_store("sqlite:" + dir.path + "/slow.db");
+  REQUIRE(inner);
+  auto slow = std::make_shared<slow_store>(*inner);
+  caf::actor_system_config cfg;
+  tune_actor_system(cfg);
+  caf::actor_system sys{cfg};
+  engine_config ec;
+  ec.max_backlog = max_backlog;
+  ec.log = [](log_level, std::string_view) {};
+  auto eng = engine::launch(sys, ec, one_step(), slow);
+  REQUIRE(eng);
+  slow->delay_ms = 500;
+  // The burst: every create sent at once, each waiting at most 700 ms.
+  caf::scoped_actor self{sys};
+  std::vector<caf::error> errors(burst);
+  std::vector<bool> answered(burst, false);
+  auto send = [&](size_t i) {
+    return self->request(eng->actor(), std::chrono::milliseconds(700), start_atom::value,
+                         request(i));
+  };
+  std::vector<decltype(send(0))> pending;
+  for (size_t i = 0; i < burst; ++i)
+    pending.push_back(send(i));
+  for (size_t i = 0; i < burst; ++i)
+    pending[i].receive([&](start_result&) { answered[i] = true; },
+                       [&](caf::error& err) { errors[i] = std::move(err); });
+  size_t ok = 0, timed_out = 0, overloaded = 0;
+  std::string overloaded_message;
+  for (size_t i = 0; i < burst; ++i) {
+    if (answered[i]) {
+      ++ok;
+      continue;
+    }
+    auto api = http::from_engine(errors[i]);
+    INFO(api.message);
+    CHECK(api.status == 503);
+    if (code_of(errors[i]) == static_cast<uint8_t>(errc::overloaded)) {
+      ++overloaded;
+      overloaded_message = api.message;
+    } else if (api.code == "timeout") {
+      ++timed_out;
+    } else {
+      FAIL("neither answered, timed out nor overloaded: " + api.code);
+    }
+  }
+  INFO("ok " << ok << ", timed out " << timed_out << ", overloaded " << overloaded);
+  CHECK(overloaded > 0);
+  CHECK(timed_out > 0);
+  CHECK(overloaded_message.find("max backlog 20") != std::string::npos);
+  // Without the bound, one batch would have held the whole burst.
+  CHECK(slow->largest_batch <= 2 * max_backlog);
+  // The store speeds up: what was acknowledged or timed out exists (the
+  // same key finds it), what was refused was never written (the same key
+  // creates it now); all of them run to the end.
+  slow->delay_ms = 0;
+  for (size_t i = 0; i < burst; ++i) {
+    auto again = eng->start(request(i));
+    REQUIRE(again);
+    bool refused = !answered[i] && code_of(errors[i]) == static_cast<uint8_t>(errc::overloaded);
+    if (answered[i] || refused)
+      CHECK(again->created == refused);
+    auto done = eng->wait(again->op.id, std::chrono::seconds(30));
+    REQUIRE(done);
+    CHECK(done->state == op_state::succeeded);
+  }
+  eng->shutdown();
+}
