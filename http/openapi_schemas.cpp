@@ -174,7 +174,7 @@ const openapi_errors& openapi_v1_errors() {
       "Shutting down, the store fails (store_failure: the message says why; "
       "nothing of the request was written), too much waits to be written "
       "(overloaded), the engine did not answer in time (timeout: a start may "
-      "still happen, which an Idempotency-Key makes safe to retry), or too "
+      "still happen: retry it with the same idempotency_key), or too "
       "many waiting requests. Retry after the Retry-After header.",
       openapi_header::retry_after}}};
   return errors;

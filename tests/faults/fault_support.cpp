@@ -197,10 +197,10 @@ creator::creator(const fault_server& srv, std::vector<std::string> workflows, si
       c.set_read_timeout(60, 0);
       for (auto i = st->next++; i < n && !st->quit; i = st->next++) {
         auto& wf = st->workflows[i % st->workflows.size()];
-        auto body = R"({"workflow":")" + wf + R"(","input":{"i":)" + std::to_string(i) + "}}";
-        httplib::Headers h{{"Idempotency-Key", "fault-" + std::to_string(i)}};
+        auto body = R"({"workflow":")" + wf + R"(","idempotency_key":"fault-)"
+                    + std::to_string(i) + R"(","input":{"i":)" + std::to_string(i) + "}}";
         while (!st->quit) {
-          auto r = c.Post("/api/v1/operations", h, body, "application/json");
+          auto r = c.Post("/api/v1/operations", body, "application/json");
           if (r && (r->status == 201 || r->status == 200)) {
             st->ids[i] = std::string(json::parse(r->body).at("id").as_string());
             ++st->acked;

@@ -72,7 +72,7 @@ private:
 std::vector<std::string> foreign_lines(const std::string& log);
 
 /// Creates operations through faults: each is POSTed with its own
-/// Idempotency-Key and sent again (same key) after a 503 or a failed
+/// idempotency key and sent again (same key) after a 503 or a failed
 /// connection until the server takes it, so that an acknowledged create is
 /// never sent twice under two keys. Runs on its own threads.
 class creator {

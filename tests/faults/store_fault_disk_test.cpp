@@ -41,9 +41,9 @@ struct attempt {
 };
 
 attempt create(httplib::Client& c, size_t i, const std::string& pad) {
-  auto body = R"({"workflow":"bench_steps","input":{"pad":")" + pad + R"("}})";
-  httplib::Headers h{{"Idempotency-Key", "disk-" + std::to_string(i)}};
-  auto r = c.Post("/api/v1/operations", h, body, "application/json");
+  auto body = R"({"workflow":"bench_steps","idempotency_key":"disk-)" + std::to_string(i)
+              + R"(","input":{"pad":")" + pad + R"("}})";
+  auto r = c.Post("/api/v1/operations", body, "application/json");
   attempt a;
   if (!r)
     return a;
