@@ -103,17 +103,18 @@ std::string commit_writer::fault() const {
   return health_.fault();
 }
 
+size_t commit_writer::backlog() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return queue_.size();
+}
+
 caf::error commit_writer::refusal() const {
   if (auto why = health_.fault(); !why.empty())
     return make_error(errc::store_failure,
                       "the store fails, nothing was written (try again later): " + why);
   if (opts_.max_backlog == 0)
     return caf::none;
-  size_t queued;
-  {
-    std::lock_guard<std::mutex> guard{mtx_};
-    queued = queue_.size();
-  }
+  auto queued = backlog();
   if (queued < opts_.max_backlog)
     return caf::none;
   return make_error(errc::overloaded,

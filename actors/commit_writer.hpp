@@ -80,6 +80,9 @@ public:
   /// Returns whether the last store call succeeded.
   bool healthy() const;
 
+  /// Returns how many checkpoints wait to be written.
+  size_t backlog() const;
+
   /// Returns why the last store call failed, or empty.
   std::string fault() const;
 

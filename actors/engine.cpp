@@ -313,6 +313,10 @@ std::string engine::store_backend() const {
   return shared_->rt->store->backend();
 }
 
+size_t engine::commit_backlog() const {
+  return shared_->rt->writer->backlog();
+}
+
 bool engine::ready() const {
   return not_ready_reason().empty();
 }

@@ -138,6 +138,9 @@ public:
   /// a shared store) the lease surely holds.
   bool ready() const;
 
+  /// Returns how many checkpoints wait to be written to the store.
+  size_t commit_backlog() const;
+
   /// Returns why the engine is not ready (e.g. the store's last error), or
   /// an empty string when it is.
   std::string not_ready_reason() const;

@@ -105,6 +105,10 @@ std::string render(const route_context& ctx) {
              static_cast<double>(c.running));
   gauge(w, "stepwise_ready", "1 when recovery is done and the store answers.",
         ctx.eng.ready() ? 1 : 0);
+  gauge(w, "stepwise_commit_backlog",
+        "Checkpoints waiting to be written; past --max-backlog new operations "
+        "are refused (503 overloaded).",
+        static_cast<double>(ctx.eng.commit_backlog()));
   auto backend = ctx.eng.store_backend();
   w.family("stepwise_build_info", "gauge",
            "Always 1; labels name the version and the store backend.");

@@ -69,7 +69,7 @@ TEST_CASE("GET /metrics is well-formed Prometheus text", "[http][metrics]") {
                    "stepwise_steps_retried_total", "stepwise_step_duration_seconds",
                    "stepwise_timers_pending", "stepwise_store_commit_duration_seconds",
                    "stepwise_store_commit_batch_size", "stepwise_http_requests_total",
-                   "stepwise_http_request_duration_seconds"})
+                   "stepwise_http_request_duration_seconds", "stepwise_commit_backlog"})
     CHECK(types.count(fam) == 1);
   CHECK(types["stepwise_step_duration_seconds"] == "histogram");
   CHECK(samples["stepwise_operations_started_total"] >= 1);
