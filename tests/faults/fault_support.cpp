@@ -30,7 +30,7 @@ scratch_dir::scratch_dir() {
 }
 
 scratch_dir::~scratch_dir() {
-  shell("rm -rf '" + path + "'");
+  run_command("rm -rf '" + path + "'");
 }
 
 void print_figure(const json::object& figure) {
@@ -41,18 +41,6 @@ void print_figure(const json::object& figure) {
 std::string source_root() {
   auto p = std::getenv("STEPWISE_SOURCE_ROOT");
   return p != nullptr ? p : ".";
-}
-
-std::string shell(const std::string& command) {
-  std::string out;
-  auto pipe = ::popen((command + " 2>&1").c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), pipe)) > 0)
-    out.append(buf, n);
-  ::pclose(pipe);
-  return out;
 }
 
 namespace {
@@ -84,12 +72,7 @@ fault_server::fault_server(const std::string& dir, std::vector<std::string> args
     ::dup2(fd, 2);
     int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, 1);
-    std::vector<char*> cargs;
-    for (auto& a : argv)
-      cargs.push_back(a.data());
-    cargs.push_back(nullptr);
-    ::execv(cargs[0], cargs.data());
-    ::_exit(127);
+    exec_args(std::move(argv));
   }
   const std::string marker = "listening on http://127.0.0.1:";
   auto deadline = steady::now() + std::chrono::seconds(60);
@@ -168,6 +151,17 @@ std::vector<std::string> foreign_lines(const std::string& log) {
     if (!std::regex_match(line, line_format))
       out.push_back(line);
   return out;
+}
+
+void check_run(const fault_server& srv, const std::vector<json::object>& log,
+               const std::vector<std::string>& ids) {
+  auto problems = log_problems(log, ids);
+  for (size_t i = 0; i < problems.size() && i < 20; ++i)
+    UNSCOPED_INFO(problems[i]);
+  CHECK(problems.empty());
+  auto text = srv.log();
+  INFO(text);
+  CHECK(foreign_lines(text).empty());
 }
 
 // -- creator ------------------------------------------------------------------

@@ -10,6 +10,8 @@
 #include <boost/json.hpp>
 #include <httplib.h>
 
+#include "tests/shell.hpp"
+
 /// What the store fault tests share: a `stepwise serve` child whose stderr
 /// goes to a file, clients that keep creating through faults, and checks of
 /// the event log a run left.
@@ -27,9 +29,6 @@ void print_figure(const boost::json::object& figure);
 
 /// Returns the source tree (`STEPWISE_SOURCE_ROOT`), for tools/.
 std::string source_root();
-
-/// Runs `command` through the shell; returns its stdout and stderr.
-std::string shell(const std::string& command);
 
 /// A running `stepwise serve --listen 127.0.0.1:0 ARGS...`, killed at
 /// destruction.
@@ -70,6 +69,11 @@ private:
 /// Returns the lines of `log` that are not in the server's format
 /// (`TIME LEVEL TEXT`).
 std::vector<std::string> foreign_lines(const std::string& log);
+
+/// Checks the end of a fault case: `log_problems` finds nothing for `ids`
+/// in `log`, and the server wrote only lines in its format.
+void check_run(const fault_server& srv, const std::vector<boost::json::object>& log,
+               const std::vector<std::string>& ids);
 
 /// Creates operations through faults: each is POSTed with its own
 /// idempotency key and sent again (same key) after a 503 or a failed

@@ -10,7 +10,7 @@ namespace stepwise::test {
 
 pg_cluster::pg_cluster() {
   // The URI is the last line (progress comes before it).
-  auto out = shell(tool("start") + " </dev/null");
+  auto out = run_command(tool("start") + " </dev/null");
   while (!out.empty() && out.back() == '\n')
     out.pop_back();
   uri_ = out.substr(out.rfind('\n') + 1);
@@ -19,7 +19,7 @@ pg_cluster::pg_cluster() {
 }
 
 pg_cluster::~pg_cluster() {
-  shell(tool("stop") + " '" + uri_ + "'");
+  run_command(tool("stop") + " '" + uri_ + "'");
 }
 
 std::string pg_cluster::tool(const std::string& verb) const {
@@ -27,19 +27,19 @@ std::string pg_cluster::tool(const std::string& verb) const {
 }
 
 void pg_cluster::crash() {
-  auto out = shell(tool("crash") + " '" + uri_ + "'");
+  auto out = run_command(tool("crash") + " '" + uri_ + "'");
   INFO(out);
   REQUIRE(out.find("crashed") != std::string::npos);
 }
 
 void pg_cluster::restart() {
-  auto out = shell(tool("restart") + " '" + uri_ + "'");
+  auto out = run_command(tool("restart") + " '" + uri_ + "'");
   INFO(out);
   REQUIRE(out.find("restarted") != std::string::npos);
 }
 
 int pg_cluster::terminate_backends() {
-  auto out = shell("psql '" + uri_ + "' -Atc \"SELECT count(pg_terminate_backend(pid)) "
+  auto out = run_command("psql '" + uri_ + "' -Atc \"SELECT count(pg_terminate_backend(pid)) "
                    "FROM pg_stat_activity WHERE datname = current_database() "
                    "AND pid <> pg_backend_pid()\"");
   INFO(out);

@@ -35,33 +35,37 @@ double seconds_since(steady::time_point t) {
   return std::chrono::duration<double>(steady::now() - t).count();
 }
 
-/// The end of every fault case: all created, all ended once, a clean log.
-void check_outcome(fault_server& srv, creator& make) {
-  auto ids = make.finish(120s);
-  CHECK(ids.size() == operations);
-  auto log = await_ended(srv, ids, 120s);
-  auto problems = log_problems(log, ids);
-  for (size_t i = 0; i < problems.size() && i < 20; ++i)
-    UNSCOPED_INFO(problems[i]);
-  CHECK(problems.empty());
-  auto text = srv.log();
-  INFO(text);
-  CHECK(foreign_lines(text).empty());
-  CHECK(srv.readyz().first == 200);
-  CHECK(srv.stop() == 0);
-}
+/// A server on a cluster of its own, creating `operations` through faults.
+struct under_load {
+  pg_cluster pg;
+  scratch_dir dir;
+  fault_server srv{dir.path, serve_args(pg)};
+  std::unique_ptr<creator> make;
+
+  under_load() {
+    REQUIRE(srv.await_readyz(200, 30s));
+    make = std::make_unique<creator>(srv, std::vector<std::string>{"bench_steps", "bench_timers"},
+                                     operations);
+  }
+
+  /// The end of every fault case: all created, all ended once, a clean log.
+  void check_outcome() {
+    auto ids = make->finish(120s);
+    CHECK(ids.size() == operations);
+    check_run(srv, await_ended(srv, ids, 120s), ids);
+    CHECK(srv.readyz().first == 200);
+    CHECK(srv.stop() == 0);
+  }
+};
 
 } // namespace
 
 TEST_CASE("PostgreSQL crashes under load and comes back 5 s later",
           "[faults][pg][process]") {
-  pg_cluster pg;
-  scratch_dir dir;
-  fault_server srv(dir.path, serve_args(pg));
-  REQUIRE(srv.await_readyz(200, 30s));
-  creator make(srv, {"bench_steps", "bench_timers"}, operations);
-  REQUIRE(await_acknowledged(make, operations / 3));
-  pg.crash();
+  under_load run;
+  auto& srv = run.srv;
+  REQUIRE(await_acknowledged(*run.make, operations / 3));
+  run.pg.crash();
   auto crashed = steady::now();
   CHECK(srv.await_readyz(503, 10s));
   auto body = srv.readyz().second;
@@ -70,12 +74,12 @@ TEST_CASE("PostgreSQL crashes under load and comes back 5 s later",
   // Down for 5 s, as the scenario asks: the stepwise side is not
   // what this waits for.
   std::this_thread::sleep_until(crashed + 5s);
-  CHECK(make.acknowledged() < operations);
-  pg.restart();
+  CHECK(run.make->acknowledged() < operations);
+  run.pg.restart();
   auto back = steady::now();
   CHECK(srv.await_readyz(200, 30s));
   auto ready_after = seconds_since(back);
-  check_outcome(srv, make);
+  run.check_outcome();
   CHECK(srv.log().find("store answers again after") != std::string::npos);
   print_figure({{"test", "pg_crash"}, {"operations", operations},
                 {"down_s", std::chrono::duration<double>(back - crashed).count()},
@@ -84,21 +88,18 @@ TEST_CASE("PostgreSQL crashes under load and comes back 5 s later",
 
 TEST_CASE("stepwise's PostgreSQL sessions are ended under load",
           "[faults][pg][process]") {
-  pg_cluster pg;
-  scratch_dir dir;
-  fault_server srv(dir.path, serve_args(pg));
-  REQUIRE(srv.await_readyz(200, 30s));
-  creator make(srv, {"bench_steps", "bench_timers"}, operations);
+  under_load run;
+  auto& srv = run.srv;
   int ended = 0;
   for (auto at : {operations / 5, operations / 2, operations * 4 / 5}) {
-    REQUIRE(await_acknowledged(make, at));
-    ended += pg.terminate_backends();
+    REQUIRE(await_acknowledged(*run.make, at));
+    ended += run.pg.terminate_backends();
   }
   CHECK(ended >= 3); // the writer's session at least, each time
   auto t0 = steady::now();
   CHECK(srv.await_readyz(200, 30s));
   auto ready_after = seconds_since(t0);
-  check_outcome(srv, make);
+  run.check_outcome();
   print_figure({{"test", "pg_terminate_backend"}, {"operations", operations},
                 {"sessions_ended", ended}, {"ready_after_last_s", ready_after}});
 }

@@ -22,15 +22,6 @@ std::string stepwise_binary() {
   return p != nullptr ? p : "build/stepwise";
 }
 
-void exec_args(std::vector<std::string> args) {
-  std::vector<char*> argv;
-  for (auto& a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  ::execv(argv[0], argv.data());
-  ::_exit(127);
-}
-
 child::child(std::vector<std::string> args) {
   int fds[2];
   REQUIRE(::pipe(fds) == 0);
@@ -95,18 +86,6 @@ int child::wait_exit(std::chrono::seconds bound) {
 
 std::string run_cli(const std::string& args) {
   return run_command(stepwise_binary() + " " + args);
-}
-
-std::string run_command(const std::string& command) {
-  std::string out;
-  auto pipe = ::popen((command + " 2>&1").c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), pipe)) > 0)
-    out.append(buf, n);
-  ::pclose(pipe);
-  return out;
 }
 
 } // namespace stepwise::test

@@ -6,14 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "tests/shell.hpp"
+
 namespace stepwise::test {
 
 /// Returns the path of the `stepwise` binary under test (`STEPWISE_BIN`).
 std::string stepwise_binary();
-
-/// In a forked child: runs `args` (no shell) in its place; exits 127 when
-/// it cannot.
-[[noreturn]] void exec_args(std::vector<std::string> args);
 
 /// A child process (no shell) with its stderr on a pipe, killed at
 /// destruction if still running.
@@ -39,10 +37,6 @@ struct child {
   /// Waits (bounded) for the exit; returns the exit code or -1.
   int wait_exit(std::chrono::seconds bound);
 };
-
-/// Runs `command` through the shell and returns what it printed on stdout
-/// and stderr.
-std::string run_command(const std::string& command);
 
 /// Runs the `stepwise` binary with `args` (through the shell) and returns
 /// what it printed on stdout and stderr.
