@@ -8,14 +8,17 @@ namespace stepwise {
 
 namespace {
 
-// libpq messages end in a newline and may span lines: keep them on one.
+// libpq messages end in a newline and may span lines, indented by tabs:
+// keep them on one line, one space between words.
 std::string one_line(const char* msg) {
-  std::string out = msg != nullptr ? msg : "";
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
+  std::string out;
+  for (auto* p = msg != nullptr ? msg : ""; *p != '\0'; ++p) {
+    auto c = (*p == '\n' || *p == '\t') ? ' ' : *p;
+    if (c != ' ' || (!out.empty() && out.back() != ' '))
+      out += c;
+  }
+  while (!out.empty() && out.back() == ' ')
     out.pop_back();
-  for (auto& c : out)
-    if (c == '\n')
-      c = ' ';
   return out;
 }
 
