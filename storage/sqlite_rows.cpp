@@ -29,6 +29,18 @@ const char* const update_operation_sql
     "WHERE id = ?1 AND revision = ?14 - 1";
 #undef SW_ENDED
 
+// The columns an update that keeps the state writes: indexes on `state`,
+// `admission` and `blocked_by` are left alone, where SQLite would rewrite
+// their entries for every row whose SET names those columns, changed or
+// not (three index updates of most checkpoints: a step's result keeps the
+// state). `?4` and `?20` are named so that one binding serves.
+const char* const update_same_state_sql
+  = "UPDATE operations SET workflow = ?2, workflow_version = ?3, "
+    "data = ?6, steps = ?7, error = ?8, updated_at = ?10, deadline = ?11, "
+    "revision = ?14, wake_at = ?15, signals = ?16, pause_requested = ?20 "
+    "WHERE id = ?1 AND revision = ?14 - 1 AND state = ?4 "
+    "AND state <> 'succeeded' AND state <> 'failed' AND state <> 'canceled'";
+
 void bind_operation(sqlite_statement& stmt, const op_row& row) {
   stmt.bind_ref(1, row.id);
   stmt.bind_ref(2, row.workflow);

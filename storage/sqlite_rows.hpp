@@ -28,6 +28,10 @@ extern const char* const insert_operation_sql;
 /// Replaces the mutable fields of an operation whose stored revision is
 /// the one before the row's.
 extern const char* const update_operation_sql;
+/// As `update_operation_sql` for a live operation whose stored state is the
+/// new one (no row changes otherwise): the state and admission columns,
+/// and their indexes, stay as they are.
+extern const char* const update_same_state_sql;
 
 /// Binds `row` to `insert_operation_sql` or `update_operation_sql`, whose
 /// parameters are numbered as the columns of `STEPWISE_OP_COLUMNS`. Binds

@@ -16,6 +16,7 @@ struct sqlite_store::write_statements {
   sqlite_statement* rollback = nullptr;
   sqlite_statement* insert_operation = nullptr;
   sqlite_statement* update_operation = nullptr;
+  sqlite_statement* update_same_state = nullptr;
   sqlite_statement* insert_event = nullptr;
 };
 
@@ -76,6 +77,7 @@ sqlite_store::open(const std::string& path, sqlite_options opts) {
     {&stmts->rollback, "ROLLBACK"},
     {&stmts->insert_operation, sqlite_rows::insert_operation_sql},
     {&stmts->update_operation, sqlite_rows::update_operation_sql},
+    {&stmts->update_same_state, sqlite_rows::update_same_state_sql},
     {&stmts->insert_event, sqlite_rows::insert_event_sql},
   };
   for (auto& [slot, sql] : wanted) {
@@ -173,17 +175,29 @@ sqlite_store::write_batch(const std::vector<checkpoint>& batch) {
                           + " has no operation");
     auto& op = *item.op;
     auto create = item.what == checkpoint::kind::create;
-    auto& stmt = create ? *stmts_->insert_operation : *stmts_->update_operation;
-    {
+    auto row = encode_op_row(op, item.what, buffers_->op);
+    auto write = [&](sqlite_statement& stmt) -> caf::error {
       statement_reset reset{stmt};
-      sqlite_rows::bind_operation(stmt,
-                                  encode_op_row(op, item.what, buffers_->op));
+      sqlite_rows::bind_operation(stmt, row);
       auto rc = stmt.step();
       if (rc != SQLITE_DONE)
-        return writer_->failure((create ? "inserting operation "
-                                        : "updating operation ")
+        return writer_->failure((create ? "inserting operation " : "updating operation ")
                                   + op.id,
                                 rc);
+      return caf::none;
+    };
+    if (create) {
+      if (auto err = write(*stmts_->insert_operation))
+        return err;
+    } else {
+      // Most updates keep the state: try the lighter statement first; it
+      // changes no row when the state moved (or the revision is stale),
+      // and the full one then decides.
+      if (auto err = write(*stmts_->update_same_state))
+        return err;
+      if (sqlite3_changes(db) == 0)
+        if (auto err = write(*stmts_->update_operation))
+          return err;
     }
     if (sqlite3_changes(db) == 0) {
       // Its events describe a transition that did not happen: skip them.
