@@ -1,10 +1,9 @@
 #include "actors/lease_keeper.hpp"
 
-#include <random>
-
 #include <unistd.h>
 
 #include "engine/errc.hpp"
+#include "engine/random_hex.hpp"
 
 namespace stepwise {
 
@@ -16,12 +15,7 @@ std::string fresh_owner_id() {
     host[0] = '\0';
   // The random part tells apart a restarted process that got the same pid
   // (containers start every process as pid 1).
-  std::random_device rd;
-  auto r = (static_cast<uint64_t>(rd()) << 32) | rd();
-  char suffix[17];
-  std::snprintf(suffix, sizeof(suffix), "%016llx",
-                static_cast<unsigned long long>(r));
-  return std::string{host} + ":" + std::to_string(::getpid()) + ":" + suffix;
+  return std::string{host} + ":" + std::to_string(::getpid()) + ":" + random_hex(16);
 }
 
 } // namespace

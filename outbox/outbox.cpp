@@ -6,7 +6,6 @@
 #include <cctype>
 #include <fstream>
 #include <iterator>
-#include <random>
 #include <set>
 
 #include <caf/actor_system.hpp>
@@ -16,6 +15,7 @@
 
 #include "engine/errc.hpp"
 #include "engine/log.hpp"
+#include "engine/random_hex.hpp"
 #include "outbox/kafka.hpp"
 #include "outbox/messages.hpp"
 #include "outbox/webhook.hpp"
@@ -27,12 +27,7 @@ namespace {
 std::string make_holder() {
   char host[256] = "";
   ::gethostname(host, sizeof host - 1);
-  std::random_device rd;
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string tail;
-  for (int i = 0; i < 8; ++i)
-    tail += digits[rd() % 16];
-  return std::string{host} + ":" + std::to_string(::getpid()) + ":" + tail;
+  return std::string{host} + ":" + std::to_string(::getpid()) + ":" + random_hex(8);
 }
 
 // Reads a secret from `path` (none: empty); the error names the file,

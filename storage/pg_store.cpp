@@ -1,9 +1,8 @@
 #include "storage/pg_store.hpp"
 
-#include <cstdio>
-#include <random>
 
 #include "engine/errc.hpp"
+#include "engine/random_hex.hpp"
 #include "storage/pg_admission.hpp"
 #include "storage/pg_connection.hpp"
 #include "storage/pg_migrations.hpp"
@@ -15,16 +14,6 @@
 namespace stepwise {
 
 namespace {
-
-std::string random_writer_id() {
-  std::random_device rd;
-  std::uniform_int_distribution<uint64_t> dist;
-  std::mt19937_64 gen{(static_cast<uint64_t>(rd()) << 32) ^ rd()};
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx",
-                static_cast<unsigned long long>(dist(gen)));
-  return buf;
-}
 
 // Creates the writer's mark row, so that reading it back after a broken
 // COMMIT waits on a row the commit locked; drops the marks of writers gone
@@ -55,7 +44,7 @@ caf::expected<std::shared_ptr<pg_store>> pg_store::open(const std::string& uri,
     return err;
   if (auto err = pg_prepare_all(**conn))
     return err;
-  auto writer_id = random_writer_id();
+  auto writer_id = random_hex(16);
   if (auto err = open_mark(**conn, writer_id))
     return err;
   auto readers = std::make_unique<pg_read_pool>(uri, options.max_readers);
