@@ -95,10 +95,6 @@ void commit_writer::stop() {
     thread_.join();
 }
 
-bool commit_writer::healthy() const {
-  return health_.fault().empty();
-}
-
 std::string commit_writer::fault() const {
   return health_.fault();
 }
@@ -199,9 +195,11 @@ void commit_writer::run() {
             break;
           continue;
         }
+        // Idle: claim when due (it renews the lease too), else ask the
+        // store whether it answers once nothing did for a while.
         auto now = steady_clock::now();
-        if (keeper_ && (!admit || now >= keeper_->next_claim()))
-          lease_tick(); // idle: the claim renews the lease as well
+        if (keeper_ && now >= keeper_->next_claim())
+          lease_tick();
         else if (!admit && now >= last_answer_ + opts_.probe_every)
           probe();
         continue;

@@ -77,9 +77,6 @@ public:
   /// Writes what is queued, then stops the thread. Idempotent.
   void stop();
 
-  /// Returns whether the last store call succeeded.
-  bool healthy() const;
-
   /// Returns how many checkpoints wait to be written.
   size_t backlog() const;
 
