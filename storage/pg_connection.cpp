@@ -57,6 +57,10 @@ pg_connection::open(const std::string& uri) {
   // Silence NOTICEs (e.g. "relation already exists, skipping"): they
   // would go to stderr.
   PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
+  // Errors without DETAIL: a constraint's "Failing row contains (...)"
+  // quotes the row, input values included, and errors reach the log,
+  // /readyz and 503 bodies.
+  PQsetErrorVerbosity(conn, PQERRORS_TERSE);
   std::unique_ptr<pg_connection> out{new pg_connection(conn)};
   // Our statements are short; JIT compiling one whose estimated cost
   // crosses jit_above_cost (a large batch, a big table) takes longer than

@@ -254,3 +254,19 @@ TEST_CASE("pg: a commit whose answer was lost is read back from its mark",
   REQUIRE(none);
   CHECK_FALSE(*none);
 }
+
+TEST_CASE("pg: a store error does not quote the row it refused", "[storage][pg]") {
+  auto schema = pg_schema_or_skip();
+  if (!schema)
+    return;
+  schema->open().reset(); // migrated
+  auto conn = pg_connection::open(schema->uri());
+  REQUIRE(conn);
+  REQUIRE((*conn)->exec("CREATE TEMP TABLE refused (a TEXT NOT NULL, b TEXT)", "create"));
+  auto r = (*conn)->exec("INSERT INTO refused VALUES (NULL, 'pw-Qz9-never-quoted')", "insert");
+  REQUIRE_FALSE(r);
+  auto msg = message_of(r.error());
+  INFO(msg);
+  CHECK_THAT(msg, Catch::Contains("null value"));
+  CHECK(msg.find("pw-Qz9-never-quoted") == std::string::npos);
+}
