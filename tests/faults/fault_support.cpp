@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -22,16 +21,6 @@ namespace stepwise::test {
 
 namespace json = boost::json;
 using steady = std::chrono::steady_clock;
-
-scratch_dir::scratch_dir() {
-  char tmpl[] = "/tmp/stepwise-fault.XXXXXX";
-  REQUIRE(::mkdtemp(tmpl) != nullptr);
-  path = tmpl;
-}
-
-scratch_dir::~scratch_dir() {
-  run_command("rm -rf '" + path + "'");
-}
 
 void print_figure(const json::object& figure) {
   std::printf("%s\n", json::serialize(figure).c_str());
@@ -88,10 +77,7 @@ fault_server::fault_server(const std::string& dir, std::vector<std::string> args
 }
 
 fault_server::~fault_server() {
-  if (pid_ > 0) {
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-  }
+  kill_and_reap(pid_);
 }
 
 std::unique_ptr<httplib::Client> fault_server::client() const {
@@ -129,16 +115,7 @@ int fault_server::stop() {
   if (pid_ <= 0)
     return -1;
   ::kill(pid_, SIGTERM);
-  auto deadline = steady::now() + std::chrono::seconds(30);
-  while (steady::now() < deadline) {
-    int status = 0;
-    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1;
-      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return -1;
+  return reap(pid_, std::chrono::seconds(30));
 }
 
 std::vector<std::string> foreign_lines(const std::string& log) {

@@ -17,13 +17,6 @@
 /// the event log a run left.
 namespace stepwise::test {
 
-/// A directory under /tmp, removed with everything in it at destruction.
-struct scratch_dir {
-  std::string path;
-  scratch_dir();
-  ~scratch_dir();
-};
-
 /// Prints one JSON line of a figure a test measured (not checked).
 void print_figure(const boost::json::object& figure);
 

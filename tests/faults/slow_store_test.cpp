@@ -94,7 +94,7 @@ start_request request(size_t i) {
 TEST_CASE("a slow store: timeouts and a bounded backlog, nothing lost", "[faults][slow]") {
   constexpr size_t burst = 1000;
   constexpr size_t max_backlog = 20;
-  scratch_dir dir;
+  temp_dir dir;
   auto inner = open_store("sqlite:" + dir.path + "/slow.db");
   REQUIRE(inner);
   auto slow = std::make_shared<slow_store>(*inner);

@@ -62,7 +62,7 @@ TEST_CASE("SQLite on a full disk: 503 with the reason, and on by itself once spa
     WARN("skipped: mounting a small file system needs root");
     return;
   }
-  scratch_dir dir;
+  temp_dir dir;
   small_fs fs(dir.path, 16);
   auto uri = "sqlite:" + fs.path + "/stepwise.db";
   fault_server srv(dir.path, {"--store", uri, "--workflows", "bench", "--request-timeout", "3"});

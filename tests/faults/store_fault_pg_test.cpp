@@ -38,7 +38,7 @@ double seconds_since(steady::time_point t) {
 /// A server on a cluster of its own, creating `operations` through faults.
 struct under_load {
   pg_cluster pg;
-  scratch_dir dir;
+  temp_dir dir;
   fault_server srv{dir.path, serve_args(pg)};
   std::unique_ptr<creator> make;
 

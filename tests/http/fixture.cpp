@@ -19,18 +19,6 @@ namespace stepwise::test {
 
 std::atomic<bool> flip_allowed{false};
 
-temp_dir::temp_dir() {
-  char tmpl[] = "/tmp/stepwise-http-XXXXXX";
-  auto p = mkdtemp(tmpl);
-  REQUIRE(p != nullptr);
-  path = p;
-}
-
-temp_dir::~temp_dir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path, ec);
-}
-
 registry test_registry() {
   registry reg;
   workflow quick("quick", 1);

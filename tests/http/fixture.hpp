@@ -16,15 +16,9 @@
 #include "engine/engine.hpp"
 #include "infra/driver.hpp"
 #include "http/server.hpp"
+#include "tests/shell.hpp"
 
 namespace stepwise::test {
-
-/// A directory under /tmp, removed with everything in it at destruction.
-struct temp_dir {
-  std::string path;
-  temp_dir();
-  ~temp_dir();
-};
 
 /// Lets the `flip` workflow's step succeed (it fails while false).
 extern std::atomic<bool> flip_allowed;

@@ -38,10 +38,7 @@ child::child(std::vector<std::string> args) {
 }
 
 child::~child() {
-  if (pid > 0) {
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
-  }
+  kill_and_reap(pid);
   if (err_fd >= 0)
     ::close(err_fd);
 }
@@ -72,16 +69,7 @@ bool child::await_output(const std::string& text, std::chrono::seconds bound) {
 }
 
 int child::wait_exit(std::chrono::seconds bound) {
-  auto deadline = steady::now() + bound;
-  while (steady::now() < deadline) {
-    int status = 0;
-    if (::waitpid(pid, &status, WNOHANG) == pid) {
-      pid = -1;
-      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return -1;
+  return reap(pid, bound);
 }
 
 std::string run_cli(const std::string& args) {
