@@ -30,7 +30,9 @@ export function mountHealth(el) {
     try {
       ready = await get('/readyz');
     } catch (e) {
-      ready = {status: e.status === 503 ? 'not ready' : 'unreachable'};
+      // The server says why (e.g. "not ready: the store fails: ..."): show it.
+      ready = {status: e.status === 503 ? 'not ready' : 'unreachable',
+               reason: e.status === 503 ? e.message : ''};
     }
     let m = null;
     try {
@@ -39,8 +41,10 @@ export function mountHealth(el) {
     if (stopped) return;
     const isReady = ready.status === 'ready';
     const cards = [card('Server', isReady ? 'Ready' : 'Not ready',
-      ready.store ? `store ${ready.store}` : ready.status,
-      `GET /readyz: ${ready.status}`, isReady ? 'succeeded' : 'failed')];
+      ready.store ? `store ${ready.store}` : (ready.reason || ready.status),
+      `GET /readyz: ${ready.reason || ready.status}`, isReady ? 'succeeded' : 'failed')];
+    // A reason is read whole, not cut to one line.
+    if (ready.reason) cards[0].querySelector('.stat-sub').style.whiteSpace = 'normal';
     if (m) {
       const steps = sum(m, 'stepwise_steps_started_total');
       const now = Date.now();
