@@ -10,6 +10,7 @@
 
 #include "engine/requests.hpp"
 #include "bench/proc_stats.hpp"
+#include "bench/stats.hpp"
 
 namespace stepwise::bench {
 
@@ -164,12 +165,6 @@ caf::behavior driver(driver_ptr self, engine* eng, std::string workflow, size_t 
       }
     },
   };
-}
-
-int64_t wall_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-           std::chrono::system_clock::now().time_since_epoch())
-    .count();
 }
 
 } // namespace

@@ -15,12 +15,6 @@ namespace stepwise::bench {
 
 namespace {
 
-int64_t wall_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-           std::chrono::system_clock::now().time_since_epoch())
-    .count();
-}
-
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
   for (auto pos = s.find(from); pos != std::string::npos;
        pos = s.find(from, pos + to.size()))

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 namespace stepwise::bench {
@@ -13,6 +15,13 @@ inline double quantile(std::vector<double> xs, double q) {
   std::sort(xs.begin(), xs.end());
   auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(xs.size())));
   return xs[std::min(xs.size() - 1, rank > 0 ? rank - 1 : 0)];
+}
+
+/// The wall clock in microseconds since the epoch.
+inline int64_t wall_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
 }
 
 } // namespace stepwise::bench

@@ -9,7 +9,7 @@ namespace stepwise::http {
 
 namespace {
 
-constexpr const char* base = "/api/v1/operations";
+constexpr const char* ops_base = "/api/v1/operations";
 
 // Answers `err` when set; returns whether it did.
 bool failed(const router& r, const request& rq, httplib::Response& res,
@@ -33,7 +33,7 @@ void start(const router& r, const route_context& ctx, request& rq,
   auto result = ctx.eng.start(sr);
   if (!result)
     return r.write(rq.raw.path, res, from_engine(result.error()));
-  res.set_header("Location", std::string(base) + "/" + result->op.id);
+  res.set_header("Location", std::string(ops_base) + "/" + result->op.id);
   write_json(res, result->created ? 201 : 200, to_json(result->op));
 }
 
@@ -104,7 +104,7 @@ void command(const router& r, const route_context& ctx, request& rq,
 } // namespace
 
 void add_operations_routes(router& r, const route_context& ctx) {
-  std::string ops = base;
+  std::string ops = ops_base;
   add_route(r, ctx, "POST", ops, start);
   add_route(r, ctx, "GET", ops, list);
   add_route(r, ctx, "GET", ops + "/{id}", show);

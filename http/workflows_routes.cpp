@@ -7,7 +7,7 @@ namespace stepwise::http {
 
 namespace {
 
-void list(const router& r, const route_context& ctx, request& rq,
+void list_workflows(const router& r, const route_context& ctx, request& rq,
           httplib::Response& res) {
   if (auto err = query{rq.raw}.only({}))
     return r.write(rq.raw.path, res, *err);
@@ -19,7 +19,7 @@ void list(const router& r, const route_context& ctx, request& rq,
   write_json(res, 200, out);
 }
 
-void show(const router& r, const route_context& ctx, request& rq,
+void show_workflow(const router& r, const route_context& ctx, request& rq,
           httplib::Response& res) {
   query q{rq.raw};
   int64_t version = 0;
@@ -51,8 +51,8 @@ void show(const router& r, const route_context& ctx, request& rq,
 } // namespace
 
 void add_workflows_routes(router& r, const route_context& ctx) {
-  add_route(r, ctx, "GET", "/api/v1/workflows", list);
-  add_route(r, ctx, "GET", "/api/v1/workflows/{name}", show);
+  add_route(r, ctx, "GET", "/api/v1/workflows", list_workflows);
+  add_route(r, ctx, "GET", "/api/v1/workflows/{name}", show_workflow);
 }
 
 } // namespace stepwise::http

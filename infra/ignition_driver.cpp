@@ -12,14 +12,14 @@ namespace json = boost::json;
 
 namespace {
 
-enum class call { create, remove, query, find };
+enum class ignition_call { create, remove, query, find };
 
-const char* path_of(call c) {
+const char* path_of(ignition_call c) {
   switch (c) {
-    case call::create: return "create";
-    case call::remove: return "delete";
-    case call::query: return "query";
-    case call::find: return "find";
+    case ignition_call::create: return "create";
+    case ignition_call::remove: return "delete";
+    case ignition_call::query: return "query";
+    case ignition_call::find: return "find";
   }
   return "";
 }
@@ -45,17 +45,17 @@ std::string remote_message(const std::string& body) {
 
 // A 400 means what the call's documentation says it means; the message
 // tells an unreachable location (and, on query, which id was unknown) apart.
-error_kind kind_of_400(call c, const std::string& message) {
+error_kind kind_of_400(ignition_call c, const std::string& message) {
   auto m = lower(message);
   if (m.find("location") != std::string::npos)
     return error_kind::unreachable_location;
   switch (c) {
-    case call::create:
-    case call::find:
+    case ignition_call::create:
+    case ignition_call::find:
       return error_kind::invalid_template;
-    case call::remove:
+    case ignition_call::remove:
       return error_kind::not_found;
-    case call::query:
+    case ignition_call::query:
       if (m.find("request") == std::string::npos && m.find("task") == std::string::npos
           && m.find("infrastructure") != std::string::npos)
         return error_kind::not_found;
@@ -65,7 +65,7 @@ error_kind kind_of_400(call c, const std::string& message) {
 }
 
 // Turns a call that did not succeed into the driver error it stands for.
-error failure_of(call c, const std::string& origin, const http_result& r) {
+error failure_of(ignition_call c, const std::string& origin, const http_result& r) {
   std::string what = std::string("driver ") + path_of(c);
   if (auto e = std::get_if<http_error>(&r))
     return {error_kind::temporary, what + ": no answer from " + origin + " ("
@@ -83,7 +83,7 @@ error failure_of(call c, const std::string& origin, const http_result& r) {
 
 // Decodes a successful answer with `decode`, or maps the failure.
 template <class T, class Decoder>
-result<T> answer(call c, const std::string& origin, const http_result& r, Decoder decode) {
+result<T> answer(ignition_call c, const std::string& origin, const http_result& r, Decoder decode) {
   auto res = std::get_if<http_response>(&r);
   if (res == nullptr || res->status < 200 || res->status >= 300)
     return failure_of(c, origin, r);
@@ -158,7 +158,7 @@ void ignition_driver::post(const char* path, const json::object& body, http_call
 
 void ignition_driver::create(const create_request& req, callback<accepted> done) {
   post("create", encode(req), [origin = origin_, done = std::move(done)](http_result r) {
-    done(answer<accepted>(call::create, origin, r, decode_accepted));
+    done(answer<accepted>(ignition_call::create, origin, r, decode_accepted));
   });
 }
 
@@ -166,7 +166,7 @@ void ignition_driver::remove(const std::string& infrastructure_id,
                              const deployment_location& loc, callback<accepted> done) {
   post("delete", encode(delete_request{infrastructure_id, loc}),
        [origin = origin_, done = std::move(done)](http_result r) {
-         done(answer<accepted>(call::remove, origin, r, decode_accepted));
+         done(answer<accepted>(ignition_call::remove, origin, r, decode_accepted));
        });
 }
 
@@ -176,7 +176,7 @@ void ignition_driver::get_task(const std::string& infrastructure_id,
   post("query", encode(task_query{infrastructure_id, request_id, loc}),
        [origin = origin_, infrastructure_id, request_id,
         done = std::move(done)](http_result r) {
-         auto got = answer<task>(call::query, origin, r, decode_task);
+         auto got = answer<task>(ignition_call::query, origin, r, decode_task);
          // Drivers may leave out the ids the caller already knows.
          if (auto t = std::get_if<task>(&got)) {
            if (t->infrastructure_id.empty())
@@ -193,7 +193,7 @@ void ignition_driver::find(const std::string& template_text, const std::string& 
                            callback<std::optional<found>> done) {
   post("find", encode(find_request{template_text, template_type, instance_name, loc}),
        [origin = origin_, done = std::move(done)](http_result r) {
-         done(answer<std::optional<found>>(call::find, origin, r, decode_found));
+         done(answer<std::optional<found>>(ignition_call::find, origin, r, decode_found));
        });
 }
 

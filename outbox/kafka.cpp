@@ -50,13 +50,16 @@ struct batch_state {
   caf::error first_error;
 };
 
+} // namespace
+
+/// What librdkafka's callbacks get as the producer's opaque pointer. Not
+/// in the anonymous namespace: `producer` below, declared in the header,
+/// holds one.
 struct producer_opaque {
   std::string sink;
   std::vector<std::string> secrets;
   std::function<void(const std::string&)> warn;
 };
-
-} // namespace
 
 /// One librdkafka producer. Destroyed on whatever thread drops it last:
 /// the pool or `stop`, never a CAF thread (sends hold it only briefly and

@@ -148,11 +148,7 @@ void runner::save() {
     return;
   saving_ = true;
   auto job = [ctx = ctx_, me = me(), epoch = epoch_, c, err = error_to_store_] {
-    saved s;
-    s.epoch = epoch;
-    s.cursor = c;
-    s.error = err;
-    s.asked_at = ctx->clock->now();
+    saved s{epoch, caf::error{}, c, err, ctx->clock->now()};
     s.err = ctx->sinks->update_sink(ctx->cfg.name, ctx->holder,
                                     ctx->timing.lease_ttl, {c, err});
     caf::anon_send(me, std::move(s));

@@ -16,17 +16,17 @@ namespace {
 /// the database do not take).
 constexpr const char* begin_sql = "BEGIN; SELECT pg_advisory_xact_lock(7358320145)";
 
-constexpr const char* queue_sql
+constexpr const char* pg_queue_sql
   = "SELECT id, workflow, COALESCE(queue_key, ''), admission, state, blocked_by "
     "FROM operations WHERE admission IS NOT NULL "
     "AND state NOT IN ('succeeded', 'failed', 'canceled') ORDER BY created_at, id";
 
-constexpr const char* update_sql
+constexpr const char* pg_admission_sql
   = "UPDATE operations o SET admission = u.a, blocked_by = u.b "
     "FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[]) AS u(id, a, b) WHERE o.id = u.id";
 
 caf::expected<std::vector<admission_row>> read_queue(pg_connection& conn) {
-  auto r = conn.exec(queue_sql, "admission round: reading the queue");
+  auto r = conn.exec(pg_queue_sql, "admission round: reading the queue");
   if (!r)
     return std::move(r.error());
   std::vector<admission_row> rows;
@@ -58,7 +58,7 @@ caf::error write_updates(pg_connection& conn, const std::vector<admission_update
   p.add_binary(ids.bytes());
   p.add_binary(adms.bytes());
   p.add_binary(blockers.bytes());
-  auto r = conn.exec(update_sql, p, "admission round: writing admissions");
+  auto r = conn.exec(pg_admission_sql, p, "admission round: writing admissions");
   return r ? caf::error{} : std::move(r.error());
 }
 

@@ -10,7 +10,7 @@ namespace stepwise {
 
 namespace {
 
-struct migration {
+struct pg_migration {
   int version;
   const char* name;
   const char* sql;
@@ -20,7 +20,7 @@ struct migration {
 // entry. Times are microseconds since the Unix epoch; JSON documents are
 // TEXT because the store never looks inside them and jsonb parsing would
 // cost on every write.
-constexpr migration migrations[] = {
+constexpr pg_migration pg_migrations[] = {
   {1, "operations and events", R"sql(
 CREATE TABLE operations (
   id TEXT PRIMARY KEY,
@@ -117,7 +117,7 @@ caf::error abort_with(pg_connection& conn, caf::error err) {
   return err;
 }
 
-caf::error apply(pg_connection& conn, const migration& m) {
+caf::error apply(pg_connection& conn, const pg_migration& m) {
   auto what = "migration " + std::to_string(m.version) + " (" + m.name + ")";
   if (auto r = conn.exec("BEGIN", what); !r)
     return std::move(r.error());
@@ -155,7 +155,7 @@ caf::error migrate_locked(pg_connection& conn) {
                       "pg: the database schema is version "
                         + std::to_string(have) + ", newer than this build ("
                         + std::to_string(pg_schema_version()) + ")");
-  for (auto& m : migrations)
+  for (auto& m : pg_migrations)
     if (m.version > have)
       if (auto err = apply(conn, m))
         return err;
@@ -165,7 +165,7 @@ caf::error migrate_locked(pg_connection& conn) {
 } // namespace
 
 int pg_schema_version() {
-  return std::prev(std::end(migrations))->version;
+  return std::prev(std::end(pg_migrations))->version;
 }
 
 caf::error pg_migrate(pg_connection& conn) {

@@ -14,11 +14,11 @@ namespace stepwise {
 
 namespace {
 
-constexpr const char* select_sql
+constexpr const char* pg_sealed_select_sql
   = "SELECT id, revision, input, data FROM operations WHERE id > $1 AND " STEPWISE_SEALED_WHERE
     " ORDER BY id LIMIT $2";
 
-constexpr const char* update_sql
+constexpr const char* pg_sealed_update_sql
   = "UPDATE operations SET input = $1, data = $2 WHERE id = $3 AND revision = $4";
 
 caf::expected<size_t> rewrite(pg_connection& c, const std::vector<sealed_row>& rows) {
@@ -29,7 +29,7 @@ caf::expected<size_t> rewrite(pg_connection& c, const std::vector<sealed_row>& r
     p.add(row.data);
     p.add(row.id);
     p.add(row.revision);
-    auto r = c.exec(update_sql, p, "rewriting sealed values");
+    auto r = c.exec(pg_sealed_update_sql, p, "rewriting sealed values");
     if (!r)
       return std::move(r.error());
     written += static_cast<size_t>(std::atoi(PQcmdTuples(r->get())));
@@ -45,7 +45,7 @@ caf::expected<std::vector<sealed_row>> pg_store::sealed_after(const std::string&
     pg_params p{2};
     p.add(after);
     p.add(static_cast<int64_t>(std::min<size_t>(limit, size_t{1} << 30)));
-    auto r = c.exec(select_sql, p, "reading operations with sealed values");
+    auto r = c.exec(pg_sealed_select_sql, p, "reading operations with sealed values");
     if (!r)
       return std::move(r.error());
     std::vector<sealed_row> rows;

@@ -14,21 +14,21 @@ namespace stepwise {
 
 namespace {
 
-constexpr auto insert_sink_sql
+constexpr auto pg_insert_sink_sql
   = "INSERT INTO sink_cursors (name, cursor, created_at) SELECT $1, "
     "CASE WHEN $2::BOOLEAN THEN (SELECT last_seq FROM event_counter "
     "WHERE id = 1) ELSE 0 END, stepwise_now_us() ON CONFLICT (name) DO NOTHING";
 
 // The row lock serializes two processes taking the sink at once: the
 // second re-checks the condition on the first one's row and finds it held.
-constexpr auto take_sink_sql
+constexpr auto pg_take_sink_sql
   = "UPDATE sink_cursors SET holder = $2, "
     "lease_expires_at = stepwise_now_us() + $3::BIGINT WHERE name = $1 AND "
     "(holder = $2 OR holder = '' OR lease_expires_at < stepwise_now_us() "
     "OR $4::BOOLEAN) RETURNING cursor";
 
 // Right-hand sides see the old row: delivered_at moves with the cursor.
-constexpr auto update_sink_sql
+constexpr auto pg_update_sink_sql
   = "UPDATE sink_cursors SET "
     "delivered_at = CASE WHEN $3::BIGINT > cursor THEN stepwise_now_us() "
     "ELSE delivered_at END, cursor = GREATEST(cursor, $3::BIGINT), "
@@ -37,7 +37,7 @@ constexpr auto update_sink_sql
     "failed_at = CASE WHEN $5::TEXT IS NULL OR $5::TEXT = '' THEN failed_at "
     "ELSE stepwise_now_us() END WHERE name = $1 AND holder = $2 RETURNING 1";
 
-constexpr auto release_sink_sql
+constexpr auto pg_release_sink_sql
   = "UPDATE sink_cursors SET holder = '', lease_expires_at = 0 "
     "WHERE name = $1 AND holder = $2";
 
@@ -61,14 +61,14 @@ pg_store::acquire_sink(const std::string& name, const std::string& holder,
     pg_params ins{2};
     ins.add(name);
     ins.add(start == sink_start::end ? "t" : "f");
-    if (auto r = c.exec(insert_sink_sql, ins, "create sink"); !r)
+    if (auto r = c.exec(pg_insert_sink_sql, ins, "create sink"); !r)
       return std::move(r.error());
     pg_params take{4};
     take.add(name);
     take.add(holder);
     take.add(static_cast<int64_t>(ttl.count()));
     take.add(steal ? "t" : "f");
-    auto r = c.exec(take_sink_sql, take, "acquire sink");
+    auto r = c.exec(pg_take_sink_sql, take, "acquire sink");
     if (!r)
       return std::move(r.error());
     if (r->rows() == 0)
@@ -90,7 +90,7 @@ caf::error pg_store::update_sink(const std::string& name,
       p.add(*prog.error);
     else
       p.add_null();
-    auto r = c.exec(update_sink_sql, p, "update sink");
+    auto r = c.exec(pg_update_sink_sql, p, "update sink");
     if (!r)
       return std::move(r.error());
     return r->rows() > 0;
@@ -106,7 +106,7 @@ caf::error pg_store::release_sink(const std::string& name,
     pg_params p{2};
     p.add(name);
     p.add(holder);
-    if (auto r = c.exec(release_sink_sql, p, "release sink"); !r)
+    if (auto r = c.exec(pg_release_sink_sql, p, "release sink"); !r)
       return std::move(r.error());
     return true;
   });

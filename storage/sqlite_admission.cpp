@@ -10,16 +10,16 @@ namespace stepwise {
 
 namespace {
 
-constexpr const char* queue_sql
+constexpr const char* sqlite_queue_sql
   = "SELECT id, workflow, COALESCE(queue_key, ''), admission, state, blocked_by "
     "FROM operations WHERE admission IS NOT NULL AND state <> 'succeeded' "
     "AND state <> 'failed' AND state <> 'canceled' ORDER BY created_at, id";
 
-constexpr const char* update_sql
+constexpr const char* sqlite_admission_sql
   = "UPDATE operations SET admission = ?1, blocked_by = ?2 WHERE id = ?3";
 
 caf::expected<std::vector<admission_row>> read_queue(sqlite_connection& conn) {
-  auto stmt = conn.prepare(queue_sql);
+  auto stmt = conn.prepare(sqlite_queue_sql);
   if (!stmt)
     return std::move(stmt.error());
   auto& s = **stmt;
@@ -50,7 +50,7 @@ caf::expected<admission_round> sqlite_store::admit(const admission_limits& limit
     if (!rows)
       return std::move(rows.error());
     auto round = plan_round(*rows, limits, now);
-    auto upd = writer_->prepare(update_sql);
+    auto upd = writer_->prepare(sqlite_admission_sql);
     if (!upd)
       return std::move(upd.error());
     for (auto& u : round.updates) {

@@ -10,7 +10,7 @@ namespace stepwise {
 
 namespace {
 
-struct migration {
+struct sqlite_migration {
   int64_t version;
   const char* name;
   const char* sql;
@@ -19,7 +19,7 @@ struct migration {
 // Append-only: a released migration is never edited, since databases in
 // the field already ran it. Change the schema with a new entry.
 // Times are microseconds since the Unix epoch; JSON is stored as text.
-constexpr std::array<migration, 3> migrations{{
+constexpr std::array<sqlite_migration, 3> sqlite_migrations{{
   {1, "operations and events", R"sql(
 CREATE TABLE operations (
   id               TEXT PRIMARY KEY NOT NULL,
@@ -93,8 +93,8 @@ CREATE TABLE sink_cursors (
 }};
 
 constexpr bool numbered_from_one() {
-  for (size_t i = 0; i < migrations.size(); ++i)
-    if (migrations[i].version != static_cast<int64_t>(i + 1))
+  for (size_t i = 0; i < sqlite_migrations.size(); ++i)
+    if (sqlite_migrations[i].version != static_cast<int64_t>(i + 1))
       return false;
   return true;
 }
@@ -113,7 +113,7 @@ caf::expected<int64_t> current_version(sqlite_connection& conn) {
   return (*stmt)->int64(0);
 }
 
-caf::error apply(sqlite_connection& conn, const migration& m) {
+caf::error apply(sqlite_connection& conn, const sqlite_migration& m) {
   auto what = "applying migration " + std::to_string(m.version) + " ("
               + m.name + ")";
   if (auto err = conn.exec(m.sql, what))
@@ -150,7 +150,7 @@ caf::error migrate_in_transaction(sqlite_connection& conn,
                         + std::to_string(sqlite_schema_version())
                         + " that this stepwise binary knows: upgrade "
                           "stepwise to open it");
-  for (auto& m : migrations)
+  for (auto& m : sqlite_migrations)
     if (m.version > *have)
       if (auto err = apply(conn, m))
         return err;
@@ -160,7 +160,7 @@ caf::error migrate_in_transaction(sqlite_connection& conn,
 } // namespace
 
 int64_t sqlite_schema_version() {
-  return migrations.back().version;
+  return sqlite_migrations.back().version;
 }
 
 caf::error migrate(sqlite_connection& conn, const std::string& path) {

@@ -11,11 +11,11 @@ namespace stepwise {
 
 namespace {
 
-constexpr const char* select_sql
+constexpr const char* sqlite_sealed_select_sql
   = "SELECT id, revision, input, data FROM operations WHERE id > ?1 AND " STEPWISE_SEALED_WHERE
     " ORDER BY id LIMIT ?2";
 
-constexpr const char* update_sql
+constexpr const char* sqlite_sealed_update_sql
   = "UPDATE operations SET input = ?1, data = ?2 WHERE id = ?3 AND revision = ?4";
 
 } // namespace
@@ -25,7 +25,7 @@ caf::expected<std::vector<sealed_row>> sqlite_store::sealed_after(const std::str
   auto conn = readers_->acquire();
   if (!conn)
     return std::move(conn.error());
-  auto stmt = (*conn)->prepare(select_sql);
+  auto stmt = (*conn)->prepare(sqlite_sealed_select_sql);
   if (!stmt)
     return std::move(stmt.error());
   auto& s = **stmt;
@@ -46,7 +46,7 @@ caf::expected<size_t> sqlite_store::rewrite_sealed(const std::vector<sealed_row>
   if (rows.empty())
     return size_t{0};
   return in_write_transaction<size_t>([&]() -> caf::expected<size_t> {
-    auto upd = writer_->prepare(update_sql);
+    auto upd = writer_->prepare(sqlite_sealed_update_sql);
     if (!upd)
       return std::move(upd.error());
     size_t written = 0;

@@ -8,7 +8,7 @@ namespace stepwise::workflows {
 
 namespace {
 
-outcome validate(step_context& ctx) {
+outcome validate_runtime(step_context& ctx) {
   auto& in = ctx.input();
   if (string_at(in, "name").empty())
     return fail("invalid input: \"name\" must be a non-empty string");
@@ -63,7 +63,7 @@ workflow provision_runtime(const infrastructure_deps& deps) {
   src.task_key = "infrastructure";
   src.outputs_key = "outputs";
   workflow wf("provision_runtime", deps.provision_version);
-  wf.step(10, make_step("validate", validate))
+  wf.step(10, make_step("validate", validate_runtime))
     .step(20, make_async_step("create_infrastructure", create)
                 .with_policy(deps.calls)
                 .using_transient())

@@ -56,7 +56,7 @@ registry keyed(const std::string& engine, run_log& log, std::shared_future<void>
   return reg;
 }
 
-engine launch(caf::actor_system& sys, registry reg, store_ptr st) {
+engine launch_without_takeover(caf::actor_system& sys, registry reg, store_ptr st) {
   engine_config ec;
   ec.lease_ttl = 60s; // no takeover during the test
   ec.admission_poll = 300ms;
@@ -86,8 +86,8 @@ TEST_CASE("a key passes between two engines on PostgreSQL: each starts its own o
   std::promise<void> release;
   auto gate = release.get_future().share();
   run_log log;
-  auto a = launch(sys, keyed("a", log, gate), schema->open());
-  auto b = launch(sys, keyed("b", log, gate), schema->open());
+  auto a = launch_without_takeover(sys, keyed("a", log, gate), schema->open());
+  auto b = launch_without_takeover(sys, keyed("b", log, gate), schema->open());
   auto first = start(b, "first");
   auto second = start(a, "second");
   auto third = start(b, "third");

@@ -10,13 +10,10 @@
 
 using namespace stepwise;
 using test::harness;
+using test::keyed_input;
 using test::turnstile;
 
 namespace {
-
-boost::json::object in(const std::string& name, const std::string& tag) {
-  return {{"name", name}, {"tag", tag}};
-}
 
 /// Returns the seq of the first event of `type` of `id` after `after`, or 0.
 int64_t seq_of(const harness& h, const std::string& id, event_type type, int64_t after = 0) {
@@ -43,8 +40,8 @@ TEST_CASE("a retried operation waits for the one that took its key or slot meanw
   harness h{std::move(reg)};
   turnstile::opener open_at_end{gate};
   INFO((keyed ? "by key" : "by limit"));
-  auto a = h.start("w", in("n", "a"));
-  auto b = h.start("w", in("n", "b"));
+  auto a = h.start("w", keyed_input("n", "a"));
+  auto b = h.start("w", keyed_input("n", "b"));
   REQUIRE(gate.await_started(1));
   gate.let_through(1); // a fails
   CHECK(h.finish(a).state == op_state::failed);

@@ -12,14 +12,11 @@
 using namespace stepwise;
 using namespace std::chrono_literals;
 using test::harness;
+using test::keyed_input;
 using test::ok;
 using test::turnstile;
 
 namespace {
-
-boost::json::object in(const std::string& name, const std::string& tag) {
-  return {{"name", name}, {"tag", tag}};
-}
 
 std::string blocked_by(harness& h, const std::string& id) {
   auto op = h.eng.get(id);
@@ -48,10 +45,10 @@ TEST_CASE("operations with the same key run one at a time, in creation order",
   REQUIRE(reg.add(workflow("deprovision", 1).step(1, gate.step("delete")).serialize_by("/name")));
   REQUIRE(reg.add(workflow("plain", 1).step(1, ok("only"))));
   harness h{std::move(reg)};
-  auto a1 = h.start("provision", in("a", "a1"));
-  auto a2 = h.start("deprovision", in("a", "a2"));
-  auto a3 = h.start("provision", in("a", "a3"));
-  auto b1 = h.start("provision", in("b", "b1"));
+  auto a1 = h.start("provision", keyed_input("a", "a1"));
+  auto a2 = h.start("deprovision", keyed_input("a", "a2"));
+  auto a3 = h.start("provision", keyed_input("a", "a3"));
+  auto b1 = h.start("provision", keyed_input("b", "b1"));
   REQUIRE(gate.await_started(2));
   REQUIRE(h.await(a3, event_type::operation_queued));
   CHECK(blocked_by(h, a2) == a1);
@@ -91,7 +88,7 @@ TEST_CASE("a limit runs at most N of a workflow at once, the rest in FIFO order"
   harness h{std::move(reg), nullptr, ec};
   std::vector<std::string> ids;
   for (int i = 0; i < 6; ++i)
-    ids.push_back(h.start("w", in("n" + std::to_string(i), "t" + std::to_string(i))));
+    ids.push_back(h.start("w", keyed_input("n" + std::to_string(i), "t" + std::to_string(i))));
   REQUIRE(gate.await_started(2));
   REQUIRE(counts_are(h, "w", 4, 2));
   CHECK(blocked_by(h, ids[5]) == "limit:w");
@@ -133,8 +130,8 @@ TEST_CASE("the queue survives a restart", "[actors][admission]") {
     auto hold = make_async_step("s", [&](async_call c) { kept.push_back(std::move(c)); });
     REQUIRE(reg.add(workflow("w", 1).step(1, hold).serialize_by("/name")));
     harness h{std::move(reg), st};
-    first = h.start("w", in("a", "first"));
-    second = h.start("w", in("a", "second"));
+    first = h.start("w", keyed_input("a", "first"));
+    second = h.start("w", keyed_input("a", "second"));
     REQUIRE(h.await(first, event_type::step_started));
     REQUIRE(h.await(second, event_type::operation_queued));
   }

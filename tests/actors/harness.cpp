@@ -19,6 +19,16 @@ step_def ok(std::string name, std::atomic<int>* runs) {
   });
 }
 
+step_def retries_once(std::string name) {
+  return make_step(std::move(name), [](step_context& ctx) {
+    return ctx.attempt() == 1 ? retry_after(std::chrono::seconds(30), "later") : done();
+  });
+}
+
+boost::json::object keyed_input(const std::string& name, const std::string& tag) {
+  return {{"name", name}, {"tag", tag}};
+}
+
 std::string stored_text(memory_store& st, const std::string& id) {
   std::string out;
   auto op = st.load(id);

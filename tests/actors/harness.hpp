@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include <boost/json/object.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/scoped_actor.hpp>
@@ -23,6 +24,13 @@ registry one(workflow wf);
 /// Returns a step that records its attempt in the data under its name and
 /// completes, counting its runs in `runs` when given.
 step_def ok(std::string name, std::atomic<int>* runs = nullptr);
+
+/// Returns a step whose first attempt retries after 30 s and whose second
+/// completes.
+step_def retries_once(std::string name);
+
+/// The input of a keyed test operation: {"name": name, "tag": tag}.
+boost::json::object keyed_input(const std::string& name, const std::string& tag);
 
 /// Returns what the store holds of operation `id` that could carry a value
 /// (input, data, errors, signals, and the text of its events), to search

@@ -18,6 +18,7 @@ using test::key_a;
 using test::key_b;
 using test::ok;
 using test::one;
+using test::retries_once;
 using test::stored_text;
 using test::test_ring;
 
@@ -39,17 +40,11 @@ step_def sees_password(std::string name) {
   });
 }
 
-step_def gate() {
-  return make_step("gate", [](step_context& ctx) {
-    return ctx.attempt() == 1 ? retry_after(30s, "later") : done();
-  });
-}
-
 /// `w`: checks the password, waits 30 s, checks it again; `/creds` secret.
 registry creds_workflow() {
   return one(workflow("w", 1)
                .step(1, sees_password("a"))
-               .step(2, gate())
+               .step(2, retries_once("gate"))
                .step(3, sees_password("b"))
                .secret("/creds"));
 }
@@ -167,7 +162,7 @@ TEST_CASE("a secret a step keeps is stored sealed, masked, and resealed after a 
     // An error quoting the secret reaches nobody.
     return ctx.attempt() == 1 ? retry_after(1s, "token tok-777 refused") : done();
   });
-  auto wf = [&] { return one(workflow("w", 1).step(1, keep).step(2, gate()).step(3, use)); };
+  auto wf = [&] { return one(workflow("w", 1).step(1, keep).step(2, retries_once("gate")).step(3, use)); };
   auto st = std::make_shared<memory_store>();
   std::string id;
   {

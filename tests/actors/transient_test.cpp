@@ -12,6 +12,7 @@ using namespace std::chrono_literals;
 using test::harness;
 using test::ok;
 using test::one;
+using test::retries_once;
 
 namespace {
 
@@ -41,13 +42,6 @@ step_def use() {
     auto all = ctx.overrides();
     ctx.data()["domain"] = all.empty() ? "" : all[0].value;
     return done();
-  });
-}
-
-/// Its first attempt retries after 30 s.
-step_def gate() {
-  return make_step("gate", [](step_context& ctx) {
-    return ctx.attempt() == 1 ? retry_after(30s, "later") : done();
   });
 }
 
@@ -91,7 +85,7 @@ TEST_CASE("producing steps run again, quietly, before the next step after a rest
   auto wf = [&] {
     return one(workflow("w", 1)
                  .step(1, tokens(runs).running_inline(inline_body))
-                 .step(2, gate())
+                 .step(2, retries_once("gate"))
                  .step(3, use()));
   };
   auto st = std::make_shared<memory_store>();
@@ -121,7 +115,7 @@ TEST_CASE("a producing step that fails when run again decides the waiting step's
   std::atomic<int> runs{0};
   // Run 2 (the one after the restart) cannot reach the token service.
   auto wf = [&] {
-    return one(workflow("w", 1).step(1, tokens(runs, 2)).step(2, gate()).step(3, use()));
+    return one(workflow("w", 1).step(1, tokens(runs, 2)).step(2, retries_once("gate")).step(3, use()));
   };
   auto st = std::make_shared<memory_store>();
   auto id = stopped_at_gate(wf, st);

@@ -23,22 +23,8 @@
 using namespace stepwise;
 using namespace stepwise::test;
 
-namespace {
-
-std::string child_path() {
-  auto p = std::getenv("STEPWISE_ADMISSION_CHILD");
-  return p ? p : "";
-}
-
-int cycles() {
-  auto env = std::getenv("STEPWISE_CRASH_CYCLES");
-  return env ? std::atoi(env) : 30;
-}
-
-} // namespace
-
 TEST_CASE("keys and limits hold across SIGKILL at random points", "[durability][admission]") {
-  auto child = child_path();
+  auto child = env_or_empty("STEPWISE_ADMISSION_CHILD");
   REQUIRE(!child.empty());
   char tmpl[] = "/tmp/stepwise-admission-XXXXXX";
   REQUIRE(::mkdtemp(tmpl) != nullptr);
@@ -46,7 +32,7 @@ TEST_CASE("keys and limits hold across SIGKILL at random points", "[durability][
   auto uri = "sqlite:" + dir + "/ops.db", effects = dir + "/effects", acked = dir + "/acked";
   std::mt19937 rng{std::random_device{}()};
   std::uniform_int_distribution<int> kill_after_ms{5, 250};
-  auto n = cycles();
+  auto n = crash_cycles(30);
   for (int i = 0; i < n; ++i) {
     auto before = lines(acked).size();
     auto pid = spawn({child, uri, effects, acked, "run", "4"});

@@ -3,7 +3,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 namespace stepwise::test {
@@ -50,6 +52,22 @@ std::vector<std::string> lines(const std::string& path) {
     if (!l.empty())
       out.push_back(l);
   return out;
+}
+
+std::string env_or_empty(const char* name) {
+  auto value = std::getenv(name);
+  return value ? value : "";
+}
+
+int crash_cycles(int fallback) {
+  auto env = std::getenv("STEPWISE_CRASH_CYCLES");
+  return env ? std::atoi(env) : fallback;
+}
+
+int64_t wall_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
 }
 
 } // namespace stepwise::test

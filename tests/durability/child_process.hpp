@@ -2,6 +2,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,5 +24,15 @@ std::string run_captured(const std::string& command);
 
 /// Returns the non-empty lines of the file at `path`.
 std::vector<std::string> lines(const std::string& path);
+
+/// The value of the environment variable `name` (a child's path), or "".
+std::string env_or_empty(const char* name);
+
+/// STEPWISE_CRASH_CYCLES, or `fallback` when it is not set.
+int crash_cycles(int fallback);
+
+/// The wall clock in microseconds since the epoch (children stamp their
+/// effects with it).
+int64_t wall_us();
 
 } // namespace stepwise::test

@@ -25,22 +25,8 @@
 using namespace stepwise;
 using namespace stepwise::test;
 
-namespace {
-
-std::string child_path() {
-  auto p = std::getenv("STEPWISE_CRASH_CHILD");
-  return p ? p : "";
-}
-
-int cycles() {
-  auto env = std::getenv("STEPWISE_CRASH_CYCLES");
-  return env ? std::atoi(env) : 50;
-}
-
-} // namespace
-
 TEST_CASE("operations survive SIGKILL at random points", "[durability]") {
-  auto child = child_path();
+  auto child = env_or_empty("STEPWISE_CRASH_CHILD");
   REQUIRE(!child.empty());
   char tmpl[] = "/tmp/stepwise-crash-XXXXXX";
   REQUIRE(::mkdtemp(tmpl) != nullptr);
@@ -48,7 +34,7 @@ TEST_CASE("operations survive SIGKILL at random points", "[durability]") {
   auto db = dir + "/ops.db", effects = dir + "/effects", acked = dir + "/acked";
   std::mt19937 rng{std::random_device{}()};
   std::uniform_int_distribution<int> kill_after_ms{5, 250};
-  auto n = cycles();
+  auto n = crash_cycles(50);
   for (int i = 0; i < n; ++i) {
     auto before = lines(acked).size();
     auto pid = spawn({child, db, effects, acked, "run", "8"});

@@ -23,11 +23,6 @@ using namespace stepwise::test;
 
 namespace {
 
-std::string child_path() {
-  auto p = std::getenv("STEPWISE_ADMISSION_CHILD");
-  return p ? p : "";
-}
-
 /// Waits (at most 60 s) until ACKED has a line starting with `prefix`.
 bool await_line(const std::string& acked, const std::string& prefix) {
   auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -52,7 +47,7 @@ bool kill_child(pid_t pid) {
 
 TEST_CASE("a paused operation stays paused across SIGKILL and resumes after it",
           "[durability][pause]") {
-  auto child = child_path();
+  auto child = env_or_empty("STEPWISE_ADMISSION_CHILD");
   REQUIRE(!child.empty());
   char tmpl[] = "/tmp/stepwise-pause-XXXXXX";
   REQUIRE(::mkdtemp(tmpl) != nullptr);

@@ -55,12 +55,6 @@ std::vector<effect_line> effects(const std::string& path) {
   return out;
 }
 
-int64_t wall_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-           std::chrono::system_clock::now().time_since_epoch())
-    .count();
-}
-
 int64_t micros(time_point t) {
   return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch())
     .count();

@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/durability/child_process.hpp"
 #include "tests/durability/wait_run.hpp"
 #include "tests/storage/pg_test_schema.hpp"
 
@@ -36,12 +37,6 @@ std::vector<poll_line> parsed(const std::vector<std::string>& lines) {
     out.push_back(p);
   }
   return out;
-}
-
-int64_t wall_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-           std::chrono::system_clock::now().time_since_epoch())
-    .count();
 }
 
 } // namespace

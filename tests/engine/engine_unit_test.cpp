@@ -8,17 +8,14 @@
 #include "engine/registry.hpp"
 #include "engine/retry_policy.hpp"
 #include "engine/time.hpp"
+#include "tests/engine/engine_fixtures.hpp"
 
 using namespace stepwise;
 using namespace std::chrono_literals;
+using test::noop;
+using test::t0;
 
 namespace {
-
-step_def noop(std::string name) {
-  return make_step(std::move(name), [](step_context&) { return done(); });
-}
-
-const time_point t0 = from_micros(1'800'000'000'000'000);
 
 operation fresh(const workflow& wf) {
   operation op;

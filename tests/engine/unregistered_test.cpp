@@ -6,17 +6,14 @@
 #include "engine/progress.hpp"
 #include "engine/redact.hpp"
 #include "engine/registry.hpp"
+#include "tests/engine/engine_fixtures.hpp"
 
 using namespace stepwise;
 using namespace std::chrono_literals;
+using test::noop;
+using test::t0;
 
 namespace {
-
-const time_point t0 = from_micros(1'800'000'000'000'000);
-
-step_def noop(std::string name) {
-  return make_step(std::move(name), [](step_context&) { return done(); });
-}
 
 /// An operation of `w` v1 whose second step waits for its retry.
 operation waiting_at_second() {

@@ -14,8 +14,6 @@ using steady = std::chrono::steady_clock;
 
 namespace {
 
-const std::string ops = "/api/v1/operations";
-
 /// Returns the sample `name{workflow="wf"}` of a /metrics text, or -1.
 double sample(const std::string& metrics, const std::string& name, const std::string& wf) {
   auto head = name + "{workflow=\"" + wf + "\"} ";
@@ -25,14 +23,14 @@ double sample(const std::string& metrics, const std::string& name, const std::st
   return std::stod(metrics.substr(at + head.size()));
 }
 
-struct server {
+struct limited_server {
   temp_dir dir;
   child proc;
   int port = 0;
   std::string url;
   std::unique_ptr<httplib::Client> http;
 
-  explicit server(std::vector<std::string> more)
+  explicit limited_server(std::vector<std::string> more)
     : proc([&] {
         std::vector<std::string> args{stepwise_binary(), "serve", "--listen", "127.0.0.1:0",
                                       "--store", "sqlite:" + dir.path + "/sw.db"};
@@ -79,7 +77,7 @@ struct server {
 TEST_CASE("serve --limit: the operations beyond the limit queue, pending, and say why",
           "[http][process][admission]") {
   // demo: about 3 s each (a 2 s durable sleep, retries).
-  server srv({"--limit", "demo=1"});
+  limited_server srv({"--limit", "demo=1"});
   std::vector<std::string> ids;
   for (int i = 0; i < 3; ++i)
     ids.push_back(srv.start("demo", "{}"));
@@ -118,7 +116,7 @@ TEST_CASE("a second provisioning of one runtime waits for the first, over HTTP",
           "[http][process][admission]") {
   // Each simulated cloud task takes 3 s: the first provisioning still runs
   // while the test looks at the second.
-  server srv({"--sim-latency-ms", "3000"});
+  limited_server srv({"--sim-latency-ms", "3000"});
   auto input = R"({"name":"rt1","template":"outputs.url: http://rt1","template_type":"TOSCA",)"
                R"("deployment_location":{"name":"dc1"}})";
   auto first = srv.start("provision_runtime", input);

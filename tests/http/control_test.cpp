@@ -9,8 +9,6 @@ using namespace stepwise::test;
 
 namespace {
 
-const std::string ops = "/api/v1/operations";
-
 std::string state_of(const reply& r) {
   return r.json.at("state").as_string().c_str();
 }

@@ -7,8 +7,6 @@ using namespace stepwise::test;
 
 namespace {
 
-const char* ops = "/api/v1/operations";
-
 http::server_config small_limits() {
   auto c = http_fixture::default_config();
   c.lim.max_body_bytes = 4096;

@@ -20,6 +20,9 @@
 
 namespace stepwise::test {
 
+/// The path of the operations collection.
+inline const std::string ops = "/api/v1/operations";
+
 /// Lets the `flip` workflow's step succeed (it fails while false).
 extern std::atomic<bool> flip_allowed;
 

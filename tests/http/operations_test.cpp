@@ -8,12 +8,6 @@
 using namespace stepwise;
 using namespace stepwise::test;
 
-namespace {
-
-const char* ops = "/api/v1/operations";
-
-} // namespace
-
 TEST_CASE("POST /operations creates an operation and GET returns it",
           "[http][operations]") {
   http_fixture fx;

@@ -15,7 +15,7 @@ using namespace stepwise::test;
 
 namespace {
 
-const std::string secret = "pg-pw-Qz42-never-stored";
+const std::string pg_secret = "pg-pw-Qz42-never-stored";
 
 /// Returns a plain-text dump of the schema's tables and rows.
 std::string dump(const pg_test_schema& schema) {
@@ -59,16 +59,16 @@ TEST_CASE("a pg_dump holds no secret value, and none under a rotated-out key",
   std::string id;
   {
     secrets_server srv(stub, flags);
-    id = srv.start("provision_runtime", provision_input("rt1", secret));
+    id = srv.start("provision_runtime", provision_input("rt1", pg_secret));
     CHECK(srv.finish(id).at("state") == "succeeded");
     auto sent = passwords_sent(stub);
     REQUIRE(!sent.empty());
-    CHECK(sent == std::vector<std::string>(sent.size(), secret));
+    CHECK(sent == std::vector<std::string>(sent.size(), pg_secret));
     CHECK(srv.stop(SIGTERM) == 0);
   }
   auto before = dump(*schema);
   CHECK(before.find(id) != std::string::npos);
-  CHECK(before.find(secret) == std::string::npos);
+  CHECK(before.find(pg_secret) == std::string::npos);
   CHECK(before.find("1:old:") != std::string::npos);
   write_private(keys, new_key_line("new") + old_line);
   secrets_server srv(stub, flags);
@@ -77,9 +77,9 @@ TEST_CASE("a pg_dump holds no secret value, and none under a rotated-out key",
   INFO(out);
   CHECK(out.find("exit=0") != std::string::npos);
   auto after = dump(*schema);
-  CHECK(after.find(secret) == std::string::npos);
+  CHECK(after.find(pg_secret) == std::string::npos);
   CHECK(after.find("1:old:") == std::string::npos);
   CHECK(after.find("1:new:") != std::string::npos);
-  srv.deprovision(stub, id, secret);
+  srv.deprovision(stub, id, pg_secret);
   CHECK(srv.stop(SIGTERM) == 0);
 }

@@ -24,13 +24,13 @@ using namespace stepwise::test;
 
 namespace {
 
-const std::string secret = "pw-Kx81-never-stored";
+const std::string sqlite_secret = "pw-Kx81-never-stored";
 
 /// Checks that no file the database left holds the secret.
 void check_files(const std::string& db) {
   for (auto suffix : {"", "-wal", "-shm", "-journal"}) {
     INFO(db + suffix);
-    CHECK(occurrences(db + suffix, secret) == 0);
+    CHECK(occurrences(db + suffix, sqlite_secret) == 0);
   }
 }
 
@@ -97,11 +97,11 @@ TEST_CASE("secret values never reach the SQLite files; a restart resumes with th
     struct stat st {};
     REQUIRE(::stat(keys.c_str(), &st) == 0);
     CHECK((st.st_mode & 0777) == 0600);
-    id = srv.start("provision_runtime", provision_input("rt1", secret));
+    id = srv.start("provision_runtime", provision_input("rt1", sqlite_secret));
     // Created, then polled: the driver was sent the real password.
     REQUIRE(await_requests(stub, 2));
     auto sent = passwords_sent(stub);
-    CHECK(sent == std::vector<std::string>(sent.size(), secret));
+    CHECK(sent == std::vector<std::string>(sent.size(), sqlite_secret));
     auto shown = srv.get(id);
     CHECK(shown.at("input").at("deployment_location").at("properties") == "***");
     check_files(db);
@@ -119,9 +119,9 @@ TEST_CASE("secret values never reach the SQLite files; a restart resumes with th
     // The resumed wait polled with the password opened from the store.
     auto polled = passwords_sent(stub, before);
     REQUIRE(!polled.empty());
-    CHECK(polled == std::vector<std::string>(polled.size(), secret));
+    CHECK(polled == std::vector<std::string>(polled.size(), sqlite_secret));
     // Deprovisioning opens the provisioning's location to delete.
-    srv.deprovision(stub, id, secret);
+    srv.deprovision(stub, id, sqlite_secret);
     CHECK(srv.stop(SIGTERM) == 0);
   }
   check_files(db);
@@ -140,7 +140,7 @@ TEST_CASE("a wrong key fails the operations it concerns, naming the key; others 
   std::string id;
   {
     secrets_server srv(stub, c.store());
-    id = srv.start("provision_runtime", provision_input("rt1", secret));
+    id = srv.start("provision_runtime", provision_input("rt1", sqlite_secret));
     REQUIRE(await_requests(stub, 2));
     CHECK(srv.stop(SIGTERM) == 0);
   }
@@ -156,9 +156,9 @@ TEST_CASE("a wrong key fails the operations it concerns, naming the key; others 
   INFO(error);
   CHECK(error.find("key '" + key_id + "'") != std::string::npos);
   CHECK(error.find("not the one it was sealed with") != std::string::npos);
-  CHECK(error.find(secret) == std::string::npos);
+  CHECK(error.find(sqlite_secret) == std::string::npos);
   // Operations sealed with the key in use, and those with no secret, run.
-  auto other = srv.finish(srv.start("provision_runtime", provision_input("rt2", secret)));
+  auto other = srv.finish(srv.start("provision_runtime", provision_input("rt2", sqlite_secret)));
   CHECK(other.at("state") == "succeeded");
   auto demo = srv.finish(srv.start("demo", R"({"name":"x"})"));
   CHECK(demo.at("state") == "succeeded");
@@ -179,11 +179,11 @@ TEST_CASE("secrets rotate re-encrypts while the server runs; the old key can the
   {
     stub.answer(202, task_done);
     secrets_server srv(stub, flags);
-    done_id = srv.start("provision_runtime", provision_input("rt1", secret));
+    done_id = srv.start("provision_runtime", provision_input("rt1", sqlite_secret));
     CHECK(srv.finish(done_id).at("state") == "succeeded");
     stub.answer(202, task_running);
     auto seen = stub.bodies().size();
-    live_id = srv.start("provision_runtime", provision_input("rt2", secret));
+    live_id = srv.start("provision_runtime", provision_input("rt2", sqlite_secret));
     REQUIRE(await_requests(stub, seen + 2));
     CHECK(srv.stop(SIGTERM) == 0);
   }
@@ -193,7 +193,7 @@ TEST_CASE("secrets rotate re-encrypts while the server runs; the old key can the
   write_private(keys, new_line + old_line);
   {
     secrets_server srv(stub, flags);
-    auto third = srv.start("provision_runtime", provision_input("rt3", secret));
+    auto third = srv.start("provision_runtime", provision_input("rt3", sqlite_secret));
     auto out = run_status(stepwise_binary() + " secrets rotate --batch 1 --store sqlite:" + db
                           + " --secret-key-file " + keys);
     INFO(out);
@@ -211,6 +211,6 @@ TEST_CASE("secrets rotate re-encrypts while the server runs; the old key can the
   stub.answer(202, task_done);
   secrets_server srv(stub, flags);
   for (auto& id : {done_id, live_id})
-    srv.deprovision(stub, id, secret);
+    srv.deprovision(stub, id, sqlite_secret);
   CHECK(srv.stop(SIGTERM) == 0);
 }

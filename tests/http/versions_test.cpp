@@ -9,8 +9,6 @@ using namespace stepwise::test;
 
 namespace {
 
-const char* ops = "/api/v1/operations";
-
 /// The tests' workflows, but `sleepy` only as version 2.
 registry without_sleepy_v1(caf::actor_system&) {
   registry reg;

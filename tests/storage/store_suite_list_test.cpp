@@ -17,7 +17,7 @@ using ids = std::vector<std::string>;
 
 // Six operations; c and d share a creation time, so the id decides.
 // Newest first: e, d, c, b, a, f.
-void seed(store& st) {
+void seed_listed(store& st) {
   auto with = [](std::string id, int64_t created, std::string wf,
                  op_state state) {
     auto op = make_op(id, created, wf);
@@ -67,7 +67,7 @@ TEST_CASE("list returns operations newest first, then by id", "[storage]") {
       auto empty = list_ok(*st, limit(10));
       CHECK(empty.items.empty());
       CHECK(empty.next_cursor.empty());
-      seed(*st);
+      seed_listed(*st);
       auto page = list_ok(*st, limit(50));
       CHECK(ids_of(page.items)
             == ids{"op-e", "op-d", "op-c", "op-b", "op-a", "op-f"});
@@ -85,7 +85,7 @@ TEST_CASE("list filters by state and by workflow", "[storage]") {
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
-      seed(*st);
+      seed_listed(*st);
       auto f = limit(50);
       f.state = op_state::pending;
       CHECK(ids_of(list_ok(*st, f).items) == ids{"op-e", "op-d", "op-a"});
@@ -110,7 +110,7 @@ TEST_CASE("list pages with cursors until next_cursor is empty", "[storage]") {
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
-      seed(*st);
+      seed_listed(*st);
       // The last page is full: it still ends the listing.
       CHECK(all_pages(*st, limit(2))
             == std::vector<ids>{{"op-e", "op-d"}, {"op-c", "op-b"},
@@ -135,7 +135,7 @@ TEST_CASE("a cursor stays valid while newer operations arrive", "[storage]") {
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
-      seed(*st);
+      seed_listed(*st);
       auto first = list_ok(*st, limit(2));
       REQUIRE(ids_of(first.items) == ids{"op-e", "op-d"});
       REQUIRE_FALSE(first.next_cursor.empty());
@@ -153,7 +153,7 @@ TEST_CASE("list rejects a malformed cursor and a zero limit", "[storage]") {
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
-      seed(*st);
+      seed_listed(*st);
       for (std::string bad : {"not a cursor!", "x", "====", "op-a", "%%"}) {
         INFO("cursor '" << bad << "'");
         auto f = limit(2);

@@ -38,7 +38,7 @@ sink_record record_ok(sink_store& s) {
 }
 
 // Commits two operations of different workflows with three events.
-void seed(store& st) {
+void seed_sinks(store& st) {
   auto a = make_op("op-a", 1, "provision_runtime");
   auto b = make_op("op-b", 2, "demo");
   commit_ok(st, {create(a, {make_event("op-a", event_type::operation_created, 1)}),
@@ -53,7 +53,7 @@ TEST_CASE("events for sinks carry their operation's workflow", "[storage][sinks]
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
-      seed(*st);
+      seed_sinks(*st);
       auto got = sinks_of(st).routed_events_after(0, 10);
       REQUIRE(got);
       REQUIRE(got->size() == 3);
@@ -79,7 +79,7 @@ TEST_CASE("a sink starts at the beginning or the end of the log",
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
-      seed(*st);
+      seed_sinks(*st);
       auto& s = sinks_of(st);
       CHECK(acquire_ok(s, "p1") == 0);
       auto late = s.acquire_sink("late", "p1", 10s, sink_start::end, false);
