@@ -29,6 +29,11 @@ struct engine_config {
   /// (a monitored task), whose length nobody knows, passivates once it
   /// has lasted this long; zero: at once.
   duration passivate_after = std::chrono::seconds(1);
+  /// A passivated operation is read back from the store this long before
+  /// it is due (at most half of `passivate_after`), and its actor then
+  /// waits for the exact time: under a burst of wake-ups, reading
+  /// thousands of operations is not added to how late each one runs.
+  duration wake_lead = std::chrono::milliseconds(500);
   /// How long the embedding functions wait for the engine's answer.
   duration request_timeout = std::chrono::seconds(30);
   /// Most operations listed per page.

@@ -1,5 +1,6 @@
 #include <atomic>
 #include <stdexcept>
+#include <thread>
 
 #include <catch2/catch.hpp>
 
@@ -89,6 +90,45 @@ TEST_CASE("a long wait passivates the actor and wakes it when due", "[actors]") 
   CHECK(fin.state == op_state::succeeded);
   CHECK(fin.steps[1].state == step_state::succeeded);
   CHECK(runs == 2);
+}
+
+TEST_CASE("a passivated operation is read back ahead of its due time and runs on time",
+          "[actors]") {
+  std::atomic<int> runs{0};
+  std::atomic<int64_t> ran_at{0};
+  std::shared_ptr<virtual_clock> clk;
+  auto after = make_step("after", [&](step_context&) {
+    ++runs;
+    ran_at = to_micros(clk->now());
+    return done();
+  });
+  engine_config ec;
+  ec.passivate_after = 10s;
+  ec.wake_lead = 2s;
+  harness h{one(workflow("w", 1).step(1, ok("a")).step(2, make_sleep("nap", 1h)).step(3, after)),
+            nullptr, ec};
+  clk = h.clk;
+  auto id = h.start("w");
+  REQUIRE(h.await(id, event_type::operation_waiting, "nap"));
+  auto& m = h.eng.stats();
+  auto until = [&](auto pred) {
+    for (int i = 0; i < 100000 && !pred(); ++i)
+      std::this_thread::yield();
+    return pred();
+  };
+  REQUIRE(until([&] { return m.operations_sleeping.load() == 1; }));
+  auto due = to_micros(*h.eng.get(id)->wake_at);
+  // One second before it is due: read back, its actor waiting for the
+  // exact time, the step not run yet.
+  h.clk->advance(1h - 1s);
+  CHECK(until([&] { return m.operations_sleeping.load() == 0 && m.timers_pending.load() == 1; }));
+  CHECK(m.operations_live.load() == 1);
+  CHECK(runs == 0);
+  h.clk->advance(1s);
+  auto fin = h.finish(id);
+  CHECK(fin.state == op_state::succeeded);
+  CHECK(runs == 1);
+  CHECK(ran_at == due);
 }
 
 TEST_CASE("a best-effort step that fails is recorded incomplete", "[actors]") {
