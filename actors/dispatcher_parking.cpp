@@ -3,18 +3,9 @@
 // actor again when due or when a request addresses it.
 #include "actors/dispatcher.hpp"
 
-#include <algorithm>
-
 namespace stepwise {
 
 namespace {
-
-/// How long before its due time a sleeper is loaded. Below
-/// `passivate_after`, so that the woken actor arms its own timer rather
-/// than passivating again.
-duration wake_lead(const dispatcher_state& st) {
-  return std::min(st.rt->cfg.wake_lead, st.rt->cfg.passivate_after / 2);
-}
 
 void arm_sleepers(dispatcher_ptr self) {
   auto& st = self->state;
@@ -24,7 +15,7 @@ void arm_sleepers(dispatcher_ptr self) {
     return;
   st.armed = due;
   st.wake_gen += 1;
-  st.rt->clk->schedule(*due - wake_lead(st), caf::actor_cast<caf::actor>(self),
+  st.rt->clk->schedule(*due - st.rt->cfg.wake_lead, caf::actor_cast<caf::actor>(self),
                        caf::make_message(wake_atom::value, st.wake_gen));
 }
 
@@ -111,7 +102,7 @@ caf::message_handler dispatcher_parking(dispatcher_ptr self) {
       if (gen != st.wake_gen)
         return;
       st.armed.reset();
-      auto due = st.sleepers.pop_due(st.rt->clk->now() + wake_lead(st));
+      auto due = st.sleepers.pop_due(st.rt->clk->now() + st.rt->cfg.wake_lead);
       st.rt->stats.operations_sleeping.fetch_sub(static_cast<int64_t>(due.size()),
                                                  std::memory_order_relaxed);
       for (auto& id : due)

@@ -1,5 +1,6 @@
 #include "engine/engine.hpp"
 
+#include <algorithm>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -172,6 +173,9 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
                         + message_of(active.error()));
   auto rt = std::make_shared<runtime>();
   rt->cfg = cfg;
+  // Below passivate_after, so that an operation read back early arms its
+  // own timer rather than passivating again.
+  rt->cfg.wake_lead = std::min(cfg.wake_lead, cfg.passivate_after / 2);
   rt->workflows = std::move(workflows);
   for (auto& wf : rt->workflows.all()) {
     if (wf->max_in_progress() > 0)

@@ -60,6 +60,16 @@ void persist(self_ptr self, std::vector<event> events, next_action act) {
   }
 }
 
+bool passivate(self_ptr self, time_point due) {
+  auto& st = self->state;
+  if (st.op.deadline && *st.op.deadline < due)
+    due = *st.op.deadline;
+  if (due != time_point::max() && due - st.rt->clk->now() <= st.rt->cfg.wake_lead)
+    return false;
+  self->send(st.dispatcher, passivate_atom::value, st.op.id, due, st.gen);
+  return true;
+}
+
 void arm(self_ptr self, time_point due, caf::message msg) {
   self->state.rt->stats.timers_pending.fetch_add(1, std::memory_order_relaxed);
   self->state.rt->clk->schedule(due, caf::actor_cast<caf::actor>(self),
@@ -155,16 +165,10 @@ void execute(self_ptr self, next_action act) {
     case next_action::kind::wait:
       st.gen += 1;
       // Only plain waits passivate: a compensation's retry stays armed here.
+      // Long wait: hand the wake-up time to the dispatcher and stop.
       if (!act.compensate && act.due - now >= st.rt->cfg.passivate_after
-          && may_drop_transient(st)) {
-        // Long wait: hand the wake-up time to the dispatcher and stop. A
-        // deadline earlier than the wake-up wakes it earlier.
-        auto due = act.due;
-        if (st.op.deadline && *st.op.deadline < due)
-          due = *st.op.deadline;
-        self->send(st.dispatcher, passivate_atom::value, st.op.id, due, st.gen);
+          && may_drop_transient(st) && passivate(self, act.due))
         return;
-      }
       arm(self, act.due, caf::make_message(timer_atom::value, st.gen));
       return;
     case next_action::kind::await:
@@ -176,8 +180,8 @@ void execute(self_ptr self, next_action act) {
       if (st.op.admission == admission::queued)
         st.rt->writer->request_admission();
       st.gen += 1;
-      self->send(st.dispatcher, passivate_atom::value, st.op.id,
-                 st.op.deadline.value_or(time_point::max()), st.gen);
+      // Near its deadline it keeps its actor: the deadline timer is armed.
+      passivate(self, time_point::max());
       return;
     case next_action::kind::finish: {
       auto& m = st.rt->stats;

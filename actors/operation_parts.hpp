@@ -29,6 +29,12 @@ void execute(self_ptr self, next_action act);
 /// of an attempt that ended at once).
 void on_step_done(self_ptr self, step_done& msg);
 
+/// Asks the dispatcher to passivate the operation until `due` (its
+/// deadline, if earlier) and returns true. Returns false, keeping the
+/// actor, when that is within `wake_lead`: the dispatcher would read it
+/// back at once, again and again until then. The caller arms its timer.
+bool passivate(self_ptr self, time_point due);
+
 /// Delivers `msg` to the actor at `due` on the engine's clock.
 void arm(self_ptr self, time_point due, caf::message msg);
 

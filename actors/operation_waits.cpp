@@ -12,13 +12,10 @@ namespace stepwise::op {
 
 namespace {
 
-/// Asks the dispatcher to passivate the operation until `due` (its
-/// deadline, if earlier).
-void passivate(self_ptr self, time_point due) {
-  auto& st = self->state;
-  if (st.op.deadline && *st.op.deadline < due)
-    due = *st.op.deadline;
-  self->send(st.dispatcher, passivate_atom::value, st.op.id, due, st.gen);
+/// Arms the wait's timeout, if it has one.
+void arm_timeout(self_ptr self, time_point due) {
+  if (due != time_point::max())
+    arm(self, due, caf::make_message(timer_atom::value, self->state.gen));
 }
 
 /// Passivates until `due` (the wait's timeout; `max` for none), or keeps
@@ -33,14 +30,14 @@ void park(self_ptr self, time_point due, bool watched) {
   auto linger = st.rt->cfg.passivate_after;
   bool far = due == time_point::max() || due - now >= linger;
   if (far && may_drop_transient(st)) {
-    if (watched && linger > duration{0})
+    if (watched && linger > duration{0}) {
       arm(self, now + linger, caf::make_message(linger_atom::value, st.gen, due));
-    else
-      passivate(self, due);
-    return;
+      return;
+    }
+    if (passivate(self, due))
+      return;
   }
-  if (due != time_point::max())
-    arm(self, due, caf::make_message(timer_atom::value, st.gen));
+  arm_timeout(self, due);
 }
 
 /// Describes the wait's task on a worker (the description may read the
@@ -166,8 +163,9 @@ caf::message_handler operation_waits(self_ptr self) {
     [=](linger_atom, uint64_t gen, time_point due) {
       self->state.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
       when_idle(self, [=] {
-        if (gen == self->state.gen && self->state.op.state == op_state::waiting)
-          passivate(self, due);
+        if (gen == self->state.gen && self->state.op.state == op_state::waiting
+            && !passivate(self, due))
+          arm_timeout(self, due);
       });
     },
   };

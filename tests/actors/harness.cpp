@@ -1,5 +1,7 @@
 #include "tests/actors/harness.hpp"
 
+#include <thread>
+
 #include <catch2/catch.hpp>
 
 namespace stepwise::test {
@@ -96,6 +98,13 @@ std::string harness::start(const std::string& workflow,
   auto res = eng.start(req);
   REQUIRE(res);
   return res->op.id;
+}
+
+bool harness::eventually(const std::function<bool()>& pred) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!pred() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::yield();
+  return pred();
 }
 
 bool harness::await(const std::function<bool(const event&)>& pred) {

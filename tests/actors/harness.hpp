@@ -74,6 +74,10 @@ struct harness {
   /// real time for a first batch.
   void pump(std::chrono::milliseconds d);
 
+  /// Waits (at most 10 s of real time) until `pred` holds; returns
+  /// whether it did. For what no event tells (the engine's gauges).
+  bool eventually(const std::function<bool()>& pred);
+
   /// Waits for event `type` of operation `id` (and step, when given).
   bool await(const std::string& id, event_type type, const std::string& step = {});
 

@@ -76,9 +76,7 @@ TEST_CASE("a long wait passivates the actor and wakes it when due", "[actors]") 
   REQUIRE(h.await(id, event_type::step_retry_scheduled));
   // The actor hands its wake-up time to the engine and stops.
   auto& m = h.eng.stats();
-  for (int i = 0; i < 1000 && m.operations_sleeping.load() != 1; ++i)
-    std::this_thread::yield();
-  CHECK(m.operations_sleeping.load() == 1);
+  CHECK(h.eventually([&] { return m.operations_sleeping.load() == 1; }));
   // Addressing a sleeping operation answers from the store.
   auto op = h.eng.get(id);
   REQUIRE(op);
@@ -111,17 +109,13 @@ TEST_CASE("a passivated operation is read back ahead of its due time and runs on
   auto id = h.start("w");
   REQUIRE(h.await(id, event_type::operation_waiting, "nap"));
   auto& m = h.eng.stats();
-  auto until = [&](auto pred) {
-    for (int i = 0; i < 100000 && !pred(); ++i)
-      std::this_thread::yield();
-    return pred();
-  };
-  REQUIRE(until([&] { return m.operations_sleeping.load() == 1; }));
+  REQUIRE(h.eventually([&] { return m.operations_sleeping.load() == 1; }));
   auto due = to_micros(*h.eng.get(id)->wake_at);
   // One second before it is due: read back, its actor waiting for the
   // exact time, the step not run yet.
   h.clk->advance(1h - 1s);
-  CHECK(until([&] { return m.operations_sleeping.load() == 0 && m.timers_pending.load() == 1; }));
+  CHECK(h.eventually(
+    [&] { return m.operations_sleeping.load() == 0 && m.timers_pending.load() == 1; }));
   CHECK(m.operations_live.load() == 1);
   CHECK(runs == 0);
   h.clk->advance(1s);
@@ -129,6 +123,45 @@ TEST_CASE("a passivated operation is read back ahead of its due time and runs on
   CHECK(fin.state == op_state::succeeded);
   CHECK(runs == 1);
   CHECK(ran_at == due);
+}
+
+namespace {
+
+/// A memory store that counts the operations read back one by one.
+struct counting_store : memory_store {
+  std::atomic<int> loads{0};
+  caf::expected<std::optional<operation>> load(const std::string& id) override {
+    ++loads;
+    return memory_store::load(id);
+  }
+};
+
+} // namespace
+
+TEST_CASE("an operation whose deadline is nearer than wake_lead keeps its actor", "[actors]") {
+  auto later = make_step("later", [](step_context&) { return retry_after(2h, "later"); });
+  engine_config ec;
+  ec.passivate_after = 10s;
+  ec.wake_lead = 2s;
+  auto st = std::make_shared<counting_store>();
+  harness h{one(workflow("w", 1).step(1, later)), st, ec};
+  start_request rq;
+  rq.workflow = "w";
+  rq.deadline = h.clk->now() + 1h;
+  auto started = h.eng.start(rq);
+  REQUIRE(started);
+  auto id = started->op.id;
+  REQUIRE(h.await(id, event_type::step_retry_scheduled));
+  auto& m = h.eng.stats();
+  REQUIRE(h.eventually([&] { return m.operations_sleeping.load() == 1; }));
+  auto before = st->loads.load();
+  // Read back a second before its deadline, it stays: passivating again
+  // would have it read back at once, over and over until the deadline.
+  h.clk->advance(1h - 1s);
+  REQUIRE(h.eventually([&] { return m.operations_live.load() == 1; }));
+  h.clk->advance(1s);
+  REQUIRE(h.await(id, event_type::operation_failed));
+  CHECK(st->loads.load() - before == 1);
 }
 
 TEST_CASE("a best-effort step that fails is recorded incomplete", "[actors]") {

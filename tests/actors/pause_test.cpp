@@ -24,9 +24,7 @@ bool refused(const caf::expected<operation>& res) {
 
 /// Waits until `n` operations sleep (passivated: no actor).
 bool sleeping(harness& h, int64_t n) {
-  for (int i = 0; i < 100000 && h.eng.stats().operations_sleeping.load() != n; ++i)
-    std::this_thread::yield();
-  return h.eng.stats().operations_sleeping.load() == n;
+  return h.eventually([&] { return h.eng.stats().operations_sleeping.load() == n; });
 }
 
 /// A step that blocks until the test opens it, then reports whether it
