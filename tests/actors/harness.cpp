@@ -100,6 +100,15 @@ std::string harness::start(const std::string& workflow,
   return res->op.id;
 }
 
+std::string harness::start_with_deadline(const std::string& workflow, duration within) {
+  start_request req;
+  req.workflow = workflow;
+  req.deadline = clk->now() + within;
+  auto res = eng.start(req);
+  REQUIRE(res);
+  return res->op.id;
+}
+
 bool harness::eventually(const std::function<bool()>& pred) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (!pred() && std::chrono::steady_clock::now() < deadline)

@@ -74,6 +74,10 @@ struct harness {
   /// real time for a first batch.
   void pump(std::chrono::milliseconds d);
 
+  /// Starts `workflow` with a deadline `within` from the clock's now;
+  /// fails the test on an error.
+  std::string start_with_deadline(const std::string& workflow, duration within);
+
   /// Waits (at most 10 s of real time) until `pred` holds; returns
   /// whether it did. For what no event tells (the engine's gauges).
   bool eventually(const std::function<bool()>& pred);

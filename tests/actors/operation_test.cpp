@@ -145,12 +145,7 @@ TEST_CASE("an operation whose deadline is nearer than wake_lead keeps its actor"
   ec.wake_lead = 2s;
   auto st = std::make_shared<counting_store>();
   harness h{one(workflow("w", 1).step(1, later)), st, ec};
-  start_request rq;
-  rq.workflow = "w";
-  rq.deadline = h.clk->now() + 1h;
-  auto started = h.eng.start(rq);
-  REQUIRE(started);
-  auto id = started->op.id;
+  auto id = h.start_with_deadline("w", 1h);
   REQUIRE(h.await(id, event_type::step_retry_scheduled));
   auto& m = h.eng.stats();
   REQUIRE(h.eventually([&] { return m.operations_sleeping.load() == 1; }));
@@ -312,12 +307,7 @@ TEST_CASE("retry resumes a failed operation at its failed step", "[actors]") {
 TEST_CASE("a deadline fails an operation that is still running", "[actors]") {
   auto later = make_step("later", [](step_context&) { return retry_after(4s, "wait"); });
   harness h{one(workflow("w", 1).step(1, later))};
-  start_request req;
-  req.workflow = "w";
-  req.deadline = h.clk->now() + 10s;
-  auto res = h.eng.start(req);
-  REQUIRE(res);
-  auto id = res->op.id;
+  auto id = h.start_with_deadline("w", 10s);
   REQUIRE(h.await(id, event_type::step_retry_scheduled));
   h.clk->advance(10s);
   auto op = h.finish(id);

@@ -187,12 +187,7 @@ TEST_CASE("a paused operation can be canceled, and fails at its deadline", "[act
     CHECK(h.finish(id).state == op_state::canceled);
   }
   SECTION("deadline") {
-    start_request rq;
-    rq.workflow = "w";
-    rq.deadline = h.clk->now() + 1min;
-    auto started = h.eng.start(rq);
-    REQUIRE(started);
-    auto id = started->op.id;
+    auto id = h.start_with_deadline("w", 1min);
     REQUIRE(h.await(id, event_type::step_retry_scheduled));
     REQUIRE(h.eng.pause(id));
     REQUIRE(sleeping(h, 1));
