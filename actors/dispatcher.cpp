@@ -2,12 +2,12 @@
 
 #include <algorithm>
 
-#include <malloc.h>
 #include <unistd.h>
 
 #include <caf/event_based_actor.hpp>
 #include <caf/system_messages.hpp>
 
+#include "actors/free_memory.hpp"
 #include "actors/unregistered_actor.hpp"
 #include "engine/errc.hpp"
 
@@ -158,8 +158,8 @@ void on_finished(dispatcher_ptr self, const std::string& id, const op_snapshot& 
 /// heap back to the system: sleeping operations should cost what they
 /// hold, not what the burst once needed. Only once the burst is over (few
 /// steps in the last second): a trim in the middle of one returns pages
-/// that the next allocations fault in again. malloc_trim may take
-/// milliseconds, so it runs on a worker.
+/// that the next allocations fault in again. It may take milliseconds, so
+/// it runs on a worker.
 void tidy(dispatcher_ptr self) {
   auto& st = self->state;
   auto live = static_cast<int64_t>(st.live.size());
@@ -168,7 +168,7 @@ void tidy(dispatcher_ptr self) {
   st.steps_at_tidy = steps;
   if ((st.live_at_trim - live >= 5000 || st.trim_wanted) && quiet) {
     st.trim_wanted = false;
-    st.rt->step_pool->submit([] { malloc_trim(0); });
+    st.rt->step_pool->submit([] { release_free_memory(); });
     st.live_at_trim = live;
   } else if (live > st.live_at_trim) {
     st.live_at_trim = live;
