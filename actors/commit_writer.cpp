@@ -34,6 +34,10 @@ commit_writer::~commit_writer() {
 }
 
 bool commit_writer::submit(checkpoint cp, caf::actor reply_to, uint64_t tag) {
+  // On the submitting actor's thread: the writer thread is the one that
+  // every checkpoint waits for, so its work is kept to the store's calls.
+  if (!cp.prepared)
+    cp.prepared = store_->prepare(cp);
   bool wake;
   {
     std::lock_guard<std::mutex> guard{mtx_};

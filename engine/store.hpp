@@ -14,6 +14,12 @@
 
 namespace stepwise {
 
+/// What a store made of a checkpoint ahead of its commit (`store::prepare`):
+/// opaque to all but that store.
+struct prepared_checkpoint {
+  virtual ~prepared_checkpoint() = default;
+};
+
 /// One durable write: an operation's new state and the events it caused.
 /// Both commit together or not at all.
 struct checkpoint {
@@ -30,6 +36,8 @@ struct checkpoint {
   kind what = kind::update;
   std::shared_ptr<const operation> op;
   std::vector<event> events;
+  /// Set by `store::prepare` (none: the store does all the work in `commit`).
+  std::shared_ptr<const prepared_checkpoint> prepared = nullptr;
 };
 
 /// The per-item result of a commit.
@@ -89,6 +97,17 @@ public:
   /// written after all.
   [[nodiscard]] virtual caf::expected<commit_result>
   commit(const std::vector<checkpoint>& batch) = 0;
+
+  /// Does the part of writing `cp` that needs no connection (encoding its
+  /// row), for `commit` to use: the engine calls it on the thread that
+  /// submits the checkpoint, so that the operations' threads share work
+  /// the one writer thread would otherwise do alone. Thread-safe; it never
+  /// blocks. Returns none when there is nothing to do ahead.
+  [[nodiscard]] virtual std::shared_ptr<const prepared_checkpoint>
+  prepare(const checkpoint& cp) const {
+    (void)cp;
+    return nullptr;
+  }
 
   /// Runs one admission round (`plan_round` over every operation that
   /// takes part in admission and has not ended, in creation order) and

@@ -7,34 +7,40 @@
 
 namespace stepwise {
 
-op_row encode_op_row(const operation& op, checkpoint::kind what,
-                     op_row_buffers& buf) {
+void encode_op_json(const operation& op, checkpoint::kind what,
+                    op_row_buffers& buf) {
+  buf.data.clear();
+  codec::encode_object(buf.data, op.data);
+  buf.steps.clear();
+  codec::encode_steps(buf.steps, op.steps);
+  buf.signals.clear();
+  codec::encode_signals(buf.signals, op.signals);
+  buf.input.clear();
+  if (what == checkpoint::kind::create) {
+    if (op.input)
+      codec::encode_object(buf.input, *op.input);
+    else
+      buf.input = "{}";
+  }
+}
+
+op_row op_row_of(const operation& op, checkpoint::kind what,
+                 const op_row_buffers& buf) {
   op_row row;
   row.id = op.id;
   row.workflow = op.workflow;
   row.workflow_version = op.workflow_version;
   row.state = to_string(op.state);
-  buf.data.clear();
-  codec::encode_object(buf.data, op.data);
   row.data = buf.data;
-  buf.steps.clear();
-  codec::encode_steps(buf.steps, op.steps);
   row.steps = buf.steps;
   row.error = op.error;
   row.updated_at = to_micros(op.updated_at);
   row.deadline = codec::encode_time(op.deadline);
   row.revision = op.revision;
   row.wake_at = codec::encode_time(op.wake_at);
-  buf.signals.clear();
-  codec::encode_signals(buf.signals, op.signals);
   row.signals = buf.signals;
   row.pause_requested = op.pause_requested ? 1 : 0;
   if (what == checkpoint::kind::create) {
-    buf.input.clear();
-    if (op.input)
-      codec::encode_object(buf.input, *op.input);
-    else
-      buf.input = "{}";
     row.input = buf.input;
     row.created_at = to_micros(op.created_at);
     if (!op.idempotency_key.empty())
@@ -47,6 +53,27 @@ op_row encode_op_row(const operation& op, checkpoint::kind what,
     row.blocked_by = op.blocked_by;
   }
   return row;
+}
+
+op_row encode_op_row(const operation& op, checkpoint::kind what,
+                     op_row_buffers& buf) {
+  encode_op_json(op, what, buf);
+  return op_row_of(op, what, buf);
+}
+
+std::shared_ptr<const prepared_checkpoint>
+encode_checkpoint(const checkpoint& cp) {
+  if (!cp.op)
+    return nullptr;
+  auto out = std::make_shared<encoded_checkpoint>();
+  encode_op_json(*cp.op, cp.what, out->json);
+  return out;
+}
+
+op_row checkpoint_row(const checkpoint& cp, op_row_buffers& buf) {
+  if (auto* pre = dynamic_cast<const encoded_checkpoint*>(cp.prepared.get()))
+    return op_row_of(*cp.op, cp.what, pre->json);
+  return encode_op_row(*cp.op, cp.what, buf);
 }
 
 op_row read_op_row(const column_reader& cols) {

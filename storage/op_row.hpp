@@ -84,6 +84,28 @@ struct op_row_buffers {
 [[nodiscard]] op_row encode_op_row(const operation& op, checkpoint::kind what,
                                    op_row_buffers& buf);
 
+/// Encodes the JSON columns of `op` into `buf` (what `encode_op_row` does
+/// first), for `op_row_of`.
+void encode_op_json(const operation& op, checkpoint::kind what, op_row_buffers& buf);
+
+/// Returns the row of `op` whose JSON columns `encode_op_json` put in `buf`.
+[[nodiscard]] op_row op_row_of(const operation& op, checkpoint::kind what,
+                               const op_row_buffers& buf);
+
+/// A checkpoint's JSON columns, encoded by `store::prepare` on the
+/// submitting thread; the SQL stores' commits bind them as they are.
+struct encoded_checkpoint final : prepared_checkpoint {
+  op_row_buffers json;
+};
+
+/// `store::prepare` of the SQL stores.
+[[nodiscard]] std::shared_ptr<const prepared_checkpoint>
+encode_checkpoint(const checkpoint& cp);
+
+/// Returns the row of `cp`, from its prepared JSON if it has some, else
+/// encoded into `buf`.
+[[nodiscard]] op_row checkpoint_row(const checkpoint& cp, op_row_buffers& buf);
+
 /// Returns the row at `cols`, selected as `STEPWISE_OP_COLUMNS`.
 [[nodiscard]] op_row read_op_row(const column_reader& cols);
 

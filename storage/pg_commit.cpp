@@ -47,7 +47,7 @@ caf::error send_rows(pg_pipeline& pl, const std::vector<checkpoint>& batch,
   pg_op_columns cols{what};
   op_row_buffers buf;
   for (auto i : idx)
-    cols.add(encode_op_row(*batch[i].op, what, buf));
+    cols.add(checkpoint_row(batch[i], buf));
   auto* owner = fence != nullptr ? &fence->owner : nullptr;
   auto p = cols.params(owner);
   auto create = what == checkpoint::kind::create;

@@ -12,6 +12,7 @@
 
 #include "engine/sink_store.hpp"
 #include "engine/store.hpp"
+#include "storage/op_row.hpp"
 #include "storage/lease_store.hpp"
 #include "storage/pg_commit.hpp"
 #include "storage/sealed_rows.hpp"
@@ -68,6 +69,11 @@ public:
 
   caf::expected<commit_result>
   commit(const std::vector<checkpoint>& batch) override;
+
+  std::shared_ptr<const prepared_checkpoint>
+  prepare(const checkpoint& cp) const override {
+    return encode_checkpoint(cp);
+  }
 
   caf::expected<admission_round> admit(const admission_limits& limits,
                                        time_point now) override;

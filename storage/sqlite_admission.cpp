@@ -61,9 +61,8 @@ caf::expected<admission_round> sqlite_store::admit(const admission_limits& limit
       if (auto rc = (*upd)->step(); rc != SQLITE_DONE)
         return writer_->failure("admission round: updating " + u.id, rc);
     }
-    for (auto& e : round.events)
-      if (auto err = insert_event(e))
-        return err;
+    if (auto err = insert_events(round.events, 0))
+      return err;
     return round;
   });
 }

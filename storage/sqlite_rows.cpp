@@ -83,19 +83,29 @@ std::string select_list_sql(bool by_state, bool by_workflow, bool after) {
 
 // -- events -------------------------------------------------------------------
 
-const char* const insert_event_sql
-  = "INSERT INTO events (" STEPWISE_EVENT_INSERT_COLUMNS ") "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+std::string insert_events_sql(size_t rows) {
+  std::string sql = "INSERT INTO events (" STEPWISE_EVENT_INSERT_COLUMNS ") VALUES ";
+  for (size_t r = 0; r < rows; ++r) {
+    sql += r == 0 ? "(" : ", (";
+    for (size_t c = 1; c <= 8; ++c) {
+      sql += c == 1 ? "?" : ", ?";
+      sql += std::to_string(r * 8 + c);
+    }
+    sql += ")";
+  }
+  return sql;
+}
 
-void bind_event(sqlite_statement& stmt, const event_row& row) {
-  stmt.bind(1, row.time);
-  stmt.bind_ref(2, row.operation_id);
-  stmt.bind_ref(3, row.type);
-  stmt.bind_ref(4, row.step);
-  stmt.bind(5, int64_t{row.attempt});
-  stmt.bind_ref(6, row.state);
-  stmt.bind_ref(7, row.error);
-  stmt.bind_ref(8, row.extra);
+void bind_event(sqlite_statement& stmt, const event_row& row, size_t nth) {
+  auto at = static_cast<int>(nth * 8);
+  stmt.bind(at + 1, row.time);
+  stmt.bind_ref(at + 2, row.operation_id);
+  stmt.bind_ref(at + 3, row.type);
+  stmt.bind_ref(at + 4, row.step);
+  stmt.bind(at + 5, int64_t{row.attempt});
+  stmt.bind_ref(at + 6, row.state);
+  stmt.bind_ref(at + 7, row.error);
+  stmt.bind_ref(at + 8, row.extra);
 }
 
 } // namespace stepwise::sqlite_rows

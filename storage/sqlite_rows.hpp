@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <vector>
 
 #include "storage/event_row.hpp"
 #include "storage/op_row.hpp"
@@ -17,7 +19,8 @@ namespace stepwise::sqlite_rows {
 /// bound to is reset.
 struct row_buffers {
   op_row_buffers op;
-  std::string extra;
+  /// The `extra` JSON of the rows of one events insert.
+  std::vector<std::string> extras;
 };
 
 // -- operations ---------------------------------------------------------------
@@ -50,11 +53,18 @@ std::string select_list_sql(bool by_state, bool by_workflow, bool after);
 
 // -- events -------------------------------------------------------------------
 
-/// Appends an event; its seq is the connection's last insert rowid.
-extern const char* const insert_event_sql;
+/// Events appended by one statement of `insert_events_sql`: one statement
+/// per row cost SQLite a program run and an update of its sequence table
+/// per event, about half of an event's insert.
+constexpr size_t events_per_insert = 32;
 
-/// Binds every column of `row` but `seq` to `insert_event_sql`. References
-/// as `bind_operation`.
-void bind_event(sqlite_statement& stmt, const event_row& row);
+/// Appends `rows` events, in order: their seqs are consecutive, the last
+/// one the connection's last insert rowid (AUTOINCREMENT numbers the rows
+/// of a statement one after the other).
+std::string insert_events_sql(size_t rows);
+
+/// Binds every column of `row` but `seq` to the parameters of row `nth` of
+/// an `insert_events_sql` statement. References as `bind_operation`.
+void bind_event(sqlite_statement& stmt, const event_row& row, size_t nth);
 
 } // namespace stepwise::sqlite_rows

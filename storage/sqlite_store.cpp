@@ -1,5 +1,6 @@
 #include "storage/sqlite_store.hpp"
 
+#include <algorithm>
 #include <exception>
 
 #include "engine/errc.hpp"
@@ -17,7 +18,9 @@ struct sqlite_store::write_statements {
   sqlite_statement* insert_operation = nullptr;
   sqlite_statement* update_operation = nullptr;
   sqlite_statement* update_same_state = nullptr;
+  /// One event, and `events_per_insert` events.
   sqlite_statement* insert_event = nullptr;
+  sqlite_statement* insert_events = nullptr;
 };
 
 namespace {
@@ -71,6 +74,8 @@ sqlite_store::open(const std::string& path, sqlite_options opts) {
   if (auto err = migrate(conn, path))
     return err;
   auto stmts = std::make_unique<write_statements>();
+  auto one_event = sqlite_rows::insert_events_sql(1);
+  auto many_events = sqlite_rows::insert_events_sql(sqlite_rows::events_per_insert);
   std::pair<sqlite_statement**, const char*> wanted[] = {
     {&stmts->begin, "BEGIN IMMEDIATE"},
     {&stmts->commit, "COMMIT"},
@@ -78,7 +83,8 @@ sqlite_store::open(const std::string& path, sqlite_options opts) {
     {&stmts->insert_operation, sqlite_rows::insert_operation_sql},
     {&stmts->update_operation, sqlite_rows::update_operation_sql},
     {&stmts->update_same_state, sqlite_rows::update_same_state_sql},
-    {&stmts->insert_event, sqlite_rows::insert_event_sql},
+    {&stmts->insert_event, one_event.c_str()},
+    {&stmts->insert_events, many_events.c_str()},
   };
   for (auto& [slot, sql] : wanted) {
     auto stmt = conn.prepare(sql);
@@ -151,14 +157,28 @@ sqlite_store::commit(const std::vector<checkpoint>& batch) {
   return in_write_transaction<commit_result>([&] { return write_batch(batch); });
 }
 
-caf::error sqlite_store::insert_event(event& ev) {
-  auto& ins = *stmts_->insert_event;
-  statement_reset reset{ins};
-  sqlite_rows::bind_event(ins, encode_event_row(ev, buffers_->extra));
-  auto rc = ins.step();
-  if (rc != SQLITE_DONE)
-    return writer_->failure("inserting an event of operation " + ev.operation_id, rc);
-  ev.seq = sqlite3_last_insert_rowid(writer_->handle());
+caf::error sqlite_store::insert_events(std::vector<event>& evs, size_t from) {
+  auto& extras = buffers_->extras;
+  if (extras.size() < sqlite_rows::events_per_insert)
+    extras.resize(sqlite_rows::events_per_insert);
+  while (from < evs.size()) {
+    auto rows = std::min(evs.size() - from, sqlite_rows::events_per_insert);
+    if (rows < sqlite_rows::events_per_insert)
+      rows = 1;
+    auto& ins = rows == 1 ? *stmts_->insert_event : *stmts_->insert_events;
+    statement_reset reset{ins};
+    for (size_t i = 0; i < rows; ++i)
+      sqlite_rows::bind_event(ins, encode_event_row(evs[from + i], extras[i]), i);
+    auto rc = ins.step();
+    if (rc != SQLITE_DONE)
+      return writer_->failure("inserting an event of operation "
+                                + evs[from].operation_id,
+                              rc);
+    auto last = sqlite3_last_insert_rowid(writer_->handle());
+    for (size_t i = 0; i < rows; ++i)
+      evs[from + i].seq = last - static_cast<int64_t>(rows - 1 - i);
+    from += rows;
+  }
   return caf::error{};
 }
 
@@ -175,7 +195,7 @@ sqlite_store::write_batch(const std::vector<checkpoint>& batch) {
                           + " has no operation");
     auto& op = *item.op;
     auto create = item.what == checkpoint::kind::create;
-    auto row = encode_op_row(op, item.what, buffers_->op);
+    auto row = checkpoint_row(item, buffers_->op);
     auto write = [&](sqlite_statement& stmt) -> caf::error {
       statement_reset reset{stmt};
       sqlite_rows::bind_operation(stmt, row);
@@ -206,10 +226,10 @@ sqlite_store::write_batch(const std::vector<checkpoint>& batch) {
       continue;
     }
     out.status.push_back(write_status::ok);
-    for (auto& ev : item.events)
-      if (auto err = insert_event(out.events.emplace_back(ev)))
-        return err;
+    out.events.insert(out.events.end(), item.events.begin(), item.events.end());
   }
+  if (auto err = insert_events(out.events, 0))
+    return err;
   return out;
 }
 

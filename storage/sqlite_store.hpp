@@ -12,6 +12,7 @@
 
 #include "engine/sink_store.hpp"
 #include "engine/store.hpp"
+#include "storage/op_row.hpp"
 #include "storage/sealed_rows.hpp"
 
 namespace stepwise {
@@ -89,6 +90,11 @@ public:
   caf::expected<commit_result>
   commit(const std::vector<checkpoint>& batch) override;
 
+  std::shared_ptr<const prepared_checkpoint>
+  prepare(const checkpoint& cp) const override {
+    return encode_checkpoint(cp);
+  }
+
   caf::expected<admission_round> admit(const admission_limits& limits,
                                        time_point now) override;
 
@@ -148,8 +154,9 @@ private:
   template <class T>
   caf::expected<T> in_write_transaction(const std::function<caf::expected<T>()>& body);
 
-  /// Inserts `ev` (inside an open transaction) and sets its `seq`.
-  caf::error insert_event(event& ev);
+  /// Inserts `evs[from..]` in order (inside an open transaction) and sets
+  /// their `seq`.
+  caf::error insert_events(std::vector<event>& evs, size_t from);
 
   /// Writes the items of `batch` inside an open transaction.
   caf::expected<commit_result> write_batch(const std::vector<checkpoint>& batch);

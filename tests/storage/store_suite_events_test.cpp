@@ -215,3 +215,69 @@ TEST_CASE("successive writes of one operation in one batch apply in order",
     }
   }
 }
+
+TEST_CASE("a batch of many events stores each with the seq it answers",
+          "[storage]") {
+  for (auto& [name, make] : test_backends()) {
+    DYNAMIC_SECTION("backend " << name) {
+      auto st = make();
+      auto a = make_op("op-a", 1);
+      auto b = make_op("op-b", 2);
+      commit_ok(*st, {create(a), create(b)});
+      // More events than one insert statement takes, some with extra
+      // fields, and a stale item between whose events must not be written.
+      std::vector<event> many;
+      for (int i = 0; i < 70; ++i)
+        many.push_back(i % 3 == 0 ? task_completed("op-a")
+                                  : make_event("op-a", event_type::step_started, i));
+      auto a2 = next(a, op_state::in_progress, 5);
+      auto stale = next(next(b, op_state::in_progress, 6), op_state::in_progress, 7);
+      auto b2 = next(b, op_state::in_progress, 8);
+      auto res = commit_ok(
+        *st, {update(a2, many),
+              update(stale, {make_event("op-b", event_type::step_failed)}),
+              update(b2, {make_event("op-b", event_type::step_started, 9),
+                          task_completed("op-b")})});
+      CHECK(res.status == std::vector<write_status>{write_status::ok,
+                                                    write_status::stale_revision,
+                                                    write_status::ok});
+      auto stored = all_events(*st);
+      REQUIRE(res.events.size() == 72);
+      REQUIRE(stored.size() == 72);
+      for (size_t i = 0; i < stored.size(); ++i) {
+        CHECK(stored[i].seq == res.events[i].seq);
+        CHECK(stored[i].type == res.events[i].type);
+        CHECK(stored[i].operation_id == res.events[i].operation_id);
+        CHECK(stored[i].time == res.events[i].time);
+        CHECK(stored[i].extra == res.events[i].extra);
+        if (i > 0)
+          CHECK(stored[i].seq == stored[i - 1].seq + 1);
+      }
+      CHECK(stored.back().operation_id == "op-b");
+      CHECK(last_seq_ok(*st) == stored.back().seq);
+    }
+  }
+}
+
+TEST_CASE("a prepared checkpoint is written as the unprepared one would be",
+          "[storage]") {
+  for (auto& [name, make] : test_backends()) {
+    DYNAMIC_SECTION("backend " << name) {
+      auto st = make();
+      auto a = make_op("op-a", 1);
+      a.data = boost::json::parse(R"({"vm": "i-1", "n": [1, 2]})").as_object();
+      auto cp = create(a, {make_event("op-a", event_type::operation_created)});
+      cp.prepared = st->prepare(cp);
+      commit_ok(*st, {cp});
+      check_same(load_ok(*st, "op-a"), a);
+      auto a2 = next(a, op_state::in_progress, 5);
+      a2.data["vm"] = "i-2";
+      auto up = update(a2, {make_event("op-a", event_type::step_started)});
+      up.prepared = st->prepare(up);
+      auto res = commit_ok(*st, {up});
+      CHECK(res.status[0] == write_status::ok);
+      check_same(load_ok(*st, "op-a"), a2);
+      CHECK(all_events(*st).size() == 2);
+    }
+  }
+}
