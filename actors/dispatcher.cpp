@@ -10,6 +10,7 @@
 #include "actors/free_memory.hpp"
 #include "actors/unregistered_actor.hpp"
 #include "engine/errc.hpp"
+#include "engine/log.hpp"
 
 namespace stepwise {
 
@@ -101,8 +102,55 @@ void on_lease_lost(dispatcher_ptr self) {
   st.waiters.clear();
 }
 
-/// Resumes non-terminal operations found at start or taken over from a
-/// process whose lease ended.
+void on_recover(dispatcher_ptr self, recovered_ops& found);
+void leave_recovery(dispatcher_ptr self);
+
+/// Asks a reader for the page of start-up recovery after `after`.
+void read_recovery_page(dispatcher_ptr self, const active_position& after) {
+  auto& st = self->state;
+  auto limit = static_cast<uint64_t>(std::max<size_t>(1, st.rt->cfg.recovery_page));
+  self->request(st.rt->reader(), caf::infinite, recover_atom::value, after, limit)
+    .then([=](recovered_ops& page) { on_recover(self, page); },
+          [=](caf::error& err) {
+            write_log(self->state.rt->cfg.log, log_level::warn,
+                      "recovery: reading the active operations failed, "
+                      "retrying in 1 s: " + message_of(err));
+            self->delayed_send(self, std::chrono::seconds(1), recover_atom::value, after);
+          });
+}
+
+/// Holds every request until start-up recovery has read its last page: an
+/// operation not read yet must not look absent.
+void enter_recovery(dispatcher_ptr self) {
+  auto& st = self->state;
+  if (st.recovering)
+    return;
+  st.recovering = true;
+  self->set_default_handler(caf::skip);
+  self->become(caf::keep_behavior,
+               [=](recover_atom, const active_position& after) {
+                 read_recovery_page(self, after);
+               },
+               [=](shutdown_atom) {
+                 // Stop reading pages; the held requests and the shutdown
+                 // itself go through the usual behavior.
+                 self->state.stopping = true;
+                 leave_recovery(self);
+                 self->send(self, shutdown_atom::value);
+               });
+}
+
+void leave_recovery(dispatcher_ptr self) {
+  auto& st = self->state;
+  if (!st.recovering)
+    return;
+  st.recovering = false;
+  self->set_default_handler(caf::print_and_drop);
+  self->unbecome();
+}
+
+/// Resumes non-terminal operations found at start (a page of them) or
+/// taken over from a process whose lease ended.
 void on_recover(dispatcher_ptr self, recovered_ops& found) {
   auto& st = self->state;
   if (st.stopping)
@@ -127,8 +175,16 @@ void on_recover(dispatcher_ptr self, recovered_ops& found) {
     }
     spawn_operation(self, std::move(op), {}, op_start::recover);
   }
-  // The loaded rows go with `found`; sleepers keep only their entries.
-  st.trim_wanted = found.ops.size() >= 5000;
+  st.recovered_count += found.ops.size();
+  if (found.next) {
+    enter_recovery(self);
+    read_recovery_page(self, *found.next);
+    return;
+  }
+  leave_recovery(self);
+  // The loaded rows went with their pages; sleepers keep only their entries.
+  st.trim_wanted = st.recovered_count >= 5000;
+  st.recovered_count = 0;
   st.rt->recovered = true;
   start_admission(self);
 }

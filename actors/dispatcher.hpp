@@ -60,6 +60,11 @@ struct dispatcher_state {
   uint64_t steps_at_tidy = 0;
   /// A recovery freed the operations it loaded: trim once quiet.
   bool trim_wanted = false;
+  /// Start-up recovery reads its pages: every other message waits in the
+  /// mailbox until the last one is in.
+  bool recovering = false;
+  /// Operations resumed by the recovery under way.
+  size_t recovered_count = 0;
   /// Node part of generated ids, distinct per process.
   uint32_t node = 0;
   uint32_t counter = 0;

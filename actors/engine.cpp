@@ -166,7 +166,10 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
   auto keeper = make_keeper(cfg, *st);
   if (!keeper)
     return std::move(keeper.error());
-  auto active = *keeper ? (*keeper)->claim_all() : st->load_active();
+  // The first page here, so that a store that cannot be read fails the
+  // launch; the dispatcher reads the others.
+  auto page = std::max<size_t>(1, cfg.recovery_page);
+  auto active = *keeper ? (*keeper)->claim_all() : st->load_active_page(std::nullopt, page);
   if (!active)
     return make_error(errc::store_failure,
                       "recovery: cannot load the active operations: "
@@ -205,7 +208,9 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
   rt->writer = std::make_unique<commit_writer>(rt->store, a, rt->stats,
                                                  std::move(wopts), rt->lease);
   rt->writer->enable_admission(rt->limits, rt->clk);
-  caf::anon_send(a, recover_atom::value, recovered_ops{std::move(*active)});
+  auto first = *keeper ? recovered_ops{std::move(*active), std::nullopt}
+                       : recovery_page(std::move(*active), page);
+  caf::anon_send(a, recover_atom::value, std::move(first));
   auto sh = std::make_shared<shared>();
   sh->rt = rt;
   sh->sys = &sys;

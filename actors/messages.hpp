@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -104,7 +105,20 @@ struct maybe_op {
 /// Non-terminal operations to resume (recovery, takeover).
 struct recovered_ops {
   std::vector<operation> ops;
+  /// A page of recovery at start-up that is not known to be the last:
+  /// where the next page begins.
+  std::optional<active_position> next = std::nullopt;
 };
+
+/// Returns a page of recovery read from the store: `ops` and, when the
+/// page is full (`limit` operations), the position after its last one.
+inline recovered_ops recovery_page(std::vector<operation> ops, size_t limit) {
+  recovered_ops out;
+  if (!ops.empty() && ops.size() >= limit)
+    out.next = active_position{ops.back().created_at, ops.back().id};
+  out.ops = std::move(ops);
+  return out;
+}
 
 /// A request the engine's bridge actor makes, for a thread outside CAF, to
 /// the dispatcher (the second argument).
@@ -118,6 +132,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::watch_ready)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::commit_ack)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::maybe_op)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::recovered_ops)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::active_position)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::admission_round)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::bridge_job)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::next_action)

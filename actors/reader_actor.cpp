@@ -45,6 +45,13 @@ caf::behavior reader_actor(caf::event_based_actor*, runtime_ptr rt) {
         op = rt->present(op);
       return std::move(*res);
     },
+    [rt](recover_atom, const active_position& after,
+         uint64_t limit) -> caf::result<recovered_ops> {
+      auto res = rt->store->load_active_page(after, static_cast<size_t>(limit));
+      if (!res)
+        return res.error();
+      return recovery_page(std::move(*res), static_cast<size_t>(limit));
+    },
     [rt](events_atom, int64_t after,
            uint64_t limit) -> caf::result<std::vector<event>> {
       auto res = rt->store->events_after(after, static_cast<size_t>(limit));

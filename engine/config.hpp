@@ -34,6 +34,10 @@ struct engine_config {
   /// waits for the exact time: under a burst of wake-ups, reading
   /// thousands of operations is not added to how late each one runs.
   duration wake_lead = std::chrono::milliseconds(500);
+  /// Recovery reads the active operations this many at a time (a store
+  /// shared by several processes: all that are claimed at once). Requests
+  /// wait until the last page is read.
+  size_t recovery_page = 10000;
   /// How long the embedding functions wait for the engine's answer.
   duration request_timeout = std::chrono::seconds(30);
   /// Most operations listed per page.

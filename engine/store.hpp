@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -65,6 +66,13 @@ struct list_filter {
   size_t limit = 50;
   /// Opaque position from a previous page's `next_cursor`; empty: first page.
   std::string cursor;
+};
+
+/// Where a page of active operations ended (`store::load_active_page`): the
+/// creation time and id of its last operation.
+struct active_position {
+  time_point created_at;
+  std::string id;
 };
 
 /// A page of operations, newest first (created time, then id).
@@ -134,8 +142,17 @@ public:
   [[nodiscard]] virtual caf::expected<std::optional<operation>>
   find_by_key(const std::string& key) = 0;
 
-  /// Returns every operation that is not terminal (for recovery).
-  [[nodiscard]] virtual caf::expected<std::vector<operation>> load_active() = 0;
+  /// Returns up to `limit` operations that are not terminal, oldest first
+  /// (created time, then id), after `after` (none: from the first).
+  /// Recovery reads them a page at a time, so that a million waiting
+  /// operations are never all decoded in memory at once.
+  [[nodiscard]] virtual caf::expected<std::vector<operation>>
+  load_active_page(const std::optional<active_position>& after, size_t limit) = 0;
+
+  /// Returns every operation that is not terminal, oldest first.
+  [[nodiscard]] caf::expected<std::vector<operation>> load_active() {
+    return load_active_page(std::nullopt, SIZE_MAX);
+  }
 
   /// Returns a page of operations, newest first.
   [[nodiscard]] virtual caf::expected<operation_page>

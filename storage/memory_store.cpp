@@ -1,6 +1,7 @@
 #include "storage/memory_store.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "engine/errc.hpp"
 
@@ -101,12 +102,21 @@ caf::expected<std::optional<operation>> memory_store::find_by_key(const std::str
   return std::optional<operation>{ops_.at(k->second)};
 }
 
-caf::expected<std::vector<operation>> memory_store::load_active() {
+caf::expected<std::vector<operation>>
+memory_store::load_active_page(const std::optional<active_position>& after,
+                               size_t limit) {
   std::lock_guard<std::mutex> guard{mtx_};
-  std::vector<operation> out;
+  auto key = [](const operation& op) { return std::tie(op.created_at, op.id); };
+  std::vector<const operation*> found;
   for (auto& kv : ops_)
-    if (!is_terminal(kv.second.state))
-      out.push_back(kv.second);
+    if (!is_terminal(kv.second.state)
+        && (!after || key(kv.second) > std::tie(after->created_at, after->id)))
+      found.push_back(&kv.second);
+  std::sort(found.begin(), found.end(),
+            [&](const operation* a, const operation* b) { return key(*a) < key(*b); });
+  std::vector<operation> out;
+  for (size_t i = 0; i < found.size() && i < limit; ++i)
+    out.push_back(*found[i]);
   return out;
 }
 

@@ -26,7 +26,8 @@ public:
 
   caf::expected<std::optional<operation>> find_by_key(const std::string& key) override;
 
-  caf::expected<std::vector<operation>> load_active() override;
+  caf::expected<std::vector<operation>>
+  load_active_page(const std::optional<active_position>& after, size_t limit) override;
 
   caf::expected<operation_page> list(const list_filter& filter) override;
 

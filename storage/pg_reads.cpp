@@ -47,9 +47,14 @@ caf::expected<std::optional<operation>> find_by_key(pg_connection& conn,
   return load_one(conn, pg_stmt::find_by_key, key);
 }
 
-caf::expected<std::vector<operation>> load_active(pg_connection& conn) {
-  pg_params none;
-  auto r = conn.exec_prepared(pg_stmt::load_active, none, "load active");
+caf::expected<std::vector<operation>>
+load_active_page(pg_connection& conn, const std::optional<active_position>& after,
+                 size_t limit) {
+  pg_params p{3};
+  p.add(after ? to_micros(after->created_at) : INT64_MIN);
+  p.add(after ? after->id : std::string{});
+  p.add(clamp_limit(limit));
+  auto r = conn.exec_prepared(pg_stmt::load_active, p, "load active");
   if (!r)
     return std::move(r.error());
   return pg_read_operations(*r);

@@ -26,7 +26,8 @@ load(pg_connection& conn, const std::string& id);
 find_by_key(pg_connection& conn, const std::string& key);
 
 [[nodiscard]] caf::expected<std::vector<operation>>
-load_active(pg_connection& conn);
+load_active_page(pg_connection& conn, const std::optional<active_position>& after,
+                 size_t limit);
 
 [[nodiscard]] caf::expected<operation_page> list(pg_connection& conn,
                                                  const list_filter& filter);

@@ -135,9 +135,10 @@ pg_store::find_by_key(const std::string& key) {
     [&](pg_connection& c) { return pg_reads::find_by_key(c, key); });
 }
 
-caf::expected<std::vector<operation>> pg_store::load_active() {
+caf::expected<std::vector<operation>>
+pg_store::load_active_page(const std::optional<active_position>& after, size_t limit) {
   return readers_->run(
-    [](pg_connection& c) { return pg_reads::load_active(c); });
+    [&](pg_connection& c) { return pg_reads::load_active_page(c, after, limit); });
 }
 
 caf::expected<operation_page> pg_store::list(const list_filter& filter) {

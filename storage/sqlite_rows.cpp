@@ -67,7 +67,7 @@ void bind_operation(sqlite_statement& stmt, const op_row& row) {
 const char* const select_active_sql
   = "SELECT " STEPWISE_OP_COLUMNS " FROM operations WHERE state <> "
     "'succeeded' AND state <> 'failed' AND state <> 'canceled' "
-    "ORDER BY created_at, id";
+    "AND (created_at, id) > (?1, ?2) ORDER BY created_at, id LIMIT ?3";
 
 std::string select_list_sql(bool by_state, bool by_workflow, bool after) {
   std::string sql = "SELECT " STEPWISE_OP_COLUMNS " FROM operations WHERE 1";

@@ -41,8 +41,9 @@ extern const char* const update_same_state_sql;
 /// text by reference: what `row` views must outlive the statement's reset.
 void bind_operation(sqlite_statement& stmt, const op_row& row);
 
-/// Selects the operations that are not terminal, oldest first. Its
-/// condition repeats the one of the partial index operations_active.
+/// Selects up to `?3` operations that are not terminal (-1: all) after
+/// created_at `?1` and id `?2`, oldest first. Its condition repeats the one
+/// of the partial index operations_active.
 extern const char* const select_active_sql;
 
 /// Returns the list query for the filters in use, with parameters `?1`

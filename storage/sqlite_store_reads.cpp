@@ -112,7 +112,9 @@ sqlite_store::find_by_key(const std::string& key) {
                  [&] { return load_one("idempotency_key = ?1", key); });
 }
 
-caf::expected<std::vector<operation>> sqlite_store::load_active() {
+caf::expected<std::vector<operation>>
+sqlite_store::load_active_page(const std::optional<active_position>& after,
+                               size_t limit) {
   return guarded("load_active", [&]() -> caf::expected<std::vector<operation>> {
     auto conn = readers_->acquire();
     if (!conn)
@@ -120,6 +122,9 @@ caf::expected<std::vector<operation>> sqlite_store::load_active() {
     auto stmt = (*conn)->prepare(sqlite_rows::select_active_sql);
     if (!stmt)
       return std::move(stmt.error());
+    (*stmt)->bind(1, after ? to_micros(after->created_at) : INT64_MIN);
+    (*stmt)->bind(2, after ? after->id : std::string{});
+    (*stmt)->bind(3, limit > INT64_MAX ? int64_t{-1} : static_cast<int64_t>(limit));
     std::vector<operation> out;
     if (auto err = collect(**conn, **stmt, "loading active operations",
                            read_operation, out))

@@ -54,8 +54,9 @@ public:
   caf::expected<std::optional<operation>> find_by_key(const std::string& key) override {
     return inner_->find_by_key(key);
   }
-  caf::expected<std::vector<operation>> load_active() override {
-    return inner_->load_active();
+  caf::expected<std::vector<operation>>
+  load_active_page(const std::optional<active_position>& after, size_t limit) override {
+    return inner_->load_active_page(after, limit);
   }
   caf::expected<operation_page> list(const list_filter& f) override {
     return inner_->list(f);

@@ -260,6 +260,42 @@ TEST_CASE("find_by_key returns the operation created with the key",
   }
 }
 
+TEST_CASE("load_active_page pages through the active operations oldest first",
+          "[storage]") {
+  for (auto& [name, make] : test_backends()) {
+    DYNAMIC_SECTION("backend " << name) {
+      auto st = make();
+      // Two share a creation time (the id breaks the tie); one has ended.
+      std::vector<checkpoint> batch;
+      for (auto [id, t] : std::vector<std::pair<std::string, int64_t>>{
+             {"op-e", 50}, {"op-b", 20}, {"op-c", 20}, {"op-a", 10}, {"op-d", 40}})
+        batch.push_back(create(make_op(id, t)));
+      auto ended = make_op("op-x", 30);
+      ended.state = op_state::succeeded;
+      batch.push_back(create(ended));
+      commit_ok(*st, batch);
+      std::vector<std::string> seen;
+      std::optional<active_position> after;
+      std::vector<size_t> sizes;
+      for (int round = 0; round < 10; ++round) {
+        auto page = st->load_active_page(after, 2);
+        REQUIRE(page);
+        sizes.push_back(page->size());
+        for (auto& op : *page)
+          seen.push_back(op.id);
+        if (page->size() < 2)
+          break;
+        after = active_position{page->back().created_at, page->back().id};
+      }
+      CHECK(seen == std::vector<std::string>{"op-a", "op-b", "op-c", "op-d", "op-e"});
+      CHECK(sizes == std::vector<size_t>{2, 2, 1});
+      auto all = st->load_active_page(std::nullopt, 100);
+      REQUIRE(all);
+      CHECK(ids_of(*all) == seen);
+    }
+  }
+}
+
 TEST_CASE("load_active returns exactly the operations that are not terminal",
           "[storage]") {
   for (auto& [name, make] : test_backends()) {
