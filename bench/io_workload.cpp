@@ -7,9 +7,7 @@
 #include "bench/stats.hpp"
 #include "engine/time.hpp"
 
-#ifndef STEPWISE_GIT_SHA
-#define STEPWISE_GIT_SHA "unknown"
-#endif
+#include "git_sha.hpp"
 
 namespace stepwise::bench {
 

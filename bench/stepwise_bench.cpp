@@ -25,9 +25,7 @@
 #include "engine/errc.hpp"
 #include "storage/open_store.hpp"
 
-#ifndef STEPWISE_GIT_SHA
-#define STEPWISE_GIT_SHA "unknown"
-#endif
+#include "git_sha.hpp"
 
 using namespace stepwise;
 
