@@ -52,6 +52,7 @@ void persist(self_ptr self, std::vector<event> events, next_action act) {
   st.committing = true;
   st.pending = act;
   checkpoint cp{checkpoint::kind::update, st.in_flight, std::move(events)};
+  cp.state_changes = st.committed && st.committed->state != st.op.state;
   if (!st.rt->writer->submit(std::move(cp), caf::actor_cast<caf::actor>(self),
                                st.gen)) {
     // Shutting down: the store keeps the last durable state, which a

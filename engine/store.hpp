@@ -39,6 +39,9 @@ struct checkpoint {
   std::vector<event> events;
   /// Set by `store::prepare` (none: the store does all the work in `commit`).
   std::shared_ptr<const prepared_checkpoint> prepared = nullptr;
+  /// A hint: this update moves the operation to another state than the
+  /// stored one (false: unknown, or the same state).
+  bool state_changes = false;
 };
 
 /// The per-item result of a commit.

@@ -212,10 +212,13 @@ sqlite_store::write_batch(const std::vector<checkpoint>& batch) {
     } else {
       // Most updates keep the state: try the lighter statement first; it
       // changes no row when the state moved (or the revision is stale),
-      // and the full one then decides.
-      if (auto err = write(*stmts_->update_same_state))
-        return err;
-      if (sqlite3_changes(db) == 0)
+      // and the full one then decides. An update known to change the state
+      // goes to the full one at once.
+      auto light = !item.state_changes;
+      if (light)
+        if (auto err = write(*stmts_->update_same_state))
+          return err;
+      if (!light || sqlite3_changes(db) == 0)
         if (auto err = write(*stmts_->update_operation))
           return err;
     }

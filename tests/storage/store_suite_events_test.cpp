@@ -281,3 +281,31 @@ TEST_CASE("a prepared checkpoint is written as the unprepared one would be",
     }
   }
 }
+
+TEST_CASE("the state-change hint never changes what an update writes",
+          "[storage]") {
+  for (auto& [name, make] : test_backends()) {
+    DYNAMIC_SECTION("backend " << name) {
+      auto st = make();
+      auto a = make_op("op-a", 1);
+      commit_ok(*st, {create(a)});
+      // A hint that is wrong either way, then a right one.
+      auto a2 = next(a, op_state::pending, 2);
+      auto same_hinted = update(a2);
+      same_hinted.state_changes = true;
+      auto a3 = next(a2, op_state::in_progress, 3);
+      auto moved_unhinted = update(a3);
+      auto a4 = next(a3, op_state::succeeded, 4);
+      auto moved_hinted = update(a4, {make_event("op-a", event_type::operation_succeeded)});
+      moved_hinted.state_changes = true;
+      for (auto* cp : {&same_hinted, &moved_unhinted, &moved_hinted})
+        CHECK(commit_ok(*st, {*cp}).status[0] == write_status::ok);
+      check_same(load_ok(*st, "op-a"), a4);
+      // A stale update stays stale, hinted or not.
+      auto stale = update(next(a, op_state::failed, 5));
+      stale.state_changes = true;
+      CHECK(commit_ok(*st, {stale}).status[0] == write_status::stale_revision);
+      check_same(load_ok(*st, "op-a"), a4);
+    }
+  }
+}
