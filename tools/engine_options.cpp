@@ -206,8 +206,8 @@ const option_spec engine_table[] = {
    "cloud APIs limit their callers)",
    set_size<&serve_options::monitor_rate, 1, 1000000>},
   {"http-threads", "STEPWISE_HTTP_THREADS", "N",
-   "HTTP worker threads (default 64); each open keep-alive connection, long "
-   "poll and event stream holds one",
+   "HTTP worker threads (default 128); each open keep-alive connection, long "
+   "poll and event stream holds one, and a connection beyond them waits",
    set_size<&serve_options::http_threads, 2, 4096>},
   {"step-workers", "STEPWISE_STEP_WORKERS", "N",
    "threads that run step functions (default 4)",

@@ -17,14 +17,14 @@
 namespace stepwise::tools {
 
 /// Everything `stepwise serve` can be told. Each setting has a flag
-/// (`--http-threads 64`), an environment variable (`STEPWISE_HTTP_THREADS`)
-/// and a config file key (`http-threads = 64`); flags win over the
+/// (`--http-threads 128`), an environment variable (`STEPWISE_HTTP_THREADS`)
+/// and a config file key (`http-threads = 128`); flags win over the
 /// environment, which wins over the file, which wins over the defaults.
 struct serve_options {
   std::string listen = "127.0.0.1:8080";
   std::string store = "sqlite:./stepwise.db";
   std::string config_file;
-  size_t http_threads = 64;
+  size_t http_threads = 128;
   size_t step_workers = 4;
   size_t read_workers = 2;
   size_t max_backlog = 100000;
