@@ -9,7 +9,8 @@
 #include "actors/operation_actor.hpp"
 
 /// The operation actor's own functions, shared by its source files
-/// (operation_actor.cpp: start, steps, timers, commits;
+/// (operation_actor.cpp: start, steps, commits; operation_timers.cpp:
+/// timers, admission, passivation;
 /// operation_requests.cpp: commands and signals; operation_waits.cpp:
 /// waits and their watchers). Not for other actors.
 namespace stepwise::op {
@@ -106,6 +107,9 @@ step_context context_for(operation_state& st, const std::string& step, int32_t a
                          std::shared_ptr<const boost::json::object> input,
                          boost::json::object data, transient_map transient,
                          stop_token stop = {});
+
+/// Timers, admission and passivation answers (operation_timers.cpp).
+caf::message_handler operation_timers(self_ptr self);
 
 /// Client requests: get, commands, signals (operation_requests.cpp).
 caf::message_handler operation_requests(self_ptr self);

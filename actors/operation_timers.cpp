@@ -1,0 +1,96 @@
+// The operation actor's wake-ups: its own timers (a due wait or retry, a
+// step's timeout, the deadline, waiting for the lease), admission, and the
+// dispatcher's answer to a passivation.
+#include "actors/operation_parts.hpp"
+
+#include <caf/event_based_actor.hpp>
+
+#include "actors/messages.hpp"
+#include "engine/progress.hpp"
+
+namespace stepwise::op {
+
+caf::message_handler operation_timers(self_ptr self) {
+  return {
+    [=](timer_atom, uint64_t gen) {
+      auto& st = self->state;
+      st.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+      if (gen != st.gen || st.committing || st.step_running)
+        return;
+      std::vector<event> events;
+      st.woken_due = st.op.wake_at.value_or(st.rt->clk->now());
+      auto act = progress::wake(st.op, *st.wf, st.rt->clk->now(), events, unit_random(st));
+      if (act.what == next_action::kind::run_step) {
+        act.due = st.woken_due;
+        // The wait was durable; the attempt starts now rather than after
+        // one more commit, and its start is written with its result. A
+        // crash before that write runs the attempt again.
+        for (auto& e : events)
+          st.carry.emplace_back(std::move(e));
+        execute(self, act);
+      } else if (!events.empty()) {
+        persist(self, std::move(events), act);
+      }
+    },
+    [=](lease_wait_atom, uint64_t gen) {
+      auto& st = self->state;
+      st.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+      if (gen != st.gen || st.committing || st.step_running)
+        return;
+      execute(self, st.awaiting_lease);
+    },
+    [=](step_timeout_atom, uint64_t gen) {
+      auto& st = self->state;
+      st.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+      if (gen != st.gen || !st.step_running)
+        return;
+      // The attempt is not waited for: its late result has an old generation.
+      abandon(self, "timed out");
+      st.rt->stats.steps_timed_out.fetch_add(1, std::memory_order_relaxed);
+      std::vector<event> events;
+      auto act = progress::apply_timeout(st.op, *st.wf, st.op.cursor(),
+                                         st.rt->clk->now(), unit_random(st),
+                                         events);
+      persist(self, std::move(events), act);
+    },
+    [=](deadline_atom) {
+      self->state.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+      when_idle(self, [=] {
+        auto& st = self->state;
+        // Compensations run to the end: the deadline does not cut them short.
+        if (is_terminal(st.op.state) || st.op.state == op_state::compensating)
+          return;
+        abandon(self, "deadline exceeded");
+        std::vector<event> events;
+        auto act = progress::expire(st.op, *st.wf, st.rt->clk->now(), events);
+        persist(self, std::move(events), act);
+      });
+    },
+    [=](admitted_atom) {
+      when_idle(self, [=] {
+        auto& st = self->state;
+        if (st.op.state != op_state::pending || st.op.admission != admission::queued)
+          return; // started already (a round names it until it has)
+        st.op.admission = admission::admitted;
+        std::vector<event> events;
+        auto act = progress::begin_next(st.op, *st.wf, st.rt->clk->now(), events);
+        persist(self, std::move(events), act);
+      });
+    },
+    [=](passivate_ok_atom, uint64_t gen) {
+      auto& st = self->state;
+      if (gen == st.gen && !st.committing && !st.step_running
+          && parked(st.op) && st.deferred.empty()) {
+        self->send(st.dispatcher, passivated_atom::value, st.op.id);
+        self->quit();
+        return;
+      }
+      self->send(st.dispatcher, stay_atom::value, st.op.id);
+      // Still waiting but not passivated: arm the timer here instead.
+      if (gen == st.gen && st.op.state == op_state::waiting && st.op.wake_at)
+        arm(self, *st.op.wake_at, caf::make_message(timer_atom::value, st.gen));
+    },
+  };
+}
+
+} // namespace stepwise::op
