@@ -84,9 +84,13 @@ TEST_CASE("one step thread carries 1,000 operations waiting on 500 ms calls",
   ec.step_workers = 1;
   delayed_harness dh{[&](infra::delayed_calls& later, std::shared_ptr<virtual_clock> clk) {
                        auto call = [&started, &later, clk](async_call c) {
+                         // Counted last: the test advances the clock once all
+                         // 1,000 are counted, so each must have read the time
+                         // and scheduled its answer by then.
+                         auto due = clk->now() + 500ms;
+                         c.context().data()["answered_at"] = format_time(due);
+                         later.at(due, [c] { c.complete(done()); });
                          ++started;
-                         c.context().data()["answered_at"] = format_time(clk->now() + 500ms);
-                         later.at(clk->now() + 500ms, [c] { c.complete(done()); });
                        };
                        return one(workflow("w", 1)
                                     .step(1, make_async_step("call", call))
