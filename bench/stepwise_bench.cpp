@@ -68,12 +68,15 @@ struct options {
   bool url_given = false;
   bench::io_options io;
   bool serve_driver = false;
+  bool help = false;
   std::string listen = "127.0.0.1:8090";
 };
 
+// Prints the usage after `why` (none for --help, which goes to stdout).
 int usage(const char* why) {
-  std::fprintf(stderr,
-               "stepwise-bench: %s\n"
+  if (why != nullptr)
+    std::fprintf(stderr, "stepwise-bench: %s\n", why);
+  std::fprintf(why != nullptr ? stderr : stdout,
                "usage: stepwise-bench --workload steps|retry|timers|io --n N [--runs R]\n"
                "       [--via embedded|http] [--store URI] [--url URL] [--token T] [--pool P]\n"
                "       [--limit SECONDS] [--passivate-ms MS] [--wake-lead-ms MS] [--concurrency C] [--steps pool|inline]\n"
@@ -88,9 +91,8 @@ int usage(const char* why) {
                "--targets-down-s: @receiver answers 503 and @kafka-mock's broker is down\n"
                "for S seconds from the start.\n"
                "--via http needs a running `stepwise serve --workflows demo,bench`\n"
-               "(io: one is started per run unless --url is given).\n",
-               why);
-  return 2;
+               "(io: one is started per run unless --url is given).\n");
+  return why != nullptr ? 2 : 0;
 }
 
 bool parse(int argc, char** argv, options& o, std::string& err) {
@@ -98,6 +100,10 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
     std::string k = argv[i];
     if (k == "--serve-driver") {
       o.serve_driver = true;
+      continue;
+    }
+    if (k == "--help" || k == "-h") {
+      o.help = true;
       continue;
     }
     if (i + 1 >= argc) {
@@ -288,6 +294,8 @@ int main(int argc, char** argv) {
   std::string err;
   if (!parse(argc, argv, o, err))
     return usage(err.c_str());
+  if (o.help)
+    return usage(nullptr);
   if (o.via != "embedded" && o.via != "http")
     return usage("--via must be embedded or http");
   if (o.serve_driver)
