@@ -179,6 +179,7 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
   // Below passivate_after, so that an operation read back early arms its
   // own timer rather than passivating again.
   rt->cfg.wake_lead = std::min(cfg.wake_lead, cfg.passivate_after / 2);
+  rt->cfg.dispatch_lead = std::min(cfg.dispatch_lead, rt->cfg.wake_lead / 2);
   rt->workflows = std::move(workflows);
   for (auto& wf : rt->workflows.all()) {
     if (wf->max_in_progress() > 0)
@@ -193,7 +194,7 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
     rt->admitted_workflows.insert(kv.first);
   rt->store = std::move(st);
   rt->clk = cfg.clock ? cfg.clock : std::make_shared<real_clock>(sys);
-  rt->step_pool = std::make_unique<worker_pool>("sw-step", cfg.step_workers);
+  rt->step_pool = std::make_shared<worker_pool>("sw-step", cfg.step_workers);
   for (size_t i = 0; i < std::max<size_t>(1, cfg.read_workers); ++i)
     rt->readers.push_back(sys.spawn<caf::detached>(reader_actor, rt));
   auto a = sys.spawn(dispatcher, rt);

@@ -71,6 +71,22 @@ bool passivate(self_ptr self, time_point due) {
   return true;
 }
 
+duration start_lead(const operation_state& st) {
+  auto lead = st.rt->cfg.dispatch_lead;
+  if (lead.count() <= 0 || st.op.state != op_state::waiting)
+    return duration{0};
+  // The step the wake-up begins: the one retried, or the one after a sleep.
+  auto& steps = st.wf->steps();
+  auto idx = st.op.cursor();
+  if (idx < steps.size() && steps[idx].sleep)
+    ++idx;
+  if (idx >= steps.size())
+    return duration{0};
+  auto& def = steps[idx];
+  bool blocking = def.run && !def.runs_inline && !def.sleep && !def.wait;
+  return blocking ? lead : duration{0};
+}
+
 void arm(self_ptr self, time_point due, caf::message msg) {
   self->state.rt->stats.timers_pending.fetch_add(1, std::memory_order_relaxed);
   self->state.rt->clk->schedule(due, caf::actor_cast<caf::actor>(self),
@@ -136,6 +152,9 @@ void execute(self_ptr self, next_action act) {
       }
       if (prepare_transient(self, act))
         return;
+      // An attempt a timer began ahead of time starts when it is due.
+      auto start = std::max(now, st.start_at);
+      st.start_at = time_point{};
       auto& def = st.wf->steps()[act.step];
       // An inline body runs here and now: it gets the data itself, not a
       // copy, and no timer can interrupt it.
@@ -144,7 +163,7 @@ void execute(self_ptr self, next_action act) {
       st.step_running = true;
       st.rt->stats.steps_started.fetch_add(1, std::memory_order_relaxed);
       if (def.timeout && !act.compensate && !here)
-        arm(self, now + *def.timeout,
+        arm(self, start + *def.timeout,
             caf::make_message(step_timeout_atom::value, st.gen));
       st.stop = stop_source{};
       st.running_attempt = act.attempt;
@@ -153,8 +172,9 @@ void execute(self_ptr self, next_action act) {
       auto ctx = context_for(st, def.name, act.attempt, input ? *input : st.op.input,
                              std::move(data), std::move(st.transient), st.stop->token());
       st.transient = {};
-      attempt_target to{self, st.gen, st.rt->step_pool.get(),
-                        act.due.time_since_epoch().count() > 0 ? std::min(act.due, now) : now};
+      attempt_target to{self, st.gen, st.rt->step_pool,
+                        act.due.time_since_epoch().count() > 0 ? std::min(act.due, start) : start,
+                        start > now ? st.rt->clk.get() : nullptr};
       auto res = input ? run_step(to, st.wf, act.step, std::move(ctx), act.compensate)
                        : failed_attempt(std::move(ctx), message_of(input.error()));
       if (res) {
@@ -170,7 +190,7 @@ void execute(self_ptr self, next_action act) {
       if (!act.compensate && act.due - now >= st.rt->cfg.passivate_after
           && may_drop_transient(st) && passivate(self, act.due))
         return;
-      arm(self, act.due, caf::make_message(timer_atom::value, st.gen));
+      arm(self, act.due - start_lead(st), caf::make_message(timer_atom::value, st.gen));
       return;
     case next_action::kind::await:
       await(self, act);

@@ -99,6 +99,8 @@ struct operation_state {
   std::vector<event> carry;
   /// When the wait that a timer just ended was due.
   time_point woken_due;
+  /// When the attempt that a timer begins early (`start_lead`) is due.
+  time_point start_at;
   /// Requests that arrived while a commit was in flight.
   std::vector<std::function<void()>> deferred;
   std::minstd_rand rng;

@@ -36,6 +36,11 @@ void on_step_done(self_ptr self, step_done& msg);
 /// back at once, again and again until then. The caller arms its timer.
 bool passivate(self_ptr self, time_point due);
 
+/// How long before a wait ends its timer fires: `dispatch_lead` when the
+/// wake-up begins a blocking step (its attempt is handed to the workers
+/// then, to start when due), else zero.
+duration start_lead(const operation_state& st);
+
 /// Delivers `msg` to the actor at `due` on the engine's clock.
 void arm(self_ptr self, time_point due, caf::message msg);
 

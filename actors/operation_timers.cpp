@@ -19,9 +19,13 @@ caf::message_handler operation_timers(self_ptr self) {
         return;
       std::vector<event> events;
       st.woken_due = st.op.wake_at.value_or(st.rt->clk->now());
-      auto act = progress::wake(st.op, *st.wf, st.rt->clk->now(), events, unit_random(st));
+      // Early by `start_lead`: the wake-up happens as of its due time, and
+      // the attempt it begins waits for that time on the clock.
+      auto now = std::max(st.rt->clk->now(), st.woken_due);
+      auto act = progress::wake(st.op, *st.wf, now, events, unit_random(st));
       if (act.what == next_action::kind::run_step) {
         act.due = st.woken_due;
+        st.start_at = now;
         // The wait was durable; the attempt starts now rather than after
         // one more commit, and its start is written with its result. A
         // crash before that write runs the attempt again.
@@ -88,7 +92,7 @@ caf::message_handler operation_timers(self_ptr self) {
       self->send(st.dispatcher, stay_atom::value, st.op.id);
       // Still waiting but not passivated: arm the timer here instead.
       if (gen == st.gen && st.op.state == op_state::waiting && st.op.wake_at)
-        arm(self, *st.op.wake_at, caf::make_message(timer_atom::value, st.gen));
+        arm(self, *st.op.wake_at - start_lead(st), caf::make_message(timer_atom::value, st.gen));
     },
   };
 }

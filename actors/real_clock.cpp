@@ -1,5 +1,7 @@
 #include "actors/real_clock.hpp"
 
+#include <pthread.h>
+
 #include <caf/actor_cast.hpp>
 #include <caf/actor_clock.hpp>
 #include <caf/actor_system.hpp>
@@ -22,6 +24,51 @@ void real_clock::schedule(time_point due, const caf::actor& target,
                        caf::actor_cast<caf::strong_actor_ptr>(target),
                        caf::make_mailbox_element(nullptr, caf::make_message_id(),
                                                  {}, std::move(msg)));
+}
+
+real_clock::~real_clock() {
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    stopping_ = true;
+  }
+  cv_.notify_one();
+  if (thread_.joinable())
+    thread_.join();
+}
+
+void real_clock::call_at(time_point due, std::function<void()> fn) {
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    if (stopping_)
+      return;
+    if (!thread_.joinable())
+      thread_ = std::thread{[this] {
+        pthread_setname_np(pthread_self(), "sw-clock");
+        run_calls();
+      }};
+    calls_.emplace(due, std::move(fn));
+  }
+  cv_.notify_one();
+}
+
+void real_clock::run_calls() {
+  std::unique_lock<std::mutex> guard{mtx_};
+  while (!stopping_) {
+    if (calls_.empty()) {
+      cv_.wait(guard);
+      continue;
+    }
+    auto wait = calls_.begin()->first - now();
+    if (wait.count() > 0) {
+      cv_.wait_for(guard, wait);
+      continue;
+    }
+    auto fn = std::move(calls_.begin()->second);
+    calls_.erase(calls_.begin());
+    guard.unlock();
+    fn();
+    guard.lock();
+  }
 }
 
 } // namespace stepwise

@@ -29,7 +29,7 @@ struct runtime {
   store_ptr store;
   std::shared_ptr<clock> clk;
   metrics stats;
-  std::unique_ptr<worker_pool> step_pool;
+  std::shared_ptr<worker_pool> step_pool;
   /// The lease on a shared store (null for a store of one process).
   std::shared_ptr<lease_keeper> lease;
   std::unique_ptr<commit_writer> writer;

@@ -61,12 +61,25 @@ void run_blocking(const attempt_target& to, workflow_ptr wf, size_t idx,
   // shared_ptr rather than copying its data.
   auto shared_ctx = std::make_shared<step_context>(std::move(ctx));
   auto me = caf::actor_cast<caf::actor>(to.self);
-  to.pool->submit([wf = std::move(wf), idx, compensate, shared_ctx, me,
-                   gen = to.generation] {
+  worker_pool::job j = [wf = std::move(wf), idx, compensate, shared_ctx, me,
+                        gen = to.generation] {
     auto& c = *shared_ctx;
     auto res = run_body(wf->steps()[idx], c, compensate);
     reply(me, gen, c.attempt(), std::move(res));
-  }, to_micros(to.due));
+  };
+  auto rank = to_micros(to.due);
+  if (to.clk == nullptr) {
+    to.pool->submit(std::move(j), rank);
+    return;
+  }
+  // Like a job queued behind others, it runs even if the attempt is
+  // abandoned meanwhile (its result is then dropped). The pool may be gone
+  // by then: the engine stopped, the attempt is run again on recovery.
+  to.clk->call_at(to.due, [pool = std::weak_ptr<worker_pool>{to.pool},
+                           j = std::move(j), rank]() mutable {
+    if (auto p = pool.lock())
+      p->submit(std::move(j), rank);
+  });
 }
 
 void start_async(const async_step_fn& fn, async_call call) {

@@ -2,12 +2,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 #include <caf/actor.hpp>
 #include <caf/event_based_actor.hpp>
 
 #include "actors/worker_pool.hpp"
+#include "engine/clock.hpp"
 #include "engine/step_context.hpp"
 #include "engine/workflow.hpp"
 
@@ -21,8 +23,11 @@ struct attempt_target {
   uint64_t generation = 0;
   /// Blocking bodies, conditions of blocking steps and compensations run
   /// here; `due` ranks the job (when the attempt was due to start).
-  worker_pool* pool = nullptr;
+  std::shared_ptr<worker_pool> pool;
   time_point due;
+  /// Set for an attempt handed over before it is due: its blocking body
+  /// reaches the pool at `due`, on this clock's thread.
+  stepwise::clock* clk = nullptr;
 };
 
 /// Starts one attempt of step `idx` of `wf` (its compensation with

@@ -9,15 +9,15 @@
 
 namespace stepwise {
 
-namespace {
-
-void deliver(const caf::actor& target, caf::message msg) {
+void virtual_clock::entry::deliver() {
+  if (fn) {
+    fn();
+    return;
+  }
   target->enqueue(caf::make_mailbox_element(nullptr, caf::make_message_id(), {},
                                             std::move(msg)),
                   nullptr);
 }
-
-} // namespace
 
 time_point virtual_clock::now() const {
   std::lock_guard<std::mutex> guard{mtx_};
@@ -26,17 +26,31 @@ time_point virtual_clock::now() const {
 
 void virtual_clock::schedule(time_point due, const caf::actor& target,
                              caf::message msg) {
+  entry e{target, std::move(msg), {}};
   {
     std::lock_guard<std::mutex> guard{mtx_};
     if (forgotten(target))
       return;
     if (due > now_) {
-      timers_.emplace(due, std::make_pair(target, std::move(msg)));
+      timers_.emplace(due, std::move(e));
       armed_.notify_all();
       return;
     }
   }
-  deliver(target, std::move(msg));
+  e.deliver();
+}
+
+void virtual_clock::call_at(time_point due, std::function<void()> fn) {
+  entry e{{}, {}, std::move(fn)};
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    if (due > now_) {
+      timers_.emplace(due, std::move(e));
+      armed_.notify_all();
+      return;
+    }
+  }
+  e.deliver();
 }
 
 bool virtual_clock::await_timer(std::chrono::milliseconds real_timeout) const {
@@ -45,7 +59,7 @@ bool virtual_clock::await_timer(std::chrono::milliseconds real_timeout) const {
 }
 
 void virtual_clock::advance(duration d) {
-  std::vector<std::pair<caf::actor, caf::message>> due;
+  std::vector<entry> due;
   {
     std::lock_guard<std::mutex> guard{mtx_};
     now_ += d;
@@ -54,17 +68,17 @@ void virtual_clock::advance(duration d) {
       due.emplace_back(std::move(i->second));
     timers_.erase(timers_.begin(), end);
   }
-  for (auto& [target, msg] : due)
-    deliver(target, std::move(msg));
+  for (auto& e : due)
+    e.deliver();
 }
 
 void virtual_clock::forget(const caf::actor_system& sys) {
-  std::vector<std::pair<caf::actor, caf::message>> dropped;
+  std::vector<entry> dropped;
   {
     std::lock_guard<std::mutex> guard{mtx_};
     forgotten_.push_back(&sys);
     for (auto i = timers_.begin(); i != timers_.end();) {
-      if (forgotten(i->second.first)) {
+      if (forgotten(i->second.target)) {
         dropped.emplace_back(std::move(i->second));
         i = timers_.erase(i);
       } else {
@@ -90,6 +104,11 @@ bool virtual_clock::forgotten(const caf::actor& target) const {
 size_t virtual_clock::pending() const {
   std::lock_guard<std::mutex> guard{mtx_};
   return timers_.size();
+}
+
+bool virtual_clock::pending_at(time_point due) const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return timers_.count(due) > 0;
 }
 
 std::optional<time_point> virtual_clock::next_due() const {

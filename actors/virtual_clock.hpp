@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -29,14 +30,21 @@ public:
   void schedule(time_point due, const caf::actor& target,
                 caf::message msg) override;
 
+  /// Calls `fn` during the `advance` that reaches `due`, in due order
+  /// with the timers (at once when `due` has passed).
+  void call_at(time_point due, std::function<void()> fn) override;
+
   /// Moves the time forward by `d`, delivering every timer now due.
   void advance(duration d);
 
-  /// Returns the number of timers not yet delivered.
+  /// Returns the number of timers (and calls) not yet delivered.
   size_t pending() const;
 
   /// Returns the earliest due time of a pending timer, if any.
   std::optional<time_point> next_due() const;
+
+  /// Returns whether a timer (or call) is pending for exactly `due`.
+  bool pending_at(time_point due) const;
 
   /// Waits (at most `real_timeout` of real time) until a timer is pending:
   /// for tests that must let an actor arm its next timer before moving
@@ -60,7 +68,15 @@ private:
   mutable std::mutex mtx_;
   mutable std::condition_variable armed_;
   time_point now_;
-  std::multimap<time_point, std::pair<caf::actor, caf::message>> timers_;
+  /// A timer, or a call (`fn`, no target).
+  struct entry {
+    caf::actor target;
+    caf::message msg;
+    std::function<void()> fn;
+
+    void deliver();
+  };
+  std::multimap<time_point, entry> timers_;
   std::vector<const caf::actor_system*> forgotten_;
 };
 

@@ -44,6 +44,8 @@ struct options {
   double limit_s = 300;
   int64_t passivate_ms = 1000;
   int64_t wake_lead_ms = 500;
+  /// engine_config::dispatch_lead.
+  int64_t dispatch_lead_ms = 50;
   /// `--steps inline`: the trivial steps run on the operations' actors
   /// (`running_inline`) rather than on the worker pool.
   bool inline_steps = false;
@@ -79,7 +81,8 @@ int usage(const char* why) {
   std::fprintf(why != nullptr ? stderr : stdout,
                "usage: stepwise-bench --workload steps|retry|timers|io --n N [--runs R]\n"
                "       [--via embedded|http] [--store URI] [--url URL] [--token T] [--pool P]\n"
-               "       [--limit SECONDS] [--passivate-ms MS] [--wake-lead-ms MS] [--concurrency C] [--steps pool|inline]\n"
+               "       [--limit SECONDS] [--passivate-ms MS] [--wake-lead-ms MS] [--dispatch-lead-ms MS]\n"
+               "       [--concurrency C] [--steps pool|inline]\n"
                "       [--window W] [--sleep-s S]\n"
                "       [--store-pid PID] [--start-at EPOCH_MS] [--sink SPEC]...\n"
                "       [--targets-down-s S]\n"
@@ -123,6 +126,7 @@ bool parse(int argc, char** argv, options& o, std::string& err) {
       else if (k == "--limit") o.limit_s = std::stod(v);
       else if (k == "--passivate-ms") o.passivate_ms = std::stoll(v);
       else if (k == "--wake-lead-ms") o.wake_lead_ms = std::stoll(v);
+      else if (k == "--dispatch-lead-ms") o.dispatch_lead_ms = std::stoll(v);
       else if (k == "--steps") {
         if (v != "pool" && v != "inline") {
           err = "--steps takes pool or inline, not '" + v + "'";
@@ -323,6 +327,7 @@ int main(int argc, char** argv) {
     ec.step_workers = o.pool;
     ec.passivate_after = std::chrono::milliseconds(o.passivate_ms);
     ec.wake_lead = std::chrono::milliseconds(o.wake_lead_ms);
+    ec.dispatch_lead = std::chrono::milliseconds(o.dispatch_lead_ms);
     // The workload bounds itself (--window); a million creates at once must
     // queue, not be refused as a slow store's backlog.
     ec.max_backlog = 0;
@@ -377,7 +382,7 @@ int main(int argc, char** argv) {
     auto line = result_line(o, run, o.via, eng->store_backend(), res, figures);
     line["peak_rss_mib"] = {{"engine", bench::peak_rss_kib() / 1024}, {"store", 0}};
     line["settings"] = {
-      {"synchronous", "FULL"}, {"pool", o.pool}, {"steps", o.inline_steps ? "inline" : "pool"}, {"window", o.window}, {"sleep_s", o.sleep_s}, {"passivate_ms", o.passivate_ms}, {"wake_lead_ms", o.wake_lead_ms},
+      {"synchronous", "FULL"}, {"pool", o.pool}, {"steps", o.inline_steps ? "inline" : "pool"}, {"window", o.window}, {"sleep_s", o.sleep_s}, {"passivate_ms", o.passivate_ms}, {"wake_lead_ms", o.wake_lead_ms}, {"dispatch_lead_ms", o.dispatch_lead_ms},
       {"rss_per_sleeping_op_bytes",
        res.peak_timers > 0 ? (res.rss_at_peak_kib - rss0) * 1024 / res.peak_timers : 0}};
     line["cpu_s"] = {{"engine", res.cpu_s}, {"store", res.store_cpu_s}};

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+
 #include <caf/actor.hpp>
 #include <caf/message.hpp>
 
@@ -24,6 +26,12 @@ public:
   /// and drop stale ones.
   virtual void schedule(time_point due, const caf::actor& target,
                         caf::message msg) = 0;
+
+  /// Calls `fn` at `due` (at once when `due` has passed) on a thread of
+  /// the clock's, not on an actor: what must happen on time under load
+  /// (handing a due step to the workers) does not wait behind the actors
+  /// that the scheduler has queued. `fn` must be cheap and must not block.
+  virtual void call_at(time_point due, std::function<void()> fn) = 0;
 };
 
 } // namespace stepwise

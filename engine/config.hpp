@@ -34,6 +34,12 @@ struct engine_config {
   /// waits for the exact time: under a burst of wake-ups, reading
   /// thousands of operations is not added to how late each one runs.
   duration wake_lead = std::chrono::milliseconds(500);
+  /// A blocking step that a timer begins (a retry, the step after a
+  /// sleep) is handed to the workers this long before it is due (at most
+  /// half of `wake_lead`), and reaches them on the clock's own thread when
+  /// due: the actor's part is done ahead, so a burst of due timers does
+  /// not wait behind other actors' work. Zero: at the due time.
+  duration dispatch_lead = std::chrono::milliseconds(50);
   /// Recovery reads the active operations this many at a time (a store
   /// shared by several processes: all that are claimed at once). Requests
   /// wait until the last page is read.
