@@ -172,9 +172,9 @@ void execute(self_ptr self, next_action act) {
       auto ctx = context_for(st, def.name, act.attempt, input ? *input : st.op.input,
                              std::move(data), std::move(st.transient), st.stop->token());
       st.transient = {};
-      attempt_target to{self, st.gen, st.rt->step_pool,
-                        act.due.time_since_epoch().count() > 0 ? std::min(act.due, start) : start,
-                        start > now ? st.rt->clk.get() : nullptr};
+      bool timed = act.due.time_since_epoch().count() > 0;
+      attempt_target to{self, st.gen, st.rt->step_pool, timed ? std::min(act.due, start) : start,
+                        timed, start > now ? st.rt->clk.get() : nullptr};
       auto res = input ? run_step(to, st.wf, act.step, std::move(ctx), act.compensate)
                        : failed_attempt(std::move(ctx), message_of(input.error()));
       if (res) {

@@ -30,7 +30,7 @@ void run_next_rebuild(self_ptr self) {
   auto ctx = context_for(st, def.name, st.running_attempt, input ? *input : st.op.input,
                          st.op.data, std::move(st.transient), st.stop->token());
   st.transient = {};
-  attempt_target to{self, st.gen, st.rt->step_pool, st.rt->clk->now(), nullptr};
+  attempt_target to{self, st.gen, st.rt->step_pool, st.rt->clk->now(), false, nullptr};
   auto res = input ? run_step(to, st.wf, idx, std::move(ctx), false)
                    : failed_attempt(std::move(ctx), message_of(input.error()));
   // A result that is there at once (an inline body, a skipping condition,

@@ -69,16 +69,16 @@ void run_blocking(const attempt_target& to, workflow_ptr wf, size_t idx,
   };
   auto rank = to_micros(to.due);
   if (to.clk == nullptr) {
-    to.pool->submit(std::move(j), rank);
+    to.pool->submit(std::move(j), rank, to.timed);
     return;
   }
   // Like a job queued behind others, it runs even if the attempt is
   // abandoned meanwhile (its result is then dropped). The pool may be gone
   // by then: the engine stopped, the attempt is run again on recovery.
   to.clk->call_at(to.due, [pool = std::weak_ptr<worker_pool>{to.pool},
-                           j = std::move(j), rank]() mutable {
+                           j = std::move(j), rank, timed = to.timed]() mutable {
     if (auto p = pool.lock())
-      p->submit(std::move(j), rank);
+      p->submit(std::move(j), rank, timed);
   });
 }
 
@@ -114,7 +114,7 @@ void run_async(const attempt_target& to, workflow_ptr wf, size_t idx, step_conte
   }
   to.pool->submit([wf = std::move(wf), idx, call]() mutable {
     start_async(wf->steps()[idx].start, std::move(call));
-  }, to_micros(to.due));
+  }, to_micros(to.due), to.timed);
 }
 
 void run_actor(const attempt_target& to, const step_def& def, step_context ctx) {

@@ -25,6 +25,8 @@ struct attempt_target {
   /// here; `due` ranks the job (when the attempt was due to start).
   std::shared_ptr<worker_pool> pool;
   time_point due;
+  /// A timer began the attempt: its job goes before untimed ones.
+  bool timed = false;
   /// Set for an attempt handed over before it is due: its blocking body
   /// reaches the pool at `due`, on this clock's thread.
   stepwise::clock* clk = nullptr;

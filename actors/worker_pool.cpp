@@ -21,12 +21,12 @@ worker_pool::~worker_pool() {
   stop();
 }
 
-bool worker_pool::submit(job j, int64_t rank) {
+bool worker_pool::submit(job j, int64_t rank, bool timed) {
   {
     std::lock_guard<std::mutex> guard{mtx_};
     if (stopping_)
       return false;
-    jobs_.push(entry{rank, next_seq_++, std::move(j)});
+    jobs_.push(entry{timed, rank, next_seq_++, std::move(j)});
   }
   cv_.notify_one();
   return true;

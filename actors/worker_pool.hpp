@@ -25,11 +25,12 @@ public:
   worker_pool(const worker_pool&) = delete;
   worker_pool& operator=(const worker_pool&) = delete;
 
-  /// Queues `j`. Jobs run earliest `rank` first, in submission order for
-  /// equal ranks (the engine ranks steps by when they were due, so that a
-  /// retry that fell due goes before work that arrived after it). Returns
-  /// false (and drops `j`) after `stop`.
-  bool submit(job j, int64_t rank = 0);
+  /// Queues `j`. Timed jobs (attempts that a timer began: a due retry,
+  /// the step after a sleep) run before the others, so that wake-ups keep
+  /// their time under a burst of new work; then earliest `rank` first (the
+  /// engine ranks steps by when they were due), in submission order for
+  /// equal ranks. Returns false (and drops `j`) after `stop`.
+  bool submit(job j, int64_t rank = 0, bool timed = false);
 
   /// Drops the jobs not yet started, waits for the running ones, then joins
   /// the threads. Idempotent.
@@ -45,11 +46,14 @@ private:
   mutable std::mutex mtx_;
   std::condition_variable cv_;
   struct entry {
+    bool timed;
     int64_t rank;
     uint64_t seq;
     job fn;
     bool operator<(const entry& other) const {
       // std::priority_queue pops the greatest: invert for earliest-first.
+      if (timed != other.timed)
+        return other.timed;
       return rank != other.rank ? rank > other.rank : seq > other.seq;
     }
   };
