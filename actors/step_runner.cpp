@@ -60,12 +60,15 @@ void run_blocking(const attempt_target& to, workflow_ptr wf, size_t idx,
   // std::function needs a copyable callable: keep the context behind a
   // shared_ptr rather than copying its data.
   auto shared_ctx = std::make_shared<step_context>(std::move(ctx));
-  auto me = caf::actor_cast<caf::actor>(to.self);
+  // Held weakly: a job dropped on the clock's thread (the engine stopped
+  // meanwhile) must not end the actor, and with it the engine, there.
+  auto me = caf::actor_cast<caf::weak_actor_ptr>(to.self);
   worker_pool::job j = [wf = std::move(wf), idx, compensate, shared_ctx, me,
                         gen = to.generation] {
     auto& c = *shared_ctx;
     auto res = run_body(wf->steps()[idx], c, compensate);
-    reply(me, gen, c.attempt(), std::move(res));
+    if (auto strong = me.lock())
+      reply(caf::actor_cast<caf::actor>(strong), gen, c.attempt(), std::move(res));
   };
   auto rank = to_micros(to.due);
   if (to.clk == nullptr) {

@@ -30,7 +30,8 @@ public:
   /// Calls `fn` at `due` (at once when `due` has passed) on a thread of
   /// the clock's, not on an actor: what must happen on time under load
   /// (handing a due step to the workers) does not wait behind the actors
-  /// that the scheduler has queued. `fn` must be cheap and must not block.
+  /// that the scheduler has queued. `fn` must be cheap and must not block,
+  /// and must not hold what owns the clock (it may be dropped unrun).
   virtual void call_at(time_point due, std::function<void()> fn) = 0;
 };
 
