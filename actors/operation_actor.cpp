@@ -84,7 +84,11 @@ duration start_lead(const operation_state& st) {
     return duration{0};
   auto& def = steps[idx];
   bool blocking = def.run && !def.runs_inline && !def.sleep && !def.wait;
-  return blocking ? lead : duration{0};
+  // Steps run again for their transient values first would run early.
+  bool rebuilds = st.upkeep.rebuild_due
+                  && std::any_of(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(idx),
+                                 [](const step_def& s) { return s.produces_transient; });
+  return blocking && !rebuilds ? lead : duration{0};
 }
 
 void arm(self_ptr self, time_point due, caf::message msg) {

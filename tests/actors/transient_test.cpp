@@ -210,9 +210,16 @@ TEST_CASE("producing steps run again only before a step that uses their values",
                   .step(4, make_sleep("nap2", 1h))
                   .step(5, use().using_transient()))};
   auto id = h.start("w");
+  // Each nap passivates the actor (its values are gone) before the time
+  // moves: the event can be seen before the actor has acted on its commit.
+  auto asleep = [&] {
+    return h.eventually([&] { return h.eng.stats().operations_sleeping.load() == 1; });
+  };
   REQUIRE(h.await(id, event_type::operation_waiting, "nap1"));
+  REQUIRE(asleep());
   h.clk->advance(1h);
   REQUIRE(h.await(id, event_type::operation_waiting, "nap2"));
+  REQUIRE(asleep());
   CHECK(runs == 1);
   h.clk->advance(1h);
   auto op = h.finish(id);
