@@ -83,7 +83,8 @@ duration start_lead(const operation_state& st) {
   if (idx >= steps.size())
     return duration{0};
   auto& def = steps[idx];
-  bool blocking = def.run && !def.runs_inline && !def.sleep && !def.wait;
+  // An inline body too: begun ahead, it runs on a worker (see execute).
+  bool blocking = def.run && !def.sleep && !def.wait;
   // Steps run again for their transient values first would run early.
   bool rebuilds = st.upkeep.rebuild_due
                   && std::any_of(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(idx),
@@ -161,8 +162,11 @@ void execute(self_ptr self, next_action act) {
       st.start_at = time_point{};
       auto& def = st.wf->steps()[act.step];
       // An inline body runs here and now: it gets the data itself, not a
-      // copy, and no timer can interrupt it.
-      bool here = def.runs_inline && (act.compensate ? bool{def.compensate} : bool{def.run});
+      // copy, and no timer can interrupt it. Begun ahead of its due time,
+      // it runs on a worker then, as any blocking body: on time, rather
+      // than when the actor next gets a thread.
+      bool here = def.runs_inline && start <= now
+                  && (act.compensate ? bool{def.compensate} : bool{def.run});
       st.gen += 1;
       st.step_running = true;
       st.rt->stats.steps_started.fetch_add(1, std::memory_order_relaxed);

@@ -158,7 +158,9 @@ std::optional<step_result> run_step(const attempt_target& to, workflow_ptr wf,
                                     size_t idx, step_context ctx, bool compensate) {
   auto& def = wf->steps()[idx];
   if (compensate ? bool{def.compensate} : bool{def.run}) {
-    if (def.runs_inline)
+    // Handed over ahead of its due time (`clk`), an inline body waits for
+    // it on the pool like any other.
+    if (def.runs_inline && to.clk == nullptr)
       return run_body(def, ctx, compensate);
     run_blocking(to, std::move(wf), idx, std::move(ctx), compensate);
     return std::nullopt;

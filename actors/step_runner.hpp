@@ -35,7 +35,8 @@ struct attempt_target {
 /// Starts one attempt of step `idx` of `wf` (its compensation with
 /// `compensate`) in the way the step's body asks: a blocking body on the
 /// pool, an asynchronous body inline (it only starts its work), a step
-/// actor by request, an inline body (`runs_inline`) at once. An exception
+/// actor by request, an inline body (`runs_inline`) at once (unless handed
+/// over ahead of its due time: then on the pool). An exception
 /// never escapes: it becomes `fail(what())`. The result comes back as one
 /// `step_done` message, or is returned when it is there at once (an inline
 /// body, a condition that skips the step): the caller applies it.

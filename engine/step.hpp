@@ -47,7 +47,9 @@ struct step_def {
   /// held for long) runs on the operation's actor instead of a worker, and
   /// its result is applied at once: no thread is woken for it. A body that
   /// does block holds a CAF scheduler thread meanwhile. Its timeout cannot
-  /// interrupt it (nothing else runs on the actor until it returns).
+  /// interrupt it (nothing else runs on the actor until it returns). An
+  /// attempt that a timer begins (`engine_config::dispatch_lead`) runs on
+  /// a worker instead, at its due time.
   bool runs_inline = false;
   /// Bounds the retries; without one retries are unbounded.
   std::optional<retry_policy> policy;

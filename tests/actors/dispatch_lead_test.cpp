@@ -30,13 +30,14 @@ struct run_log {
   }
 };
 
-/// A workflow whose blocking step retries after 5 s once (timeout 10 s).
-harness::registry_maker retrying(run_log& log) {
-  return [&log](caf::actor_system&, std::shared_ptr<virtual_clock> clk) {
+/// A workflow whose blocking step retries after 5 s once (timeout 10 s),
+/// on a worker or (`here`) inline.
+harness::registry_maker retrying(run_log& log, bool here = false) {
+  return [&log, here](caf::actor_system&, std::shared_ptr<virtual_clock> clk) {
     auto step = make_step("call", [&log, clk](step_context& ctx) {
                   log.add(clk->now());
                   return ctx.attempt() == 1 ? retry_after(5s, "later") : done();
-                }).with_timeout(10s);
+                }).with_timeout(10s).running_inline(here);
     return one(workflow("w", 1).step(1, step));
   };
 }
@@ -50,7 +51,9 @@ int64_t started(harness& h) {
 TEST_CASE("a due retry of a blocking step is handed over ahead and starts when due",
           "[actors][lead]") {
   run_log log;
-  harness h{retrying(log)};
+  // An inline body too: begun ahead, it waits for its time on a worker.
+  auto here = GENERATE(false, true);
+  harness h{retrying(log, here)};
   auto id = h.start("w");
   REQUIRE(h.await(id, event_type::step_retry_scheduled));
   auto op = h.eng.get(id);
