@@ -23,10 +23,18 @@ commit_writer::commit_writer(store_ptr st, caf::actor events_sink, metrics& m,
     keeper_(std::move(keeper)),
     last_answer_(steady_clock::now()) {
   opts_.max_batch = std::max<size_t>(1, opts_.max_batch);
+  auto lanes = std::max<size_t>(1, store_->commit_lanes());
+  lanes_running_ = lanes - 1;
   thread_ = std::thread{[this] {
     pthread_setname_np(pthread_self(), "sw-writer");
     run();
   }};
+  for (size_t i = 1; i < lanes; ++i)
+    lanes_.emplace_back([this, i] {
+      auto name = "sw-writer-" + std::to_string(i);
+      pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
+      run_lane();
+    });
 }
 
 commit_writer::~commit_writer() {
@@ -48,7 +56,7 @@ bool commit_writer::submit(checkpoint cp, caf::actor reply_to, uint64_t tag) {
     waiting_.push_back(item{std::move(reply_to), tag});
   }
   if (wake)
-    cv_.notify_one();
+    cv_.notify_all(); // the first thread waits for other things too
   return true;
 }
 
@@ -95,6 +103,9 @@ void commit_writer::stop() {
     stopping_ = true;
   }
   cv_.notify_all();
+  for (auto& t : lanes_)
+    if (t.joinable())
+      t.join();
   if (thread_.joinable())
     thread_.join();
 }
@@ -140,32 +151,36 @@ bool commit_writer::write(std::vector<checkpoint>& batch, std::vector<item>& rep
   auto backoff = std::chrono::milliseconds(10);
   for (;;) {
     auto t0 = steady_clock::now();
-    auto res = store_->commit(batch);
-    auto t1 = steady_clock::now();
-    if (res) {
-      if (keeper_)
-        keeper_->renewed(t0); // every commit renews the lease
+    auto owner = keeper_ ? keeper_->owner() : std::string{};
+    // Answered in the store's order: the events of concurrent commits
+    // reach the sink by their seqs.
+    auto err = store_->commit_then(batch, [&](commit_result& res) {
+      auto t1 = steady_clock::now();
+      if (keeper_ && res.renewed_lease)
+        keeper_->renewed(t0);
       last_answer_ = t1;
       health_.answered(t1);
       metrics_.commits.fetch_add(1, std::memory_order_relaxed);
       metrics_.commit_latency_seconds.observe(std::chrono::duration<double>(t1 - t0).count());
       metrics_.commit_batch_size.observe(static_cast<double>(batch.size()));
       for (size_t i = 0; i < replies.size(); ++i)
-        caf::anon_send(replies[i].reply_to, commit_ack{replies[i].tag, res->status[i]});
-      if (!res->events.empty())
-        caf::anon_send(events_sink_, event_batch{std::move(res->events)});
+        caf::anon_send(replies[i].reply_to, commit_ack{replies[i].tag, res.status[i]});
+      if (!res.events.empty())
+        caf::anon_send(events_sink_, event_batch{std::move(res.events)});
+    });
+    auto t1 = steady_clock::now();
+    if (!err)
       return true;
-    }
-    if (keeper_ && is_lease_lost(res.error())) {
+    if (keeper_ && is_lease_lost(err)) {
       // Retrying cannot help: another process owns these operations now.
-      lease_lost(replies);
+      lease_lost(replies, owner);
       return true;
     }
     // Nothing of the batch was written, or the store will tell on the
     // retry: keep it and try again. The senders wait; none of them is told
     // "done" or "failed".
     metrics_.commit_errors.fetch_add(1, std::memory_order_relaxed);
-    health_.failed("commit of " + std::to_string(batch.size()) + " checkpoints", res.error(),
+    health_.failed("commit of " + std::to_string(batch.size()) + " checkpoints", err,
                    "retrying in " + std::to_string(backoff.count()) + " ms", t1);
     // Shutting down with a store that does not answer: the batch was never
     // acknowledged, so dropping it loses nothing promised.
@@ -177,6 +192,41 @@ bool commit_writer::write(std::vector<checkpoint>& batch, std::vector<item>& rep
   }
 }
 
+void commit_writer::take(std::vector<checkpoint>& batch, std::vector<item>& replies) {
+  if (queue_.size() <= opts_.max_batch) {
+    batch.swap(queue_);
+    replies.swap(waiting_);
+    return;
+  }
+  auto n = static_cast<std::ptrdiff_t>(opts_.max_batch);
+  batch.assign(std::make_move_iterator(queue_.begin()),
+               std::make_move_iterator(queue_.begin() + n));
+  queue_.erase(queue_.begin(), queue_.begin() + n);
+  replies.assign(waiting_.begin(), waiting_.begin() + n);
+  waiting_.erase(waiting_.begin(), waiting_.begin() + n);
+}
+
+void commit_writer::run_lane() {
+  std::vector<checkpoint> batch;
+  std::vector<item> replies;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> guard{mtx_};
+      cv_.wait(guard, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty())
+        break; // stopping, and nothing left
+      take(batch, replies);
+    }
+    if (!write(batch, replies))
+      break;
+    batch.clear();
+    replies.clear();
+  }
+  std::lock_guard<std::mutex> guard{mtx_};
+  lanes_running_ -= 1;
+  cv_.notify_all();
+}
+
 void commit_writer::run() {
   std::vector<checkpoint> batch;
   std::vector<item> replies;
@@ -184,7 +234,7 @@ void commit_writer::run() {
     {
       std::unique_lock<std::mutex> guard{mtx_};
       auto ready = [this] { return stopping_ || !queue_.empty() || admission_wanted_; };
-      auto until = last_answer_ + opts_.probe_every;
+      auto until = last_answer_.load() + opts_.probe_every;
       if (keeper_)
         until = std::min(until, keeper_->next_claim());
       cv_.wait_until(guard, until, ready);
@@ -204,21 +254,11 @@ void commit_writer::run() {
         auto now = steady_clock::now();
         if (keeper_ && now >= keeper_->next_claim())
           lease_tick();
-        else if (!admit && now >= last_answer_ + opts_.probe_every)
+        else if (!admit && now >= last_answer_.load() + opts_.probe_every)
           probe();
         continue;
       }
-      if (queue_.size() <= opts_.max_batch) {
-        batch.swap(queue_);
-        replies.swap(waiting_);
-      } else {
-        auto n = static_cast<std::ptrdiff_t>(opts_.max_batch);
-        batch.assign(std::make_move_iterator(queue_.begin()),
-                     std::make_move_iterator(queue_.begin() + n));
-        queue_.erase(queue_.begin(), queue_.begin() + n);
-        replies.assign(waiting_.begin(), waiting_.begin() + n);
-        waiting_.erase(waiting_.begin(), waiting_.begin() + n);
-      }
+      take(batch, replies);
     }
     if (!write(batch, replies))
       return;
@@ -238,7 +278,12 @@ void commit_writer::run() {
       lease_tick();
   }
   if (keeper_) {
-    // After the last commit: the others may take what is left at once.
+    // After the last commit (of every lane): the others may take what is
+    // left at once.
+    {
+      std::unique_lock<std::mutex> guard{mtx_};
+      cv_.wait(guard, [this] { return lanes_running_ == 0; });
+    }
     if (auto err = keeper_->leave())
       write_log(opts_.log, log_level::warn,
                 "leaving the lease failed (it expires instead): " + message_of(err));

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -20,10 +21,12 @@
 
 namespace stepwise {
 
-/// Group commit: the one writer of the store. Checkpoints from many
-/// operations that arrive while a commit is in flight are written together
-/// in the next transaction; each sender gets a `commit_ack` only when its
-/// write is durable. A failed commit is retried with backoff, never
+/// Group commit: the writer of the store. Checkpoints from many operations
+/// that arrive while a commit is in flight are written together in the next
+/// transaction; each sender gets a `commit_ack` only when its write is
+/// durable. A store with several commit lanes (`store::commit_lanes`) gets
+/// a thread per lane, each taking the next batch while the others' wait
+/// for the store; the first thread also does the duties below. A failed commit is retried with backoff, never
 /// acknowledged as done and never dropped: the senders just wait.
 ///
 /// Committed events go to `events_sink` (the engine actor) as one
@@ -97,14 +100,21 @@ private:
 
   void run();
 
+  /// A thread of a lane after the first: commits, nothing else.
+  void run_lane();
+
+  /// Takes the next batch from the queue (at most `max_batch`).
+  void take(std::vector<checkpoint>& batch, std::vector<item>& replies);
+
   // -- lease duties (commit_writer_lease.cpp) ---------------------------------
 
   /// Claims orphans and hands them to the engine.
   void lease_tick();
 
-  /// The lease was ended: answers `fenced` and everything queued as
-  /// stale, tells the engine, joins again and claims.
-  void lease_lost(std::vector<item>& fenced);
+  /// The lease of `owner` was ended: answers `fenced` and everything
+  /// queued as stale, tells the engine, joins again and claims (unless
+  /// another lane did so already: then only `fenced`).
+  void lease_lost(std::vector<item>& fenced, const std::string& owner);
 
   /// Runs the requested admission round; returns false when it failed.
   bool admission_round();
@@ -125,10 +135,12 @@ private:
   options opts_;
   store_health health_;
   std::shared_ptr<lease_keeper> keeper_;
-  /// When the store last answered (the writer's thread only).
-  std::chrono::steady_clock::time_point last_answer_;
+  /// When the store last answered.
+  std::atomic<std::chrono::steady_clock::time_point> last_answer_;
   mutable std::mutex mtx_;
   std::condition_variable cv_;
+  /// Held while a lost lease is handled.
+  std::mutex lease_mtx_;
   std::vector<checkpoint> queue_;
   std::vector<item> waiting_;
   bool stopping_ = false;
@@ -136,6 +148,10 @@ private:
   admission_limits limits_;
   std::shared_ptr<clock> clock_;
   std::thread thread_;
+  std::vector<std::thread> lanes_;
+  /// Lane threads still running (the first thread leaves the lease after
+  /// them).
+  size_t lanes_running_ = 0;
 };
 
 } // namespace stepwise

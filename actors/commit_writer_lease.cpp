@@ -24,7 +24,7 @@ void commit_writer::lease_tick() {
   }
   if (is_lease_lost(got.error())) {
     std::vector<item> none;
-    lease_lost(none);
+    lease_lost(none, keeper_->owner());
     return;
   }
   // The store did not answer: the next period tries again, and commits
@@ -33,7 +33,15 @@ void commit_writer::lease_tick() {
                  std::chrono::steady_clock::now());
 }
 
-void commit_writer::lease_lost(std::vector<item>& fenced) {
+void commit_writer::lease_lost(std::vector<item>& fenced, const std::string& owner) {
+  std::lock_guard<std::mutex> once{lease_mtx_};
+  if (keeper_->owner() != owner) {
+    // Another lane found the loss first and joined again: only this
+    // batch, written under the old owner, is left to answer.
+    for (auto& x : fenced)
+      caf::anon_send(x.reply_to, commit_ack{x.tag, write_status::stale_revision});
+    return;
+  }
   {
     // Everything queued was prepared under the lost lease: an update would
     // be refused per item anyway, a create is refused here so that its

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,6 +61,9 @@ struct commit_result {
   std::vector<write_status> status;
   /// The events written, with their `seq`, in log order.
   std::vector<event> events;
+  /// Whether the commit renewed this process's lease (a shared store's
+  /// commits on its first lane do).
+  bool renewed_lease = true;
 };
 
 /// Filters and pages `store::list`.
@@ -108,6 +112,27 @@ public:
   /// written after all.
   [[nodiscard]] virtual caf::expected<commit_result>
   commit(const std::vector<checkpoint>& batch) = 0;
+
+  /// What `commit_then` calls with a written batch's answer.
+  using durable_fn = std::function<void(commit_result&)>;
+
+  /// As `commit`, and calls `durable` with the answer once the batch is
+  /// written, before returning. Up to `commit_lanes()` calls may run at
+  /// once, from as many threads; `durable` is then called in the order of
+  /// the events' seqs (never a later commit's before an earlier one's).
+  [[nodiscard]] virtual caf::error commit_then(const std::vector<checkpoint>& batch,
+                                               const durable_fn& durable) {
+    auto res = commit(batch);
+    if (!res)
+      return std::move(res.error());
+    durable(*res);
+    return caf::none;
+  }
+
+  /// How many `commit_then` calls may run at once (1: one at a time).
+  virtual size_t commit_lanes() const {
+    return 1;
+  }
 
   /// Does the part of writing `cp` that needs no connection (encoding its
   /// row), for `commit` to use: the engine calls it on the thread that

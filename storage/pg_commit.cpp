@@ -103,7 +103,8 @@ caf::error roll_back(pg_connection& conn, caf::error cause) {
 // `res.status`; returns whether the lease (if any) was renewed.
 caf::expected<bool> write_items(pg_connection& conn,
                                 const std::vector<checkpoint>& batch,
-                                const pg_fence* fence, commit_result& res) {
+                                const pg_fence* fence, bool renew,
+                                commit_result& res) {
   auto segments = split(batch);
   pg_pipeline pl{conn};
   pg_params none;
@@ -111,7 +112,8 @@ caf::expected<bool> write_items(pg_connection& conn,
     return err;
   if (auto err = pl.send("BEGIN", none))
     return err;
-  if (fence != nullptr) {
+  renew = renew && fence != nullptr;
+  if (renew) {
     auto p = fence->lease_params();
     if (auto err = pl.send_prepared(pg_stmt::renew_owner, p))
       return err;
@@ -131,7 +133,7 @@ caf::expected<bool> write_items(pg_connection& conn,
   if (auto r = pl.result("begin"); !r)
     note(std::move(r.error()));
   bool renewed = true;
-  if (fence != nullptr) {
+  if (renew) {
     if (auto r = pl.result("renew lease"))
       renewed = r->rows() == 1;
     else
@@ -216,9 +218,10 @@ caf::error pg_fence::lost() const {
 
 caf::expected<commit_result> pg_commit(pg_connection& conn,
                                        const std::vector<checkpoint>& batch,
-                                       const pg_fence* fence,
+                                       const pg_fence* fence, bool renew,
                                        const pg_commit_mark& mark,
-                                       std::optional<commit_result>& unsure) {
+                                       std::optional<commit_result>& unsure,
+                                       std::unique_lock<std::mutex>& order) {
   // A checkpoint without an operation is a caller bug: refused before
   // anything is sent.
   for (size_t i = 0; i < batch.size(); ++i)
@@ -228,13 +231,19 @@ caf::expected<commit_result> pg_commit(pg_connection& conn,
                           + " has no operation");
   commit_result res;
   res.status.assign(batch.size(), write_status::ok);
-  if (batch.empty() && fence == nullptr)
+  res.renewed_lease = renew && fence != nullptr;
+  if (batch.empty() && !res.renewed_lease) {
+    order.lock();
     return res;
-  auto renewed = write_items(conn, batch, fence, res);
+  }
+  auto renewed = write_items(conn, batch, fence, renew, res);
   if (!renewed)
     return roll_back(conn, std::move(renewed.error()));
   if (!*renewed)
     return roll_back(conn, fence->lost());
+  // The events take their numbers from here on: one transaction of this
+  // store at a time, so that they are answered in the order of their seqs.
+  order.lock();
   if (auto err = append_and_commit(conn, batch, mark, res)) {
     // The server may have committed before the connection broke: keep
     // the answer for `pg_resolve`.

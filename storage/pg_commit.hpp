@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,10 +66,18 @@ struct pg_commit_mark {
 /// When the connection broke after COMMIT may have reached the server, the
 /// error says the outcome is unknown and `unsure` holds what the commit
 /// would answer (its events not numbered): `pg_resolve` tells later.
+///
+/// Several connections may commit at once: the writes of their first round
+/// trips overlap, and `order` (shared by them, unlocked on the call) is
+/// locked before the second, and left locked on success so that the
+/// caller answers the commit before the next one takes its seqs. Only the
+/// commits with `renew` renew the lease (its row would otherwise make the
+/// others wait for their turn): the others' updates are still fenced by
+/// each operation's owner.
 [[nodiscard]] caf::expected<commit_result>
 pg_commit(pg_connection& conn, const std::vector<checkpoint>& batch,
-          const pg_fence* fence, const pg_commit_mark& mark,
-          std::optional<commit_result>& unsure);
+          const pg_fence* fence, bool renew, const pg_commit_mark& mark,
+          std::optional<commit_result>& unsure, std::unique_lock<std::mutex>& order);
 
 /// Tells whether the commit `mark` (which left `unsure`) was written: once
 /// no transaction that may still write the mark is open, reads it. Returns

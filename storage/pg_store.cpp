@@ -1,5 +1,6 @@
 #include "storage/pg_store.hpp"
 
+#include <algorithm>
 
 #include "engine/errc.hpp"
 #include "engine/random_hex.hpp"
@@ -44,22 +45,26 @@ caf::expected<std::shared_ptr<pg_store>> pg_store::open(const std::string& uri,
     return err;
   if (auto err = pg_prepare_all(**conn))
     return err;
-  auto writer_id = random_hex(16);
-  if (auto err = open_mark(**conn, writer_id))
-    return err;
   auto readers = std::make_unique<pg_read_pool>(uri, options.max_readers);
-  auto st = std::shared_ptr<pg_store>{
-    new pg_store(uri, std::move(*conn), std::move(readers))};
-  st->mark_.writer = std::move(writer_id);
+  auto st = std::shared_ptr<pg_store>{new pg_store(
+    uri, std::move(*conn), std::max<size_t>(1, options.commit_lanes), std::move(readers))};
+  // Each lane writes its own mark; the first one's row exists before any
+  // commit, the others' once they connect.
+  auto& first = *st->lanes_.front();
+  if (auto err = open_mark(*first.conn, first.mark.writer))
+    return err;
   return st;
 }
 
-pg_store::pg_store(std::string uri, std::unique_ptr<pg_connection> writer,
+pg_store::pg_store(std::string uri, std::unique_ptr<pg_connection> first, size_t lanes,
                    std::unique_ptr<pg_read_pool> readers)
   : uri_(std::move(uri)),
-    writer_(std::move(writer)),
     readers_(std::move(readers)) {
-  // nop
+  for (size_t i = 0; i < lanes; ++i) {
+    lanes_.push_back(std::make_unique<lane>());
+    lanes_.back()->mark.writer = random_hex(16);
+  }
+  lanes_.front()->conn = std::move(first);
 }
 
 pg_store::~pg_store() = default;
@@ -68,46 +73,117 @@ std::string pg_store::backend() const {
   return "postgresql";
 }
 
-caf::expected<pg_connection*> pg_store::writer() {
-  if (writer_ && !writer_->broken())
-    return writer_.get();
-  writer_.reset();
+caf::expected<pg_connection*> pg_store::connection(lane& l) {
+  if (l.conn && !l.conn->broken())
+    return l.conn.get();
+  l.conn.reset();
   auto conn = pg_connection::open(uri_);
   if (!conn)
     return std::move(conn.error());
   if (auto err = pg_prepare_all(**conn))
     return err;
-  writer_ = std::move(*conn);
-  return writer_.get();
+  if (auto err = open_mark(**conn, l.mark.writer))
+    return err;
+  l.conn = std::move(*conn);
+  return l.conn.get();
+}
+
+void pg_store::drop_if_broken(lane& l) {
+  if (l.conn && l.conn->broken())
+    l.conn.reset();
+}
+
+pg_store::lane& pg_store::take_lane(const std::vector<std::pair<std::string, int64_t>>& batch) {
+  std::unique_lock guard{lanes_mtx_};
+  lane* found = nullptr;
+  lane_freed_.wait(guard, [&] {
+    found = nullptr;
+    for (auto& l : lanes_) {
+      if (l->busy)
+        continue;
+      if (l->unsure && l->unsure_batch == batch) {
+        found = l.get();
+        return true;
+      }
+      if (!l->unsure && !found)
+        found = l.get();
+    }
+    return found != nullptr;
+  });
+  found->busy = true;
+  return *found;
+}
+
+void pg_store::give_back(lane& l) {
+  {
+    std::lock_guard guard{lanes_mtx_};
+    l.busy = false;
+  }
+  lane_freed_.notify_all();
 }
 
 caf::error pg_store::not_joined() {
   return make_error(errc::invalid_state, "pg: lease: join first");
 }
 
-void pg_store::forget_if_broken() {
-  if (writer_ && writer_->broken())
-    writer_.reset();
-}
-
 // -- writes -------------------------------------------------------------------
 
 caf::expected<commit_result>
 pg_store::commit(const std::vector<checkpoint>& batch) {
-  return on_writer(needs_join::no,
-                   [&](pg_connection& c) -> caf::expected<commit_result> {
-    if (unsure_) {
-      // The last commit broke during COMMIT, and this is its retry.
-      auto known = pg_resolve(c, mark_, *unsure_);
-      if (!known)
-        return std::move(known.error());
-      unsure_.reset();
-      if (*known)
-        return std::move(**known);
+  std::optional<commit_result> out;
+  if (auto err = commit_then(batch, [&out](commit_result& res) { out = std::move(res); }))
+    return err;
+  return std::move(*out);
+}
+
+caf::error pg_store::commit_then(const std::vector<checkpoint>& batch,
+                                 const durable_fn& durable) {
+  std::shared_lock duty{duty_mtx_};
+  std::vector<std::pair<std::string, int64_t>> items;
+  items.reserve(batch.size());
+  for (auto& cp : batch)
+    items.emplace_back(cp.op ? cp.op->id : std::string{}, cp.op ? cp.op->revision : 0);
+  auto& l = take_lane(items);
+  struct holder {
+    pg_store& st;
+    lane& l;
+    ~holder() {
+      st.give_back(l);
     }
-    ++mark_.token;
-    return pg_commit(c, batch, fence_ ? &*fence_ : nullptr, mark_, unsure_);
-  });
+  } held{*this, l};
+  auto conn = connection(l);
+  if (!conn)
+    return std::move(conn.error());
+  std::unique_lock order{order_mtx_, std::defer_lock};
+  auto answer = [&](commit_result& res) {
+    if (!order.owns_lock())
+      order.lock();
+    durable(res);
+    return caf::none;
+  };
+  if (l.unsure) {
+    // The last commit of this lane broke during COMMIT, and this is its
+    // retry.
+    auto known = pg_resolve(**conn, l.mark, *l.unsure);
+    if (!known) {
+      drop_if_broken(l);
+      return std::move(known.error());
+    }
+    l.unsure.reset();
+    if (*known)
+      return answer(**known);
+  }
+  ++l.mark.token;
+  // The first lane renews the lease with each commit (and the lease
+  // calls run on it).
+  auto res = pg_commit(**conn, batch, fence_ ? &*fence_ : nullptr, &l == lanes_.front().get(),
+                       l.mark, l.unsure, order);
+  if (l.unsure)
+    l.unsure_batch = std::move(items);
+  drop_if_broken(l);
+  if (!res)
+    return std::move(res.error());
+  return answer(*res);
 }
 
 caf::error pg_store::ping() {

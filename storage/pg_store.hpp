@@ -1,8 +1,10 @@
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -26,14 +28,20 @@ class pg_read_pool;
 struct pg_options {
   /// Most read connections open at once (readers beyond wait).
   size_t max_readers = 8;
+  /// Connections that commit at once (`store::commit_lanes`): while one
+  /// transaction waits for the server, the next one's writes run beside
+  /// it, on another core.
+  size_t commit_lanes = 2;
 };
 
 /// The production store: PostgreSQL through libpq, its tables created and
 /// upgraded by versioned migrations at open (in the first schema of the
 /// connection's `search_path`).
 ///
-/// Writes go through one connection, one transaction per `commit`, in two
-/// pipelined round trips whatever the batch size (see `pg_commit`). Reads
+/// Writes go through `commit_lanes` connections, one transaction per
+/// `commit`, in two pipelined round trips whatever the batch size (see
+/// `pg_commit`); the commits of several lanes overlap their writes and
+/// number their events one after the other. Reads
 /// use a pool of other connections: they run concurrently with each other
 /// and with a commit under way, and see the last committed state.
 ///
@@ -52,8 +60,9 @@ struct pg_options {
 /// Also the `sink_store` of the outbox (`storage/pg_sinks.cpp`): its calls
 /// run on the pooled connections, never delaying a commit.
 ///
-/// Threading: `commit` and the `lease_store` functions are serialized on
-/// the writer connection; reads may run from several threads at once.
+/// Threading: up to `commit_lanes` commits run at once; the `lease_store`
+/// functions, admission rounds and pings run alone, on the first lane;
+/// reads may run from several threads at once.
 class pg_store : public store, public lease_store, public sink_store, public sealed_rows {
 public:
   /// Connects to `uri` (`postgresql://...`, `postgres://...` or a libpq
@@ -69,6 +78,13 @@ public:
 
   caf::expected<commit_result>
   commit(const std::vector<checkpoint>& batch) override;
+
+  caf::error commit_then(const std::vector<checkpoint>& batch,
+                         const durable_fn& durable) override;
+
+  size_t commit_lanes() const override {
+    return lanes_.size();
+  }
 
   std::shared_ptr<const prepared_checkpoint>
   prepare(const checkpoint& cp) const override {
@@ -131,25 +147,47 @@ public:
   caf::expected<size_t> rewrite_sealed(const std::vector<sealed_row>& rows) override;
 
 private:
-  pg_store(std::string uri, std::unique_ptr<pg_connection> writer,
+  /// A connection that commits, with what names its commits.
+  struct lane {
+    /// A commit holds the lane (guarded by `lanes_mtx_`).
+    bool busy = false;
+    std::unique_ptr<pg_connection> conn;
+    /// Names this lane's commits (`commit_marks`).
+    pg_commit_mark mark;
+    /// The answer of a commit whose outcome is unknown, until resolved,
+    /// and which batch it was (its items' ids and revisions): the lane
+    /// waits for that batch's retry, the only one it may answer.
+    std::optional<commit_result> unsure;
+    std::vector<std::pair<std::string, int64_t>> unsure_batch;
+  };
+
+  pg_store(std::string uri, std::unique_ptr<pg_connection> first, size_t lanes,
            std::unique_ptr<pg_read_pool> readers);
 
   /// Returns the error of a lease call before `join`.
   static caf::error not_joined();
 
-  /// Returns the writer connection, reconnecting when it broke. Requires
-  /// `write_mtx_`.
-  caf::expected<pg_connection*> writer();
+  /// Returns `l`'s connection, connecting when it has none or it broke.
+  /// Requires holding `l` (`take_lane`), or `duty_mtx_` alone for the first.
+  caf::expected<pg_connection*> connection(lane& l);
 
-  /// Drops the writer connection when `conn` broke. Requires `write_mtx_`.
-  void forget_if_broken();
+  /// Drops `l`'s connection when it broke (the next call reconnects).
+  static void drop_if_broken(lane& l);
+
+  /// Takes the lane that waits for the retry of `batch`, else a free lane
+  /// that waits for no batch; waits when there is none.
+  lane& take_lane(const std::vector<std::pair<std::string, int64_t>>& batch);
+
+  /// Gives `l` back.
+  void give_back(lane& l);
 
   /// Whether a call on the writer connection needs `join` first.
   enum class needs_join : bool { no, yes };
 
-  /// Runs `fun(conn)` on the writer connection under `write_mtx_`, the
-  /// shape every write and lease call shares: the connection is opened
-  /// again when it broke before, and dropped when `fun` broke it. Returns
+  /// Runs `fun(conn)` on the first lane's connection with no commit under
+  /// way, the shape every lease call, admission round and ping shares: the
+  /// connection is opened again when it broke before, and dropped when
+  /// `fun` broke it. Returns
   /// what `fun` returns, or the error that kept it from running
   /// (`errc::invalid_state` when it needs `join` and this process has not
   /// joined).
@@ -158,28 +196,30 @@ private:
     -> std::invoke_result_t<F&, pg_connection&>;
 
   const std::string uri_;
-  std::mutex write_mtx_;
-  std::unique_ptr<pg_connection> writer_;
+  /// Shared by commits, held alone by everything else that writes.
+  std::shared_mutex duty_mtx_;
+  std::vector<std::unique_ptr<lane>> lanes_;
+  std::mutex lanes_mtx_;
+  std::condition_variable lane_freed_;
+  /// Held from a commit's numbering of its events until it is answered.
+  std::mutex order_mtx_;
   std::unique_ptr<pg_read_pool> readers_;
   /// Set by `join`; fences every commit.
   std::optional<pg_fence> fence_;
-  /// Names this store's commits (`commit_marks`).
-  pg_commit_mark mark_;
-  /// The answer of a commit whose outcome is unknown, until resolved.
-  std::optional<commit_result> unsure_;
 };
 
 template <class F>
 auto pg_store::on_writer(needs_join join, F&& fun)
   -> std::invoke_result_t<F&, pg_connection&> {
-  std::lock_guard guard{write_mtx_};
+  std::unique_lock guard{duty_mtx_};
   if (join == needs_join::yes && !fence_)
     return not_joined();
-  auto conn = writer();
+  auto& first = *lanes_.front();
+  auto conn = connection(first);
   if (!conn)
     return std::move(conn.error());
   auto res = fun(**conn);
-  forget_if_broken();
+  drop_if_broken(first);
   return res;
 }
 
