@@ -73,7 +73,7 @@ void commit_writer::request_admission() {
       return;
     admission_wanted_ = true;
   }
-  cv_.notify_one();
+  cv_.notify_all(); // the first thread runs rounds; lane threads wait on the same cv
 }
 
 bool commit_writer::admission_round() {
