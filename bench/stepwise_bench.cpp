@@ -13,6 +13,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 
+#include "bench/cli_options.hpp"
 #include "bench/embedded_driver.hpp"
 #include "bench/driver_process.hpp"
 #include "bench/http_driver.hpp"
@@ -31,147 +32,13 @@ using namespace stepwise;
 
 namespace {
 
-struct options {
-  std::string workload = "steps";
-  size_t n = 1000;
-  int runs = 1;
-  std::string via = "embedded";
-  std::string store;
-  std::string url = "http://127.0.0.1:8080";
-  /// --via http: bearer token (--token, STEPWISE_TOKEN).
-  std::string token;
-  size_t pool = 4;
-  double limit_s = 300;
-  int64_t passivate_ms = 1000;
-  int64_t wake_lead_ms = 500;
-  /// engine_config::dispatch_lead.
-  int64_t dispatch_lead_ms = 50;
-  /// `--steps inline`: the trivial steps run on the operations' actors
-  /// (`running_inline`) rather than on the worker pool.
-  bool inline_steps = false;
-  /// Embedded: at most this many creates unanswered (0: all at once).
-  size_t window = 0;
-  /// `timers`: the durable sleep, in seconds (W3: 1).
-  double sleep_s = 1;
-  /// --via http: connections submitting at once.
-  size_t concurrency = 64;
-  /// The store server's main process (PostgreSQL's postmaster): its CPU,
-  /// with its children's, is reported as `cpu_s.store`.
-  int store_pid = 0;
-  /// Wall-clock ms since the epoch at which the run starts (after start-up),
-  /// so that several processes on one store run together (bench/pg-multi).
-  int64_t start_at_ms = 0;
-  /// Sinks attached during the run (`--sink`, as on the server; `@receiver`
-  /// and `@kafka-mock` name the built-in targets).
-  std::vector<std::string> sinks;
-  /// The built-in targets are down for this long from the run's start.
-  double targets_down_s = 0;
-  /// The `io` workload (bench/io_workload.hpp) and the driver process.
-  bool url_given = false;
-  bench::io_options io;
-  bool serve_driver = false;
-  bool help = false;
-  std::string listen = "127.0.0.1:8090";
-};
-
-// Prints the usage after `why` (none for --help, which goes to stdout).
-int usage(const char* why) {
-  if (why != nullptr)
-    std::fprintf(stderr, "stepwise-bench: %s\n", why);
-  std::fprintf(why != nullptr ? stderr : stdout,
-               "usage: stepwise-bench --workload steps|retry|timers|io --n N [--runs R]\n"
-               "       [--via embedded|http] [--store URI] [--url URL] [--token T] [--pool P]\n"
-               "       [--limit SECONDS] [--passivate-ms MS] [--wake-lead-ms MS] [--dispatch-lead-ms MS]\n"
-               "       [--concurrency C] [--steps pool|inline]\n"
-               "       [--window W] [--sleep-s S]\n"
-               "       [--store-pid PID] [--start-at EPOCH_MS] [--sink SPEC]...\n"
-               "       [--targets-down-s S]\n"
-               "       io: [--call-ms MS] [--server-bin PATH] [--server-pid PID]\n"
-               "           [--driver-url URL]\n"
-               "       stepwise-bench --serve-driver [--listen HOST:PORT] [--call-ms MS]\n"
-               "--sink: as stepwise serve's; @receiver is a built-in webhook receiver,\n"
-               "@kafka-mock/TOPIC librdkafka's mock cluster (topic completions).\n"
-               "--targets-down-s: @receiver answers 503 and @kafka-mock's broker is down\n"
-               "for S seconds from the start.\n"
-               "--via http needs a running `stepwise serve --workflows demo,bench`\n"
-               "(io: one is started per run unless --url is given).\n");
-  return why != nullptr ? 2 : 0;
-}
-
-bool parse(int argc, char** argv, options& o, std::string& err) {
-  for (int i = 1; i < argc; ++i) {
-    std::string k = argv[i];
-    if (k == "--serve-driver") {
-      o.serve_driver = true;
-      continue;
-    }
-    if (k == "--help" || k == "-h") {
-      o.help = true;
-      continue;
-    }
-    if (i + 1 >= argc) {
-      err = "flag " + k + " needs a value";
-      return false;
-    }
-    std::string v = argv[++i];
-    try {
-      if (k == "--workload") o.workload = v;
-      else if (k == "--n") o.n = std::stoul(v);
-      else if (k == "--runs") o.runs = std::stoi(v);
-      else if (k == "--via") o.via = v;
-      else if (k == "--store") o.store = v;
-      else if (k == "--url") o.url = v, o.url_given = true;
-      else if (k == "--token") o.token = v;
-      else if (k == "--pool") o.pool = std::stoul(v);
-      else if (k == "--limit") o.limit_s = std::stod(v);
-      else if (k == "--passivate-ms") o.passivate_ms = std::stoll(v);
-      else if (k == "--wake-lead-ms") o.wake_lead_ms = std::stoll(v);
-      else if (k == "--dispatch-lead-ms") o.dispatch_lead_ms = std::stoll(v);
-      else if (k == "--steps") {
-        if (v != "pool" && v != "inline") {
-          err = "--steps takes pool or inline, not '" + v + "'";
-          return false;
-        }
-        o.inline_steps = v == "inline";
-      }
-      else if (k == "--concurrency") o.concurrency = std::stoul(v);
-      else if (k == "--window") o.window = std::stoul(v);
-      else if (k == "--sleep-s") o.sleep_s = std::stod(v);
-      else if (k == "--store-pid") o.store_pid = std::stoi(v);
-      else if (k == "--start-at") o.start_at_ms = std::stoll(v);
-      else if (k == "--sink") o.sinks.push_back(v);
-      else if (k == "--targets-down-s") o.targets_down_s = std::stod(v);
-      else if (k == "--call-ms") o.io.call_ms = std::stoll(v);
-      else if (k == "--server-bin") o.io.server_bin = v;
-      else if (k == "--server-pid") o.io.server_pid = std::stoi(v);
-      else if (k == "--driver-url") o.io.driver_url = v;
-      else if (k == "--listen") o.listen = v;
-      else {
-        err = "unknown flag " + k;
-        return false;
-      }
-    } catch (const std::exception&) {
-      err = "bad value '" + v + "' for " + k;
-      return false;
-    }
-  }
-  if (o.workload != "io" && workflows::bench_workflow_of(o.workload, o.inline_steps).empty()) {
-    err = "unknown workload '" + o.workload + "'";
-    return false;
-  }
-  if (o.n == 0 || o.runs < 1) {
-    err = "--n and --runs must be positive";
-    return false;
-  }
-  return true;
-}
 
 std::string now_iso() {
   return format_time(std::chrono::time_point_cast<duration>(std::chrono::system_clock::now()));
 }
 
 /// A fresh SQLite file per run unless the caller named a store.
-std::string store_for_run(const options& o, int run) {
+std::string store_for_run(const bench::cli_options& o, int run) {
   if (!o.store.empty())
     return o.store;
   return bench::fresh_sqlite_uri("", run);
@@ -208,7 +75,7 @@ void durable_figures(engine& eng, const std::vector<std::string>& ids,
 /// restart would, and measures how long until it has every sleeper back
 /// (its launch loads them), with its memory then.
 boost::json::object recover_sleepers(caf::actor_system& sys, const engine_config& ec,
-                                     const options& o) {
+                                     const bench::cli_options& o) {
   auto rss0 = bench::rss_kib();
   auto t0 = std::chrono::steady_clock::now();
   auto st = open_store(ec.store_uri);
@@ -235,7 +102,7 @@ boost::json::object recover_sleepers(caf::actor_system& sys, const engine_config
 }
 
 /// Returns the fields of the shared output format that both ways in share.
-boost::json::object result_line(const options& o, int run, const std::string& via,
+boost::json::object result_line(const bench::cli_options& o, int run, const std::string& via,
                                 const std::string& store, const bench::run_result& res,
                                 const std::vector<double>& figures) {
   auto steps = o.workload == "timers" ? 2 : 5;
@@ -259,7 +126,7 @@ boost::json::object result_line(const options& o, int run, const std::string& vi
 }
 
 /// The workloads through a running server's HTTP API (benchmarks.md `http`).
-int run_via_http(const options& o) {
+int run_via_http(const bench::cli_options& o) {
   auto workflow = workflows::bench_workflow_of(o.workload, o.inline_steps);
   auto store = bench::http_store_backend({o.url, o.token});
   if (store == "unknown") {
@@ -292,16 +159,16 @@ int main(int argc, char** argv) {
   // As the CLI: a write to a connection the server closed must be an error,
   // not SIGPIPE (httplib's client does not ignore it).
   std::signal(SIGPIPE, SIG_IGN);
-  options o;
+  bench::cli_options o;
   if (auto t = std::getenv("STEPWISE_TOKEN"))
     o.token = t;
   std::string err;
-  if (!parse(argc, argv, o, err))
-    return usage(err.c_str());
+  if (!bench::parse(argc, argv, o, err))
+    return bench::usage(err.c_str());
   if (o.help)
-    return usage(nullptr);
+    return bench::usage(nullptr);
   if (o.via != "embedded" && o.via != "http")
-    return usage("--via must be embedded or http");
+    return bench::usage("--via must be embedded or http");
   if (o.serve_driver)
     return bench::serve_driver(o.listen, o.io.call_ms);
   if (o.workload == "io") {
