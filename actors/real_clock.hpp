@@ -14,7 +14,9 @@ namespace stepwise {
 
 /// The wall clock. Timers go to CAF's clock thread: a pending timer holds
 /// no thread and costs a few hundred bytes. Calls (`call_at`) run on one
-/// thread of its own, started by the first.
+/// thread of its own, started by the first (not through an actor, as
+/// `infra::delayed_calls` does: that would queue them behind the actors
+/// the CAF scheduler holds, which is what a due step must skip).
 class real_clock : public clock {
 public:
   explicit real_clock(caf::actor_system& sys) : sys_(sys) {

@@ -93,7 +93,33 @@ void pg_store::drop_if_broken(lane& l) {
     l.conn.reset();
 }
 
-pg_store::lane& pg_store::take_lane(const std::vector<std::pair<std::string, int64_t>>& batch) {
+namespace {
+
+using batch_key = std::vector<std::pair<std::string, int64_t>>;
+
+// Names a batch by its items' ids and revisions: a retry sends the same.
+batch_key key_of(const std::vector<checkpoint>& batch) {
+  batch_key key;
+  key.reserve(batch.size());
+  for (auto& cp : batch)
+    key.emplace_back(cp.op ? cp.op->id : std::string{}, cp.op ? cp.op->revision : 0);
+  return key;
+}
+
+bool is_batch(const batch_key& key, const std::vector<checkpoint>& batch) {
+  if (key.size() != batch.size())
+    return false;
+  for (size_t i = 0; i < key.size(); ++i) {
+    auto& op = batch[i].op;
+    if (!op || key[i].first != op->id || key[i].second != op->revision)
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+pg_store::lane& pg_store::take_lane(const std::vector<checkpoint>& batch) {
   std::unique_lock guard{lanes_mtx_};
   lane* found = nullptr;
   lane_freed_.wait(guard, [&] {
@@ -101,7 +127,7 @@ pg_store::lane& pg_store::take_lane(const std::vector<std::pair<std::string, int
     for (auto& l : lanes_) {
       if (l->busy)
         continue;
-      if (l->unsure && l->unsure_batch == batch) {
+      if (l->unsure && is_batch(l->unsure_batch, batch)) {
         found = l.get();
         return true;
       }
@@ -139,11 +165,7 @@ pg_store::commit(const std::vector<checkpoint>& batch) {
 caf::error pg_store::commit_then(const std::vector<checkpoint>& batch,
                                  const durable_fn& durable) {
   std::shared_lock duty{duty_mtx_};
-  std::vector<std::pair<std::string, int64_t>> items;
-  items.reserve(batch.size());
-  for (auto& cp : batch)
-    items.emplace_back(cp.op ? cp.op->id : std::string{}, cp.op ? cp.op->revision : 0);
-  auto& l = take_lane(items);
+  auto& l = take_lane(batch);
   struct holder {
     pg_store& st;
     lane& l;
@@ -179,7 +201,7 @@ caf::error pg_store::commit_then(const std::vector<checkpoint>& batch,
   auto res = pg_commit(**conn, batch, fence_ ? &*fence_ : nullptr, &l == lanes_.front().get(),
                        l.mark, l.unsure, order);
   if (l.unsure)
-    l.unsure_batch = std::move(items);
+    l.unsure_batch = key_of(batch);
   drop_if_broken(l);
   if (!res)
     return std::move(res.error());

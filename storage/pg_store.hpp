@@ -176,7 +176,7 @@ private:
 
   /// Takes the lane that waits for the retry of `batch`, else a free lane
   /// that waits for no batch; waits when there is none.
-  lane& take_lane(const std::vector<std::pair<std::string, int64_t>>& batch);
+  lane& take_lane(const std::vector<checkpoint>& batch);
 
   /// Gives `l` back.
   void give_back(lane& l);
