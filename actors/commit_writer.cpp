@@ -23,6 +23,8 @@ commit_writer::commit_writer(store_ptr st, caf::actor events_sink, metrics& m,
     keeper_(std::move(keeper)),
     last_answer_(steady_clock::now()) {
   opts_.max_batch = std::max<size_t>(1, opts_.max_batch);
+  if (!opts_.threads)
+    return;
   auto lanes = std::max<size_t>(1, store_->commit_lanes());
   lanes_running_ = lanes - 1;
   thread_ = std::thread{[this] {
@@ -147,41 +149,47 @@ void commit_writer::probe() {
     health_.answered(now);
 }
 
+commit_writer::try_result commit_writer::write_try(std::vector<checkpoint>& batch,
+                                                  std::vector<item>& replies,
+                                                  std::chrono::milliseconds retry_in) {
+  auto t0 = steady_clock::now();
+  auto owner = keeper_ ? keeper_->owner() : std::string{};
+  // Answered in the store's order: the events of concurrent commits
+  // reach the sink by their seqs.
+  auto err = store_->commit_then(batch, [&](commit_result& res) {
+    auto t1 = steady_clock::now();
+    if (keeper_ && res.renewed_lease)
+      keeper_->renewed(t0);
+    last_answer_ = t1;
+    health_.answered(t1);
+    metrics_.commits.fetch_add(1, std::memory_order_relaxed);
+    metrics_.commit_latency_seconds.observe(std::chrono::duration<double>(t1 - t0).count());
+    metrics_.commit_batch_size.observe(static_cast<double>(batch.size()));
+    for (size_t i = 0; i < replies.size(); ++i)
+      caf::anon_send(replies[i].reply_to, commit_ack{replies[i].tag, res.status[i]});
+    if (!res.events.empty())
+      caf::anon_send(events_sink_, event_batch{std::move(res.events)});
+  });
+  if (!err)
+    return try_result::written;
+  if (keeper_ && is_lease_lost(err)) {
+    // Retrying cannot help: another process owns these operations now.
+    lease_lost(replies, owner);
+    return try_result::fenced;
+  }
+  // Nothing of the batch was written, or the store will tell on the
+  // retry: keep it and try again. The senders wait; none of them is told
+  // "done" or "failed".
+  metrics_.commit_errors.fetch_add(1, std::memory_order_relaxed);
+  health_.failed("commit of " + std::to_string(batch.size()) + " checkpoints", err,
+                 "retrying in " + std::to_string(retry_in.count()) + " ms",
+                 steady_clock::now());
+  return try_result::failed;
+}
+
 bool commit_writer::write(std::vector<checkpoint>& batch, std::vector<item>& replies) {
   auto backoff = std::chrono::milliseconds(10);
-  for (;;) {
-    auto t0 = steady_clock::now();
-    auto owner = keeper_ ? keeper_->owner() : std::string{};
-    // Answered in the store's order: the events of concurrent commits
-    // reach the sink by their seqs.
-    auto err = store_->commit_then(batch, [&](commit_result& res) {
-      auto t1 = steady_clock::now();
-      if (keeper_ && res.renewed_lease)
-        keeper_->renewed(t0);
-      last_answer_ = t1;
-      health_.answered(t1);
-      metrics_.commits.fetch_add(1, std::memory_order_relaxed);
-      metrics_.commit_latency_seconds.observe(std::chrono::duration<double>(t1 - t0).count());
-      metrics_.commit_batch_size.observe(static_cast<double>(batch.size()));
-      for (size_t i = 0; i < replies.size(); ++i)
-        caf::anon_send(replies[i].reply_to, commit_ack{replies[i].tag, res.status[i]});
-      if (!res.events.empty())
-        caf::anon_send(events_sink_, event_batch{std::move(res.events)});
-    });
-    auto t1 = steady_clock::now();
-    if (!err)
-      return true;
-    if (keeper_ && is_lease_lost(err)) {
-      // Retrying cannot help: another process owns these operations now.
-      lease_lost(replies, owner);
-      return true;
-    }
-    // Nothing of the batch was written, or the store will tell on the
-    // retry: keep it and try again. The senders wait; none of them is told
-    // "done" or "failed".
-    metrics_.commit_errors.fetch_add(1, std::memory_order_relaxed);
-    health_.failed("commit of " + std::to_string(batch.size()) + " checkpoints", err,
-                   "retrying in " + std::to_string(backoff.count()) + " ms", t1);
+  while (write_try(batch, replies, backoff) == try_result::failed) {
     // Shutting down with a store that does not answer: the batch was never
     // acknowledged, so dropping it loses nothing promised.
     if (!pause(backoff))
@@ -190,6 +198,38 @@ bool commit_writer::write(std::vector<checkpoint>& batch, std::vector<item>& rep
     // failed attempt against one that is not costs next to nothing.
     backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
   }
+  return true;
+}
+
+bool commit_writer::write_once() {
+  if (held_.empty()) {
+    std::lock_guard<std::mutex> guard{mtx_};
+    if (queue_.empty())
+      return false;
+    take(held_, held_replies_);
+  }
+  if (write_try(held_, held_replies_, std::chrono::milliseconds(10)) != try_result::failed) {
+    held_.clear();
+    held_replies_.clear();
+  }
+  return true;
+}
+
+bool commit_writer::has_work() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return !held_.empty() || !queue_.empty();
+}
+
+bool commit_writer::admission_due() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return admission_wanted_ && held_.empty();
+}
+
+bool commit_writer::admit_once() {
+  if (!admission_due())
+    return false;
+  admission_round();
+  return true;
 }
 
 void commit_writer::take(std::vector<checkpoint>& batch, std::vector<item>& replies) {

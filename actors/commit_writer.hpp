@@ -53,6 +53,10 @@ public:
     log_sink log;
     /// How often an idle writer asks the store whether it answers.
     std::chrono::milliseconds probe_every = std::chrono::seconds(1);
+    /// False: no thread; whoever owns the writer drives it by hand with
+    /// `write_once` and `admit_once` (the deterministic simulation). The
+    /// lease duties and the idle probe need the thread.
+    bool threads = true;
   };
 
   commit_writer(store_ptr st, caf::actor events_sink, metrics& m, options opts,
@@ -82,6 +86,25 @@ public:
 
   /// Returns how many checkpoints wait to be written.
   size_t backlog() const;
+
+  // -- driven by hand (`options::threads` false) -------------------------------
+
+  /// One try at writing: the batch whose last try failed, else the next
+  /// batch from the queue. Returns false when there was nothing to write.
+  bool write_once();
+
+  /// Runs the requested admission round, if one was requested; returns
+  /// whether one was.
+  bool admit_once();
+
+  /// Returns whether a batch waits to be tried again, or checkpoints to
+  /// be written.
+  bool has_work() const;
+
+  /// Returns whether `admit_once` would run a round: one was requested,
+  /// and no batch waits to be tried again (the thread retries a batch
+  /// before anything else, so that events leave in log order).
+  bool admission_due() const;
 
   /// Returns why the last store call failed, or empty.
   std::string fault() const;
@@ -129,6 +152,14 @@ private:
   /// false when stopping with it unwritten.
   bool write(std::vector<checkpoint>& batch, std::vector<item>& replies);
 
+  /// What one try at writing a batch came to.
+  enum class try_result : uint8_t { written, failed, fenced };
+
+  /// Tries once to write `batch`, answering its senders when it is written
+  /// (or fenced); `retry_in` is what a failure's log line announces.
+  try_result write_try(std::vector<checkpoint>& batch, std::vector<item>& replies,
+                       std::chrono::milliseconds retry_in);
+
   store_ptr store_;
   caf::actor events_sink_;
   metrics& metrics_;
@@ -149,6 +180,9 @@ private:
   std::shared_ptr<clock> clock_;
   std::thread thread_;
   std::vector<std::thread> lanes_;
+  /// Driven by hand: the batch whose last try failed, tried again next.
+  std::vector<checkpoint> held_;
+  std::vector<item> held_replies_;
   /// Lane threads still running (the first thread leaves the lease after
   /// them).
   size_t lanes_running_ = 0;

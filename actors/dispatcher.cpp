@@ -163,6 +163,11 @@ void on_recover(dispatcher_ptr self, recovered_ops& found) {
       add_sleeper(self, op.id, time_point::max()); // its admission wakes it
       continue;
     }
+    if (wf && op.state == op_state::paused) {
+      // Only a request (or its deadline) moves it on.
+      add_sleeper(self, op.id, op.deadline.value_or(time_point::max()));
+      continue;
+    }
     auto due = op.wake_at;
     // A wait followed by a watcher gets an actor, to tell the watcher again;
     // so does an operation whose version is not registered, to fail it.
@@ -238,9 +243,11 @@ void tidy(dispatcher_ptr self) {
 caf::behavior dispatcher(dispatcher_ptr self, runtime_ptr rt) {
   auto& st = self->state;
   st.rt = std::move(rt);
-  st.node = static_cast<uint32_t>(
-    std::hash<std::string>{}(std::to_string(st.rt->clk->now().time_since_epoch().count()))
-    ^ static_cast<uint32_t>(::getpid()));
+  st.node = st.rt->node != 0
+              ? st.rt->node
+              : static_cast<uint32_t>(std::hash<std::string>{}(std::to_string(
+                                        st.rt->clk->now().time_since_epoch().count()))
+                                      ^ static_cast<uint32_t>(::getpid()));
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& subs = self->state.subscribers;
     subs.erase(std::remove_if(subs.begin(), subs.end(),

@@ -168,6 +168,13 @@ void to_absent(dispatcher_ptr self, caf::response_promise rp, const std::string&
     return;
   }
   read_then<load_atom>(self, id, rp, [=](std::optional<operation>& found) mutable {
+    auto& st = self->state;
+    if (st.live.count(id) || st.held.count(id) || st.sleepers.contains(id)) {
+      // While the store was read, another request gave the operation an
+      // actor (a second retry, say): that actor carries this one too.
+      to_actor(self, rp, id, req);
+      return;
+    }
     if (!found) {
       rp.deliver(not_found(id));
       return;
@@ -234,9 +241,10 @@ caf::message_handler dispatcher_requests(dispatcher_ptr self) {
       auto rp = self->make_response_promise();
       auto req = std::make_shared<actor_request<operation>>();
       req->msg = caf::make_message(command_atom::value, cmd);
-      req->revive = [cmd](const operation& op) { return allows(op, cmd); };
-      req->from_store = [cmd](const operation& op) -> caf::expected<operation> {
-        return refusal(op, cmd);
+      auto clk = self->state.rt->clk;
+      req->revive = [cmd, clk](const operation& op) { return allows(op, cmd, clk->now()); };
+      req->from_store = [cmd, clk](const operation& op) -> caf::expected<operation> {
+        return refusal(op, cmd, clk->now());
       };
       to_actor<operation>(self, rp, id, std::move(req));
       return rp;

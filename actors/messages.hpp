@@ -68,6 +68,10 @@ using lease_lost_atom = caf::atom_constant<caf::atom("sw_fenced")>;
 using tidy_atom = caf::atom_constant<caf::atom("sw_tidy")>;
 /// To an operation actor: an admission round admitted its operation.
 using admitted_atom = caf::atom_constant<caf::atom("sw_admit")>;
+/// To an operation actor from itself, after it refused a request for an
+/// ended operation: end now if nothing else is left to do. (Not at once:
+/// other requests may be on their way through the same handler loop.)
+using settle_atom = caf::atom_constant<caf::atom("sw_settle")>;
 /// The dispatcher's periodic admission round.
 using admission_poll_atom = caf::atom_constant<caf::atom("sw_apoll")>;
 

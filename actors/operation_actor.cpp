@@ -1,6 +1,7 @@
 #include "actors/operation_actor.hpp"
 
 #include <algorithm>
+#include <cassert>
 
 #include "actors/operation_parts.hpp"
 
@@ -41,6 +42,7 @@ void unwatch_left_wait(self_ptr self) {
 
 void persist(self_ptr self, std::vector<event> events, next_action act) {
   auto& st = self->state;
+  assert(!st.committing); // callers wait for the commit in flight (when_idle)
   unwatch_left_wait(self);
   if (!st.carry.empty()) {
     events.insert(events.begin(), std::make_move_iterator(st.carry.begin()),
@@ -259,21 +261,39 @@ void on_ack(self_ptr self, write_status status) {
     else
       w.rp.deliver(std::move(shown));
   }
+  // What the commit decided runs first: a timer or a result that waited
+  // for the commit belongs to the state before it, and is stale (an old
+  // generation) once the action arms or starts something new. Ending the
+  // operation waits for the requests, which the ended operation answers
+  // (or a retry among them supersedes the end).
+  bool finishing = act.what == next_action::kind::finish;
+  bool stored_only = act.what == next_action::kind::none;
+  if (!finishing) {
+    execute(self, act);
+    act = {};
+  }
   auto deferred = std::move(st.deferred);
   st.deferred.clear();
-  for (size_t i = 0; i < deferred.size(); ++i) {
-    deferred[i]();
+  for (size_t i = 0; i <= deferred.size(); ++i) {
     if (st.committing) {
-      // A deferred request began a new commit. What it decides to do next
-      // supersedes `act`; one that only stored something (a signal no wait
-      // took) leaves `act` due. The rest wait for that commit.
+      // A new commit began: the rest waits for it, and so does the end,
+      // unless what that commit does next supersedes it.
       if (st.pending.what == next_action::kind::none)
         st.pending = act;
-      for (size_t j = i + 1; j < deferred.size(); ++j)
+      for (size_t j = i; j < deferred.size(); ++j)
         st.deferred.emplace_back(std::move(deferred[j]));
       return;
     }
+    if (i < deferred.size())
+      deferred[i]();
   }
+  // A paused or queued operation that stored something (a signal) gives up
+  // its actor again: its passivation may have been refused while the
+  // commit was in flight.
+  bool idle_parked = st.op.state == op_state::paused
+                     || (st.op.state == op_state::pending && st.op.admission == admission::queued);
+  if (stored_only && idle_parked && !st.step_running)
+    act.what = next_action::kind::park;
   execute(self, act);
 }
 
@@ -346,7 +366,11 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
   start(self, act, mode);
   auto own = caf::message_handler{
     [=](commit_ack& ack) { on_ack(self, ack.status); },
-    [=](step_done& msg) { on_step_done(self, msg); },
+    // While a commit is in flight (a signal or a pause stored during the
+    // attempt), the result waits for it: one commit at a time.
+    [=](step_done& msg) {
+      when_idle(self, [=]() mutable { on_step_done(self, msg); });
+    },
   };
   return caf::behavior{own.or_else(operation_timers(self))
                          .or_else(operation_requests(self))

@@ -14,14 +14,14 @@ namespace {
 /// Carries out a client's command, or refuses it for the current state.
 void on_command(self_ptr self, command cmd, caf::response_promise& rp) {
   auto& st = self->state;
-  if (!allows(st.op, cmd)) {
-    rp.deliver(refusal(st.op, cmd));
+  auto now = st.rt->clk->now();
+  if (!allows(st.op, cmd, now)) {
+    rp.deliver(refusal(st.op, cmd, now));
     // An actor given to a terminal operation for a retry has nothing to do.
     if (is_terminal(st.op.state))
-      execute(self, {next_action::kind::finish, 0, 0, {}});
+      self->send(self, settle_atom::value);
     return;
   }
-  auto now = st.rt->clk->now();
   std::vector<event> events;
   next_action act;
   switch (cmd) {
@@ -62,8 +62,7 @@ void on_signal(self_ptr self, signal_request& req, caf::response_promise& rp) {
   }
   if (is_terminal(st.op.state)) {
     rp.deliver(signal_refusal(st.op));
-    if (!st.committing && !st.step_running)
-      execute(self, {next_action::kind::finish, 0, 0, {}});
+    self->send(self, settle_atom::value);
     return;
   }
   auto now = st.rt->clk->now();
@@ -90,6 +89,12 @@ caf::message_handler operation_requests(self_ptr self) {
       auto rp = self->make_response_promise();
       when_idle(self, [=]() mutable { on_command(self, cmd, rp); });
       return rp;
+    },
+    [=](settle_atom) {
+      auto& st = self->state;
+      if (is_terminal(st.op.state) && !st.committing && !st.step_running
+          && st.deferred.empty())
+        execute(self, {next_action::kind::finish, 0, 0, {}});
     },
     [=](signal_atom, signal_request& req) -> caf::result<signal_result> {
       auto rp = self->make_response_promise();

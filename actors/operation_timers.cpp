@@ -10,52 +10,65 @@
 
 namespace stepwise::op {
 
+namespace {
+
+/// A due wait or retry: the wake-up, when its timer is still the current one.
+void on_timer(self_ptr self, uint64_t gen) {
+  auto& st = self->state;
+  if (gen != st.gen || st.step_running)
+    return;
+  std::vector<event> events;
+  st.woken_due = st.op.wake_at.value_or(st.rt->clk->now());
+  // Early by `start_lead`: the wake-up happens as of its due time, and
+  // the attempt it begins waits for that time on the clock.
+  auto now = std::max(st.rt->clk->now(), st.woken_due);
+  auto act = progress::wake(st.op, *st.wf, now, events, unit_random(st));
+  if (act.what == next_action::kind::run_step) {
+    act.due = st.woken_due;
+    st.start_at = now;
+    // The wait was durable; the attempt starts now rather than after
+    // one more commit, and its start is written with its result. A
+    // crash before that write runs the attempt again.
+    for (auto& e : events)
+      st.carry.emplace_back(std::move(e));
+    execute(self, act);
+  } else if (!events.empty()) {
+    persist(self, std::move(events), act);
+  }
+}
+
+} // namespace
+
 caf::message_handler operation_timers(self_ptr self) {
   return {
+    // A timer that fires while a commit is in flight (a signal stored
+    // during a wait) is not lost: it runs once the commit is durable.
     [=](timer_atom, uint64_t gen) {
-      auto& st = self->state;
-      st.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
-      if (gen != st.gen || st.committing || st.step_running)
-        return;
-      std::vector<event> events;
-      st.woken_due = st.op.wake_at.value_or(st.rt->clk->now());
-      // Early by `start_lead`: the wake-up happens as of its due time, and
-      // the attempt it begins waits for that time on the clock.
-      auto now = std::max(st.rt->clk->now(), st.woken_due);
-      auto act = progress::wake(st.op, *st.wf, now, events, unit_random(st));
-      if (act.what == next_action::kind::run_step) {
-        act.due = st.woken_due;
-        st.start_at = now;
-        // The wait was durable; the attempt starts now rather than after
-        // one more commit, and its start is written with its result. A
-        // crash before that write runs the attempt again.
-        for (auto& e : events)
-          st.carry.emplace_back(std::move(e));
-        execute(self, act);
-      } else if (!events.empty()) {
-        persist(self, std::move(events), act);
-      }
+      self->state.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+      when_idle(self, [=] { on_timer(self, gen); });
     },
     [=](lease_wait_atom, uint64_t gen) {
-      auto& st = self->state;
-      st.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
-      if (gen != st.gen || st.committing || st.step_running)
-        return;
-      execute(self, st.awaiting_lease);
+      self->state.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+      when_idle(self, [=] {
+        auto& st = self->state;
+        if (gen == st.gen && !st.step_running)
+          execute(self, st.awaiting_lease);
+      });
     },
     [=](step_timeout_atom, uint64_t gen) {
-      auto& st = self->state;
-      st.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
-      if (gen != st.gen || !st.step_running)
-        return;
-      // The attempt is not waited for: its late result has an old generation.
-      abandon(self, "timed out");
-      st.rt->stats.steps_timed_out.fetch_add(1, std::memory_order_relaxed);
-      std::vector<event> events;
-      auto act = progress::apply_timeout(st.op, *st.wf, st.op.cursor(),
-                                         st.rt->clk->now(), unit_random(st),
-                                         events);
-      persist(self, std::move(events), act);
+      self->state.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+      when_idle(self, [=] {
+        auto& st = self->state;
+        if (gen != st.gen || !st.step_running)
+          return;
+        // The attempt is not waited for: its late result has an old generation.
+        abandon(self, "timed out");
+        st.rt->stats.steps_timed_out.fetch_add(1, std::memory_order_relaxed);
+        std::vector<event> events;
+        auto act = progress::apply_timeout(st.op, *st.wf, st.op.cursor(), st.rt->clk->now(),
+                                           unit_random(st), events);
+        persist(self, std::move(events), act);
+      });
     },
     [=](deadline_atom) {
       self->state.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);

@@ -37,6 +37,9 @@ struct runtime {
   std::vector<caf::actor> readers;
   std::atomic<size_t> next_reader{0};
   std::atomic<bool> recovered{false};
+  /// The part of new operation ids that tells this process apart (0: the
+  /// dispatcher derives one from the clock and the process id).
+  uint32_t node = 0;
   /// Concurrency limits in force (the workflows' own, overridden by
   /// `cfg.limits`), and which workflows take part in admission.
   admission_limits limits;

@@ -39,8 +39,9 @@ caf::result<T> answered(self_ptr self, caf::expected<T> x) {
 
 caf::error refuse(const unregistered_state& st, command cmd) {
   auto& op = *st.committed;
-  if (!allows(op, cmd))
-    return refusal(op, cmd);
+  auto now = st.rt->clk->now();
+  if (!allows(op, cmd, now))
+    return refusal(op, cmd, now);
   return make_error(errc::invalid_state, "cannot " + std::string{to_string(cmd)}
                                            + " operation '" + op.id + "': " + why(st));
 }

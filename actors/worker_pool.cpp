@@ -17,6 +17,10 @@ worker_pool::worker_pool(std::string name, size_t threads)
     });
 }
 
+worker_pool::worker_pool(std::string name, by_hand_t) : name_(std::move(name)) {
+  // nop
+}
+
 worker_pool::~worker_pool() {
   stop();
 }
@@ -47,6 +51,16 @@ void worker_pool::stop() {
 size_t worker_pool::backlog() const {
   std::lock_guard<std::mutex> guard{mtx_};
   return jobs_.size();
+}
+
+std::optional<worker_pool::job> worker_pool::take() {
+  std::lock_guard<std::mutex> guard{mtx_};
+  if (jobs_.empty())
+    return std::nullopt;
+  // priority_queue::top is const: move out through a cast, then pop.
+  auto j = std::move(const_cast<entry&>(jobs_.top()).fn);
+  jobs_.pop();
+  return j;
 }
 
 void worker_pool::run() {

@@ -3,6 +3,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <queue>
 #include <mutex>
 #include <string>
@@ -19,6 +20,13 @@ public:
   using job = std::function<void()>;
 
   worker_pool(std::string name, size_t threads);
+
+  /// Selects the pool without threads (`by_hand`).
+  struct by_hand_t {};
+
+  /// A pool without threads: its jobs wait until `take` hands them out.
+  /// The deterministic simulation runs them itself, in an order it picks.
+  worker_pool(std::string name, by_hand_t);
 
   ~worker_pool();
 
@@ -38,6 +46,10 @@ public:
 
   /// Returns the number of queued jobs not yet started.
   size_t backlog() const;
+
+  /// Removes and returns the job a worker would run next, or none: for a
+  /// pool without threads.
+  std::optional<job> take();
 
 private:
   void run();

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "engine/errc.hpp"
+#include "engine/time.hpp"
 
 namespace stepwise {
 
@@ -33,16 +34,21 @@ bool has_incomplete(const operation& op) {
   return false;
 }
 
+bool past_deadline(const operation& op, time_point now) {
+  return op.deadline && now >= *op.deadline;
+}
+
 } // namespace
 
-bool allows(const operation& op, command cmd) {
+bool allows(const operation& op, command cmd, time_point now) {
   switch (cmd) {
     case command::cancel:
       return op.state == op_state::pending || op.state == op_state::in_progress
              || op.state == op_state::waiting || op.state == op_state::paused;
     case command::retry:
-      return op.state == op_state::failed
-             || (op.state == op_state::succeeded && has_incomplete(op));
+      return (op.state == op_state::failed
+              || (op.state == op_state::succeeded && has_incomplete(op)))
+             && !past_deadline(op, now);
     case command::pause:
       return (op.state == op_state::pending && !queued(op))
              || op.state == op_state::in_progress || op.state == op_state::waiting;
@@ -52,7 +58,12 @@ bool allows(const operation& op, command cmd) {
   return false;
 }
 
-caf::error refusal(const operation& op, command cmd) {
+caf::error refusal(const operation& op, command cmd, time_point now) {
+  if (cmd == command::retry && past_deadline(op, now) && allows(op, cmd, *op.deadline - duration{1}))
+    return make_error(errc::invalid_state,
+                      "operation '" + op.id + "' is " + std::string{to_string(op.state)}
+                        + ": its deadline (" + format_time(*op.deadline)
+                        + ") has passed, so a retry would fail at once; start a new operation");
   std::string allowed;
   switch (cmd) {
     case command::cancel:

@@ -24,12 +24,15 @@ enum class command : uint8_t {
 
 std::string_view to_string(command x);
 
-/// Returns whether `op`'s state allows `cmd`.
-bool allows(const operation& op, command cmd);
+/// Returns whether `op`'s state allows `cmd` at `now`. A retry is refused
+/// once the operation's deadline has passed: its new run would fail at
+/// once.
+bool allows(const operation& op, command cmd, time_point now);
 
-/// Returns the `errc::invalid_state` error that refuses `cmd` for `op`,
-/// naming the operation, its state and the states that allow `cmd`.
-caf::error refusal(const operation& op, command cmd);
+/// Returns the `errc::invalid_state` error that refuses `cmd` for `op` at
+/// `now`, naming the operation, its state and the states that allow `cmd`
+/// (or the deadline that passed).
+caf::error refusal(const operation& op, command cmd, time_point now);
 
 /// Returns the `errc::invalid_state` error that refuses a signal for an
 /// operation that has ended.

@@ -38,6 +38,9 @@ enum class event_type : uint8_t {
   operation_paused,
   /// A paused operation goes on.
   operation_resumed,
+  /// A retry began a new run of an ended operation (it ends with a terminal
+  /// event of its own).
+  operation_retried,
 };
 
 std::string_view to_string(event_type x);

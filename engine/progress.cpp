@@ -281,23 +281,25 @@ next_action retry(operation& op, const workflow& wf, time_point now,
     for (auto& rec : op.steps)
       if (rec.state == step_state::incomplete)
         detail::fresh_budget(rec);
-    op.state = op_state::pending;
-    return go_on(op, wf, now, out);
+  } else {
+    // Steps whose compensation ran were undone: they run again.
+    for (auto& rec : op.steps) {
+      if (rec.compensation == step_state::pending)
+        continue;
+      step_record fresh;
+      fresh.name = std::move(rec.name);
+      fresh.weight = rec.weight;
+      rec = std::move(fresh);
+    }
+    auto idx = op.cursor();
+    if (idx < op.steps.size())
+      detail::fresh_budget(op.steps[idx]);
+    op.error.clear();
   }
-  // Steps whose compensation ran were undone: they run again.
-  for (auto& rec : op.steps) {
-    if (rec.compensation == step_state::pending)
-      continue;
-    step_record fresh;
-    fresh.name = std::move(rec.name);
-    fresh.weight = rec.weight;
-    rec = std::move(fresh);
-  }
-  auto idx = op.cursor();
-  if (idx < op.steps.size())
-    detail::fresh_budget(op.steps[idx]);
-  op.error.clear();
   op.state = op_state::pending;
+  // Marks the new run in the log: a consumer counts one terminal event per
+  // run, and a run that is queued or canceled at once shows no step.
+  detail::emit(out, op, event_type::operation_retried, now);
   return go_on(op, wf, now, out);
 }
 

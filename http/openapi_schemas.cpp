@@ -88,7 +88,7 @@ const char* openapi_components() {
         "seq": {"type": "integer", "description": "Strictly increasing, never reused."},
         "time": {"$ref": "#/components/schemas/Time"},
         "operation_id": {"type": "string"},
-        "type": {"type": "string", "enum": ["operation_created", "step_started", "step_succeeded", "step_retry_scheduled", "step_failed", "step_timed_out", "step_skipped", "step_incomplete", "compensation_started", "compensation_succeeded", "compensation_failed", "operation_waiting", "operation_succeeded", "operation_failed", "operation_canceled", "infrastructure_task_completed", "signal_received", "operation_queued", "operation_paused", "operation_resumed"]},
+        "type": {"type": "string", "enum": ["operation_created", "step_started", "step_succeeded", "step_retry_scheduled", "step_failed", "step_timed_out", "step_skipped", "step_incomplete", "compensation_started", "compensation_succeeded", "compensation_failed", "operation_waiting", "operation_succeeded", "operation_failed", "operation_canceled", "infrastructure_task_completed", "signal_received", "operation_queued", "operation_paused", "operation_resumed", "operation_retried"]},
         "step": {"type": "string"}, "attempt": {"type": "integer"},
         "state": {"type": "string"}, "error": {"type": "string"}}
     },

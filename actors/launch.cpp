@@ -1,0 +1,127 @@
+#include "actors/launch.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <caf/actor_system.hpp>
+#include <caf/send.hpp>
+
+#include "actors/dispatcher.hpp"
+#include "actors/lease_keeper.hpp"
+#include "actors/messages.hpp"
+#include "actors/reader_actor.hpp"
+#include "actors/real_clock.hpp"
+#include "engine/errc.hpp"
+#include "storage/lease_store.hpp"
+
+namespace stepwise {
+
+namespace {
+
+/// Returns a joined lease keeper when the store is shared by processes,
+/// null when it serves this process alone.
+caf::expected<std::shared_ptr<lease_keeper>> make_keeper(const engine_config& cfg,
+                                                         store& st) {
+  auto* leases = dynamic_cast<lease_store*>(&st);
+  if (!leases)
+    return std::shared_ptr<lease_keeper>{};
+  // Claims run every ttl / 3: a tiny ttl would turn the writer into a
+  // busy loop of claims.
+  if (cfg.lease_ttl < std::chrono::milliseconds(100))
+    return make_error(errc::invalid_argument,
+                      "lease_ttl must be at least 100 ms");
+  auto keeper = std::make_shared<lease_keeper>(*leases, cfg.lease_ttl,
+                                               cfg.claim_batch);
+  if (auto err = keeper->join())
+    return make_error(errc::store_failure,
+                      "recovery: cannot join the store's leases: "
+                        + message_of(err));
+  return keeper;
+}
+
+/// Says once that secret values will be stored as they are: without a key
+/// ring nothing seals them.
+void warn_plaintext_secrets(const engine_config& cfg, const registry& workflows) {
+  if (cfg.secret_keys)
+    return;
+  std::set<std::string> names;
+  for (auto& wf : workflows.all())
+    if (!wf->secrets().empty())
+      names.insert(wf->name());
+  if (names.empty())
+    return;
+  std::string list;
+  for (auto& n : names)
+    list += (list.empty() ? "" : ", ") + n;
+  write_log(cfg.log, log_level::warn,
+            "no key ring (engine_config::secret_keys): the secret values of " + list
+              + " are stored in plaintext");
+}
+
+} // namespace
+
+
+caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg,
+                                       registry workflows, store_ptr st, drive how,
+                                       uint32_t node) {
+  if (!st)
+    return make_error(errc::invalid_argument, "no store given");
+  auto keeper = make_keeper(cfg, *st);
+  if (!keeper)
+    return std::move(keeper.error());
+  // The first page here, so that a store that cannot be read fails the
+  // launch; the dispatcher reads the others.
+  auto page = std::max<size_t>(1, cfg.recovery_page);
+  auto active = *keeper ? (*keeper)->claim_all() : st->load_active_page(std::nullopt, page);
+  if (!active)
+    return make_error(errc::store_failure,
+                      "recovery: cannot load the active operations: "
+                        + message_of(active.error()));
+  auto rt = std::make_shared<runtime>();
+  rt->cfg = cfg;
+  // Below passivate_after, so that an operation read back early arms its
+  // own timer rather than passivating again.
+  rt->cfg.wake_lead = std::min(cfg.wake_lead, cfg.passivate_after / 2);
+  rt->cfg.dispatch_lead = std::min(cfg.dispatch_lead, rt->cfg.wake_lead / 2);
+  rt->workflows = std::move(workflows);
+  for (auto& wf : rt->workflows.all()) {
+    if (wf->max_in_progress() > 0)
+      rt->limits[wf->name()] = wf->max_in_progress();
+    if (wf->serialized())
+      rt->admitted_workflows.insert(wf->name());
+  }
+  for (auto& [name, n] : cfg.limits)
+    rt->limits[name] = n;
+  warn_plaintext_secrets(cfg, rt->workflows);
+  for (auto& kv : rt->limits)
+    rt->admitted_workflows.insert(kv.first);
+  rt->store = std::move(st);
+  rt->clk = cfg.clock ? cfg.clock : std::make_shared<real_clock>(sys);
+  rt->node = node;
+  bool threads = how == drive::threads;
+  rt->step_pool = threads ? std::make_shared<worker_pool>("sw-step", cfg.step_workers)
+                          : std::make_shared<worker_pool>("sw-step", worker_pool::by_hand_t{});
+  for (size_t i = 0; i < std::max<size_t>(1, cfg.read_workers); ++i)
+    rt->readers.push_back(threads ? sys.spawn<caf::detached>(reader_actor, rt)
+                                  : sys.spawn(reader_actor, rt));
+  auto a = sys.spawn(dispatcher, rt);
+  rt->lease = *keeper;
+  if (rt->lease)
+    rt->stats.operations_claimed.fetch_add(active->size(),
+                                             std::memory_order_relaxed);
+  commit_writer::options wopts;
+  wopts.max_batch = cfg.max_batch;
+  wopts.max_backlog = cfg.max_backlog;
+  wopts.log = cfg.log;
+  wopts.threads = threads;
+  rt->writer = std::make_unique<commit_writer>(rt->store, a, rt->stats,
+                                                 std::move(wopts), rt->lease);
+  rt->writer->enable_admission(rt->limits, rt->clk);
+  auto first = *keeper ? recovered_ops{std::move(*active), std::nullopt}
+                       : recovery_page(std::move(*active), page);
+  caf::anon_send(a, recover_atom::value, std::move(first));
+  return launched{std::move(rt), std::move(a)};
+}
+
+
+} // namespace stepwise

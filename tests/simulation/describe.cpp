@@ -1,0 +1,58 @@
+#include "tests/simulation/describe.hpp"
+
+#include "actors/messages.hpp"
+#include "engine/requests.hpp"
+
+namespace stepwise::sim {
+
+namespace {
+
+std::string op_text(const operation& op) {
+  return op.id + " " + std::string{to_string(op.state)} + " rev " + std::to_string(op.revision);
+}
+
+} // namespace
+
+std::string describe(const caf::type_erased_tuple& msg) {
+  if (msg.size() == 0)
+    return "()";
+  if (msg.match_element<commit_ack>(0)) {
+    auto& x = msg.get_as<commit_ack>(0);
+    return "commit_ack tag " + std::to_string(x.tag) + " status "
+           + std::to_string(static_cast<int>(x.status));
+  }
+  if (msg.match_element<step_done>(0)) {
+    auto& x = msg.get_as<step_done>(0);
+    return "step_done gen " + std::to_string(x.generation) + " attempt "
+           + std::to_string(x.attempt);
+  }
+  if (msg.match_element<event_batch>(0)) {
+    auto& x = msg.get_as<event_batch>(0);
+    std::string out = "event_batch";
+    for (auto& e : x.events)
+      out += " " + std::to_string(e.seq) + ":" + std::string{to_string(e.type)};
+    return out;
+  }
+  if (msg.match_element<maybe_op>(0)) {
+    auto& x = msg.get_as<maybe_op>(0);
+    return "maybe_op " + x.id + (x.value ? " " + op_text(*x.value) : " none");
+  }
+  if (msg.match_element<operation>(0))
+    return "operation " + op_text(msg.get_as<operation>(0));
+  if (msg.match_element<start_result>(0))
+    return "start_result " + op_text(msg.get_as<start_result>(0).op);
+  if (msg.match_element<signal_result>(0))
+    return "signal_result " + op_text(msg.get_as<signal_result>(0).op);
+  if (msg.match_element<recovered_ops>(0))
+    return "recovered_ops " + std::to_string(msg.get_as<recovered_ops>(0).ops.size());
+  if (msg.match_element<admission_round>(0))
+    return "admission_round startable "
+           + std::to_string(msg.get_as<admission_round>(0).startable.size());
+  if (msg.match_element<bridge_job>(0))
+    return "client request";
+  if (msg.match_element<watch_ready>(0))
+    return "watch_ready";
+  return msg.stringify();
+}
+
+} // namespace stepwise::sim

@@ -1,0 +1,234 @@
+#include "tests/simulation/sim_client.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <caf/event_based_actor.hpp>
+
+#include "engine/errc.hpp"
+#include "engine/requests.hpp"
+#include "tests/simulation/fingerprint.hpp"
+#include "tests/simulation/sim_workflows.hpp"
+
+namespace stepwise::sim {
+
+namespace {
+
+constexpr auto unknown_id = "op-that-does-not-exist";
+
+uint8_t code(errc x) {
+  return static_cast<uint8_t>(x);
+}
+
+} // namespace
+
+sim_client::sim_client(sim_log& log, std::mt19937_64& rng, sim_store& store, bool store_faults)
+  : log_(log), rng_(rng), store_(store), store_faults_(store_faults) {
+  // nop
+}
+
+void sim_client::seen(const operation& op, const std::string& what) {
+  auto held = store_.held(op.id, op.revision);
+  log_.check_lazy(held && *held == fingerprint(op), [&] {
+    return what + ": the answer shows " + op.id + " " + std::string{to_string(op.state)}
+           + " at revision " + std::to_string(op.revision)
+           + (held ? ", not as the store held it" : ", a revision the store never held");
+  });
+  auto i = ops_.find(op.id);
+  if (i != ops_.end())
+    i->second.acked = std::max(i->second.acked, op.revision);
+}
+
+template <class T>
+void sim_client::ask(sim_world& world, caf::message msg, std::string what,
+                     std::function<void(T&)> on_answer, std::set<uint8_t> allowed) {
+  if (store_faults_)
+    allowed.insert(code(errc::store_failure));
+  log_.note("client: " + what);
+  world.ask([this, msg, what, on_answer, allowed](caf::event_based_actor* self,
+                                                  const caf::actor& dispatcher) {
+    self->request(dispatcher, caf::infinite, msg)
+      .then(
+        [=](T& x) {
+          answered_ += 1;
+          log_.note("answer: " + what);
+          on_answer(x);
+        },
+        [=](caf::error& err) {
+          answered_ += 1;
+          log_.note("answer: " + what + ": " + message_of(err));
+          log_.check_lazy(allowed.count(code_of(err)) > 0,
+                          [&] { return what + " was answered with an error: " + message_of(err); });
+        });
+  });
+}
+
+std::string sim_client::target() {
+  if (ids_.empty() || rng_() % 10 == 0)
+    return unknown_id;
+  return ids_[rng_() % ids_.size()];
+}
+
+void sim_client::start(sim_world& world) {
+  auto& names = sim_workflow_names;
+  start_request req;
+  req.workflow = names[rng_() % names.size()];
+  req.input = random_input(req.workflow, rng_);
+  if (rng_() % 3 == 0) {
+    req.idempotency_key = "key" + std::to_string(rng_() % 5);
+    auto k = keys_.find(req.idempotency_key);
+    if (k != keys_.end() && rng_() % 2 == 0) {
+      // The same request again: a replay of the first.
+      auto body = boost::json::parse(k->second.first).as_object();
+      req.workflow = body["workflow"].as_string().c_str();
+      req.input = body["input"].as_object();
+    }
+  }
+  if (rng_() % 7 == 0)
+    req.deadline = world.clock().now() + std::chrono::milliseconds(500 + rng_() % 10000);
+  auto body = boost::json::serialize(
+    boost::json::object{{"workflow", req.workflow}, {"input", req.input}});
+  auto key = req.idempotency_key;
+  auto what = "start " + req.workflow + (key.empty() ? "" : " key " + key);
+  ask<start_result>(
+    world, caf::make_message(start_atom::value, req), what,
+    [this, key, body, what, wf = req.workflow](start_result& res) {
+      if (!key.empty()) {
+        auto k = keys_.find(key);
+        if (k == keys_.end()) {
+          keys_[key] = {body, res.op.id};
+        } else {
+          log_.check_lazy(k->second.second == res.op.id, [&] {
+            return what + " gave " + res.op.id + ", the key's first start gave "
+                   + k->second.second;
+          });
+        }
+      }
+      if (!ops_.count(res.op.id)) {
+        ops_[res.op.id].workflow = wf;
+        ids_.push_back(res.op.id);
+      }
+      seen(res.op, what);
+    },
+    {code(errc::idempotency_conflict)});
+}
+
+void sim_client::command_call(sim_world& world, const std::string& id) {
+  static const char* names[] = {"cancel", "retry", "pause", "resume"};
+  auto pick = rng_() % 4;
+  auto cmd = static_cast<command>(pick);
+  auto what = std::string{names[pick]} + " " + id;
+  std::set<uint8_t> allowed{code(errc::invalid_state)};
+  if (id == unknown_id)
+    allowed.insert(code(errc::not_found));
+  ask<operation>(world, caf::make_message(command_atom::value, id, cmd), what,
+                 [this, what](operation& op) { seen(op, what); }, allowed);
+}
+
+void sim_client::signal_call(sim_world& world, const std::string& id, std::string name) {
+  signal_request sig;
+  sig.name = std::move(name);
+  sig.payload = boost::json::object{{"n", rng_() % 100}};
+  if (rng_() % 2 == 0)
+    sig.signal_id = "s" + std::to_string(rng_() % 3);
+  auto what = "signal " + sig.name + (sig.signal_id.empty() ? "" : " id " + sig.signal_id) + " to "
+              + id;
+  std::set<uint8_t> allowed{code(errc::invalid_state)};
+  if (id == unknown_id)
+    allowed.insert(code(errc::not_found));
+  ask<signal_result>(world, caf::make_message(signal_atom::value, id, sig), what,
+                     [this, what, sid = sig.signal_id](signal_result& res) {
+                       seen(res.op, what);
+                       if (!sid.empty())
+                         ops_[res.op.id].signals.insert(sid);
+                     },
+                     allowed);
+}
+
+void sim_client::random_call(sim_world& world) {
+  auto kind = rng_() % 16;
+  log_.choose(kind);
+  if (kind < 5) {
+    start(world);
+    return;
+  }
+  auto id = target();
+  if (kind < 8) {
+    std::set<uint8_t> allowed;
+    if (id == unknown_id)
+      allowed.insert(code(errc::not_found));
+    ask<operation>(world, caf::make_message(get_atom::value, id), "get " + id,
+                   [this, id](operation& op) { seen(op, "get " + id); }, allowed);
+  } else if (kind < 12) {
+    command_call(world, id);
+  } else if (kind < 15) {
+    auto i = ops_.find(id);
+    auto names = i == ops_.end() ? std::vector<std::string>{} : signals_of(i->second.workflow);
+    names.push_back("ping");
+    signal_call(world, id, names[rng_() % names.size()]);
+  } else if (rng_() % 2 == 0) {
+    list_filter f;
+    f.limit = 1 + rng_() % 5;
+    ask<operation_page>(world, caf::make_message(list_atom::value, f), "list",
+                        [this](operation_page& page) {
+                          for (auto& op : page.items)
+                            seen(op, "list");
+                        },
+                        {});
+  } else {
+    auto after = static_cast<int64_t>(rng_() % 20);
+    ask<std::vector<event>>(world, caf::make_message(events_atom::value, after, uint64_t{10}),
+                            "events", [](std::vector<event>&) {}, {});
+  }
+}
+
+bool sim_client::nudge(sim_world& world) {
+  bool sent = false;
+  // Every operation the store has: a start whose answer a restart lost is
+  // not known to the client, and must end all the same.
+  for (auto& id : store_.ids()) {
+    auto op = store_.peek(id);
+    if (!op || is_terminal(op->state))
+      continue;
+    if (op->state == op_state::paused) {
+      ask<operation>(world, caf::make_message(command_atom::value, id, command::resume),
+                     "resume " + id, [this, id](operation& x) { seen(x, "resume " + id); },
+                     {code(errc::invalid_state)});
+      sent = true;
+    } else if (op->state == op_state::waiting || op->state == op_state::pending) {
+      auto names = signals_of(op->workflow);
+      if (names.empty())
+        continue;
+      signal_request sig;
+      sig.name = names.front();
+      ask<signal_result>(world, caf::make_message(signal_atom::value, id, sig),
+                         "signal " + sig.name + " to " + id,
+                         [this, id](signal_result& x) { seen(x.op, "signal to " + id); },
+                         {code(errc::invalid_state)});
+      sent = true;
+    }
+  }
+  return sent;
+}
+
+void sim_client::check_acked() {
+  for (auto& [id, known] : ops_) {
+    auto op = store_.peek(id);
+    log_.check_lazy(op.has_value(),
+                    [&, id = id] { return "acknowledged operation " + id + " is not in the store"; });
+    if (!op)
+      continue;
+    log_.check_lazy(op->revision >= known.acked, [&, id = id, acked = known.acked] {
+      return "operation " + id + " is at revision " + std::to_string(op->revision)
+             + " in the store, an answer showed " + std::to_string(acked);
+    });
+    for (auto& sid : known.signals) {
+      bool there = false;
+      for (auto& s : op->signals)
+        there = there || s.id == sid;
+      log_.check_lazy(there, [&, id = id] {
+        return "acknowledged signal " + sid + " of " + id + " is not in the store";
+      });
+    }
+  }
+}
+
+} // namespace stepwise::sim

@@ -1,0 +1,80 @@
+#pragma once
+
+#include <functional>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <caf/message.hpp>
+
+#include "engine/operation.hpp"
+#include "tests/simulation/sim_log.hpp"
+#include "tests/simulation/sim_store.hpp"
+#include "tests/simulation/sim_world.hpp"
+
+namespace stepwise::sim {
+
+/// The simulated clients: a random stream of requests (start, get, cancel,
+/// retry, pause, resume, signal, list, events; with and without
+/// idempotency keys and signal ids; on live, queued, waiting, paused and
+/// ended operations, and on unknown ids), and what their answers promise:
+/// each answer matches a state the store held, every acknowledged request
+/// is in the store, an idempotency key gives one operation.
+class sim_client {
+public:
+  sim_client(sim_log& log, std::mt19937_64& rng, sim_store& store, bool store_faults);
+
+  /// Sends one random request through `world`.
+  void random_call(sim_world& world);
+
+  /// Sends what moves on the operations that are not terminal yet (resume
+  /// the paused, signal the waiting, cancel what waits for its
+  /// admission); returns whether it sent anything.
+  bool nudge(sim_world& world);
+
+  /// Checks that every acknowledged request is in the store (after a
+  /// restart, at the end).
+  void check_acked();
+
+  /// Returns how many requests were answered.
+  size_t answered() const {
+    return answered_;
+  }
+
+private:
+  struct known_op {
+    std::string workflow;
+    /// The newest revision an answer showed.
+    int64_t acked = 0;
+    /// Signal ids whose signal an answer acknowledged.
+    std::set<std::string> signals;
+  };
+
+  template <class T>
+  void ask(sim_world& world, caf::message msg, std::string what,
+           std::function<void(T&)> on_answer, std::set<uint8_t> allowed);
+
+  void start(sim_world& world);
+  void command_call(sim_world& world, const std::string& id);
+  void signal_call(sim_world& world, const std::string& id, std::string name);
+
+  /// Checks an operation in an answer against the store's history.
+  void seen(const operation& op, const std::string& what);
+
+  /// Returns a known id (or, now and then, an unknown one).
+  std::string target();
+
+  sim_log& log_;
+  std::mt19937_64& rng_;
+  sim_store& store_;
+  bool store_faults_;
+  std::map<std::string, known_op> ops_;
+  std::vector<std::string> ids_;
+  /// Idempotency key -> (input it was first sent with, operation).
+  std::map<std::string, std::pair<std::string, std::string>> keys_;
+  size_t answered_ = 0;
+};
+
+} // namespace stepwise::sim

@@ -1,0 +1,272 @@
+#include "tests/simulation/sim_store.hpp"
+
+#include <algorithm>
+
+#include "engine/errc.hpp"
+#include "tests/simulation/fingerprint.hpp"
+
+namespace stepwise::sim {
+
+sim_store::sim_store(sim_log& log, std::mt19937_64& rng, admission_limits limits,
+                     std::set<std::string> admitted_workflows)
+  : log_(log),
+    rng_(rng),
+    limits_(std::move(limits)),
+    admitted_workflows_(std::move(admitted_workflows)) {
+  // nop
+}
+
+bool sim_store::roll(double p) {
+  return p > 0 && std::uniform_real_distribution<double>{0, 1}(rng_) < p;
+}
+
+caf::error sim_store::read_fault(const char* what) {
+  if (!roll(faults.read_fail))
+    return caf::none;
+  log_.note(std::string{"store: "} + what + " fails (injected)");
+  return make_error(errc::store_failure, std::string{"sim: "} + what + " failed (injected)");
+}
+
+void sim_store::restarted() {
+  submitted_.clear();
+  unsure_.reset();
+  unsure_batch_.clear();
+}
+
+std::optional<uint64_t> sim_store::held(const std::string& id, int64_t rev) const {
+  auto i = history_.find(id);
+  if (i == history_.end())
+    return std::nullopt;
+  auto j = i->second.find(rev);
+  if (j == i->second.end())
+    return std::nullopt;
+  return j->second;
+}
+
+std::optional<operation> sim_store::peek(const std::string& id) {
+  auto res = inner_.load(id);
+  return res ? *res : std::nullopt;
+}
+
+bool sim_store::run_open(const std::string& id) const {
+  auto i = open_.find(id);
+  return i != open_.end() && i->second;
+}
+
+void sim_store::check_settled() {
+  for (auto& id : order_) {
+    auto op = peek(id);
+    log_.check_lazy(op.has_value(), [&] { return "operation " + id + " vanished from the store"; });
+    if (!op)
+      continue;
+    bool open = run_open(id);
+    log_.check_lazy(is_terminal(op->state) != open, [&] {
+      return "operation " + id + " is " + std::string{to_string(op->state)}
+             + (open ? " but its run has no terminal event" : " but its run ended with a terminal event");
+    });
+  }
+}
+
+std::string sim_store::backend() const {
+  return "sim";
+}
+
+std::shared_ptr<const prepared_checkpoint> sim_store::prepare(const checkpoint& cp) const {
+  auto& id = cp.op->id;
+  log_.check_lazy(submitted_.insert(id).second, [&] {
+    return "two commits in flight for operation " + id + " (revision "
+           + std::to_string(cp.op->revision) + " submitted before the last one was written)";
+  });
+  return nullptr;
+}
+
+void sim_store::on_event(const event& e) {
+  auto& open = open_[e.operation_id];
+  if (is_terminal(e.type)) {
+    log_.check_lazy(open, [&] {
+      return "second terminal event (" + std::string{to_string(e.type)} + ", seq "
+             + std::to_string(e.seq) + ") in one run of operation " + e.operation_id;
+    });
+    open = false;
+  } else if (e.type != event_type::signal_received && e.type != event_type::operation_queued) {
+    open = true;
+  }
+}
+
+void sim_store::record(const checkpoint& cp, write_status status) {
+  auto& op = *cp.op;
+  submitted_.erase(op.id);
+  if (status == write_status::duplicate_key) {
+    log_.check_lazy(cp.what == checkpoint::kind::create,
+                    [&] { return "update of " + op.id + " answered duplicate_key"; });
+    return;
+  }
+  log_.check_lazy(status == write_status::ok, [&] {
+    return "update of " + op.id + " to revision " + std::to_string(op.revision)
+           + " was stale in a store of one process";
+  });
+  if (status != write_status::ok)
+    return;
+  auto& revs = history_[op.id];
+  if (cp.what == checkpoint::kind::create)
+    order_.push_back(op.id);
+  log_.check_lazy(revs.empty() || revs.rbegin()->first < op.revision, [&] {
+    return "operation " + op.id + " went back from revision "
+           + std::to_string(revs.rbegin()->first) + " to " + std::to_string(op.revision);
+  });
+  revs[op.revision] = fingerprint(op);
+  if (op.admission == admission::none || op.state == op_state::pending || is_terminal(op.state))
+    return;
+  auto stored = peek(op.id);
+  log_.check_lazy(stored && stored->admission == admission::admitted, [&] {
+    return "operation " + op.id + " is " + std::string{to_string(op.state)}
+           + " without being admitted";
+  });
+}
+
+caf::expected<commit_result> sim_store::commit(const std::vector<checkpoint>& batch) {
+  if (unsure_) {
+    bool same = unsure_batch_.size() == batch.size();
+    for (size_t i = 0; same && i < batch.size(); ++i)
+      same = unsure_batch_[i] == batch[i].op.get();
+    auto res = std::move(*unsure_);
+    unsure_.reset();
+    unsure_batch_.clear();
+    log_.check(same, "the writer's next commit after an unsure one was another batch");
+    if (same) {
+      log_.note("store: retry of the unsure commit is told it was written");
+      return res;
+    }
+  }
+  if (roll(faults.commit_fail)) {
+    log_.note("store: commit of " + std::to_string(batch.size()) + " fails (injected)");
+    return make_error(errc::store_failure, "sim: commit failed (injected)");
+  }
+  auto res = inner_.commit(batch);
+  if (!res)
+    return res;
+  if (log_.tracing()) {
+    std::string line = "store: commit";
+    for (auto& cp : batch)
+      line += " [" + cp.op->id + " rev " + std::to_string(cp.op->revision) + " "
+              + std::string{to_string(cp.op->state)} + "]";
+    for (auto& e : res->events)
+      line += " " + std::to_string(e.seq) + ":" + std::string{to_string(e.type)};
+    log_.note(std::move(line));
+  }
+  for (size_t i = 0; i < batch.size(); ++i)
+    record(batch[i], res->status[i]);
+  for (auto& e : res->events)
+    on_event(e);
+  if (roll(faults.commit_unsure)) {
+    log_.note("store: commit of " + std::to_string(batch.size()) + " written, answer lost (injected)");
+    unsure_ = *res;
+    for (auto& cp : batch)
+      unsure_batch_.push_back(cp.op.get());
+    return make_error(errc::store_failure, "sim: connection lost during COMMIT (injected)");
+  }
+  return res;
+}
+
+void sim_store::check_admission(const admission_round& round) {
+  auto active = inner_.load_active();
+  if (!active)
+    return;
+  std::set<std::string> admitted_now;
+  for (auto& u : round.updates)
+    if (u.admission == admission::admitted)
+      admitted_now.insert(u.id);
+  std::map<std::string, size_t> holders; // key -> admitted, not ended
+  std::map<std::string, size_t> running; // workflow -> admitted, not ended
+  for (auto& op : *active) {
+    if (op.admission != admission::admitted)
+      continue;
+    if (!op.key.empty())
+      holders[op.key] += 1;
+    running[op.workflow] += 1;
+  }
+  for (auto& [key, n] : holders)
+    log_.check_lazy(n <= 1, [&, key = key, n = n] {
+      return std::to_string(n) + " operations hold key '" + key + "' at once";
+    });
+  for (auto& [wf, n] : running) {
+    auto lim = limits_.find(wf);
+    log_.check_lazy(lim == limits_.end() || n <= lim->second, [&, wf = wf, n = n] {
+      return std::to_string(n) + " operations of " + wf + " admitted, over its limit";
+    });
+  }
+  // In creation order: none admitted now while an older one of its key
+  // waits, or (with a limit) an older one of its workflow waits for a slot.
+  std::set<std::string> keys_waiting;
+  std::set<std::string> slot_waiting;
+  for (auto& op : *active) {
+    if (op.admission == admission::queued) {
+      bool behind_key = !op.key.empty() && (holders.count(op.key) || keys_waiting.count(op.key));
+      if (!behind_key)
+        slot_waiting.insert(op.workflow);
+      if (!op.key.empty())
+        keys_waiting.insert(op.key);
+      continue;
+    }
+    if (!admitted_now.count(op.id))
+      continue;
+    log_.check_lazy(op.key.empty() || !keys_waiting.count(op.key), [&] {
+      return "operation " + op.id + " admitted ahead of an older one with key '" + op.key + "'";
+    });
+    log_.check_lazy(!limits_.count(op.workflow) || !slot_waiting.count(op.workflow), [&] {
+      return "operation " + op.id + " admitted ahead of an older one of " + op.workflow
+             + " waiting for a slot";
+    });
+  }
+}
+
+caf::expected<admission_round> sim_store::admit(const admission_limits& limits, time_point now) {
+  if (roll(faults.admit_fail)) {
+    log_.note("store: admission round fails (injected)");
+    return make_error(errc::store_failure, "sim: admission round failed (injected)");
+  }
+  auto res = inner_.admit(limits, now);
+  if (!res)
+    return res;
+  for (auto& e : res->events)
+    on_event(e);
+  check_admission(*res);
+  return res;
+}
+
+caf::expected<std::optional<operation>> sim_store::load(const std::string& id) {
+  if (auto err = read_fault("load"))
+    return err;
+  return inner_.load(id);
+}
+
+caf::expected<std::optional<operation>> sim_store::find_by_key(const std::string& key) {
+  if (auto err = read_fault("find_by_key"))
+    return err;
+  return inner_.find_by_key(key);
+}
+
+caf::expected<std::vector<operation>>
+sim_store::load_active_page(const std::optional<active_position>& after, size_t limit) {
+  if (auto err = read_fault("load_active_page"))
+    return err;
+  return inner_.load_active_page(after, limit);
+}
+
+caf::expected<operation_page> sim_store::list(const list_filter& filter) {
+  if (auto err = read_fault("list"))
+    return err;
+  return inner_.list(filter);
+}
+
+caf::expected<std::vector<event>> sim_store::events_after(int64_t after, size_t limit) {
+  if (auto err = read_fault("events_after"))
+    return err;
+  return inner_.events_after(after, limit);
+}
+
+caf::expected<int64_t> sim_store::last_seq() {
+  return inner_.last_seq();
+}
+
+} // namespace stepwise::sim

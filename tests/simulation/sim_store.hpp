@@ -1,0 +1,110 @@
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/admission.hpp"
+#include "engine/store.hpp"
+#include "storage/memory_store.hpp"
+#include "tests/simulation/sim_log.hpp"
+
+namespace stepwise::sim {
+
+/// How often each kind of store fault happens (per call).
+struct store_faults {
+  /// A commit fails and writes nothing.
+  double commit_fail = 0;
+  /// A commit is written but its answer is lost: the writer's retry of the
+  /// same batch is told what the first call did (as PostgreSQL's commit
+  /// marks tell it).
+  double commit_unsure = 0;
+  /// A read (load, list, events, recovery page) fails.
+  double read_fail = 0;
+  /// An admission round fails and writes nothing.
+  double admit_fail = 0;
+};
+
+/// The simulation's store: the memory store, with faults a seed picks,
+/// and the store's side of the invariants. It sees every checkpoint when
+/// it is submitted (`prepare`) and when it is written, keeps every
+/// revision each operation had (so an answer can be matched with a state
+/// the store held), and checks admission after each round.
+///
+/// The simulation runs on one thread: nothing here is locked.
+class sim_store : public store {
+public:
+  sim_store(sim_log& log, std::mt19937_64& rng, admission_limits limits,
+            std::set<std::string> admitted_workflows);
+
+  store_faults faults;
+
+  /// A new process starts on this store: what the old one had submitted
+  /// and not written is gone with it.
+  void restarted();
+
+  /// Returns the fingerprint of revision `rev` of operation `id` as it was
+  /// written, or none if the store never held it.
+  std::optional<uint64_t> held(const std::string& id, int64_t rev) const;
+
+  /// Returns the operation as stored now, or none.
+  std::optional<operation> peek(const std::string& id);
+
+  /// Returns the ids of every operation, in creation order.
+  const std::vector<std::string>& ids() const {
+    return order_;
+  }
+
+  /// Returns whether run of operation `id` is open (created or retried,
+  /// and no terminal event since).
+  bool run_open(const std::string& id) const;
+
+  /// Checks what must hold once everything has settled: every operation's
+  /// last run ended with the terminal event of its stored state.
+  void check_settled();
+
+  // -- store ------------------------------------------------------------------
+
+  std::string backend() const override;
+  caf::expected<commit_result> commit(const std::vector<checkpoint>& batch) override;
+  std::shared_ptr<const prepared_checkpoint> prepare(const checkpoint& cp) const override;
+  caf::expected<admission_round> admit(const admission_limits& limits, time_point now) override;
+  caf::expected<std::optional<operation>> load(const std::string& id) override;
+  caf::expected<std::optional<operation>> find_by_key(const std::string& key) override;
+  caf::expected<std::vector<operation>>
+  load_active_page(const std::optional<active_position>& after, size_t limit) override;
+  caf::expected<operation_page> list(const list_filter& filter) override;
+  caf::expected<std::vector<event>> events_after(int64_t after, size_t limit) override;
+  caf::expected<int64_t> last_seq() override;
+
+private:
+  bool roll(double p);
+  caf::error read_fault(const char* what);
+  void record(const checkpoint& cp, write_status status);
+  void on_event(const event& e);
+  void check_admission(const admission_round& round);
+
+  sim_log& log_;
+  std::mt19937_64& rng_;
+  admission_limits limits_;
+  std::set<std::string> admitted_workflows_;
+  memory_store inner_;
+  /// Per operation: the fingerprint of each revision written.
+  std::unordered_map<std::string, std::map<int64_t, uint64_t>> history_;
+  std::vector<std::string> order_;
+  /// Operations with a checkpoint submitted and not yet written.
+  mutable std::set<std::string> submitted_;
+  /// Per operation: whether its current run is open.
+  std::unordered_map<std::string, bool> open_;
+  /// The answer of a commit that was written but reported as failed, and
+  /// the batch it belongs to.
+  std::optional<commit_result> unsure_;
+  std::vector<const operation*> unsure_batch_;
+};
+
+} // namespace stepwise::sim

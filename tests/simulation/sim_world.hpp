@@ -1,0 +1,108 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+
+#include "actors/dispatcher.hpp"
+#include "actors/launch.hpp"
+#include "actors/messages.hpp"
+#include "actors/virtual_clock.hpp"
+#include "actors/worker_pool.hpp"
+#include "tests/simulation/sim_workflows.hpp"
+
+namespace stepwise::sim {
+
+/// One process of the simulation: an actor system on CAF's test
+/// coordinator (nothing runs until the simulation picks it), the engine
+/// launched by hand (`drive::by_hand`) on the shared store, a virtual
+/// clock, a client actor that makes requests, a subscriber that checks the
+/// order of the events it gets, and the workers' jobs in progress.
+/// Destroying it is a crash: nothing it had in memory reaches the store.
+class sim_world {
+public:
+  /// Launches a process at `now`. `workers` is how many jobs may be in
+  /// progress at once (the pool's threads).
+  sim_world(std::shared_ptr<sim_world_state> outside, std::shared_ptr<sim_store> store,
+            engine_config cfg, time_point now, uint32_t node, size_t workers);
+
+  ~sim_world();
+
+  sim_world(const sim_world&) = delete;
+  sim_world& operator=(const sim_world&) = delete;
+
+  /// Returns why the launch failed (the store could not be read), or none.
+  const caf::error& launch_error() const {
+    return launch_error_;
+  }
+
+  caf::scheduler::test_coordinator& sched() {
+    return *sched_;
+  }
+
+  virtual_clock& clock() {
+    return *clk_;
+  }
+
+  commit_writer& writer() {
+    return *parts_.rt->writer;
+  }
+
+  worker_pool& pool() {
+    return *parts_.rt->step_pool;
+  }
+
+  /// The jobs workers have taken and not finished.
+  std::vector<worker_pool::job>& running() {
+    return running_;
+  }
+
+  size_t workers() const {
+    return workers_;
+  }
+
+  /// Returns the dispatcher's state (for the invariants).
+  dispatcher_state& dispatcher();
+
+  const caf::actor& dispatcher_handle() const {
+    return parts_.dispatcher;
+  }
+
+  /// Delivers the next message of the job at `index` of the coordinator's
+  /// queue; returns what it was, in words, when `say` is set.
+  std::string deliver(size_t index, bool say);
+
+  /// Moves both clocks (the engine's and CAF's) forward by `d`.
+  void advance(duration d);
+
+  /// Has the client actor run `job` (it sends requests to the dispatcher).
+  void ask(bridge_job job);
+
+  /// Returns whether nothing is left to do but wait for time: no message,
+  /// no worker job, nothing to write or admit.
+  bool quiet();
+
+private:
+  std::shared_ptr<sim_world_state> outside_;
+  std::shared_ptr<sim_store> store_;
+  caf::actor_system_config cfg_;
+  std::unique_ptr<caf::actor_system> sys_;
+  caf::scheduler::test_coordinator* sched_ = nullptr;
+  std::shared_ptr<virtual_clock> clk_;
+  launched parts_;
+  caf::error launch_error_;
+  caf::actor client_;
+  caf::actor subscriber_;
+  caf::actor watcher_;
+  std::vector<worker_pool::job> running_;
+  size_t workers_;
+};
+
+} // namespace stepwise::sim
