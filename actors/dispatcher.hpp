@@ -49,6 +49,9 @@ struct dispatcher_state {
   uint64_t wake_gen = 0;
   uint64_t next_tag = 0;
   std::unordered_map<uint64_t, pending_create> creates;
+  /// Starts written queued, answered with what the next admission round
+  /// says of them (admitted, or what they wait for).
+  std::vector<pending_create> queued_answers;
   std::unordered_multimap<std::string, caf::response_promise> waiters;
   std::vector<caf::actor> subscribers;
   bool stopping = false;

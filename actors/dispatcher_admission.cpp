@@ -4,13 +4,34 @@
 // and the dispatcher starts those it drives.
 #include "actors/dispatcher.hpp"
 
+#include <algorithm>
+
 namespace stepwise {
 
 namespace {
 
+/// Answers the starts written queued before `round` ran: admitted, or
+/// waiting for what the round names.
+void answer_queued(dispatcher_ptr self, const admission_round& round) {
+  auto& st = self->state;
+  for (auto& pc : st.queued_answers) {
+    auto op = *pc.op;
+    for (auto& u : round.updates)
+      if (u.id == op.id) {
+        op.admission = u.admission;
+        op.blocked_by = u.blocked_by;
+      }
+    if (std::find(round.startable.begin(), round.startable.end(), op.id) != round.startable.end())
+      op.admission = admission::admitted;
+    pc.rp.deliver(start_result{st.rt->present(op), true});
+  }
+  st.queued_answers.clear();
+}
+
 /// Starts the admitted operations this process drives.
 void on_round(dispatcher_ptr self, admission_round& round) {
   auto& st = self->state;
+  answer_queued(self, round);
   {
     // Workflows the round found nothing of show zeros, not stale figures.
     std::lock_guard<std::mutex> guard{st.rt->counts_mtx};

@@ -70,13 +70,15 @@ void on_create_ack(dispatcher_ptr self, const commit_ack& ack) {
     return;
   }
   st.rt->stats.operations_started.fetch_add(1, std::memory_order_relaxed);
-  pc.rp.deliver(start_result{st.rt->present(*pc.op), true});
   if (pc.act.what == next_action::kind::park) {
-    // Queued: parked until an admission round lets it start.
+    // Queued: parked until an admission round lets it start. The answer
+    // waits for that round, to say what the operation waits for.
     add_sleeper(self, pc.op->id, time_point::max());
+    st.queued_answers.emplace_back(std::move(pc));
     request_admission(self);
     return;
   }
+  pc.rp.deliver(start_result{st.rt->present(*pc.op), true});
   spawn_operation(self, *pc.op, pc.act, op_start::execute);
 }
 
@@ -290,6 +292,10 @@ caf::message_handler dispatcher_requests(dispatcher_ptr self) {
     [=](shutdown_atom) {
       auto& st = self->state;
       st.stopping = true;
+      // Written and queued: the answer says so without a round.
+      for (auto& pc : st.queued_answers)
+        pc.rp.deliver(start_result{st.rt->present(*pc.op), true});
+      st.queued_answers.clear();
       for (auto& kv : st.live)
         self->send_exit(kv.second, caf::exit_reason::user_shutdown);
       st.live.clear();

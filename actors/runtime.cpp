@@ -25,11 +25,28 @@ operation masked(const operation& op, const std::vector<std::string>& secrets) {
   return out;
 }
 
+/// Returns `op` with what the store keeps for the engine shown as a caller
+/// reads it: `blocked_by` only while the operation is queued (a round
+/// wrote it; it stays in the row after), and one rule for every wait: the
+/// step an operation waits on shows `waiting`, a sleep or retry as much as
+/// a wait step (whose attempt is stored as `running`, its timer being the
+/// wait's timeout).
+operation shown(operation op) {
+  if (!(op.state == op_state::pending && op.admission == admission::queued))
+    op.blocked_by.clear();
+  if (op.state == op_state::waiting) {
+    auto idx = op.cursor();
+    if (idx < op.steps.size() && op.steps[idx].state == step_state::running)
+      op.steps[idx].state = step_state::waiting;
+  }
+  return op;
+}
+
 } // namespace
 
 operation runtime::present(const operation& op) const {
   if (auto wf = workflows.find(op.workflow, op.workflow_version))
-    return masked(op, wf->secrets());
+    return shown(masked(op, wf->secrets()));
   // A version no longer registered: the secret paths of every registered
   // version of its name (the input's shape rarely changes between versions,
   // and a value is better masked once too often than shown).
@@ -37,7 +54,7 @@ operation runtime::present(const operation& op) const {
   for (auto v : workflows.versions(op.workflow))
     for (auto& p : workflows.find(op.workflow, v)->secrets())
       secrets.push_back(p);
-  return masked(op, secrets);
+  return shown(masked(op, secrets));
 }
 
 void runtime::stop() {

@@ -59,7 +59,8 @@ struct runtime {
                    % readers.size()];
   }
 
-  /// Returns `op` as shown to callers: secret input values masked.
+  /// Returns `op` as shown to callers: secret values masked, `blocked_by`
+  /// only while queued, the step it waits on `waiting`.
   operation present(const operation& op) const;
 
   /// Stops the pools and the writer (draining what is queued). Idempotent.

@@ -99,7 +99,7 @@ void mount(httplib::Server& svr, infra::sim_driver& drv, counters& n,
     infra::create_request r;
     if (!decode(req, res, infra::decode_create_request, r, n))
       return;
-    auto got = call<infra::accepted>([&](auto done) { drv.create(r, std::move(done)); });
+    auto got = call<infra::accepted>([&](auto done) { drv.create(r, std::move(done), {}); });
     answer(res, got, 202, n);
   }));
   svr.Post(base + "delete", timed(n.deletes, [&drv, &n](auto& req, auto& res) {
@@ -107,7 +107,7 @@ void mount(httplib::Server& svr, infra::sim_driver& drv, counters& n,
     if (!decode(req, res, infra::decode_delete_request, r, n))
       return;
     auto got = call<infra::accepted>(
-      [&](auto done) { drv.remove(r.infrastructure_id, r.location, std::move(done)); });
+      [&](auto done) { drv.remove(r.infrastructure_id, r.location, std::move(done), {}); });
     answer(res, got, 202, n);
   }));
   svr.Post(base + "query", timed(n.queries, [&drv, &n](auto& req, auto& res) {

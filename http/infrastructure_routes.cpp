@@ -131,7 +131,7 @@ void create(const router& r, infrastructure_context& ctx, request& rq,
       || !template_given(r, rq, res, req.template_text))
     return;
   auto got = call_driver<infra::accepted>(
-    ctx, [&](infra::callback<infra::accepted> done) { ctx.driver->create(req, std::move(done)); });
+    ctx, [&](infra::callback<infra::accepted> done) { ctx.driver->create(req, std::move(done), {}); });
   if (auto err = std::get_if<infra::error>(&got))
     return r.write(rq.raw.path, res, from_driver(*err));
   monitor(r, ctx, rq, res, std::get<infra::accepted>(got), req.location,
@@ -144,7 +144,7 @@ void delete_infra(const router& r, infrastructure_context& ctx, request& rq,
   if (!decode_body(r, ctx, rq, res, decode_delete_request, req))
     return;
   auto got = call_driver<infra::accepted>(ctx, [&](infra::callback<infra::accepted> done) {
-    ctx.driver->remove(req.infrastructure_id, req.location, std::move(done));
+    ctx.driver->remove(req.infrastructure_id, req.location, std::move(done), {});
   });
   if (auto err = std::get_if<infra::error>(&got))
     return r.write(rq.raw.path, res, from_driver(*err));

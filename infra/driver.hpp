@@ -11,6 +11,7 @@
 
 #include <boost/json.hpp>
 
+#include "engine/stop.hpp"
 #include "engine/time.hpp"
 
 namespace stepwise::infra {
@@ -127,17 +128,23 @@ class driver {
 public:
   virtual ~driver() = default;
 
-  /// Starts creating infrastructure; answers at once with its ids.
-  virtual void create(const create_request& req, callback<accepted> done) = 0;
+  /// Starts creating infrastructure; answers at once with its ids. Once
+  /// `stop` is requested (the step that made the call timed out, or its
+  /// operation was canceled or paused) the call is given up: a driver that
+  /// talks to a remote one ends its request (answering `temporary`).
+  virtual void create(const create_request& req, callback<accepted> done,
+                      const stop_token& stop) = 0;
 
   /// Returns the state of the task `request_id` on `infrastructure_id`.
   virtual void get_task(const std::string& infrastructure_id,
                         const std::string& request_id,
                         const deployment_location& loc, callback<task> done) = 0;
 
-  /// Starts deleting infrastructure; answers at once with its ids.
+  /// Starts deleting infrastructure; answers at once with its ids. `stop`
+  /// as for `create`.
   virtual void remove(const std::string& infrastructure_id,
-                      const deployment_location& loc, callback<accepted> done) = 0;
+                      const deployment_location& loc, callback<accepted> done,
+                      const stop_token& stop) = 0;
 
   /// Finds infrastructure that exists, is not deleted, and whose
   /// `resourceName` system property equals `instance_name`; `nullopt` when

@@ -62,6 +62,7 @@ std::string_view to_string(http_error_kind x) {
     case http_error_kind::connect_failed: return "connect_failed";
     case http_error_kind::tls: return "tls";
     case http_error_kind::shutting_down: return "shutting_down";
+    case http_error_kind::canceled: return "canceled";
     case http_error_kind::other: return "other";
   }
   return "?";
@@ -119,6 +120,10 @@ struct http_client::impl {
   /// Answers every transfer still held with `err`.
   void fail_all(const http_error& err);
 
+  /// Ends the transfers `cancel` named (queued or under way) with
+  /// `canceled`; ids already answered are ignored.
+  void cancel(std::vector<uint64_t>& ids);
+
   const http_client_options opts;
   detail::http_counters counters;
   /// Set by `init` before the thread starts; cleaned up by the thread at its
@@ -138,6 +143,10 @@ struct http_client::impl {
   std::mutex join_mtx;
   std::thread thread;
   std::thread::id thread_id;
+
+  /// Ids of requests to cancel, and the next id `send` gives (guarded by mtx).
+  std::vector<uint64_t> cancels;
+  uint64_t next_id = 0;
 
   /// Transfers waiting for a connection (I/O thread only).
   http_queue queue;
@@ -191,6 +200,7 @@ void http_client::impl::run() {
   sigaddset(&blocked, SIGPIPE);
   pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
   std::vector<std::unique_ptr<http_transfer>> batch;
+  std::vector<uint64_t> canceled;
   auto err = shutting_down();
   for (;;) {
     {
@@ -198,8 +208,10 @@ void http_client::impl::run() {
       if (stopping)
         break;
       batch.swap(incoming);
+      canceled.swap(cancels);
     }
     take(batch);
+    cancel(canceled);
     expire();
     start();
     int running = 0;
@@ -291,6 +303,26 @@ void http_client::impl::collect() {
   }
 }
 
+void http_client::impl::cancel(std::vector<uint64_t>& ids) {
+  http_error why{http_error_kind::canceled, "the caller canceled the request"};
+  for (auto id : ids) {
+    if (auto t = queue.remove(id)) {
+      t->answer(why);
+      continue;
+    }
+    auto i = std::find_if(active.begin(), active.end(),
+                          [id](auto& kv) { return kv.second.first->id() == id; });
+    if (i == active.end())
+      continue; // answered already
+    auto t = std::move(i->second.first);
+    queue.finished(i->second.second);
+    curl_multi_remove_handle(multi, i->first);
+    active.erase(i);
+    t->answer(why);
+  }
+  ids.clear();
+}
+
 void http_client::impl::fail_all(const http_error& err) {
   // Take the map first: a callback may drop the last owner of the client.
   auto held = std::move(active);
@@ -336,18 +368,20 @@ http_client::~http_client() {
     impl_->thread.detach();
 }
 
-void http_client::send(http_request req, http_callback cb) {
-  auto t = std::make_unique<http_transfer>(std::move(req), std::move(cb), impl_->counters);
+http_client::request_id http_client::send(http_request req, http_callback cb) {
+  std::unique_ptr<http_transfer> t;
   std::string broken;
   {
     std::lock_guard<std::mutex> guard{impl_->mtx};
+    auto id = ++impl_->next_id;
+    t = std::make_unique<http_transfer>(id, std::move(req), std::move(cb), impl_->counters);
     if (!impl_->stopping) {
       bool wake = impl_->incoming.empty();
       impl_->incoming.push_back(std::move(t));
       // A non-empty queue has a wake-up on its way already.
       if (wake)
         curl_multi_wakeup(impl_->multi);
-      return;
+      return id;
     }
     broken = impl_->broken;
   }
@@ -355,6 +389,15 @@ void http_client::send(http_request req, http_callback cb) {
     t->answer(shutting_down());
   else
     t->answer(http_error{http_error_kind::other, std::move(broken)});
+  return t->id();
+}
+
+void http_client::cancel(request_id id) {
+  std::lock_guard<std::mutex> guard{impl_->mtx};
+  if (impl_->stopping)
+    return; // everything is answered `shutting_down`
+  impl_->cancels.push_back(id);
+  curl_multi_wakeup(impl_->multi);
 }
 
 void http_client::stop() {

@@ -35,6 +35,9 @@ enum class http_error_kind : uint8_t {
   tls,
   /// The client stopped before the request was answered.
   shutting_down,
+  /// The caller canceled the request (`http_client::cancel`): its
+  /// transfer ended, its connection closed if it was under way.
+  canceled,
   /// Anything else: a malformed URL or header, an unsupported scheme, the
   /// connection lost mid-response, a response body over the limit, a client
   /// that could not start or whose I/O loop failed.
@@ -157,11 +160,21 @@ public:
   http_client(const http_client&) = delete;
   http_client& operator=(const http_client&) = delete;
 
+  /// Names a request sent, for `cancel`.
+  using request_id = uint64_t;
+
   /// Queues `req`; `cb` receives its result exactly once on the I/O thread.
   /// After `stop` `cb` receives `shutting_down` (or `other`, if the client
   /// could not start or its I/O loop failed) on the calling thread before
-  /// `send` returns.
-  void send(http_request req, http_callback cb);
+  /// `send` returns. Returns the request's id.
+  request_id send(http_request req, http_callback cb);
+
+  /// Ends request `id` if it is not answered yet: it leaves the queue, or
+  /// its transfer is stopped and its connection closed, and its callback
+  /// receives `canceled` (on the I/O thread). Thread-safe and cheap: for a
+  /// caller that gave the request up (a step that timed out or was
+  /// canceled), so that it holds no connection and no server work.
+  void cancel(request_id id);
 
   /// Answers every request not yet answered with `shutting_down`, ends the
   /// I/O thread and waits for it (except when called on that thread), and

@@ -78,6 +78,22 @@ std::vector<std::unique_ptr<http_transfer>> http_queue::expired(clock::time_poin
   return late;
 }
 
+std::unique_ptr<http_transfer> http_queue::remove(uint64_t id) {
+  for (auto i = origins_.begin(); i != origins_.end(); ++i) {
+    auto& w = i->second.waiting;
+    auto j = std::find_if(w.begin(), w.end(), [id](auto& x) { return x.first->id() == id; });
+    if (j == w.end())
+      continue;
+    auto out = std::move(j->first);
+    w.erase(j);
+    waiting_ -= 1;
+    if (w.empty() && i->second.running == 0)
+      origins_.erase(i);
+    return out;
+  }
+  return nullptr;
+}
+
 std::vector<std::unique_ptr<http_transfer>> http_queue::take_all() {
   std::vector<std::unique_ptr<http_transfer>> all;
   for (auto& [key, o] : origins_)

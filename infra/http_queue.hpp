@@ -51,6 +51,9 @@ public:
   /// before `now`.
   std::vector<std::unique_ptr<http_transfer>> expired(clock::time_point now);
 
+  /// Removes and returns the waiting transfer `id`, if it waits.
+  std::unique_ptr<http_transfer> remove(uint64_t id);
+
   /// Removes and returns every waiting transfer.
   std::vector<std::unique_ptr<http_transfer>> take_all();
 

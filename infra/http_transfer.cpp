@@ -67,9 +67,9 @@ bool is_tls_error(CURLcode code) {
 
 } // namespace
 
-http_transfer::http_transfer(http_request req, http_callback cb,
+http_transfer::http_transfer(uint64_t id, http_request req, http_callback cb,
                              http_counters& counters)
-  : req_(std::move(req)), cb_(std::move(cb)), counters_(counters) {
+  : id_(id), req_(std::move(req)), cb_(std::move(cb)), counters_(counters) {
   counters_.queued.fetch_add(1, std::memory_order_relaxed);
 }
 

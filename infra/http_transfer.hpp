@@ -28,7 +28,12 @@ struct http_counters {
 /// `in_flight` until answered.
 class http_transfer {
 public:
-  http_transfer(http_request req, http_callback cb, http_counters& counters);
+  http_transfer(uint64_t id, http_request req, http_callback cb, http_counters& counters);
+
+  /// The id `http_client::send` gave the request.
+  uint64_t id() const {
+    return id_;
+  }
 
   /// Releases the easy handle (the caller removed it from the multi handle).
   ~http_transfer();
@@ -72,6 +77,7 @@ private:
   std::optional<http_error> set_headers();
   bool set_method();
 
+  uint64_t id_;
   http_request req_;
   http_callback cb_;
   http_counters& counters_;

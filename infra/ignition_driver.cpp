@@ -143,31 +143,45 @@ ignition_driver::ignition_driver(const ignition_driver_config& cfg, std::string 
   opts.connect_timeout = cfg.connect_timeout;
   opts.verify_tls = cfg.verify_tls;
   opts.ca_file = cfg.ca_file;
-  client_ = std::make_unique<http_client>(std::move(opts));
+  client_ = std::make_shared<http_client>(std::move(opts));
 }
 
-void ignition_driver::post(const char* path, const json::object& body, http_callback done) {
+void ignition_driver::post(const char* path, const json::object& body, http_callback done,
+                           const stop_token& stop) {
   http_request req;
   req.method = http_method::post;
   req.url = origin_ + prefix_ + "/" + path;
   req.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}};
   req.body = json::serialize(body);
   req.timeout = call_timeout_;
-  client_->send(std::move(req), std::move(done));
-}
-
-void ignition_driver::create(const create_request& req, callback<accepted> done) {
-  post("create", encode(req), [origin = origin_, done = std::move(done)](http_result r) {
-    done(answer<accepted>(ignition_call::create, origin, r, decode_accepted));
+  auto id = client_->send(std::move(req), std::move(done));
+  // A caller that gives the call up ends its transfer: it holds no
+  // connection, and the driver is not kept waiting for nobody.
+  stop.on_stop([client = std::weak_ptr<http_client>{client_}, id] {
+    if (auto c = client.lock())
+      c->cancel(id);
   });
 }
 
+void ignition_driver::create(const create_request& req, callback<accepted> done,
+                             const stop_token& stop) {
+  post(
+    "create", encode(req),
+    [origin = origin_, done = std::move(done)](http_result r) {
+      done(answer<accepted>(ignition_call::create, origin, r, decode_accepted));
+    },
+    stop);
+}
+
 void ignition_driver::remove(const std::string& infrastructure_id,
-                             const deployment_location& loc, callback<accepted> done) {
-  post("delete", encode(delete_request{infrastructure_id, loc}),
-       [origin = origin_, done = std::move(done)](http_result r) {
-         done(answer<accepted>(ignition_call::remove, origin, r, decode_accepted));
-       });
+                             const deployment_location& loc, callback<accepted> done,
+                             const stop_token& stop) {
+  post(
+    "delete", encode(delete_request{infrastructure_id, loc}),
+    [origin = origin_, done = std::move(done)](http_result r) {
+      done(answer<accepted>(ignition_call::remove, origin, r, decode_accepted));
+    },
+    stop);
 }
 
 void ignition_driver::get_task(const std::string& infrastructure_id,

@@ -50,13 +50,14 @@ public:
 
   // -- driver methods ---------------------------------------------------------
 
-  void create(const create_request& req, callback<accepted> done) override;
+  void create(const create_request& req, callback<accepted> done,
+              const stop_token& stop) override;
 
   void get_task(const std::string& infrastructure_id, const std::string& request_id,
                 const deployment_location& loc, callback<task> done) override;
 
   void remove(const std::string& infrastructure_id, const deployment_location& loc,
-              callback<accepted> done) override;
+              callback<accepted> done, const stop_token& stop) override;
 
   void find(const std::string& template_text, const std::string& template_type,
             const std::string& instance_name, const deployment_location& loc,
@@ -84,12 +85,15 @@ private:
                   std::string prefix);
 
   /// Posts `body` to `{prefix}/{path}` and hands the answer to `done`.
-  void post(const char* path, const boost::json::object& body, http_callback done);
+  /// Posts `body` to `path`; a requested `stop` cancels the request.
+  void post(const char* path, const boost::json::object& body, http_callback done,
+            const stop_token& stop = {});
 
   std::string origin_;
   std::string prefix_;
   std::chrono::milliseconds call_timeout_;
-  std::unique_ptr<http_client> client_;
+  /// Shared with the stop callbacks of calls, which may outlive the driver.
+  std::shared_ptr<http_client> client_;
 };
 
 } // namespace stepwise::infra

@@ -43,7 +43,8 @@ void sim_driver::answer(callback<T>& done, result<T> res) {
              [done = std::move(done), shared]() mutable { done(std::move(*shared)); });
 }
 
-void sim_driver::create(const create_request& req, callback<accepted> done) {
+// The simulated cloud answers at once: there is nothing under way to stop.
+void sim_driver::create(const create_request& req, callback<accepted> done, const stop_token&) {
   answer(done, do_create(req));
 }
 
@@ -53,8 +54,8 @@ void sim_driver::get_task(const std::string& infrastructure_id,
   answer(done, do_get_task(infrastructure_id, request_id, loc));
 }
 
-void sim_driver::remove(const std::string& infrastructure_id,
-                        const deployment_location& loc, callback<accepted> done) {
+void sim_driver::remove(const std::string& infrastructure_id, const deployment_location& loc,
+                        callback<accepted> done, const stop_token&) {
   answer(done, do_remove(infrastructure_id, loc));
 }
 

@@ -61,13 +61,14 @@ public:
 
   // -- driver methods ---------------------------------------------------------
 
-  void create(const create_request& req, callback<accepted> done) override;
+  void create(const create_request& req, callback<accepted> done,
+              const stop_token& stop) override;
 
   void get_task(const std::string& infrastructure_id, const std::string& request_id,
                 const deployment_location& loc, callback<task> done) override;
 
   void remove(const std::string& infrastructure_id, const deployment_location& loc,
-              callback<accepted> done) override;
+              callback<accepted> done, const stop_token& stop) override;
 
   void find(const std::string& template_text, const std::string& template_type,
             const std::string& instance_name, const deployment_location& loc,

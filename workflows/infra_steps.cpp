@@ -41,7 +41,7 @@ void create_once(infra::driver& drv, const async_call& call, const std::string& 
     }
     call.context().data()[data_key] = infra::ids_json(std::get<infra::accepted>(res));
     call.complete(done());
-  });
+  }, ctx.stop());
 }
 
 void remove_once(infra::driver& drv, const async_call& call, const std::string& ids_key,
@@ -64,7 +64,7 @@ void remove_once(infra::driver& drv, const async_call& call, const std::string& 
     }
     call.context().data()[data_key] = infra::ids_json(std::get<infra::accepted>(res));
     call.complete(done());
-  });
+  }, ctx.stop());
 }
 
 } // namespace stepwise::workflows

@@ -26,7 +26,8 @@ file_driver::~file_driver() {
     ::close(polls_fd_);
 }
 
-void file_driver::create(const infra::create_request&, infra::callback<infra::accepted> done) {
+void file_driver::create(const infra::create_request&, infra::callback<infra::accepted> done,
+                         const stop_token&) {
   done(unsupported());
 }
 
@@ -53,7 +54,7 @@ void file_driver::get_task(const std::string& infrastructure_id, const std::stri
 }
 
 void file_driver::remove(const std::string&, const infra::deployment_location&,
-                         infra::callback<infra::accepted> done) {
+                         infra::callback<infra::accepted> done, const stop_token&) {
   done(unsupported());
 }
 

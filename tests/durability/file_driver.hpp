@@ -20,15 +20,15 @@ public:
   file_driver(const file_driver&) = delete;
   file_driver& operator=(const file_driver&) = delete;
 
-  void create(const infra::create_request& req,
-              infra::callback<infra::accepted> done) override;
+  void create(const infra::create_request& req, infra::callback<infra::accepted> done,
+              const stop_token& stop) override;
 
   void get_task(const std::string& infrastructure_id, const std::string& request_id,
                 const infra::deployment_location& loc,
                 infra::callback<infra::task> done) override;
 
   void remove(const std::string& infrastructure_id, const infra::deployment_location& loc,
-              infra::callback<infra::accepted> done) override;
+              infra::callback<infra::accepted> done, const stop_token& stop) override;
 
   void find(const std::string& template_text, const std::string& template_type,
             const std::string& instance_name, const infra::deployment_location& loc,

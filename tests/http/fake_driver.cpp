@@ -49,7 +49,7 @@ std::string fake_driver::last_template_type() const {
 }
 
 void fake_driver::create(const infra::create_request& req,
-                         infra::callback<infra::accepted> done) {
+                         infra::callback<infra::accepted> done, const stop_token&) {
   done(do_create(req));
 }
 
@@ -61,7 +61,7 @@ void fake_driver::get_task(const std::string& infrastructure_id, const std::stri
 
 void fake_driver::remove(const std::string& infrastructure_id,
                          const infra::deployment_location& loc,
-                         infra::callback<infra::accepted> done) {
+                         infra::callback<infra::accepted> done, const stop_token&) {
   done(do_remove(infrastructure_id, loc));
 }
 

@@ -15,7 +15,7 @@ inline constexpr auto driver_wait = std::chrono::seconds(30);
 inline infra::result<infra::accepted> create_now(infra::driver& d,
                                                  const infra::create_request& req) {
   return infra::wait_for<infra::accepted>(
-    [&](infra::callback<infra::accepted> cb) { d.create(req, std::move(cb)); }, driver_wait);
+    [&](infra::callback<infra::accepted> cb) { d.create(req, std::move(cb), {}); }, driver_wait);
 }
 
 inline infra::result<infra::task> get_task_now(infra::driver& d, const std::string& infra_id,
@@ -29,7 +29,7 @@ inline infra::result<infra::task> get_task_now(infra::driver& d, const std::stri
 inline infra::result<infra::accepted> remove_now(infra::driver& d, const std::string& infra_id,
                                                  const infra::deployment_location& loc) {
   return infra::wait_for<infra::accepted>(
-    [&](infra::callback<infra::accepted> cb) { d.remove(infra_id, loc, std::move(cb)); },
+    [&](infra::callback<infra::accepted> cb) { d.remove(infra_id, loc, std::move(cb), {}); },
     driver_wait);
 }
 

@@ -395,3 +395,36 @@ TEST_CASE("http_client: requests waiting for a connection go out in the order se
     ahead = std::max(ahead, order[p] > p ? order[p] - p : 0);
   CHECK(ahead <= 3);
 }
+
+TEST_CASE("http_client: cancel ends a transfer under way and one that waits, once each",
+          "[http_client]") {
+  local_server srv{8};
+  REQUIRE(srv.ok());
+  results res{3};
+  http_client_options opts;
+  opts.max_host_connections = 1;
+  http_client client{opts};
+  auto held = client.send(get(srv.url("/hold")), res.at(0));
+  REQUIRE(srv.wait_active(1, 30s)); // under way on the one connection
+  auto waiting = client.send(get(srv.url("/fast")), res.at(1));
+  client.cancel(waiting);
+  client.cancel(held);
+  // The connection is free again: a new request goes through while the
+  // server still holds the canceled one's handler.
+  client.send(get(srv.url("/fast")), res.at(2));
+  REQUIRE(res.wait_all(30s));
+  CHECK(res.each_once());
+  CHECK(res.error(0) == http_error_kind::canceled);
+  CHECK(res.error_sent(0));
+  CHECK(res.error(1) == http_error_kind::canceled);
+  CHECK(!res.error_sent(1));
+  REQUIRE(res.response(2) != nullptr);
+  CHECK(res.response(2)->status == 200);
+  client.cancel(held); // answered already: nothing happens
+  auto st = client.stats();
+  CHECK(st.in_flight == 0);
+  CHECK(st.queued == 0);
+  CHECK(st.failed == 2);
+  CHECK(st.completed == 1);
+  srv.release();
+}

@@ -11,9 +11,10 @@ using namespace std::chrono_literals;
 namespace {
 
 std::unique_ptr<http_transfer> transfer(const std::string& url, http_counters& n) {
+  static uint64_t next_id = 0;
   http_request req;
   req.url = url;
-  return std::make_unique<http_transfer>(std::move(req), nullptr, n);
+  return std::make_unique<http_transfer>(++next_id, std::move(req), nullptr, n);
 }
 
 } // namespace

@@ -33,8 +33,9 @@ public:
     return cv_.wait_for(g, std::chrono::seconds(10), [&] { return polls_.size() >= n; });
   }
 
-  void create(const infra::create_request& req, infra::callback<infra::accepted> done) override {
-    inner_->create(req, std::move(done));
+  void create(const infra::create_request& req, infra::callback<infra::accepted> done,
+              const stop_token& stop) override {
+    inner_->create(req, std::move(done), stop);
   }
 
   void get_task(const std::string& infrastructure_id, const std::string& request_id,
@@ -52,8 +53,8 @@ public:
   }
 
   void remove(const std::string& infrastructure_id, const infra::deployment_location& loc,
-              infra::callback<infra::accepted> done) override {
-    inner_->remove(infrastructure_id, loc, std::move(done));
+              infra::callback<infra::accepted> done, const stop_token& stop) override {
+    inner_->remove(infrastructure_id, loc, std::move(done), stop);
   }
 
   void find(const std::string& template_text, const std::string& template_type,

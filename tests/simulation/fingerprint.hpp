@@ -16,7 +16,9 @@ inline uint64_t fingerprint(const operation& op) {
   mix(static_cast<uint64_t>(op.state));
   mix(static_cast<uint64_t>(op.revision));
   for (auto& s : op.steps) {
-    mix(static_cast<uint64_t>(s.state));
+    // As callers are shown it: the step an operation waits on is waiting.
+    bool waited_on = op.state == op_state::waiting && s.state == step_state::running;
+    mix(static_cast<uint64_t>(waited_on ? step_state::waiting : s.state));
     mix(static_cast<uint64_t>(s.attempts));
     mix(static_cast<uint64_t>(s.compensation));
   }

@@ -32,6 +32,11 @@ void sim_client::seen(const operation& op, const std::string& what) {
            + " at revision " + std::to_string(op.revision)
            + (held ? ", not as the store held it" : ", a revision the store never held");
   });
+  bool queued = op.state == op_state::pending && op.admission == admission::queued;
+  log_.check_lazy(queued || op.blocked_by.empty(), [&] {
+    return what + ": " + op.id + " is " + std::string{to_string(op.state)}
+           + " and still shows blocked_by " + op.blocked_by;
+  });
   auto i = ops_.find(op.id);
   if (i != ops_.end())
     i->second.acked = std::max(i->second.acked, op.revision);
@@ -107,6 +112,10 @@ void sim_client::start(sim_world& world) {
         ids_.push_back(res.op.id);
       }
       seen(res.op, what);
+      // A start that is queued says what it waits for.
+      log_.check_lazy(!res.created || res.op.admission != admission::queued
+                        || !res.op.blocked_by.empty(),
+                      [&] { return what + ": queued " + res.op.id + " without blocked_by"; });
     },
     {code(errc::idempotency_conflict)});
 }

@@ -1,0 +1,141 @@
+#include "tests/simulation/scenario.hpp"
+
+#include <caf/event_based_actor.hpp>
+
+#include "engine/errc.hpp"
+#include "tests/simulation/invariants.hpp"
+
+namespace stepwise::sim {
+
+namespace {
+
+std::set<std::string> admitted_workflows() {
+  std::set<std::string> out;
+  for (auto& name : sim_workflow_names)
+    if (takes_part(name))
+      out.insert(name);
+  return out;
+}
+
+} // namespace
+
+scenario::scenario(engine_config cfg) {
+  store = std::make_shared<sim_store>(log, rng_, sim_limits(), admitted_workflows());
+  outside = std::make_shared<sim_world_state>(log, *store);
+  cfg.max_backlog = 0;
+  cfg.log = [](log_level, std::string_view) {};
+  world_ = std::make_unique<sim_world>(outside, store, cfg, from_micros(1'800'000'000'000'000), 1,
+                                       4);
+  settle();
+}
+
+scenario::~scenario() {
+  taken_.clear();
+  if (log.failed())
+    (void)world_.release(); // see simulation.cpp
+}
+
+void scenario::deliver() {
+  while (world_->sched().has_job()) {
+    log.note(world_->deliver(0, log.tracing()));
+    check_actors(log, *world_);
+  }
+}
+
+void scenario::commit() {
+  deliver();
+  while (world_->writer().has_work() || world_->writer().admission_due()) {
+    if (!world_->writer().write_once())
+      world_->writer().admit_once();
+    deliver();
+  }
+}
+
+void scenario::settle() {
+  deliver();
+  commit();
+}
+
+bool scenario::take_job() {
+  auto job = world_->pool().take();
+  if (!job)
+    return false;
+  taken_.push_back(std::move(*job));
+  return true;
+}
+
+void scenario::run_job() {
+  auto job = std::move(taken_.front());
+  taken_.erase(taken_.begin());
+  job();
+}
+
+void scenario::run_jobs() {
+  settle();
+  while (!taken_.empty() || take_job()) {
+    run_job();
+    settle();
+  }
+}
+
+void scenario::advance(duration d) {
+  world_->advance(d);
+  deliver();
+}
+
+namespace {
+
+const operation& op_of(const operation& x) {
+  return x;
+}
+
+const operation& op_of(const start_result& x) {
+  return x.op;
+}
+
+const operation& op_of(const signal_result& x) {
+  return x.op;
+}
+
+} // namespace
+
+template <class T>
+void scenario::ask(caf::message msg) {
+  answer_.reset();
+  last_error.clear();
+  world_->ask([this, msg](caf::event_based_actor* self, const caf::actor& dispatcher) {
+    self->request(dispatcher, caf::infinite, msg)
+      .then([this](T& x) { answer_ = op_of(x); },
+            [this](caf::error& err) { last_error = message_of(err); });
+  });
+}
+
+std::optional<operation> scenario::start(const std::string& workflow, boost::json::object input) {
+  start_request req;
+  req.workflow = workflow;
+  req.input = std::move(input);
+  ask<start_result>(caf::make_message(start_atom::value, std::move(req)));
+  settle();
+  return answer_;
+}
+
+void scenario::command(const std::string& id, stepwise::command cmd) {
+  ask<operation>(caf::make_message(command_atom::value, id, cmd));
+}
+
+void scenario::signal(const std::string& id, const std::string& name, std::string signal_id) {
+  signal_request sig;
+  sig.name = name;
+  sig.signal_id = std::move(signal_id);
+  ask<signal_result>(caf::make_message(signal_atom::value, id, std::move(sig)));
+}
+
+void scenario::get(const std::string& id) {
+  ask<operation>(caf::make_message(get_atom::value, id));
+}
+
+std::optional<operation> scenario::stored(const std::string& id) {
+  return store->peek(id);
+}
+
+} // namespace stepwise::sim
