@@ -1,6 +1,7 @@
 #include "tests/simulation/scenario.hpp"
 
 #include <caf/event_based_actor.hpp>
+#include <caf/send.hpp>
 
 #include "engine/errc.hpp"
 #include "tests/simulation/invariants.hpp"
@@ -81,6 +82,16 @@ void scenario::run_jobs() {
 void scenario::advance(duration d) {
   world_->advance(d);
   deliver();
+}
+
+bool scenario::report_watch() {
+  auto& all = outside->watches;
+  if (all.empty())
+    return false;
+  auto req = std::move(all.front());
+  all.erase(all.begin());
+  caf::anon_send(req.reply_to, watch_done_atom::value, sim::settle(req));
+  return true;
 }
 
 namespace {

@@ -47,6 +47,11 @@ public:
   /// Moves the clocks and delivers what came due (no commit).
   void advance(duration d);
 
+  /// The watcher reports the first task it follows as settled (its planned
+  /// outcome); the report is delivered with the next messages. Returns
+  /// false when it follows none.
+  bool report_watch();
+
   /// Requests of a client. Each is sent at once; its answer (the
   /// operation it shows) comes with the deliveries that follow (`answer`),
   /// an error in `last_error`. `start` settles and returns the answer.

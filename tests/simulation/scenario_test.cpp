@@ -174,3 +174,29 @@ TEST_CASE("a queued start's answer says what it waits for", "[simulation][regres
   CHECK(s.answer()->state == op_state::canceled);
   CHECK(s.answer()->blocked_by.empty());
 }
+
+TEST_CASE("a commit's own action runs before the timer that fired during it",
+          "[simulation][regression]") {
+  engine_config cfg;
+  cfg.passivate_after = 1h; // the actor keeps its timers
+  scenario s{cfg};
+  // The watched task settles with "again in 60 s"; the wait's 10 s timeout
+  // fires while that is being written.
+  auto id = s.start("sim.watch", plan("t", {60000}))->id;
+  s.run_jobs(); // step a; the wait on the watcher begins
+  REQUIRE(s.report_watch());
+  s.deliver(); // the report is being written ...
+  s.advance(10s); // ... when the wait's timeout fires
+  s.run_jobs();
+  INFO(violations(s.log));
+  CHECK(!s.log.failed());
+  auto op = s.stored(id);
+  // The retry waits its 60 s: the timeout belonged to the wait that ended
+  // (before the fix it began attempt 2 at once, then armed the retry too).
+  CHECK(op->state == op_state::waiting);
+  CHECK(op->steps[1].attempts == 1);
+  CHECK(op->steps[1].state == step_state::waiting);
+  s.advance(50s);
+  s.run_jobs();
+  CHECK(s.stored(id)->steps[1].attempts == 2);
+}
