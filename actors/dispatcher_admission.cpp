@@ -39,9 +39,10 @@ void on_round(dispatcher_ptr self, admission_round& round) {
     for (auto& wf : st.rt->admitted_workflows)
       st.rt->counts[wf] = round.counts[wf];
   }
-  for (auto& id : round.startable) {
+  for (size_t k = 0; k < round.startable.size(); ++k) {
+    auto& id = round.startable[k];
     if (auto i = st.live.find(id); i != st.live.end())
-      self->send(i->second, admitted_atom::value);
+      self->send(i->second, admitted_atom::value, round.startable_revisions[k]);
     else if (st.sleepers.contains(id))
       wake(self, id); // loaded admitted: it starts
     // Else another process drives it (its own rounds start it), or it is

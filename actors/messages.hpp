@@ -66,7 +66,8 @@ using finished_atom = caf::atom_constant<caf::atom("sw_done")>;
 using lease_lost_atom = caf::atom_constant<caf::atom("sw_fenced")>;
 /// The dispatcher's housekeeping tick (real time, not the engine's clock).
 using tidy_atom = caf::atom_constant<caf::atom("sw_tidy")>;
-/// To an operation actor: an admission round admitted its operation.
+/// To an operation actor: an admission round admitted its operation, as of
+/// the revision it read: (admitted_atom, revision).
 using admitted_atom = caf::atom_constant<caf::atom("sw_admit")>;
 /// To an operation actor from itself, after it refused a request for an
 /// ended operation: end now if nothing else is left to do. (Not at once:

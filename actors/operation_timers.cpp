@@ -83,11 +83,15 @@ caf::message_handler operation_timers(self_ptr self) {
         persist(self, std::move(events), act);
       });
     },
-    [=](admitted_atom) {
+    [=](admitted_atom, int64_t revision) {
       when_idle(self, [=] {
         auto& st = self->state;
         if (st.op.state != op_state::pending || st.op.admission != admission::queued)
           return; // started already (a round names it until it has)
+        // A round that read an older revision saw an earlier turn in line
+        // (the operation ran and was retried since): the next round decides.
+        if (st.op.revision != revision)
+          return;
         st.op.admission = admission::admitted;
         std::vector<event> events;
         auto act = progress::begin_next(st.op, *st.wf, st.rt->clk->now(), events);

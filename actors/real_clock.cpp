@@ -51,6 +51,15 @@ void real_clock::call_at(time_point due, std::function<void()> fn) {
   cv_.notify_one();
 }
 
+void real_clock::drop_calls() {
+  std::multimap<time_point, std::function<void()>> dropped;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    dropped.swap(calls_);
+  }
+  // `dropped` releases what the calls held here, outside the lock.
+}
+
 void real_clock::run_calls() {
   std::unique_lock<std::mutex> guard{mtx_};
   while (!stopping_) {

@@ -36,6 +36,8 @@ public:
   /// Calls pending when the clock is destroyed are dropped.
   void call_at(time_point due, std::function<void()> fn) override;
 
+  void drop_calls() override;
+
 private:
   void run_calls();
 

@@ -62,6 +62,9 @@ void runtime::stop() {
     step_pool->stop();
   if (writer)
     writer->stop();
+  // A due step handed to the clock holds its context, which holds the clock.
+  if (clk)
+    clk->drop_calls();
 }
 
 runtime::~runtime() {

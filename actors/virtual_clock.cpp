@@ -72,6 +72,22 @@ void virtual_clock::advance(duration d) {
     e.deliver();
 }
 
+void virtual_clock::drop_calls() {
+  std::vector<entry> dropped;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    for (auto i = timers_.begin(); i != timers_.end();) {
+      if (i->second.fn) {
+        dropped.emplace_back(std::move(i->second));
+        i = timers_.erase(i);
+      } else {
+        ++i;
+      }
+    }
+  }
+  // `dropped` releases what the calls held here, outside the lock.
+}
+
 void virtual_clock::forget(const caf::actor_system& sys) {
   std::vector<entry> dropped;
   {

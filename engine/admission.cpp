@@ -68,8 +68,10 @@ admission_round plan_round(const std::vector<admission_row>& rows,
     e.state = std::string{to_string(op_state::pending)};
     e.extra = {{"blocked_by", blocker}};
   }
-  for (auto i : plan.startable)
+  for (auto i : plan.startable) {
     out.startable.push_back(rows[i].id);
+    out.startable_revisions.push_back(rows[i].revision);
+  }
   out.counts = std::move(plan.counts);
   return out;
 }

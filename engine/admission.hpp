@@ -32,6 +32,8 @@ struct admission_row {
   stepwise::admission admission = stepwise::admission::queued;
   op_state state = op_state::pending;
   std::string blocked_by;
+  /// The operation's revision as the round read it.
+  int64_t revision = 0;
 };
 
 /// What one admission round decides.
@@ -70,8 +72,12 @@ struct admission_round {
   std::vector<admission_update> updates;
   /// `operation_queued` events (`extra.blocked_by`); the store sets `seq`.
   std::vector<event> events;
-  /// Operations admitted, now or before, that have not started yet.
+  /// Operations admitted, now or before, that have not started yet, and
+  /// the revision of each as the round read it: an operation that changed
+  /// since (it ran and was retried, and waits in line again) is not
+  /// admitted by this round.
   std::vector<std::string> startable;
+  std::vector<int64_t> startable_revisions;
   std::map<std::string, admission_counts> counts;
 };
 

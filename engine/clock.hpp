@@ -33,6 +33,13 @@ public:
   /// that the scheduler has queued. `fn` must be cheap and must not block,
   /// and must not hold what owns the clock (it may be dropped unrun).
   virtual void call_at(time_point due, std::function<void()> fn) = 0;
+
+  /// Drops the calls not made yet (the engine stops). What a call holds (a
+  /// due step's job, and through its context this clock) must not keep
+  /// the clock alive. A clock without calls of its own needs no override.
+  virtual void drop_calls() {
+    // nop
+  }
 };
 
 } // namespace stepwise

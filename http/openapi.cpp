@@ -57,7 +57,7 @@ const char* openapi_paths() {
   },
   "/api/v1/operations/{id}/retry": {
     "post": {
-      "summary": "Resume a failed operation at its failed step, or run the incomplete best-effort steps of a succeeded one again (each with a fresh retry budget). 409 when there is nothing to retry. The body may be empty or {}.",
+      "summary": "Resume a failed operation at its failed step, or run the incomplete best-effort steps of a succeeded one again (each with a fresh retry budget): a new run, which begins with an operation_retried event and ends with a terminal event of its own. 409 when there is nothing to retry, or when the operation's deadline has passed (the run would fail at once). The body may be empty or {}.",
       "operationId": "retryOperation",
       "parameters": [{"$ref": "#/components/parameters/OperationId"}],
       "responses": {

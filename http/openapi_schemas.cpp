@@ -18,7 +18,7 @@ const char* openapi_components() {
     },
     "Time": {"type": "string", "format": "date-time", "description": "RFC 3339 UTC with milliseconds, e.g. 2026-11-22T07:40:00.123Z."},
     "OperationState": {"type": "string", "enum": ["pending", "in_progress", "waiting", "succeeded", "failed", "canceled", "compensating", "paused"]},
-    "StepState": {"type": "string", "enum": ["pending", "running", "waiting", "succeeded", "failed", "skipped", "incomplete"]},
+    "StepState": {"type": "string", "enum": ["pending", "running", "waiting", "succeeded", "failed", "skipped", "incomplete"], "description": "waiting: the operation waits on this step (a sleep, a retry that is due later, or a wait for a signal or a watched task); running: an attempt is under way."},
     "StepRecord": {
       "type": "object",
       "required": ["name", "weight", "state", "attempts", "first_attempt_at", "last_attempt_at", "next_attempt_at", "duration_ms", "last_error", "compensation"],

@@ -72,7 +72,8 @@ caf::expected<admission_round> memory_store::admit(const admission_limits& limit
   });
   std::vector<admission_row> rows;
   for (auto* op : taking_part)
-    rows.push_back({op->id, op->workflow, op->key, op->admission, op->state, op->blocked_by});
+    rows.push_back({op->id, op->workflow, op->key, op->admission, op->state, op->blocked_by,
+                    op->revision});
   auto round = plan_round(rows, limits, now);
   for (auto& u : round.updates) {
     auto& op = ops_.at(u.id);

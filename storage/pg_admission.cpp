@@ -17,7 +17,7 @@ namespace {
 constexpr const char* begin_sql = "BEGIN; SELECT pg_advisory_xact_lock(7358320145)";
 
 constexpr const char* pg_queue_sql
-  = "SELECT id, workflow, COALESCE(queue_key, ''), admission, state, blocked_by "
+  = "SELECT id, workflow, COALESCE(queue_key, ''), admission, state, blocked_by, revision "
     "FROM operations WHERE admission IS NOT NULL "
     "AND state NOT IN ('succeeded', 'failed', 'canceled') ORDER BY created_at, id";
 
@@ -39,7 +39,8 @@ caf::expected<std::vector<admission_row>> read_queue(pg_connection& conn) {
                                                + std::string{r->text(i, 0)}
                                                + "' has an unknown admission or state");
     rows.push_back({std::string{r->text(i, 0)}, std::string{r->text(i, 1)},
-                    std::string{r->text(i, 2)}, *adm, *state, std::string{r->text(i, 5)}});
+                    std::string{r->text(i, 2)}, *adm, *state, std::string{r->text(i, 5)},
+                    r->int64(i, 6)});
   }
   return rows;
 }

@@ -11,7 +11,7 @@ namespace stepwise {
 namespace {
 
 constexpr const char* sqlite_queue_sql
-  = "SELECT id, workflow, COALESCE(queue_key, ''), admission, state, blocked_by "
+  = "SELECT id, workflow, COALESCE(queue_key, ''), admission, state, blocked_by, revision "
     "FROM operations WHERE admission IS NOT NULL AND state <> 'succeeded' "
     "AND state <> 'failed' AND state <> 'canceled' ORDER BY created_at, id";
 
@@ -34,7 +34,7 @@ caf::expected<std::vector<admission_row>> read_queue(sqlite_connection& conn) {
                                                + std::string{s.text(0)}
                                                + "' has an unknown admission or state");
     rows.push_back({std::string{s.text(0)}, std::string{s.text(1)}, std::string{s.text(2)},
-                    *adm, *state, std::string{s.text(5)}});
+                    *adm, *state, std::string{s.text(5)}, s.int64(6)});
   }
   if (rc != SQLITE_DONE)
     return conn.failure("admission round: reading the queue", rc);

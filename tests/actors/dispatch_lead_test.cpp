@@ -108,3 +108,27 @@ TEST_CASE("without a lead, a due retry begins at its due time", "[actors][lead]"
   REQUIRE(log.size() == 2);
   CHECK(log.at[1] == due);
 }
+
+TEST_CASE("an engine stopped while its clock holds a due attempt leaves no cycle behind",
+          "[actors][lead]") {
+  // The attempt's job holds its context, which holds the clock: the calls
+  // the clock still holds are dropped when the engine stops, else the clock
+  // (and what the job holds) would never be freed.
+  run_log log;
+  std::weak_ptr<virtual_clock> gone;
+  {
+    auto clk = std::make_shared<virtual_clock>(from_micros(1'800'000'000'000'000));
+    gone = clk;
+    time_point due;
+    {
+      harness h{retrying(log), nullptr, {}, clk};
+      auto id = h.start("w");
+      REQUIRE(h.await(id, event_type::step_retry_scheduled));
+      due = *h.eng.get(id)->steps[0].next_attempt_at;
+      h.clk->advance(due - h.clk->now() - 50ms);
+      REQUIRE(h.eventually([&] { return h.clk->pending_at(due); }));
+    }
+    CHECK(!clk->pending_at(due)); // dropped with the engine
+  }
+  CHECK(gone.expired());
+}

@@ -48,6 +48,12 @@ std::string describe(const caf::type_erased_tuple& msg) {
   if (msg.match_element<admission_round>(0))
     return "admission_round startable "
            + std::to_string(msg.get_as<admission_round>(0).startable.size());
+  // CAF would print their times as numbers, and overflows on time_point::max.
+  if (msg.match_elements<passivate_atom, std::string, time_point, uint64_t>())
+    return "passivate " + msg.get_as<std::string>(1) + " gen "
+           + std::to_string(msg.get_as<uint64_t>(3));
+  if (msg.match_elements<linger_atom, uint64_t, time_point>())
+    return "linger gen " + std::to_string(msg.get_as<uint64_t>(1));
   if (msg.match_element<bridge_job>(0))
     return "client request";
   if (msg.match_element<watch_ready>(0))

@@ -3,6 +3,9 @@
 // checked after every message.
 #include <catch2/catch.hpp>
 
+#include <caf/send.hpp>
+
+#include "actors/messages.hpp"
 #include "tests/simulation/invariants.hpp"
 #include "tests/simulation/scenario.hpp"
 
@@ -199,4 +202,21 @@ TEST_CASE("a commit's own action runs before the timer that fired during it",
   s.advance(50s);
   s.run_jobs();
   CHECK(s.stored(id)->steps[1].attempts == 2);
+}
+
+TEST_CASE("an admission from a round that read an earlier turn in line is ignored",
+          "[simulation][regression]") {
+  scenario s;
+  auto id = s.start("sim.keyed", {{"key", "k"}, {"plan", boost::json::object{{"a", {-1}}}}})->id;
+  s.run_jobs(); // admitted at revision 1, ran, failed
+  REQUIRE(s.stored(id)->state == op_state::failed);
+  s.command(id, command::retry); // back in line: its retry is being written ...
+  s.deliver();
+  auto& live = s.world().dispatcher().live;
+  REQUIRE(live.count(id) == 1);
+  // ... when the admission of a round that read revision 1 reaches it.
+  caf::anon_send(live.at(id), admitted_atom::value, int64_t{1});
+  s.run_jobs();
+  INFO(violations(s.log)); // before the fix: it ran without being admitted
+  CHECK(!s.log.failed());
 }

@@ -71,6 +71,7 @@ TEST_CASE("seeds that found bugs keep every invariant", "[simulation][regression
     {534, "a refused signal ended the actor of a retry waiting behind it"},
     {5, "a queued start's answer did not say what it waits for"},
     {1371, "a timer that waited for a commit ran before the commit's own action"},
+    {8536, "an admission read before a retry started the retried operation out of turn"},
   };
   for (auto& f : seeds) {
     INFO(f.bug);

@@ -64,8 +64,7 @@ sim_world::~sim_world() {
   outside_->watches.clear();
   running_.clear();
   if (parts_.rt) {
-    parts_.rt->step_pool->stop();
-    parts_.rt->writer->stop();
+    parts_.rt->stop();
     auto& live = dispatcher().live;
     for (auto& kv : live)
       caf::anon_send_exit(kv.second, caf::exit_reason::kill);
