@@ -15,7 +15,6 @@
 #include "actors/launch.hpp"
 #include "actors/messages.hpp"
 #include "engine/errc.hpp"
-#include "storage/open_store.hpp"
 
 namespace stepwise {
 
@@ -138,14 +137,6 @@ caf::expected<T> engine::ask(duration timeout, Ts&&... xs) const {
 
 duration engine::request_timeout() const {
   return shared_ ? shared_->rt->cfg.request_timeout : duration{0};
-}
-
-caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
-                                     registry workflows) {
-  auto st = open_store(cfg.store_uri);
-  if (!st)
-    return st.error();
-  return launch(sys, std::move(cfg), std::move(workflows), std::move(*st));
 }
 
 caf::expected<start_result> engine::start(const start_request& req) {

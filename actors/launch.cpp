@@ -12,7 +12,7 @@
 #include "actors/reader_actor.hpp"
 #include "actors/real_clock.hpp"
 #include "engine/errc.hpp"
-#include "storage/lease_store.hpp"
+#include "engine/lease_store.hpp"
 
 namespace stepwise {
 
@@ -22,7 +22,7 @@ namespace {
 /// null when it serves this process alone.
 caf::expected<std::shared_ptr<lease_keeper>> make_keeper(const engine_config& cfg,
                                                          store& st) {
-  auto* leases = dynamic_cast<lease_store*>(&st);
+  auto* leases = st.leases();
   if (!leases)
     return std::shared_ptr<lease_keeper>{};
   // Claims run every ttl / 3: a tiny ttl would turn the writer into a

@@ -12,7 +12,7 @@
 
 #include "engine/operation.hpp"
 #include "engine/time.hpp"
-#include "storage/lease_store.hpp"
+#include "engine/lease_store.hpp"
 
 namespace stepwise {
 

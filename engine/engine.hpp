@@ -44,7 +44,7 @@ public:
   /// opened or recovery fails.
   ///
   /// On a store that several processes share (PostgreSQL, see
-  /// storage/lease_store.hpp) the engine joins under a fresh owner id and
+  /// engine/lease_store.hpp) the engine joins under a fresh owner id and
   /// resumes only orphaned operations (those of no live process); it then
   /// takes over the operations of processes that stop renewing their
   /// lease (`engine_config::lease_ttl`). Operations started through this

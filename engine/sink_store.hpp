@@ -59,8 +59,8 @@ struct sink_progress {
 
 /// Durable cursors of the outbox's sinks, and a lease per sink so that
 /// processes sharing one database deliver each sink from one process at a
-/// time. A store that supports sinks implements this next to `store`
-/// (query it with `dynamic_cast`).
+/// time. A store that supports sinks implements this next to `store` and
+/// returns it from `store::sinks()`.
 ///
 /// Model: one row per sink name, created by the first `acquire_sink`. The
 /// cursor only moves forward. A holder keeps its lease by calling

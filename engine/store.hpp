@@ -16,10 +16,21 @@
 
 namespace stepwise {
 
+class lease_store;
+class sealed_rows;
+class sink_store;
+
 /// What a store made of a checkpoint ahead of its commit (`store::prepare`):
-/// opaque to all but that store.
+/// opaque to all but that store, which tells its own by `maker`.
 struct prepared_checkpoint {
+  explicit prepared_checkpoint(const void* made_by) : maker(made_by) {
+    // nop
+  }
+
   virtual ~prepared_checkpoint() = default;
+
+  /// The store that made it.
+  const void* maker;
 };
 
 /// One durable write: an operation's new state and the events it caused.
@@ -101,6 +112,26 @@ public:
 
   /// Returns the backend name, e.g. `"sqlite"`.
   virtual std::string backend() const = 0;
+
+  // -- what else the store offers (null: nothing of that kind) --------------
+
+  /// Returns the leases of several processes sharing the store
+  /// (engine/lease_store.hpp), or null for a store of one process.
+  virtual lease_store* leases() {
+    return nullptr;
+  }
+
+  /// Returns the outbox's side of the store: sink cursors and leases, the
+  /// events with their workflows (engine/sink_store.hpp), or null.
+  virtual sink_store* sinks() {
+    return nullptr;
+  }
+
+  /// Returns the rows holding sealed secret values, for a key rotation
+  /// (engine/sealed_rows.hpp), or null.
+  virtual sealed_rows* sealed() {
+    return nullptr;
+  }
 
   // -- writes -----------------------------------------------------------------
 

@@ -91,7 +91,7 @@ outbox::outbox(caf::actor_system& sys, store_ptr st, sink_store* sinks)
 caf::expected<std::unique_ptr<outbox>>
 outbox::start(caf::actor_system& sys, engine& eng, store_ptr st,
               outbox_config cfg) {
-  auto* sinks = dynamic_cast<sink_store*>(st.get());
+  auto* sinks = st->sinks();
   if (sinks == nullptr)
     return make_error(errc::invalid_argument,
                       "the " + st->backend() + " store keeps no sink cursors");

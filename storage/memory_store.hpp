@@ -18,6 +18,10 @@ class memory_store : public store, public sink_store {
 public:
   std::string backend() const override;
 
+  sink_store* sinks() override {
+    return this;
+  }
+
   caf::expected<commit_result> commit(const std::vector<checkpoint>& batch) override;
 
   caf::expected<admission_round> admit(const admission_limits& limits, time_point now) override;

@@ -70,9 +70,12 @@ encode_checkpoint(const checkpoint& cp) {
   return out;
 }
 
+const char encoded_checkpoint::tag = 0;
+
 op_row checkpoint_row(const checkpoint& cp, op_row_buffers& buf) {
-  if (auto* pre = dynamic_cast<const encoded_checkpoint*>(cp.prepared.get()))
-    return op_row_of(*cp.op, cp.what, pre->json);
+  if (cp.prepared && cp.prepared->maker == &encoded_checkpoint::tag)
+    return op_row_of(*cp.op, cp.what,
+                     static_cast<const encoded_checkpoint&>(*cp.prepared).json);
   return encode_op_row(*cp.op, cp.what, buf);
 }
 

@@ -95,6 +95,13 @@ void encode_op_json(const operation& op, checkpoint::kind what, op_row_buffers& 
 /// A checkpoint's JSON columns, encoded by `store::prepare` on the
 /// submitting thread; the SQL stores' commits bind them as they are.
 struct encoded_checkpoint final : prepared_checkpoint {
+  /// What the SQL stores' prepared checkpoints carry as their `maker`.
+  static const char tag;
+
+  encoded_checkpoint() : prepared_checkpoint(&tag) {
+    // nop
+  }
+
   op_row_buffers json;
 };
 

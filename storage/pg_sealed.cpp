@@ -9,6 +9,7 @@
 #include "engine/errc.hpp"
 #include "storage/pg_connection.hpp"
 #include "storage/pg_read_pool.hpp"
+#include "storage/sealed_where.hpp"
 
 namespace stepwise {
 

@@ -15,9 +15,9 @@
 #include "engine/sink_store.hpp"
 #include "engine/store.hpp"
 #include "storage/op_row.hpp"
-#include "storage/lease_store.hpp"
+#include "engine/lease_store.hpp"
 #include "storage/pg_commit.hpp"
-#include "storage/sealed_rows.hpp"
+#include "engine/sealed_rows.hpp"
 
 namespace stepwise {
 
@@ -75,6 +75,18 @@ public:
   // -- store interface --------------------------------------------------------
 
   std::string backend() const override;
+
+  lease_store* leases() override {
+    return this;
+  }
+
+  sink_store* sinks() override {
+    return this;
+  }
+
+  sealed_rows* sealed() override {
+    return this;
+  }
 
   caf::expected<commit_result>
   commit(const std::vector<checkpoint>& batch) override;

@@ -8,7 +8,7 @@
 #include <caf/expected.hpp>
 
 #include "engine/key_ring.hpp"
-#include "storage/sealed_rows.hpp"
+#include "engine/sealed_rows.hpp"
 
 namespace stepwise {
 

@@ -6,6 +6,7 @@
 #include "engine/errc.hpp"
 #include "storage/sqlite_connection.hpp"
 #include "storage/sqlite_read_pool.hpp"
+#include "storage/sealed_where.hpp"
 
 namespace stepwise {
 

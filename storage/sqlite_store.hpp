@@ -13,7 +13,7 @@
 #include "engine/sink_store.hpp"
 #include "engine/store.hpp"
 #include "storage/op_row.hpp"
-#include "storage/sealed_rows.hpp"
+#include "engine/sealed_rows.hpp"
 
 namespace stepwise {
 
@@ -86,6 +86,14 @@ public:
   // -- store interface --------------------------------------------------------
 
   std::string backend() const override;
+
+  sink_store* sinks() override {
+    return this;
+  }
+
+  sealed_rows* sealed() override {
+    return this;
+  }
 
   caf::expected<commit_result>
   commit(const std::vector<checkpoint>& batch) override;

@@ -17,7 +17,7 @@
 #include "workflows/demo.hpp"
 #include "workflows/infrastructure.hpp"
 #include "storage/open_store.hpp"
-#include "storage/sealed_rows.hpp"
+#include "engine/sealed_rows.hpp"
 #include "http/infrastructure_routes.hpp"
 #include "http/osb.hpp"
 #include "http/server.hpp"
@@ -144,7 +144,7 @@ int run_serve(const serve_options& opts) {
     return 1;
   }
   auto keys = keys_for(opts, true, [&]() -> caf::expected<bool> {
-    auto* rows = dynamic_cast<sealed_rows*>(st->get());
+    auto* rows = (*st)->sealed();
     if (rows == nullptr)
       return false;
     auto found = rows->sealed_after("", 1);

@@ -15,7 +15,7 @@
 #include "engine/sealed_json.hpp"
 #include "engine/secret_box.hpp"
 #include "storage/open_store.hpp"
-#include "storage/sealed_rows.hpp"
+#include "engine/sealed_rows.hpp"
 #include "tests/http/fixture.hpp"
 #include "tests/http/secrets_support.hpp"
 

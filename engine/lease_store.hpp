@@ -22,8 +22,8 @@ struct owner_info {
 
 /// Leases for several engine processes sharing one database: each
 /// non-terminal operation is owned by one live process. A store that
-/// supports them implements this next to `store` (query it with
-/// `dynamic_cast`); a store without it serves one process only.
+/// supports them implements this next to `store` and returns it from
+/// `store::leases()`; a store without it serves one process only.
 ///
 /// Model: every process holds one lease row (its owner id and expiry,
 /// renewed by every `store::commit` once joined, or by `renew`), and every

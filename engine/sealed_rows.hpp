@@ -10,7 +10,7 @@
 namespace stepwise {
 
 /// The columns of one operation that may hold sealed secret values
-/// (engine/sealed_json.hpp), as stored: JSON text.
+/// (sealed_json.hpp), as stored: JSON text.
 struct sealed_row {
   std::string id;
   int64_t revision = 0;
@@ -20,7 +20,8 @@ struct sealed_row {
 
 /// What `stepwise secrets rotate` needs of a store: the rows holding sealed
 /// values, and a rewrite of those columns that never overrides a newer
-/// write. The SQL stores implement it; a server may run meanwhile.
+/// write. The SQL stores implement it (`store::sealed()`); a server may run
+/// meanwhile.
 class sealed_rows {
 public:
   virtual ~sealed_rows() = default;
@@ -37,10 +38,5 @@ public:
   [[nodiscard]] virtual caf::expected<size_t>
   rewrite_sealed(const std::vector<sealed_row>& rows) = 0;
 };
-
-/// The SQL condition that finds rows holding a sealed value: the member
-/// name as the JSON writer writes it.
-#define STEPWISE_SEALED_WHERE                                                  \
-  "(input LIKE '%\"$sealed\"%' OR data LIKE '%\"$sealed\"%')"
 
 } // namespace stepwise
