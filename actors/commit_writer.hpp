@@ -29,12 +29,12 @@ namespace stepwise {
 /// for the store; the first thread also does the duties below. A failed commit is retried with backoff, never
 /// acknowledged as done and never dropped: the senders just wait.
 ///
-/// Committed events go to `events_sink` (the engine actor) as one
+/// Committed events go to `events_sink` (the dispatcher) as one
 /// `event_batch` per transaction, in log order.
 ///
 /// With a `lease_keeper` (a store shared by several processes) the thread
 /// also keeps the lease: it claims orphaned operations every claim period,
-/// idle or busy, and hands them to the engine as `recovered_ops`. A commit
+/// idle or busy, and hands them to the dispatcher as `recovered_ops`. A commit
 /// refused because the lease was lost is not retried: every queued
 /// checkpoint is answered `stale_revision`, the engine is told
 /// (`lease_lost_atom`) and the process joins again under a new owner id.
@@ -131,7 +131,7 @@ private:
 
   // -- lease duties (commit_writer_lease.cpp) ---------------------------------
 
-  /// Claims orphans and hands them to the engine.
+  /// Claims orphans and hands them to the dispatcher.
   void lease_tick();
 
   /// The lease of `owner` was ended: answers `fenced` and everything

@@ -74,7 +74,7 @@ struct reply_slot {
   }
 };
 
-/// Sends a request to the engine through the bridge and waits (at most
+/// Sends a request to the dispatcher through the bridge and waits (at most
 /// `timeout`) for the answer. Cheaper than a `scoped_actor` per call, which
 /// spawns an actor and arms a CAF timer thread wake-up for every request:
 /// the HTTP gateway calls this once per request.
@@ -184,7 +184,7 @@ caf::expected<operation> engine::wait(const std::string& id, duration timeout) {
 }
 
 void engine::subscribe(const caf::actor& listener) {
-  caf::anon_send(actor_, subscribe_atom::value, listener);
+  caf::anon_send(dispatcher_, subscribe_atom::value, listener);
 }
 
 void engine::shutdown() {

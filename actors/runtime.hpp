@@ -20,7 +20,8 @@
 
 namespace stepwise {
 
-/// What the engine's actors share: configuration, definitions, the store,
+/// What the dispatcher, the operation actors and the readers share:
+/// configuration, definitions, the store,
 /// the clock, the blocking pools and the group-commit writer. Created by
 /// `engine::launch`; lives as long as any actor holding it.
 struct runtime {

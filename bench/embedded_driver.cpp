@@ -85,7 +85,7 @@ void submit_more(driver_ptr self) {
     req.workflow = st.workflow;
     req.input = st.input ? st.input(i) : boost::json::object{{"i", i}};
     st.submitted[i] = steady::now();
-    self->send(st.eng->actor(), start_atom::value, std::move(req));
+    self->send(st.eng->dispatcher(), start_atom::value, std::move(req));
   }
 }
 
@@ -100,7 +100,7 @@ caf::behavior driver(driver_ptr self, engine* eng, std::string workflow, size_t 
   st.input = std::move(input);
   st.workflow = std::move(workflow);
   // Subscribe before submitting: same sender, so the engine sees it first.
-  self->send(eng->actor(), subscribe_atom::value, caf::actor_cast<caf::actor>(self));
+  self->send(eng->dispatcher(), subscribe_atom::value, caf::actor_cast<caf::actor>(self));
   st.n = n;
   st.submitted.resize(n);
   submit_more(self);

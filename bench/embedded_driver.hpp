@@ -36,7 +36,7 @@ struct run_result {
 using input_fn = std::function<boost::json::object(size_t i)>;
 
 /// Submits `n` operations of `workflow` at once through the embedding API
-/// (asynchronous requests to the engine actor) and waits, at most
+/// (asynchronous requests to the dispatcher) and waits, at most
 /// `limit_s` seconds, until each has finished, as seen in the event stream.
 /// `store_cpu`, when given, returns the store server's CPU seconds so far;
 /// it is sampled at both ends of the run. `input` defaults to `{"i": i}`.

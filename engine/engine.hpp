@@ -30,9 +30,10 @@ void tune_actor_system(caf::actor_system_config& cfg);
 
 /// The embedding API: a handle to an engine running inside the host's
 /// `caf::actor_system`. Cheap to copy. Each function sends one request to
-/// the engine actor and waits for its answer (at most
+/// the dispatcher (the actor at the engine's centre, which routes requests
+/// to the operations' actors) and waits for its answer (at most
 /// `engine_config::request_timeout`); do not call them from inside an
-/// actor's handler (send messages to `actor()` there instead).
+/// actor's handler (send messages to `dispatcher()` there instead).
 ///
 /// Operations returned to callers have secret input values, and the
 /// secrets steps kept in the data (`step_context::keep_secret`), replaced
@@ -110,9 +111,9 @@ public:
   /// Returns the registered workflows.
   const registry& workflows() const;
 
-  /// Returns the engine actor (messages: see actors/messages.hpp).
-  const caf::actor& actor() const {
-    return actor_;
+  /// Returns the dispatcher, for requests by message (engine/requests.hpp).
+  const caf::actor& dispatcher() const {
+    return dispatcher_;
   }
 
   /// Returns the engine's clock.
@@ -159,12 +160,12 @@ private:
   duration request_timeout() const;
 
   engine(caf::actor_system* sys, caf::actor a, std::shared_ptr<shared> s)
-    : sys_(sys), actor_(std::move(a)), shared_(std::move(s)) {
+    : sys_(sys), dispatcher_(std::move(a)), shared_(std::move(s)) {
     // nop
   }
 
   caf::actor_system* sys_ = nullptr;
-  caf::actor actor_;
+  caf::actor dispatcher_;
   std::shared_ptr<shared> shared_;
 };
 

@@ -12,7 +12,7 @@
 
 namespace stepwise {
 
-/// A live engine process as the lease table records it.
+/// A process sharing the store, as the lease table records it.
 struct owner_info {
   std::string owner;
   time_point started_at;
@@ -20,7 +20,7 @@ struct owner_info {
   time_point lease_expires_at;
 };
 
-/// Leases for several engine processes sharing one database: each
+/// Leases for the processes sharing one store (a database): each
 /// non-terminal operation is owned by one live process. A store that
 /// supports them implements this next to `store` and returns it from
 /// `store::leases()`; a store without it serves one process only.

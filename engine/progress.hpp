@@ -90,7 +90,7 @@ next_action recover(operation& op, const workflow& wf, time_point now,
 /// registers it and this one does not): nothing of its definition can run,
 /// not even compensations. The step in flight, if any, fails with it.
 /// `registered` lists the versions of the same name that are, for the
-/// message (see `unregistered_message`) (unregistered.cpp).
+/// message (see `unregistered_message`) (progress_unregistered.cpp).
 next_action fail_unregistered(operation& op, const std::vector<int32_t>& registered,
                               time_point now, std::vector<event>& out);
 

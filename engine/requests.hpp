@@ -14,13 +14,13 @@
 #include "engine/operation.hpp"
 #include "engine/store.hpp"
 
-/// The requests an embedding program may send to `engine::actor()` instead
+/// The requests an embedding program may send to `engine::dispatcher()` instead
 /// of calling the handle's functions (which send the same messages), and
 /// the types they carry. All are local-only messages, so they are
 /// whitelisted rather than serializable.
 namespace stepwise {
 
-// -- requests to the engine's actor -------------------------------------------
+// -- requests to the dispatcher ---------------------------------------------------
 
 /// (start_atom, start_request) -> start_result.
 using start_atom = caf::atom_constant<caf::atom("sw_start")>;

@@ -54,7 +54,7 @@ struct watch_request {
   /// from here, across restarts.
   time_point since;
   boost::json::object task;
-  /// Where the reply goes (the engine's actor).
+  /// Where the reply goes (the dispatcher).
   caf::actor reply_to;
 };
 
@@ -66,7 +66,7 @@ struct watch_result {
   std::vector<emitted_event> emitted;
 };
 
-/// watcher -> engine: (watch_done_atom, watch_reply).
+/// watcher -> dispatcher: (watch_done_atom, watch_reply).
 struct watch_reply {
   std::string operation_id;
   std::string step;
@@ -74,13 +74,13 @@ struct watch_reply {
   watch_result result;
 };
 
-/// engine -> watcher: (unwatch_atom, operation_id, attempt), the operation
+/// operation actor -> watcher: (unwatch_atom, operation_id, attempt), the operation
 /// no longer waits in that attempt (a signal came first, it timed out, it
 /// was canceled or paused); a watch of a later attempt stays.
 using unwatch_atom = caf::atom_constant<caf::atom("sw_unwatch")>;
 /// (watch_atom, watch_request) to a watcher.
 using watch_atom = caf::atom_constant<caf::atom("sw_watch")>;
-/// (watch_done_atom, watch_reply) to the engine.
+/// (watch_done_atom, watch_reply) to the dispatcher.
 using watch_done_atom = caf::atom_constant<caf::atom("sw_watched")>;
 
 } // namespace stepwise

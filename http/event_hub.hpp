@@ -18,7 +18,7 @@
 
 namespace stepwise::http {
 
-/// Where HTTP threads wait for new events. An actor subscribed to the engine
+/// Where HTTP threads wait for new events. An actor subscribed to the dispatcher
 /// (`spawn_event_feeder`) publishes every committed batch here; long polls
 /// and event streams block on a condition variable instead of polling the
 /// store, so they answer as soon as an event exists.

@@ -63,7 +63,7 @@ struct server_config {
 };
 
 /// The HTTP gateway: cpp-httplib in front of an engine. Translation only:
-/// each request becomes engine calls (which wait for the engine actor with a
+/// each request becomes engine calls (which wait for the dispatcher with a
 /// timeout); HTTP threads never touch operation state.
 ///
 /// Lifecycle: construct (registers every `/api/v1` route, `/healthz`,

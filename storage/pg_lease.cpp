@@ -14,7 +14,7 @@ namespace stepwise {
 namespace {
 
 constexpr auto join_sql
-  = "INSERT INTO engine_owners (owner, started_at, renewed_at, "
+  = "INSERT INTO process_leases (owner, started_at, renewed_at, "
     "lease_expires_at) SELECT $1, n, n, n + $2 FROM stepwise_now_us() AS n "
     "ON CONFLICT DO NOTHING RETURNING 1";
 
@@ -26,7 +26,7 @@ constexpr auto join_sql
 // live operation. SKIP LOCKED leaves operations a concurrent claimer or a
 // live owner is writing to.
 constexpr auto end_expired_sql
-  = "UPDATE engine_owners SET ended = true WHERE NOT ended "
+  = "UPDATE process_leases SET ended = true WHERE NOT ended "
     "AND lease_expires_at < stepwise_now_us() AND owner <> $1";
 
 #define SW_ACTIVE "o.state NOT IN ('succeeded', 'failed', 'canceled')"
@@ -37,7 +37,7 @@ constexpr auto end_expired_sql
 // walks every live operation in creation order.
 constexpr auto claim_sql
   = "WITH ended AS (SELECT o.id FROM operations o WHERE o.owner = ANY(ARRAY("
-    "SELECT owner FROM engine_owners WHERE ended)) AND " SW_ACTIVE " LIMIT $2 "
+    "SELECT owner FROM process_leases WHERE ended)) AND " SW_ACTIVE " LIMIT $2 "
     "FOR UPDATE OF o SKIP LOCKED), "
     "unowned AS (SELECT o.id FROM operations o WHERE o.owner IS NULL AND "
     SW_ACTIVE " LIMIT $2 FOR UPDATE OF o SKIP LOCKED) "
@@ -47,15 +47,15 @@ constexpr auto claim_sql
 
 // Ended leases that no live operation names any more.
 constexpr auto forget_ended_sql
-  = "DELETE FROM engine_owners e WHERE ended AND NOT EXISTS (SELECT 1 "
+  = "DELETE FROM process_leases e WHERE ended AND NOT EXISTS (SELECT 1 "
     "FROM operations o WHERE o.owner = e.owner AND " SW_ACTIVE ")";
 
 constexpr auto leave_sql
-  = "UPDATE engine_owners SET ended = true WHERE owner = $1";
+  = "UPDATE process_leases SET ended = true WHERE owner = $1";
 
 constexpr auto owners_sql
   = "SELECT owner, started_at, renewed_at, lease_expires_at "
-    "FROM engine_owners WHERE NOT ended ORDER BY owner";
+    "FROM process_leases WHERE NOT ended ORDER BY owner";
 
 // Renews the lease of `fence` on `c`; an ended lease is lost.
 caf::error renew_on(pg_connection& c, const pg_fence& fence) {

@@ -107,6 +107,10 @@ CREATE TABLE commit_marks (
   at BIGINT NOT NULL
 );
 )sql"},
+  {6, "process leases", R"sql(
+-- A row per process sharing the database, with its lease: the name says so.
+ALTER TABLE engine_owners RENAME TO process_leases;
+)sql"},
 };
 
 // Rolls back whatever a failed step left open; the error to report is the

@@ -79,7 +79,7 @@ constexpr statement statements[] = {
   {pg_stmt::read_mark,
    "SELECT token, last_seq FROM commit_marks WHERE writer = $1 FOR UPDATE"},
   {pg_stmt::renew_owner,
-   "UPDATE engine_owners SET renewed_at = stepwise_now_us(), "
+   "UPDATE process_leases SET renewed_at = stepwise_now_us(), "
    "lease_expires_at = stepwise_now_us() + $2 "
    "WHERE owner = $1 AND NOT ended RETURNING 1"},
   {pg_stmt::load,

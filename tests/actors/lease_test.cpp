@@ -122,7 +122,7 @@ TEST_CASE("engine lease: a taken-over operation completes once, the old "
   // A stops renewing (as if paused): its lease expires. B's recovery at
   // launch ends it and claims the operation.
   schema->admin("UPDATE " + schema->name()
-                + ".engine_owners SET lease_expires_at = 0");
+                + ".process_leases SET lease_expires_at = 0");
   auto b = launch(sys, two_steps([&] { b_runs += 1; }), schema->open());
   auto done_on_b = b.wait(id, 20s);
   REQUIRE(done_on_b);
@@ -135,7 +135,7 @@ TEST_CASE("engine lease: a taken-over operation completes once, the old "
   // store's state when the fenced actor reports first, else with an error
   // when the engine drops everything for the lost lease.
   caf::scoped_actor waiter{sys};
-  auto waiting = waiter->request(a.actor(), caf::infinite, wait_atom::value, id);
+  auto waiting = waiter->request(a.dispatcher(), caf::infinite, wait_atom::value, id);
   release.set_value();
   std::optional<operation> waited_op;
   caf::error waited;
@@ -252,7 +252,7 @@ TEST_CASE("engine lease: no step begins while the lease may have expired",
   // lease period, when another process could own the operation.
   auto t0 = std::chrono::steady_clock::now();
   lock_session lock{*pg_test_uri(), "SELECT 1 FROM " + schema->name()
-                                      + ".engine_owners FOR UPDATE"};
+                                      + ".process_leases FOR UPDATE"};
   std::this_thread::sleep_until(t0 + 2200ms); // retry due at about 1.5 s
   CHECK(runs == 1);
   lock.release();

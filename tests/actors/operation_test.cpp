@@ -74,7 +74,7 @@ TEST_CASE("a long wait passivates the actor and wakes it when due", "[actors]") 
   harness h{one(workflow("w", 1).step(1, slow).step(2, make_sleep("nap", std::chrono::hours(2))))};
   auto id = h.start("w");
   REQUIRE(h.await(id, event_type::step_retry_scheduled));
-  // The actor hands its wake-up time to the engine and stops.
+  // The actor hands its wake-up time to the dispatcher and stops.
   auto& m = h.eng.stats();
   CHECK(h.eventually([&] { return m.operations_sleeping.load() == 1; }));
   // Addressing a sleeping operation answers from the store.

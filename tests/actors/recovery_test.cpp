@@ -187,7 +187,7 @@ TEST_CASE("recovery reads a page at a time and holds requests until the last pag
   // A cancel of an operation on the last page, in the engine's mailbox
   // before that page is read: it must not find the operation absent.
   caf::scoped_actor self{*h.sys};
-  auto asked = self->request(h.eng.actor(), caf::infinite, command_atom::value,
+  auto asked = self->request(h.eng.dispatcher(), caf::infinite, command_atom::value,
                              ids.back(), command::cancel);
   st->release();
   bool answered = false;

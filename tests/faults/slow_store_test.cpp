@@ -113,7 +113,7 @@ TEST_CASE("a slow store: timeouts and a bounded backlog, nothing lost", "[faults
   std::vector<caf::error> errors(burst);
   std::vector<bool> answered(burst, false);
   auto send = [&](size_t i) {
-    return self->request(eng->actor(), std::chrono::milliseconds(700), start_atom::value,
+    return self->request(eng->dispatcher(), std::chrono::milliseconds(700), start_atom::value,
                          request(i));
   };
   std::vector<decltype(send(0))> pending;
