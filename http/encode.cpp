@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "infra/event_json.hpp"
+#include "engine/event_json.hpp"
 
 namespace stepwise::http {
 
@@ -89,7 +89,7 @@ boost::json::object to_json(const operation& op) {
 }
 
 boost::json::object to_json(const event& e) {
-  return infra::event_json(e);
+  return event_json(e);
 }
 
 boost::json::object to_json(const workflow& wf) {

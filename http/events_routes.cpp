@@ -4,7 +4,7 @@
 #include "http/query.hpp"
 #include "http/reply.hpp"
 #include "http/routes.hpp"
-#include "infra/event_json.hpp"
+#include "engine/event_json.hpp"
 
 namespace stepwise::http {
 
@@ -94,7 +94,7 @@ void append_sse_frame(std::string& out, const event& e) {
   out += "\nevent: ";
   out += to_string(e.type);
   out += "\ndata: ";
-  infra::append_event_json(out, e);
+  append_event_json(out, e);
   out += "\n\n";
 }
 

@@ -65,13 +65,13 @@ error_kind kind_of_400(ignition_call c, const std::string& message) {
 }
 
 // Turns a call that did not succeed into the driver error it stands for.
-error failure_of(ignition_call c, const std::string& origin, const http_result& r) {
+error failure_of(ignition_call c, const std::string& origin, const net::http_result& r) {
   std::string what = std::string("driver ") + path_of(c);
-  if (auto e = std::get_if<http_error>(&r))
+  if (auto e = std::get_if<net::http_error>(&r))
     return {error_kind::temporary, what + ": no answer from " + origin + " ("
                                      + std::string{to_string(e->kind)} + ": "
                                      + e->message + ")"};
-  auto& res = std::get<http_response>(r);
+  auto& res = std::get<net::http_response>(r);
   auto msg = remote_message(res.body);
   auto text = what + " answered " + std::to_string(res.status) + ": " + msg;
   if (res.status == 400)
@@ -83,8 +83,8 @@ error failure_of(ignition_call c, const std::string& origin, const http_result& 
 
 // Decodes a successful answer with `decode`, or maps the failure.
 template <class T, class Decoder>
-result<T> answer(ignition_call c, const std::string& origin, const http_result& r, Decoder decode) {
-  auto res = std::get_if<http_response>(&r);
+result<T> answer(ignition_call c, const std::string& origin, const net::http_result& r, Decoder decode) {
+  auto res = std::get_if<net::http_response>(&r);
   if (res == nullptr || res->status < 200 || res->status >= 300)
     return failure_of(c, origin, r);
   auto invalid = [c](const std::string& why) {
@@ -135,7 +135,7 @@ ignition_driver::make(ignition_driver_config cfg) {
 ignition_driver::ignition_driver(const ignition_driver_config& cfg, std::string origin,
                                  std::string prefix)
   : origin_(std::move(origin)), prefix_(std::move(prefix)), call_timeout_(cfg.call_timeout) {
-  http_client_options opts;
+  net::http_client_options opts;
   opts.thread_name = "sw-driver";
   opts.max_host_connections = cfg.max_connections;
   opts.max_total_connections = cfg.max_connections;
@@ -143,13 +143,13 @@ ignition_driver::ignition_driver(const ignition_driver_config& cfg, std::string 
   opts.connect_timeout = cfg.connect_timeout;
   opts.verify_tls = cfg.verify_tls;
   opts.ca_file = cfg.ca_file;
-  client_ = std::make_shared<http_client>(std::move(opts));
+  client_ = std::make_shared<net::http_client>(std::move(opts));
 }
 
-void ignition_driver::post(const char* path, const json::object& body, http_callback done,
+void ignition_driver::post(const char* path, const json::object& body, net::http_callback done,
                            const stop_token& stop) {
-  http_request req;
-  req.method = http_method::post;
+  net::http_request req;
+  req.method = net::http_method::post;
   req.url = origin_ + prefix_ + "/" + path;
   req.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}};
   req.body = json::serialize(body);
@@ -157,7 +157,7 @@ void ignition_driver::post(const char* path, const json::object& body, http_call
   auto id = client_->send(std::move(req), std::move(done));
   // A caller that gives the call up ends its transfer: it holds no
   // connection, and the driver is not kept waiting for nobody.
-  stop.on_stop([client = std::weak_ptr<http_client>{client_}, id] {
+  stop.on_stop([client = std::weak_ptr<net::http_client>{client_}, id] {
     if (auto c = client.lock())
       c->cancel(id);
   });
@@ -167,7 +167,7 @@ void ignition_driver::create(const create_request& req, callback<accepted> done,
                              const stop_token& stop) {
   post(
     "create", encode(req),
-    [origin = origin_, done = std::move(done)](http_result r) {
+    [origin = origin_, done = std::move(done)](net::http_result r) {
       done(answer<accepted>(ignition_call::create, origin, r, decode_accepted));
     },
     stop);
@@ -178,7 +178,7 @@ void ignition_driver::remove(const std::string& infrastructure_id,
                              const stop_token& stop) {
   post(
     "delete", encode(delete_request{infrastructure_id, loc}),
-    [origin = origin_, done = std::move(done)](http_result r) {
+    [origin = origin_, done = std::move(done)](net::http_result r) {
       done(answer<accepted>(ignition_call::remove, origin, r, decode_accepted));
     },
     stop);
@@ -189,7 +189,7 @@ void ignition_driver::get_task(const std::string& infrastructure_id,
                                const deployment_location& loc, callback<task> done) {
   post("query", encode(task_query{infrastructure_id, request_id, loc}),
        [origin = origin_, infrastructure_id, request_id,
-        done = std::move(done)](http_result r) {
+        done = std::move(done)](net::http_result r) {
          auto got = answer<task>(ignition_call::query, origin, r, decode_task);
          // Drivers may leave out the ids the caller already knows.
          if (auto t = std::get_if<task>(&got)) {
@@ -206,7 +206,7 @@ void ignition_driver::find(const std::string& template_text, const std::string& 
                            const std::string& instance_name, const deployment_location& loc,
                            callback<std::optional<found>> done) {
   post("find", encode(find_request{template_text, template_type, instance_name, loc}),
-       [origin = origin_, done = std::move(done)](http_result r) {
+       [origin = origin_, done = std::move(done)](net::http_result r) {
          done(answer<std::optional<found>>(ignition_call::find, origin, r, decode_found));
        });
 }

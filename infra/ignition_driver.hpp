@@ -7,7 +7,7 @@
 #include <caf/expected.hpp>
 
 #include "infra/driver.hpp"
-#include "infra/http_client.hpp"
+#include "net/http_client.hpp"
 
 namespace stepwise::infra {
 
@@ -76,7 +76,7 @@ public:
   }
 
   /// Returns the client's counters (calls queued, in flight, done).
-  http_client_stats stats() const {
+  net::http_client_stats stats() const {
     return client_->stats();
   }
 
@@ -86,14 +86,14 @@ private:
 
   /// Posts `body` to `{prefix}/{path}` and hands the answer to `done`.
   /// Posts `body` to `path`; a requested `stop` cancels the request.
-  void post(const char* path, const boost::json::object& body, http_callback done,
+  void post(const char* path, const boost::json::object& body, net::http_callback done,
             const stop_token& stop = {});
 
   std::string origin_;
   std::string prefix_;
   std::chrono::milliseconds call_timeout_;
   /// Shared with the stop callbacks of calls, which may outlive the driver.
-  std::shared_ptr<http_client> client_;
+  std::shared_ptr<net::http_client> client_;
 };
 
 } // namespace stepwise::infra

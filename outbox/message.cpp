@@ -2,7 +2,8 @@
 
 #include <boost/json.hpp>
 
-#include "infra/event_json.hpp"
+#include "engine/event_json.hpp"
+#include "infra/completion_message.hpp"
 
 namespace stepwise::outbox {
 
@@ -13,7 +14,7 @@ std::string message_id(const event& e) {
 
 std::string event_text(const event& e) {
   std::string out;
-  infra::append_event_json(out, e);
+  append_event_json(out, e);
   return out;
 }
 
@@ -24,7 +25,7 @@ std::string webhook_body(const std::vector<event>& events, bool as_array) {
   for (auto& e : events) {
     if (out.size() > 1)
       out += ',';
-    infra::append_event_json(out, e);
+    append_event_json(out, e);
   }
   out += ']';
   return out;

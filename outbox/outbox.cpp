@@ -127,7 +127,7 @@ outbox::start(caf::actor_system& sys, engine& eng, store_ptr st,
       if (auto pw = url_password(c.webhook.url); !pw.empty())
         ctx->secrets.push_back(pw);
       if (!ob->http_)
-        ob->http_ = std::make_shared<infra::http_client>(cfg.http);
+        ob->http_ = std::make_shared<net::http_client>(cfg.http);
       ctx->dest = std::make_shared<webhook_destination>(ob->http_, c.name,
                                                         c.webhook, *secret);
     } else {

@@ -12,7 +12,7 @@
 
 #include "engine/engine.hpp"
 #include "engine/sink_store.hpp"
-#include "infra/http_client.hpp"
+#include "net/http_client.hpp"
 #include "outbox/blocking_pool.hpp"
 #include "outbox/sink_actor.hpp"
 #include "outbox/sink_config.hpp"
@@ -28,7 +28,7 @@ struct outbox_config {
   /// Threads for store calls and producer rebuilds, shared by all sinks.
   size_t store_threads = 2;
   /// The webhooks' HTTP client (TLS verification, CA file, connections).
-  infra::http_client_options http;
+  net::http_client_options http;
   /// Where warnings go (never holding a secret); empty: stderr.
   std::function<void(const std::string&)> warn;
   /// Keep every delivery's lag for exact percentiles (the benchmark); the
@@ -91,7 +91,7 @@ private:
   sink_store* sinks_;
   std::string holder_;
   std::shared_ptr<blocking_pool> pool_;
-  std::shared_ptr<infra::http_client> http_;
+  std::shared_ptr<net::http_client> http_;
   std::vector<sink> items_;
   caf::actor feeder_;
   std::function<void(const std::string&)> warn_;

@@ -8,7 +8,7 @@
 namespace stepwise::outbox {
 
 webhook_destination::webhook_destination(
-  std::shared_ptr<infra::http_client> client, std::string sink,
+  std::shared_ptr<net::http_client> client, std::string sink,
   webhook_settings settings, std::string secret)
   : client_(std::move(client)),
     sink_(std::move(sink)),
@@ -19,8 +19,8 @@ webhook_destination::webhook_destination(
 }
 
 void webhook_destination::send(event_batch_ptr batch, delivery_callback done) {
-  infra::http_request req;
-  req.method = infra::http_method::post;
+  net::http_request req;
+  req.method = net::http_method::post;
   req.url = settings_.url;
   req.timeout = settings_.timeout;
   req.body = webhook_body(*batch, settings_.batch > 1);
@@ -38,15 +38,15 @@ void webhook_destination::send(event_batch_ptr batch, delivery_callback done) {
   // outcome and hands it on.
   client_->send(std::move(req), [done = std::move(done), shown = shown_,
                                  url = settings_.url,
-                                 secret = secret_](infra::http_result res) {
-    if (auto* r = std::get_if<infra::http_response>(&res)) {
+                                 secret = secret_](net::http_result res) {
+    if (auto* r = std::get_if<net::http_response>(&res)) {
       if (r->status >= 200 && r->status < 300)
         return done(caf::error{});
       return done(make_error(errc::delivery_failed,
                              "webhook " + shown + " answered "
                                + std::to_string(r->status)));
     }
-    auto& e = std::get<infra::http_error>(res);
+    auto& e = std::get<net::http_error>(res);
     auto msg = e.message;
     for (auto pos = msg.find(url); pos != std::string::npos;
          pos = msg.find(url, pos + shown.size()))

@@ -3,7 +3,7 @@
 #include <memory>
 #include <string>
 
-#include "infra/http_client.hpp"
+#include "net/http_client.hpp"
 #include "outbox/destination.hpp"
 #include "outbox/sink_config.hpp"
 
@@ -26,7 +26,7 @@ inline constexpr const char* sink_header = "X-Stepwise-Sink";
 class webhook_destination final : public destination {
 public:
   /// `secret` is the HMAC key (empty: unsigned).
-  webhook_destination(std::shared_ptr<infra::http_client> client,
+  webhook_destination(std::shared_ptr<net::http_client> client,
                       std::string sink, webhook_settings settings,
                       std::string secret);
 
@@ -46,7 +46,7 @@ public:
   }
 
 private:
-  std::shared_ptr<infra::http_client> client_;
+  std::shared_ptr<net::http_client> client_;
   std::string sink_;
   webhook_settings settings_;
   std::string secret_;

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "http/encode.hpp"
-#include "infra/event_json.hpp"
+#include "engine/event_json.hpp"
 
 using namespace stepwise;
 
@@ -27,7 +27,7 @@ TEST_CASE("the streamed form of an event is its API form", "[http][encode]") {
                  {"type", "forged"}};
   for (auto* e : {&plain, &full, &extra}) {
     std::string text;
-    infra::append_event_json(text, *e);
+    append_event_json(text, *e);
     boost::json::error_code ec;
     auto parsed = boost::json::parse(text, ec);
     INFO(text);
@@ -35,7 +35,7 @@ TEST_CASE("the streamed form of an event is its API form", "[http][encode]") {
     CHECK(parsed == boost::json::value(http::to_json(*e)));
   }
   std::string text;
-  infra::append_event_json(text, extra);
+  append_event_json(text, extra);
   CHECK(boost::json::parse(text).at("seq") == 42);
   CHECK(boost::json::parse(text).at("type") == "infrastructure_task_completed");
 }

@@ -11,7 +11,7 @@
 #include <variant>
 #include <vector>
 
-namespace stepwise::infra {
+namespace stepwise::net {
 
 // -- requests and responses ---------------------------------------------------
 
@@ -189,4 +189,4 @@ private:
   std::shared_ptr<impl> impl_;
 };
 
-} // namespace stepwise::infra
+} // namespace stepwise::net

@@ -6,11 +6,11 @@
 
 #include <curl/curl.h>
 
-#include "infra/http_client.hpp"
+#include "net/http_client.hpp"
 
 // Internal to `http_client`: one request on its way through libcurl.
 
-namespace stepwise::infra::detail {
+namespace stepwise::net::detail {
 
 /// The counters behind `http_client_stats`, written by the client.
 struct http_counters {
@@ -94,4 +94,4 @@ private:
   char errbuf_[CURL_ERROR_SIZE] = {};
 };
 
-} // namespace stepwise::infra::detail
+} // namespace stepwise::net::detail

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "infra/http_queue.hpp"
+#include "net/http_queue.hpp"
 
-using namespace stepwise::infra;
-using namespace stepwise::infra::detail;
+using namespace stepwise::net;
+using namespace stepwise::net::detail;
 using namespace std::chrono_literals;
 
 namespace {

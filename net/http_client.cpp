@@ -1,4 +1,4 @@
-#include "infra/http_client.hpp"
+#include "net/http_client.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -10,10 +10,10 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include "infra/http_queue.hpp"
-#include "infra/http_transfer.hpp"
+#include "net/http_queue.hpp"
+#include "net/http_transfer.hpp"
 
-namespace stepwise::infra {
+namespace stepwise::net {
 
 using detail::http_queue;
 using detail::http_transfer;
@@ -419,4 +419,4 @@ http_client_stats http_client::stats() const {
   return out;
 }
 
-} // namespace stepwise::infra
+} // namespace stepwise::net

@@ -9,11 +9,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "infra/http_transfer.hpp"
+#include "net/http_transfer.hpp"
 
 // Internal to `http_client`: the requests that wait for a connection.
 
-namespace stepwise::infra::detail {
+namespace stepwise::net::detail {
 
 /// The requests of an `http_client` that wait for a connection under its
 /// caps, per origin (`scheme://authority`), first sent first served, each
@@ -79,4 +79,4 @@ struct http_queue::origin {
   size_t running = 0;
 };
 
-} // namespace stepwise::infra::detail
+} // namespace stepwise::net::detail

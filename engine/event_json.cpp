@@ -1,4 +1,4 @@
-#include "infra/event_json.hpp"
+#include "engine/event_json.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -6,9 +6,8 @@
 
 #include "engine/json_text.hpp"
 
-#include "infra/task_json.hpp"
 
-namespace stepwise::infra {
+namespace stepwise {
 
 boost::json::object event_json(const event& e) {
   boost::json::object out;
@@ -76,28 +75,4 @@ void append_event_json(std::string& out, const event& e) {
   out += '}';
 }
 
-std::string completion_request_id(const event& e) {
-  if (e.type != event_type::infrastructure_task_completed)
-    return {};
-  auto ids = ids_from_json(e.extra);
-  return ids ? ids->request_id : std::string{};
-}
-
-std::optional<boost::json::object> completion_message(const event& e) {
-  if (e.type != event_type::infrastructure_task_completed)
-    return std::nullopt;
-  auto ids = ids_from_json(e.extra).value_or(accepted{});
-  auto status = e.extra.if_contains("status");
-  boost::json::object out{{"requestId", ids.request_id},
-                          {"infrastructureId", ids.infrastructure_id},
-                          {"status", status && status->is_string() ? *status : ""}};
-  // The monitor writes failure_details only for FAILED tasks (null else).
-  if (auto f = e.extra.if_contains("failure_details"); f && f->is_object())
-    out["failureDetails"] = *f;
-  auto outputs = e.extra.if_contains("outputs");
-  out["outputs"] = outputs && outputs->is_object() ? *outputs
-                                                   : boost::json::object{};
-  return out;
-}
-
-} // namespace stepwise::infra
+} // namespace stepwise

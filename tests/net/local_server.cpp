@@ -1,4 +1,4 @@
-#include "tests/infra/local_server.hpp"
+#include "tests/net/local_server.hpp"
 
 #include <algorithm>
 

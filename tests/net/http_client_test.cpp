@@ -12,13 +12,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "infra/http_client.hpp"
-#include "tests/infra/local_server.hpp"
+#include "net/http_client.hpp"
+#include "tests/net/local_server.hpp"
 #include "tests/infra/thread_count.hpp"
 #include "tests/infra/tls_files.hpp"
 
 using namespace stepwise;
-using namespace stepwise::infra;
+using namespace stepwise::net;
 using namespace std::chrono_literals;
 using test::local_server;
 using test::thread_count;

@@ -1,4 +1,4 @@
-#include "infra/http_transfer.hpp"
+#include "net/http_transfer.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace stepwise::infra::detail {
+namespace stepwise::net::detail {
 
 namespace {
 
@@ -278,4 +278,4 @@ void http_transfer::answer(http_result r) {
   }
 }
 
-} // namespace stepwise::infra::detail
+} // namespace stepwise::net::detail

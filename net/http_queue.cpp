@@ -1,9 +1,9 @@
-#include "infra/http_queue.hpp"
+#include "net/http_queue.hpp"
 
 #include <algorithm>
 #include <cctype>
 
-namespace stepwise::infra::detail {
+namespace stepwise::net::detail {
 
 namespace {
 
@@ -107,4 +107,4 @@ std::vector<std::unique_ptr<http_transfer>> http_queue::take_all() {
   return all;
 }
 
-} // namespace stepwise::infra::detail
+} // namespace stepwise::net::detail
