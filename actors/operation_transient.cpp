@@ -2,7 +2,7 @@
 // actor that takes over an operation that ran before (after a restart, a
 // wake-up from passivation, for a retry) has none: the steps marked
 // `producing_transient` that had succeeded run again, in order, before the
-// next step that uses them, as the seed's provisioning re-runs its steps. Values of other
+// next step that uses them, as a broker's provisioning re-runs its steps. Values of other
 // steps cannot be rebuilt, so an actor holding them does not passivate.
 #include <algorithm>
 

@@ -38,7 +38,7 @@ inline bool operator!=(const transient_value& x, const transient_value& y) {
 /// Transient data of one operation, by key.
 using transient_map = std::map<std::string, transient_value>;
 
-/// A provisioning override (the seed's `InputCreator.SetOverrides`): a
+/// A provisioning override (as a broker's `InputCreator.SetOverrides` sets them): a
 /// configuration value for one component of what is being created (a
 /// token, a URL). Kept among the transient values, so it is never stored;
 /// the steps that add overrides are marked `producing_transient()` and run

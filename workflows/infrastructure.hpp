@@ -27,8 +27,8 @@ using read_operation_fn
 /// `"remove_monitoring"`); the default records it as done in the data.
 using cleanup_fn = std::function<outcome(const std::string& task, step_context& ctx)>;
 
-/// A step a deployment adds to `provision_runtime` (the seed's
-/// `AddStep(weight, step)`), typically one that fetches a token or a URL
+/// A step a deployment adds to `provision_runtime` (as a broker's
+/// `AddStep(weight, step)` does), typically one that fetches a token or a URL
 /// from another system and adds it as an override
 /// (`ctx.add_override(component, key, value, secret)`). Overrides are never
 /// stored: the step is marked `producing_transient`, so it runs again

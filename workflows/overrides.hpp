@@ -10,7 +10,7 @@
 
 namespace stepwise::workflows {
 
-/// Provisioning overrides (the seed's `InputCreator.SetOverrides`) on their
+/// Provisioning overrides (a broker's `InputCreator.SetOverrides`) on their
 /// way to a driver's create request.
 
 /// Returns the name of the create request property that carries override

@@ -1,4 +1,4 @@
-// Provisioning overrides (seeds 000/001): steps add them, provision_runtime
+// Provisioning overrides: steps add them, provision_runtime
 // hands every one to the driver's create request, nothing stores them, and
 // a restart before the create collects them again.
 #include <atomic>
