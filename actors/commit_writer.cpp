@@ -13,8 +13,8 @@ namespace stepwise {
 
 using std::chrono::steady_clock;
 
-commit_writer::commit_writer(store_ptr st, caf::actor events_sink, metrics& m,
-                             options opts, std::shared_ptr<lease_keeper> keeper)
+commit_writer::commit_writer(store_ptr st, caf::actor events_sink, metrics& m, options opts,
+                             std::shared_ptr<lease_keeper> keeper)
   : store_(std::move(st)),
     events_sink_(std::move(events_sink)),
     metrics_(m),
@@ -130,11 +130,10 @@ caf::error commit_writer::refusal() const {
   auto queued = backlog();
   if (queued < opts_.max_backlog)
     return caf::none;
-  return make_error(errc::overloaded,
-                    "the store is behind: " + std::to_string(queued)
-                      + " checkpoints wait to be written (max backlog "
-                      + std::to_string(opts_.max_backlog)
-                      + "); nothing was written, try again later");
+  return make_error(errc::overloaded, "the store is behind: " + std::to_string(queued)
+                                        + " checkpoints wait to be written (max backlog "
+                                        + std::to_string(opts_.max_backlog)
+                                        + "); nothing was written, try again later");
 }
 
 void commit_writer::probe() {
@@ -142,16 +141,15 @@ void commit_writer::probe() {
   auto now = steady_clock::now();
   last_answer_ = now; // also after a failure: the next probe is a period later
   if (err)
-    health_.failed("ping", err, "asking again in "
-                                  + std::to_string(opts_.probe_every.count()) + " ms",
-                   now);
+    health_.failed("ping", err,
+                   "asking again in " + std::to_string(opts_.probe_every.count()) + " ms", now);
   else
     health_.answered(now);
 }
 
 commit_writer::try_result commit_writer::write_try(std::vector<checkpoint>& batch,
-                                                  std::vector<item>& replies,
-                                                  std::chrono::milliseconds retry_in) {
+                                                   std::vector<item>& replies,
+                                                   std::chrono::milliseconds retry_in) {
   auto t0 = steady_clock::now();
   auto owner = keeper_ ? keeper_->owner() : std::string{};
   // Answered in the store's order: the events of concurrent commits
@@ -182,8 +180,7 @@ commit_writer::try_result commit_writer::write_try(std::vector<checkpoint>& batc
   // "done" or "failed".
   metrics_.commit_errors.fetch_add(1, std::memory_order_relaxed);
   health_.failed("commit of " + std::to_string(batch.size()) + " checkpoints", err,
-                 "retrying in " + std::to_string(retry_in.count()) + " ms",
-                 steady_clock::now());
+                 "retrying in " + std::to_string(retry_in.count()) + " ms", steady_clock::now());
   return try_result::failed;
 }
 

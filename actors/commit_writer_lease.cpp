@@ -15,10 +15,8 @@ void commit_writer::lease_tick() {
     last_answer_ = std::chrono::steady_clock::now();
     health_.answered(last_answer_);
     if (!got->empty()) {
-      metrics_.operations_claimed.fetch_add(got->size(),
-                                            std::memory_order_relaxed);
-      caf::anon_send(events_sink_, recover_atom::value,
-                     recovered_ops{std::move(*got)});
+      metrics_.operations_claimed.fetch_add(got->size(), std::memory_order_relaxed);
+      caf::anon_send(events_sink_, recover_atom::value, recovered_ops{std::move(*got)});
     }
     return;
   }
@@ -68,8 +66,7 @@ void commit_writer::lease_lost(std::vector<item>& fenced, const std::string& own
     auto err = keeper_->join();
     if (!err)
       break;
-    health_.failed("joining again", err,
-                   "retrying in " + std::to_string(backoff.count()) + " ms",
+    health_.failed("joining again", err, "retrying in " + std::to_string(backoff.count()) + " ms",
                    std::chrono::steady_clock::now());
     if (!pause(backoff))
       return;

@@ -14,8 +14,7 @@
 
 namespace stepwise {
 
-caf::actor spawn_operation(dispatcher_ptr self, operation op, next_action act,
-                           op_start mode) {
+caf::actor spawn_operation(dispatcher_ptr self, operation op, next_action act, op_start mode) {
   auto id = op.id;
   auto& rt = self->state.rt;
   auto me = caf::actor_cast<caf::actor>(self);
@@ -38,8 +37,7 @@ void release(dispatcher_ptr self, const std::string& id, const caf::actor& a) {
 }
 
 void route(dispatcher_ptr self, const std::string& id,
-           std::function<void(const caf::actor&)> forward,
-           std::function<void()> absent) {
+           std::function<void(const caf::actor&)> forward, std::function<void()> absent) {
   auto& st = self->state;
   if (auto i = st.held.find(id); i != st.held.end()) {
     i->second.emplace_back([forward, absent](const caf::actor& a) {
@@ -86,17 +84,16 @@ void on_lease_lost(dispatcher_ptr self) {
     self->send_exit(kv.second, caf::exit_reason::user_shutdown);
   st.live.clear();
   st.passivating.clear();
-  st.rt->stats.operations_sleeping.fetch_sub(
-    static_cast<int64_t>(st.sleepers.size()), std::memory_order_relaxed);
+  st.rt->stats.operations_sleeping.fetch_sub(static_cast<int64_t>(st.sleepers.size()),
+                                             std::memory_order_relaxed);
   st.sleepers.clear();
   auto held = std::move(st.held);
   st.held.clear();
   for (auto& kv : held)
     for (auto& fn : kv.second)
       fn(caf::actor{});
-  auto lost = make_error(errc::stale_revision,
-                         "this process lost its lease on the operation; "
-                         "another process drives it now");
+  auto lost = make_error(errc::stale_revision, "this process lost its lease on the operation; "
+                                               "another process drives it now");
   for (auto& kv : st.waiters)
     kv.second.deliver(lost);
   st.waiters.clear();
@@ -114,7 +111,8 @@ void read_recovery_page(dispatcher_ptr self, const active_position& after) {
           [=](caf::error& err) {
             write_log(self->state.rt->cfg.log, log_level::warn,
                       "recovery: reading the active operations failed, "
-                      "retrying in 1 s: " + message_of(err));
+                      "retrying in 1 s: "
+                        + message_of(err));
             self->delayed_send(self, std::chrono::seconds(1), recover_atom::value, after);
           });
 }
@@ -127,17 +125,16 @@ void enter_recovery(dispatcher_ptr self) {
     return;
   st.recovering = true;
   self->set_default_handler(caf::skip);
-  self->become(caf::keep_behavior,
-               [=](recover_atom, const active_position& after) {
-                 read_recovery_page(self, after);
-               },
-               [=](shutdown_atom) {
-                 // Stop reading pages; the held requests and the shutdown
-                 // itself go through the usual behavior.
-                 self->state.stopping = true;
-                 leave_recovery(self);
-                 self->send(self, shutdown_atom::value);
-               });
+  self->become(
+    caf::keep_behavior,
+    [=](recover_atom, const active_position& after) { read_recovery_page(self, after); },
+    [=](shutdown_atom) {
+      // Stop reading pages; the held requests and the shutdown
+      // itself go through the usual behavior.
+      self->state.stopping = true;
+      leave_recovery(self);
+      self->send(self, shutdown_atom::value);
+    });
 }
 
 void leave_recovery(dispatcher_ptr self) {
@@ -243,11 +240,12 @@ void tidy(dispatcher_ptr self) {
 caf::behavior dispatcher(dispatcher_ptr self, runtime_ptr rt) {
   auto& st = self->state;
   st.rt = std::move(rt);
-  st.node = st.rt->node != 0
-              ? st.rt->node
-              : static_cast<uint32_t>(std::hash<std::string>{}(std::to_string(
-                                        st.rt->clk->now().time_since_epoch().count()))
-                                      ^ static_cast<uint32_t>(::getpid()));
+  st.node =
+    st.rt->node != 0
+      ? st.rt->node
+      : static_cast<uint32_t>(
+        std::hash<std::string>{}(std::to_string(st.rt->clk->now().time_since_epoch().count()))
+        ^ static_cast<uint32_t>(::getpid()));
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& subs = self->state.subscribers;
     subs.erase(std::remove_if(subs.begin(), subs.end(),
@@ -258,9 +256,7 @@ caf::behavior dispatcher(dispatcher_ptr self, runtime_ptr rt) {
   auto own = caf::message_handler{
     [=](tidy_atom) { tidy(self); },
     [=](recover_atom, recovered_ops& found) { on_recover(self, found); },
-    [=](finished_atom, const std::string& id, op_snapshot& snap) {
-      on_finished(self, id, snap);
-    },
+    [=](finished_atom, const std::string& id, op_snapshot& snap) { on_finished(self, id, snap); },
     [=](lease_lost_atom) { on_lease_lost(self); },
     [=](event_batch& batch) {
       // Copy for all but the last subscriber, which gets the batch itself.

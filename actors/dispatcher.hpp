@@ -89,16 +89,14 @@ caf::message_handler dispatcher_requests(dispatcher_ptr self);
 caf::message_handler dispatcher_parking(dispatcher_ptr self);
 
 /// Gives operation `op` an actor, started per `mode` (dispatcher.cpp).
-caf::actor spawn_operation(dispatcher_ptr self, operation op, next_action act,
-                           op_start mode);
+caf::actor spawn_operation(dispatcher_ptr self, operation op, next_action act, op_start mode);
 
 /// Routes a request about operation `id` to the actor that owns it, or
 /// runs `absent` when no actor does. While the operation is between two
 /// actors the request is held; should it then have vanished (null actor),
 /// `absent` runs instead (dispatcher.cpp).
 void route(dispatcher_ptr self, const std::string& id,
-           std::function<void(const caf::actor&)> forward,
-           std::function<void()> absent);
+           std::function<void(const caf::actor&)> forward, std::function<void()> absent);
 
 /// Hands every request held for `id` to `a` (a null `a`: the operation has
 /// no actor; each falls back to its `absent`), in arrival order

@@ -39,15 +39,13 @@ void replay(dispatcher_ptr self, pending_create pc) {
   auto rp = pc.rp;
   read_then<load_key_atom>(self, key, rp, [=](std::optional<operation>& found) mutable {
     if (!found) {
-      rp.deliver(make_error(errc::store_failure,
-                            "idempotency key '" + key
-                              + "' is taken but its operation was not found"));
+      rp.deliver(make_error(errc::store_failure, "idempotency key '" + key
+                                                   + "' is taken but its operation was not found"));
       return;
     }
     if (found->request_hash != hash) {
       rp.deliver(make_error(errc::idempotency_conflict,
-                            "idempotency key '" + key
-                              + "' was used with a different request"));
+                            "idempotency key '" + key + "' was used with a different request"));
       return;
     }
     rp.deliver(start_result{self->state.rt->present(*found), false});
@@ -190,11 +188,10 @@ void to_absent(dispatcher_ptr self, caf::response_promise rp, const std::string&
     }
     if (self->state.rt->lease && !is_terminal(op.state)) {
       // Live, not here: another process sharing the store drives it.
-      rp.deliver(make_error(errc::invalid_state,
-                            "operation '" + id + "' is "
-                              + std::string{to_string(op.state)}
-                              + " in another process sharing the store: "
-                                "send the request to that process"));
+      rp.deliver(make_error(errc::invalid_state, "operation '" + id + "' is "
+                                                   + std::string{to_string(op.state)}
+                                                   + " in another process sharing the store: "
+                                                     "send the request to that process"));
       return;
     }
     auto answer = req->from_store(op);
@@ -209,8 +206,8 @@ template <class T>
 void to_actor(dispatcher_ptr self, caf::response_promise rp, const std::string& id,
               std::shared_ptr<const actor_request<T>> req) {
   auto absent = [=] { to_absent(self, rp, id, req); };
-  route(self, id, [=](const caf::actor& a) { ask_actor<T>(self, a, rp, absent, req->msg); },
-        absent);
+  route(
+    self, id, [=](const caf::actor& a) { ask_actor<T>(self, a, rp, absent, req->msg); }, absent);
 }
 
 /// Hands a watcher's report to its operation, waking it if it sleeps; a
@@ -220,7 +217,8 @@ void on_report(dispatcher_ptr self, const std::string& id, watch_reply& reply) {
   if (self->state.sleepers.contains(id))
     wake(self, id);
   auto msg = caf::make_message(watch_done_atom::value, std::move(reply));
-  route(self, id, [=](const caf::actor& a) { self->send(a, msg); }, [] {});
+  route(
+    self, id, [=](const caf::actor& a) { self->send(a, msg); }, [] {});
 }
 
 } // namespace
@@ -232,11 +230,12 @@ caf::message_handler dispatcher_requests(dispatcher_ptr self) {
     [=](get_atom, const std::string& id) -> caf::result<operation> {
       auto rp = self->make_response_promise();
       auto absent = [=] { get_from_store(self, rp, id); };
-      route(self, id,
-            [=](const caf::actor& a) {
-              ask_actor<operation>(self, a, rp, absent, caf::make_message(get_atom::value));
-            },
-            absent);
+      route(
+        self, id,
+        [=](const caf::actor& a) {
+          ask_actor<operation>(self, a, rp, absent, caf::make_message(get_atom::value));
+        },
+        absent);
       return rp;
     },
     [=](command_atom, const std::string& id, command cmd) -> caf::result<operation> {

@@ -85,17 +85,16 @@ caf::expected<T> ask_bridge(const std::atomic<bool>& down, const caf::actor& bri
     return make_error(errc::shutting_down, "the engine is shut down");
   auto slot = std::make_shared<reply_slot<T>>();
   auto msg = caf::make_message(std::forward<Ts>(xs)...);
-  caf::anon_send(bridge, bridge_job{[slot, msg](caf::event_based_actor* self,
-                                                const caf::actor& engine) {
-    self->request(engine, caf::infinite, msg)
-      .then([slot](T& x) { slot->set(std::move(x)); },
-            [slot](caf::error& e) { slot->set(std::move(e)); });
-  }});
+  caf::anon_send(bridge,
+                 bridge_job{[slot, msg](caf::event_based_actor* self, const caf::actor& engine) {
+                   self->request(engine, caf::infinite, msg)
+                     .then([slot](T& x) { slot->set(std::move(x)); },
+                           [slot](caf::error& e) { slot->set(std::move(e)); });
+                 }});
   std::unique_lock<std::mutex> guard{slot->mtx};
   if (!slot->cv.wait_for(guard, timeout, [&] { return slot->value.has_value(); }))
-    return make_error(errc::timeout,
-                      "the engine did not answer within "
-                        + std::to_string(timeout.count() / 1000) + " ms");
+    return make_error(errc::timeout, "the engine did not answer within "
+                                       + std::to_string(timeout.count() / 1000) + " ms");
   return std::move(*slot->value);
 }
 
@@ -111,10 +110,10 @@ void tune_actor_system(caf::actor_system_config& cfg) {
   cfg.set("scheduler.policy", caf::atom("sharing"));
 }
 
-caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg,
-                                     registry workflows, store_ptr st) {
-  auto parts = launch_runtime(sys, std::move(cfg), std::move(workflows), std::move(st),
-                              drive::threads);
+caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg, registry workflows,
+                                     store_ptr st) {
+  auto parts =
+    launch_runtime(sys, std::move(cfg), std::move(workflows), std::move(st), drive::threads);
   if (!parts)
     return std::move(parts.error());
   auto sh = std::make_shared<shared>();

@@ -6,8 +6,8 @@
 
 // jemalloc's control interface. Weak: the engine is a library, and the
 // program that embeds it chooses its allocator; without jemalloc this is null.
-extern "C" int mallctl(const char* name, void* oldp, size_t* oldlenp, void* newp,
-                       size_t newlen) __attribute__((weak));
+extern "C" int mallctl(const char* name, void* oldp, size_t* oldlenp, void* newp, size_t newlen)
+  __attribute__((weak));
 
 namespace stepwise {
 

@@ -20,22 +20,18 @@ namespace {
 
 /// Returns a joined lease keeper when the store is shared by processes,
 /// null when it serves this process alone.
-caf::expected<std::shared_ptr<lease_keeper>> make_keeper(const engine_config& cfg,
-                                                         store& st) {
+caf::expected<std::shared_ptr<lease_keeper>> make_keeper(const engine_config& cfg, store& st) {
   auto* leases = st.leases();
   if (!leases)
     return std::shared_ptr<lease_keeper>{};
   // Claims run every ttl / 3: a tiny ttl would turn the writer into a
   // busy loop of claims.
   if (cfg.lease_ttl < std::chrono::milliseconds(100))
-    return make_error(errc::invalid_argument,
-                      "lease_ttl must be at least 100 ms");
-  auto keeper = std::make_shared<lease_keeper>(*leases, cfg.lease_ttl,
-                                               cfg.claim_batch);
+    return make_error(errc::invalid_argument, "lease_ttl must be at least 100 ms");
+  auto keeper = std::make_shared<lease_keeper>(*leases, cfg.lease_ttl, cfg.claim_batch);
   if (auto err = keeper->join())
     return make_error(errc::store_failure,
-                      "recovery: cannot join the store's leases: "
-                        + message_of(err));
+                      "recovery: cannot join the store's leases: " + message_of(err));
   return keeper;
 }
 
@@ -60,10 +56,8 @@ void warn_plaintext_secrets(const engine_config& cfg, const registry& workflows)
 
 } // namespace
 
-
 caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg,
-                                       registry workflows, store_ptr st, drive how,
-                                       uint32_t node) {
+                                       registry workflows, store_ptr st, drive how, uint32_t node) {
   if (!st)
     return make_error(errc::invalid_argument, "no store given");
   auto keeper = make_keeper(cfg, *st);
@@ -75,8 +69,7 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
   auto active = *keeper ? (*keeper)->claim_all() : st->load_active_page(std::nullopt, page);
   if (!active)
     return make_error(errc::store_failure,
-                      "recovery: cannot load the active operations: "
-                        + message_of(active.error()));
+                      "recovery: cannot load the active operations: " + message_of(active.error()));
   auto rt = std::make_shared<runtime>();
   rt->cfg = cfg;
   // Below passivate_after, so that an operation read back early arms its
@@ -107,21 +100,19 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
   auto a = sys.spawn(dispatcher, rt);
   rt->lease = *keeper;
   if (rt->lease)
-    rt->stats.operations_claimed.fetch_add(active->size(),
-                                             std::memory_order_relaxed);
+    rt->stats.operations_claimed.fetch_add(active->size(), std::memory_order_relaxed);
   commit_writer::options wopts;
   wopts.max_batch = cfg.max_batch;
   wopts.max_backlog = cfg.max_backlog;
   wopts.log = cfg.log;
   wopts.threads = threads;
-  rt->writer = std::make_unique<commit_writer>(rt->store, a, rt->stats,
-                                                 std::move(wopts), rt->lease);
+  rt->writer =
+    std::make_unique<commit_writer>(rt->store, a, rt->stats, std::move(wopts), rt->lease);
   rt->writer->enable_admission(rt->limits, rt->clk);
   auto first = *keeper ? recovered_ops{std::move(*active), std::nullopt}
                        : recovery_page(std::move(*active), page);
   caf::anon_send(a, recover_atom::value, std::move(first));
   return launched{std::move(rt), std::move(a)};
 }
-
 
 } // namespace stepwise

@@ -20,8 +20,7 @@ std::string fresh_owner_id() {
 
 } // namespace
 
-lease_keeper::lease_keeper(lease_store& leases, duration ttl,
-                           size_t claim_batch)
+lease_keeper::lease_keeper(lease_store& leases, duration ttl, size_t claim_batch)
   : leases_(leases),
     ttl_(ttl),
     claim_batch_(std::max<size_t>(1, claim_batch)),
@@ -43,8 +42,7 @@ caf::error lease_keeper::join() {
 caf::expected<std::vector<operation>> lease_keeper::claim_all() {
   // Counted from the start: a slow claim must not stretch the period that
   // bounds takeover time.
-  next_claim_ = steady::now()
-                + std::chrono::duration_cast<steady::duration>(claim_period());
+  next_claim_ = steady::now() + std::chrono::duration_cast<steady::duration>(claim_period());
   std::vector<operation> out;
   for (;;) {
     auto started = steady::now();
@@ -65,15 +63,12 @@ caf::error lease_keeper::leave() {
 }
 
 void lease_keeper::renewed(steady::time_point started) {
-  auto until = (started + std::chrono::duration_cast<steady::duration>(ttl_))
-                 .time_since_epoch()
-                 .count();
+  auto until =
+    (started + std::chrono::duration_cast<steady::duration>(ttl_)).time_since_epoch().count();
   // Monotonic: a slow call finishing late must not shorten what a later
   // one established.
   auto cur = valid_until_.load(std::memory_order_relaxed);
-  while (cur < until
-         && !valid_until_.compare_exchange_weak(cur, until,
-                                                std::memory_order_relaxed))
+  while (cur < until && !valid_until_.compare_exchange_weak(cur, until, std::memory_order_relaxed))
     ; // retry with the value another thread stored
 }
 
@@ -81,8 +76,7 @@ bool lease_keeper::holds(steady::time_point now) const {
   // A step begun just before the end would run on past it: keep a tenth of
   // the period for that.
   auto margin = std::chrono::duration_cast<steady::duration>(ttl_ / 10);
-  return (now + margin).time_since_epoch().count()
-         < valid_until_.load(std::memory_order_relaxed);
+  return (now + margin).time_since_epoch().count() < valid_until_.load(std::memory_order_relaxed);
 }
 
 std::string lease_keeper::owner() const {

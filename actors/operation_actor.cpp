@@ -55,8 +55,7 @@ void persist(self_ptr self, std::vector<event> events, next_action act) {
   st.pending = act;
   checkpoint cp{checkpoint::kind::update, st.in_flight, std::move(events)};
   cp.state_changes = st.committed && st.committed->state != st.op.state;
-  if (!st.rt->writer->submit(std::move(cp), caf::actor_cast<caf::actor>(self),
-                               st.gen)) {
+  if (!st.rt->writer->submit(std::move(cp), caf::actor_cast<caf::actor>(self), st.gen)) {
     // Shutting down: the store keeps the last durable state, which a
     // restart resumes from.
     self->quit(caf::exit_reason::user_shutdown);
@@ -96,8 +95,7 @@ duration start_lead(const operation_state& st) {
 
 void arm(self_ptr self, time_point due, caf::message msg) {
   self->state.rt->stats.timers_pending.fetch_add(1, std::memory_order_relaxed);
-  self->state.rt->clk->schedule(due, caf::actor_cast<caf::actor>(self),
-                                  std::move(msg));
+  self->state.rt->clk->schedule(due, caf::actor_cast<caf::actor>(self), std::move(msg));
 }
 
 namespace {
@@ -116,12 +114,10 @@ void stop_attempt(self_ptr self, const char* why) {
   auto& st = self->state;
   if (st.stop)
     st.stop->request_stop(why);
-  auto idx = st.op.state == op_state::compensating
-               ? progress::compensation_cursor(st.op, *st.wf)
-               : st.op.cursor();
+  auto idx = st.op.state == op_state::compensating ? progress::compensation_cursor(st.op, *st.wf)
+                                                   : st.op.cursor();
   if (idx < st.wf->steps().size() && st.wf->steps()[idx].actor)
-    self->send(st.wf->steps()[idx].actor, step_stop_atom::value, st.op.id,
-               st.running_attempt);
+    self->send(st.wf->steps()[idx].actor, step_stop_atom::value, st.op.id, st.running_attempt);
 }
 
 bool parked(const operation& op) {
@@ -145,8 +141,7 @@ void execute(self_ptr self, next_action act) {
     case next_action::kind::none:
       return;
     case next_action::kind::run_step: {
-      if (st.rt->lease
-          && !st.rt->lease->holds(std::chrono::steady_clock::now())) {
+      if (st.rt->lease && !st.rt->lease->holds(std::chrono::steady_clock::now())) {
         // No renewal succeeded for a lease period (the database is out of
         // reach): another process may own the operation by now, and a
         // step it completed must not run here again. Wait until the lease
@@ -167,14 +162,13 @@ void execute(self_ptr self, next_action act) {
       // copy, and no timer can interrupt it. Begun ahead of its due time,
       // it runs on a worker then, as any blocking body: on time, rather
       // than when the actor next gets a thread.
-      bool here = def.runs_inline && start <= now
-                  && (act.compensate ? bool{def.compensate} : bool{def.run});
+      bool here =
+        def.runs_inline && start <= now && (act.compensate ? bool{def.compensate} : bool{def.run});
       st.gen += 1;
       st.step_running = true;
       st.rt->stats.steps_started.fetch_add(1, std::memory_order_relaxed);
       if (def.timeout && !act.compensate && !here)
-        arm(self, start + *def.timeout,
-            caf::make_message(step_timeout_atom::value, st.gen));
+        arm(self, start + *def.timeout, caf::make_message(step_timeout_atom::value, st.gen));
       st.stop = stop_source{};
       st.running_attempt = act.attempt;
       auto input = opened_input(st);
@@ -183,8 +177,12 @@ void execute(self_ptr self, next_action act) {
                              std::move(data), std::move(st.transient), st.stop->token());
       st.transient = {};
       bool timed = act.due.time_since_epoch().count() > 0;
-      attempt_target to{self, st.gen, st.rt->step_pool, timed ? std::min(act.due, start) : start,
-                        timed, start > now ? st.rt->clk.get() : nullptr};
+      attempt_target to{self,
+                        st.gen,
+                        st.rt->step_pool,
+                        timed ? std::min(act.due, start) : start,
+                        timed,
+                        start > now ? st.rt->clk.get() : nullptr};
       auto res = input ? run_step(to, st.wf, act.step, std::move(ctx), act.compensate)
                        : failed_attempt(std::move(ctx), message_of(input.error()));
       if (res) {
@@ -197,8 +195,8 @@ void execute(self_ptr self, next_action act) {
       st.gen += 1;
       // Only plain waits passivate: a compensation's retry stays armed here.
       // Long wait: hand the wake-up time to the dispatcher and stop.
-      if (!act.compensate && act.due - now >= st.rt->cfg.passivate_after
-          && may_drop_transient(st) && passivate(self, act.due))
+      if (!act.compensate && act.due - now >= st.rt->cfg.passivate_after && may_drop_transient(st)
+          && passivate(self, act.due))
         return;
       arm(self, act.due - start_lead(st), caf::make_message(timer_atom::value, st.gen));
       return;
@@ -237,10 +235,9 @@ void on_ack(self_ptr self, write_status status) {
     // Fenced: another writer (another process, on a shared store) owns the
     // operation now. Nothing is written or reported from here; the owner
     // carries on from the store's copy.
-    auto fenced = make_error(errc::stale_revision,
-                             "operation '" + st.op.id
-                               + "' is driven by another process (shared "
-                                 "store); the request was not carried out");
+    auto fenced = make_error(errc::stale_revision, "operation '" + st.op.id
+                                                     + "' is driven by another process (shared "
+                                                       "store); the request was not carried out");
     for (auto& w : st.on_commit)
       w.rp.deliver(fenced);
     st.on_commit.clear();
@@ -345,9 +342,8 @@ operation_state::~operation_state() {
     rt->stats.operations_live.fetch_sub(1, std::memory_order_relaxed);
 }
 
-caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
-                              runtime_ptr rt, caf::actor dispatcher, operation op,
-                              next_action act, op_start mode) {
+caf::behavior operation_actor(caf::stateful_actor<operation_state>* self, runtime_ptr rt,
+                              caf::actor dispatcher, operation op, next_action act, op_start mode) {
   auto& st = self->state;
   st.rt = std::move(rt);
   st.dispatcher = std::move(dispatcher);
@@ -355,8 +351,7 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
   st.op = std::move(op);
   if (mode != op_start::execute)
     reseal_data(st);
-  st.rng.seed(static_cast<uint32_t>(std::hash<std::string>{}(st.op.id)
-                                    ^ st.rt->cfg.seed));
+  st.rng.seed(static_cast<uint32_t>(std::hash<std::string>{}(st.op.id) ^ st.rt->cfg.seed));
   st.rt->stats.operations_live.fetch_add(1, std::memory_order_relaxed);
   // Values are missing only if steps ran before this actor (an operation
   // that waited for its admission has run none).
@@ -368,9 +363,7 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
     [=](commit_ack& ack) { on_ack(self, ack.status); },
     // While a commit is in flight (a signal or a pause stored during the
     // attempt), the result waits for it: one commit at a time.
-    [=](step_done& msg) {
-      when_idle(self, [=]() mutable { on_step_done(self, msg); });
-    },
+    [=](step_done& msg) { when_idle(self, [=]() mutable { on_step_done(self, msg); }); },
   };
   return caf::behavior{own.or_else(operation_timers(self))
                          .or_else(operation_requests(self))

@@ -109,8 +109,7 @@ struct operation_state {
 };
 
 /// Drives one operation through its steps; see operation_state.
-caf::behavior operation_actor(caf::stateful_actor<operation_state>* self,
-                              runtime_ptr rt, caf::actor dispatcher, operation op,
-                              next_action act, op_start mode);
+caf::behavior operation_actor(caf::stateful_actor<operation_state>* self, runtime_ptr rt,
+                              caf::actor dispatcher, operation op, next_action act, op_start mode);
 
 } // namespace stepwise

@@ -109,9 +109,8 @@ void reseal_data(operation_state& st);
 
 /// Returns the context of an attempt of `step`, with the engine's key ring.
 step_context context_for(operation_state& st, const std::string& step, int32_t attempt,
-                         std::shared_ptr<const boost::json::object> input,
-                         boost::json::object data, transient_map transient,
-                         stop_token stop = {});
+                         std::shared_ptr<const boost::json::object> input, boost::json::object data,
+                         transient_map transient, stop_token stop = {});
 
 /// Timers, admission and passivation answers (operation_timers.cpp).
 caf::message_handler operation_timers(self_ptr self);

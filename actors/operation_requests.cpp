@@ -82,9 +82,7 @@ void on_signal(self_ptr self, signal_request& req, caf::response_promise& rp) {
 
 caf::message_handler operation_requests(self_ptr self) {
   return {
-    [=](get_atom) -> operation {
-      return self->state.rt->present(*self->state.committed);
-    },
+    [=](get_atom) -> operation { return self->state.rt->present(*self->state.committed); },
     [=](command_atom, command cmd) -> caf::result<operation> {
       auto rp = self->make_response_promise();
       when_idle(self, [=]() mutable { on_command(self, cmd, rp); });
@@ -92,8 +90,7 @@ caf::message_handler operation_requests(self_ptr self) {
     },
     [=](settle_atom) {
       auto& st = self->state;
-      if (is_terminal(st.op.state) && !st.committing && !st.step_running
-          && st.deferred.empty())
+      if (is_terminal(st.op.state) && !st.committing && !st.step_running && st.deferred.empty())
         execute(self, {next_action::kind::finish, 0, 0, {}});
     },
     [=](signal_atom, signal_request& req) -> caf::result<signal_result> {

@@ -44,12 +44,11 @@ void on_step_done(self_ptr self, step_done& msg) {
   std::vector<event> events;
   if (!r.emitted.empty())
     events = progress::emitted_events(st.op, *st.wf, secrets_of(st, r.revealed), r.emitted, now);
-  auto act = st.op.state == op_state::compensating
-               ? progress::apply_compensation(st.op, *st.wf, r.result, r.took,
-                                              now, unit_random(st), events)
-               : progress::apply_result(st.op, *st.wf, st.op.cursor(), r.result,
-                                        r.skipped, r.took, now,
-                                        unit_random(st), events);
+  auto act =
+    st.op.state == op_state::compensating
+      ? progress::apply_compensation(st.op, *st.wf, r.result, r.took, now, unit_random(st), events)
+      : progress::apply_result(st.op, *st.wf, st.op.cursor(), r.result, r.skipped, r.took, now,
+                               unit_random(st), events);
   persist(self, std::move(events), act);
 }
 

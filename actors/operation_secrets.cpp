@@ -43,11 +43,17 @@ void reseal_data(operation_state& st) {
 }
 
 step_context context_for(operation_state& st, const std::string& step, int32_t attempt,
-                         std::shared_ptr<const boost::json::object> input,
-                         boost::json::object data, transient_map transient, stop_token stop) {
-  return step_context{st.op.id,        step,           attempt,    std::move(input),
-                      std::move(data), std::move(transient),       st.rt->clk,
-                      std::move(stop), st.rt->cfg.secret_keys};
+                         std::shared_ptr<const boost::json::object> input, boost::json::object data,
+                         transient_map transient, stop_token stop) {
+  return step_context{st.op.id,
+                      step,
+                      attempt,
+                      std::move(input),
+                      std::move(data),
+                      std::move(transient),
+                      st.rt->clk,
+                      std::move(stop),
+                      st.rt->cfg.secret_keys};
 }
 
 } // namespace stepwise::op

@@ -100,8 +100,8 @@ caf::message_handler operation_timers(self_ptr self) {
     },
     [=](passivate_ok_atom, uint64_t gen) {
       auto& st = self->state;
-      if (gen == st.gen && !st.committing && !st.step_running
-          && parked(st.op) && st.deferred.empty()) {
+      if (gen == st.gen && !st.committing && !st.step_running && parked(st.op)
+          && st.deferred.empty()) {
         self->send(st.dispatcher, passivated_atom::value, st.op.id);
         self->quit();
         return;

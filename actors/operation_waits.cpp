@@ -92,9 +92,12 @@ void on_ready(self_ptr self, watch_ready& ready) {
     persist(self, std::move(events), act);
     return;
   }
-  watch_request req{st.op.id,  rec.name,
-                    rec.attempts, rec.last_attempt_at.value_or(st.rt->clk->now()),
-                    std::move(ready.task), st.dispatcher};
+  watch_request req{st.op.id,
+                    rec.name,
+                    rec.attempts,
+                    rec.last_attempt_at.value_or(st.rt->clk->now()),
+                    std::move(ready.task),
+                    st.dispatcher};
   self->send(def.wait->watcher, watch_atom::value, std::move(req));
   st.watched_step = idx;
   st.watched_attempt = rec.attempts;
@@ -104,8 +107,8 @@ void on_ready(self_ptr self, watch_ready& ready) {
 void on_report(self_ptr self, watch_reply& reply) {
   auto& st = self->state;
   std::vector<event> events;
-  auto act = progress::apply_watch(st.op, *st.wf, reply, secrets_of(st),
-                                   st.rt->clk->now(), unit_random(st), events);
+  auto act = progress::apply_watch(st.op, *st.wf, reply, secrets_of(st), st.rt->clk->now(),
+                                   unit_random(st), events);
   if (!act)
     return; // about a wait that is over
   persist(self, std::move(events), *act);
@@ -144,8 +147,7 @@ void await(self_ptr self, const next_action& act) {
     persist(self, std::move(events), act2);
     return;
   }
-  if (def.wait->watcher
-      && (st.watched_step != act.step || st.watched_attempt != act.attempt)) {
+  if (def.wait->watcher && (st.watched_step != act.step || st.watched_attempt != act.attempt)) {
     describe(self, act.step, act.attempt);
     return;
   }
@@ -154,9 +156,7 @@ void await(self_ptr self, const next_action& act) {
 
 caf::message_handler operation_waits(self_ptr self) {
   return {
-    [=](watch_ready& ready) {
-      when_idle(self, [=]() mutable { on_ready(self, ready); });
-    },
+    [=](watch_ready& ready) { when_idle(self, [=]() mutable { on_ready(self, ready); }); },
     [=](watch_done_atom, watch_reply& reply) {
       when_idle(self, [=]() mutable { on_report(self, reply); });
     },

@@ -31,9 +31,7 @@ caf::behavior reader_actor(caf::event_based_actor*, runtime_ptr rt) {
         return make_error(errc::not_found, "no operation with id '" + id + "'");
       return rt->present(**res);
     },
-    [rt](load_atom, const std::string& id) {
-      return to_maybe(id, rt->store->load(id));
-    },
+    [rt](load_atom, const std::string& id) { return to_maybe(id, rt->store->load(id)); },
     [rt](load_key_atom, const std::string& key) {
       return to_maybe(key, rt->store->find_by_key(key));
     },
@@ -45,15 +43,13 @@ caf::behavior reader_actor(caf::event_based_actor*, runtime_ptr rt) {
         op = rt->present(op);
       return std::move(*res);
     },
-    [rt](recover_atom, const active_position& after,
-         uint64_t limit) -> caf::result<recovered_ops> {
+    [rt](recover_atom, const active_position& after, uint64_t limit) -> caf::result<recovered_ops> {
       auto res = rt->store->load_active_page(after, static_cast<size_t>(limit));
       if (!res)
         return res.error();
       return recovery_page(std::move(*res), static_cast<size_t>(limit));
     },
-    [rt](events_atom, int64_t after,
-           uint64_t limit) -> caf::result<std::vector<event>> {
+    [rt](events_atom, int64_t after, uint64_t limit) -> caf::result<std::vector<event>> {
       auto res = rt->store->events_after(after, static_cast<size_t>(limit));
       if (!res)
         return res.error();

@@ -30,8 +30,7 @@ public:
 
   time_point now() const override;
 
-  void schedule(time_point due, const caf::actor& target,
-                caf::message msg) override;
+  void schedule(time_point due, const caf::actor& target, caf::message msg) override;
 
   /// Calls pending when the clock is destroyed are dropped.
   void call_at(time_point due, std::function<void()> fn) override;

@@ -56,8 +56,7 @@ struct runtime {
 
   /// Returns a reader, round robin.
   const caf::actor& reader() {
-    return readers[next_reader.fetch_add(1, std::memory_order_relaxed)
-                   % readers.size()];
+    return readers[next_reader.fetch_add(1, std::memory_order_relaxed) % readers.size()];
   }
 
   /// Returns `op` as shown to callers: secret values masked, `blocked_by`

@@ -40,31 +40,28 @@ bool skipped(const step_def& def, const step_context& ctx) {
 }
 
 void reply(const caf::actor& to, uint64_t gen, int32_t attempt, step_result res) {
-  caf::anon_send(to, step_done{gen, attempt,
-                               std::make_shared<step_result>(std::move(res))});
+  caf::anon_send(to, step_done{gen, attempt, std::make_shared<step_result>(std::move(res))});
 }
 
 /// Runs a blocking body (or compensation) on the calling thread.
 step_result run_body(const step_def& def, step_context& c, bool compensate) {
   auto t0 = steady::now();
   bool skip = !compensate && skipped(def, c);
-  auto out = skip ? done()
-                  : guarded([&] { return compensate ? def.compensate(c) : def.run(c); });
+  auto out = skip ? done() : guarded([&] { return compensate ? def.compensate(c) : def.run(c); });
   auto res = step_result::of(c, std::move(out), t0);
   res.skipped = skip;
   return res;
 }
 
-void run_blocking(const attempt_target& to, workflow_ptr wf, size_t idx,
-                  step_context ctx, bool compensate) {
+void run_blocking(const attempt_target& to, workflow_ptr wf, size_t idx, step_context ctx,
+                  bool compensate) {
   // std::function needs a copyable callable: keep the context behind a
   // shared_ptr rather than copying its data.
   auto shared_ctx = std::make_shared<step_context>(std::move(ctx));
   // Held weakly: a job dropped on the clock's thread (the engine stopped
   // meanwhile) must not end the actor, and with it the engine, there.
   auto me = caf::actor_cast<caf::weak_actor_ptr>(to.self);
-  worker_pool::job j = [wf = std::move(wf), idx, compensate, shared_ctx, me,
-                        gen = to.generation] {
+  worker_pool::job j = [wf = std::move(wf), idx, compensate, shared_ctx, me, gen = to.generation] {
     auto& c = *shared_ctx;
     auto res = run_body(wf->steps()[idx], c, compensate);
     if (auto strong = me.lock())
@@ -78,8 +75,8 @@ void run_blocking(const attempt_target& to, workflow_ptr wf, size_t idx,
   // Like a job queued behind others, it runs even if the attempt is
   // abandoned meanwhile (its result is then dropped). The pool may be gone
   // by then: the engine stopped, the attempt is run again on recovery.
-  to.clk->call_at(to.due, [pool = std::weak_ptr<worker_pool>{to.pool},
-                           j = std::move(j), rank, timed = to.timed]() mutable {
+  to.clk->call_at(to.due, [pool = std::weak_ptr<worker_pool>{to.pool}, j = std::move(j), rank,
+                           timed = to.timed]() mutable {
     if (auto p = pool.lock())
       p->submit(std::move(j), rank, timed);
   });
@@ -115,9 +112,9 @@ void run_async(const attempt_target& to, workflow_ptr wf, size_t idx, step_conte
     start_async(def.start, std::move(call));
     return;
   }
-  to.pool->submit([wf = std::move(wf), idx, call]() mutable {
-    start_async(wf->steps()[idx].start, std::move(call));
-  }, to_micros(to.due), to.timed);
+  to.pool->submit([wf = std::move(wf), idx,
+                   call]() mutable { start_async(wf->steps()[idx].start, std::move(call)); },
+                  to_micros(to.due), to.timed);
 }
 
 void run_actor(const attempt_target& to, const step_def& def, step_context ctx) {
@@ -127,7 +124,7 @@ void run_actor(const attempt_target& to, const step_def& def, step_context ctx) 
   auto shared_ctx = std::make_shared<step_context>(std::move(ctx));
   auto& c = *shared_ctx;
   step_attempt att{c.operation_id(), c.step_name(), c.attempt(), c.idempotency_key(),
-                   c.input_ptr(), c.data(), c.stop()};
+                   c.input_ptr(),    c.data(),      c.stop()};
   // The step's timeout bounds the wait (the operation actor's timer), so
   // the request itself does not time out.
   to.self->request(def.actor, caf::infinite, std::move(att))
@@ -154,8 +151,8 @@ void run_actor(const attempt_target& to, const step_def& def, step_context ctx) 
 
 } // namespace
 
-std::optional<step_result> run_step(const attempt_target& to, workflow_ptr wf,
-                                    size_t idx, step_context ctx, bool compensate) {
+std::optional<step_result> run_step(const attempt_target& to, workflow_ptr wf, size_t idx,
+                                    step_context ctx, bool compensate) {
   auto& def = wf->steps()[idx];
   if (compensate ? bool{def.compensate} : bool{def.run}) {
     // Handed over ahead of its due time (`clk`), an inline body waits for

@@ -40,8 +40,8 @@ struct attempt_target {
 /// never escapes: it becomes `fail(what())`. The result comes back as one
 /// `step_done` message, or is returned when it is there at once (an inline
 /// body, a condition that skips the step): the caller applies it.
-std::optional<step_result> run_step(const attempt_target& to, workflow_ptr wf,
-                                    size_t idx, step_context ctx, bool compensate);
+std::optional<step_result> run_step(const attempt_target& to, workflow_ptr wf, size_t idx,
+                                    step_context ctx, bool compensate);
 
 /// Returns the result of an attempt that cannot start (its secret input
 /// cannot be opened): `fail(why)`, for the caller to apply as `run_step`'s.

@@ -21,8 +21,8 @@ store_health::store_health(log_sink log, std::chrono::seconds remind_every)
   // nop
 }
 
-void store_health::failed(const std::string& what, const caf::error& err,
-                          const std::string& retry, clock_type::time_point now) {
+void store_health::failed(const std::string& what, const caf::error& err, const std::string& retry,
+                          clock_type::time_point now) {
   auto why = message_of(err);
   std::string line;
   {
@@ -34,9 +34,8 @@ void store_health::failed(const std::string& what, const caf::error& err,
       line = "store fault: " + what + " failed, " + retry + ": " + why;
     } else if (now - reminded_ >= remind_every_) {
       reminded_ = now;
-      line = "store fault for " + seconds_text(now - since_) + " ("
-             + std::to_string(failures_) + " failed calls): " + what + " failed, "
-             + retry + ": " + why;
+      line = "store fault for " + seconds_text(now - since_) + " (" + std::to_string(failures_)
+             + " failed calls): " + what + " failed, " + retry + ": " + why;
     }
     fault_ = why;
   }

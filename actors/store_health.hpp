@@ -19,13 +19,12 @@ class store_health {
 public:
   using clock_type = std::chrono::steady_clock;
 
-  explicit store_health(log_sink log,
-                        std::chrono::seconds remind_every = std::chrono::seconds(10));
+  explicit store_health(log_sink log, std::chrono::seconds remind_every = std::chrono::seconds(10));
 
   /// A store call failed: `what` names it ("commit of 12 checkpoints"),
   /// `retry` says what happens next ("retrying in 40 ms").
-  void failed(const std::string& what, const caf::error& err,
-              const std::string& retry, clock_type::time_point now);
+  void failed(const std::string& what, const caf::error& err, const std::string& retry,
+              clock_type::time_point now);
 
   /// A store call succeeded.
   void answered(clock_type::time_point now);

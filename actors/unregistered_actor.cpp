@@ -1,6 +1,5 @@
 #include "actors/unregistered_actor.hpp"
 
-
 #include <caf/event_based_actor.hpp>
 
 #include "actors/messages.hpp"
@@ -42,12 +41,12 @@ caf::error refuse(const unregistered_state& st, command cmd) {
   auto now = st.rt->clk->now();
   if (!allows(op, cmd, now))
     return refusal(op, cmd, now);
-  return make_error(errc::invalid_state, "cannot " + std::string{to_string(cmd)}
-                                           + " operation '" + op.id + "': " + why(st));
+  return make_error(errc::invalid_state, "cannot " + std::string{to_string(cmd)} + " operation '"
+                                           + op.id + "': " + why(st));
 }
 
 caf::expected<signal_result> signal_answer(const unregistered_state& st,
-                                          const std::string& signal_id) {
+                                           const std::string& signal_id) {
   if (has_signal(*st.committed, signal_id))
     return signal_result{st.rt->present(*st.committed), true};
   return signal_refusal(*st.committed);
@@ -55,8 +54,8 @@ caf::expected<signal_result> signal_answer(const unregistered_state& st,
 
 } // namespace
 
-caf::behavior unregistered_actor(caf::stateful_actor<unregistered_state>* self,
-                                 runtime_ptr rt, caf::actor dispatcher, operation op) {
+caf::behavior unregistered_actor(caf::stateful_actor<unregistered_state>* self, runtime_ptr rt,
+                                 caf::actor dispatcher, operation op) {
   auto& st = self->state;
   st.rt = std::move(rt);
   st.dispatcher = std::move(dispatcher);
@@ -94,8 +93,7 @@ caf::behavior unregistered_actor(caf::stateful_actor<unregistered_state>* self,
       if (!self->state.in_flight)
         return answered<operation>(self, refuse(self->state, cmd));
       auto rp = self->make_response_promise();
-      self->state.deferred.emplace_back(
-        [=]() mutable { rp.deliver(refuse(self->state, cmd)); });
+      self->state.deferred.emplace_back([=]() mutable { rp.deliver(refuse(self->state, cmd)); });
       return rp;
     },
     [=](signal_atom, signal_request& req) -> caf::result<signal_result> {

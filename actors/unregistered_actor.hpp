@@ -33,7 +33,7 @@ struct unregistered_state {
 
 /// Fails `op` (unless it has ended already) and answers requests about it;
 /// see unregistered_state.
-caf::behavior unregistered_actor(caf::stateful_actor<unregistered_state>* self,
-                                 runtime_ptr rt, caf::actor dispatcher, operation op);
+caf::behavior unregistered_actor(caf::stateful_actor<unregistered_state>* self, runtime_ptr rt,
+                                 caf::actor dispatcher, operation op);
 
 } // namespace stepwise

@@ -14,8 +14,7 @@ void virtual_clock::entry::deliver() {
     fn();
     return;
   }
-  target->enqueue(caf::make_mailbox_element(nullptr, caf::make_message_id(), {},
-                                            std::move(msg)),
+  target->enqueue(caf::make_mailbox_element(nullptr, caf::make_message_id(), {}, std::move(msg)),
                   nullptr);
 }
 
@@ -24,8 +23,7 @@ time_point virtual_clock::now() const {
   return now_;
 }
 
-void virtual_clock::schedule(time_point due, const caf::actor& target,
-                             caf::message msg) {
+void virtual_clock::schedule(time_point due, const caf::actor& target, caf::message msg) {
   entry e{target, std::move(msg), {}};
   {
     std::lock_guard<std::mutex> guard{mtx_};

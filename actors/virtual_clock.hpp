@@ -27,8 +27,7 @@ public:
 
   time_point now() const override;
 
-  void schedule(time_point due, const caf::actor& target,
-                caf::message msg) override;
+  void schedule(time_point due, const caf::actor& target, caf::message msg) override;
 
   /// Calls `fn` during the `advance` that reaches `due`, in due order
   /// with the timers (at once when `due` has passed).

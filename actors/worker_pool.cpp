@@ -4,8 +4,7 @@
 
 namespace stepwise {
 
-worker_pool::worker_pool(std::string name, size_t threads)
-  : name_(std::move(name)) {
+worker_pool::worker_pool(std::string name, size_t threads) : name_(std::move(name)) {
   if (threads == 0)
     threads = 1;
   threads_.reserve(threads);

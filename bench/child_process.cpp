@@ -89,8 +89,7 @@ int free_port() {
   return port;
 }
 
-bool wait_ready(const std::string& url, const std::string& path, double limit_s,
-                child_process* c) {
+bool wait_ready(const std::string& url, const std::string& path, double limit_s, child_process* c) {
   auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
   httplib::Client cli{url};
   cli.set_connection_timeout(1, 0);

@@ -59,8 +59,7 @@ void answer(httplib::Response& res, infra::result<T>& r, int ok, counters& n) {
 // Decodes the body into `out`; answers 400 and returns false when it
 // cannot.
 template <class T, class Decoder>
-bool decode(const httplib::Request& req, httplib::Response& res, Decoder dec, T& out,
-            counters& n) {
+bool decode(const httplib::Request& req, httplib::Response& res, Decoder dec, T& out, counters& n) {
   boost::system::error_code ec;
   auto v = json::parse(req.body, ec);
   auto err = ec ? std::optional<std::string>("the body is not JSON") : dec(v, out);
@@ -96,46 +95,53 @@ void mount(httplib::Server& svr, infra::sim_driver& drv, counters& n,
   };
   const std::string base = "/api/infrastructure/";
   svr.Post(base + "create", timed(n.creates, [&drv, &n](auto& req, auto& res) {
-    infra::create_request r;
-    if (!decode(req, res, infra::decode_create_request, r, n))
-      return;
-    auto got = call<infra::accepted>([&](auto done) { drv.create(r, std::move(done), {}); });
-    answer(res, got, 202, n);
-  }));
+             infra::create_request r;
+             if (!decode(req, res, infra::decode_create_request, r, n))
+               return;
+             auto got =
+               call<infra::accepted>([&](auto done) { drv.create(r, std::move(done), {}); });
+             answer(res, got, 202, n);
+           }));
   svr.Post(base + "delete", timed(n.deletes, [&drv, &n](auto& req, auto& res) {
-    infra::delete_request r;
-    if (!decode(req, res, infra::decode_delete_request, r, n))
-      return;
-    auto got = call<infra::accepted>(
-      [&](auto done) { drv.remove(r.infrastructure_id, r.location, std::move(done), {}); });
-    answer(res, got, 202, n);
-  }));
+             infra::delete_request r;
+             if (!decode(req, res, infra::decode_delete_request, r, n))
+               return;
+             auto got = call<infra::accepted>([&](auto done) {
+               drv.remove(r.infrastructure_id, r.location, std::move(done), {});
+             });
+             answer(res, got, 202, n);
+           }));
   svr.Post(base + "query", timed(n.queries, [&drv, &n](auto& req, auto& res) {
-    infra::task_query r;
-    if (!decode(req, res, infra::decode_task_query, r, n))
-      return;
-    auto got = call<infra::task>([&](auto done) {
-      drv.get_task(r.infrastructure_id, r.request_id, r.location, std::move(done));
-    });
-    answer(res, got, 200, n);
-  }));
+             infra::task_query r;
+             if (!decode(req, res, infra::decode_task_query, r, n))
+               return;
+             auto got = call<infra::task>([&](auto done) {
+               drv.get_task(r.infrastructure_id, r.request_id, r.location, std::move(done));
+             });
+             answer(res, got, 200, n);
+           }));
   svr.Post(base + "find", timed(n.finds, [&drv, &n](auto& req, auto& res) {
-    infra::find_request r;
-    if (!decode(req, res, infra::decode_find_request, r, n))
-      return;
-    auto got = call<std::optional<infra::found>>([&](auto done) {
-      drv.find(r.template_text, r.template_type, r.instance_name, r.location,
-               std::move(done));
-    });
-    answer(res, got, 200, n);
-  }));
+             infra::find_request r;
+             if (!decode(req, res, infra::decode_find_request, r, n))
+               return;
+             auto got = call<std::optional<infra::found>>([&](auto done) {
+               drv.find(r.template_text, r.template_type, r.instance_name, r.location,
+                        std::move(done));
+             });
+             answer(res, got, 200, n);
+           }));
   svr.Get("/stats", [&n, latency](const httplib::Request&, httplib::Response& res) {
     auto calls = n.creates + n.deletes + n.queries + n.finds;
     write(res, 200,
-          {{"calls", calls}, {"creates", n.creates.load()}, {"deletes", n.deletes.load()},
-           {"queries", n.queries.load()}, {"finds", n.finds.load()},
-           {"errors", n.errors.load()}, {"in_flight", n.in_flight.load()},
-           {"peak_in_flight", n.peak_in_flight.load()}, {"call_ms", latency.count()}});
+          {{"calls", calls},
+           {"creates", n.creates.load()},
+           {"deletes", n.deletes.load()},
+           {"queries", n.queries.load()},
+           {"finds", n.finds.load()},
+           {"errors", n.errors.load()},
+           {"in_flight", n.in_flight.load()},
+           {"peak_in_flight", n.peak_in_flight.load()},
+           {"call_ms", latency.count()}});
   });
 }
 

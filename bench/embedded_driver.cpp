@@ -60,8 +60,8 @@ void sample(driver_ptr self) {
   }
 }
 
-void finish_one(driver_ptr self, const std::string& id, size_t idx,
-                steady::time_point at, bool failed) {
+void finish_one(driver_ptr self, const std::string& id, size_t idx, steady::time_point at,
+                bool failed) {
   auto& st = self->state;
   auto ms = std::chrono::duration<double, std::milli>(at - st.submitted[idx]).count();
   st.res.latency_ms.push_back(ms);
@@ -169,9 +169,8 @@ caf::behavior driver(driver_ptr self, engine* eng, std::string workflow, size_t 
 
 } // namespace
 
-run_result run_embedded(caf::actor_system& sys, engine& eng,
-                        const std::string& workflow, size_t n, double limit_s,
-                        const std::function<double()>& store_cpu,
+run_result run_embedded(caf::actor_system& sys, engine& eng, const std::string& workflow, size_t n,
+                        double limit_s, const std::function<double()>& store_cpu,
                         const input_fn& input, size_t window) {
   auto prom = std::make_shared<std::promise<run_result>>();
   auto fut = prom->get_future();

@@ -40,9 +40,8 @@ using input_fn = std::function<boost::json::object(size_t i)>;
 /// `limit_s` seconds, until each has finished, as seen in the event stream.
 /// `store_cpu`, when given, returns the store server's CPU seconds so far;
 /// it is sampled at both ends of the run. `input` defaults to `{"i": i}`.
-run_result run_embedded(caf::actor_system& sys, engine& eng,
-                        const std::string& workflow, size_t n, double limit_s,
-                        const std::function<double()>& store_cpu = {},
+run_result run_embedded(caf::actor_system& sys, engine& eng, const std::string& workflow, size_t n,
+                        double limit_s, const std::function<double()>& store_cpu = {},
                         const input_fn& input = {}, size_t window = 0);
 
 } // namespace stepwise::bench

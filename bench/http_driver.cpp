@@ -98,8 +98,8 @@ void read_stream(httplib::Client* c, int64_t after, shared_state& st) {
           if (type == "operation_succeeded" || type == "operation_failed"
               || type == "operation_canceled") {
             std::lock_guard<std::mutex> guard{st.mtx};
-            st.finished[std::string(e.at("operation_id").as_string())]
-              = {steady::now(), type != "operation_succeeded"};
+            st.finished[std::string(e.at("operation_id").as_string())] = {
+              steady::now(), type != "operation_succeeded"};
             ++st.terminal;
             st.cv.notify_all();
           }
@@ -112,9 +112,8 @@ void read_stream(httplib::Client* c, int64_t after, shared_state& st) {
 
 } // namespace
 
-run_result run_http(const http_target& target, const std::string& workflow,
-                    size_t n, size_t concurrency, double limit_s,
-                    const input_fn& input) {
+run_result run_http(const http_target& target, const std::string& workflow, size_t n,
+                    size_t concurrency, double limit_s, const input_fn& input) {
   run_result res;
   auto probe = connect(target);
   auto start_seq = log_end(*probe);
@@ -152,9 +151,10 @@ run_result run_http(const http_target& target, const std::string& workflow,
   {
     std::unique_lock<std::mutex> guard{st.mtx};
     auto accepted = n - submit_errors.load();
-    st.cv.wait_until(guard, t0 + std::chrono::duration_cast<steady::duration>(
-                                   std::chrono::duration<double>(limit_s)),
-                     [&] { return st.terminal >= accepted; });
+    st.cv.wait_until(
+      guard,
+      t0 + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(limit_s)),
+      [&] { return st.terminal >= accepted; });
   }
   res.wall_s = std::chrono::duration<double>(steady::now() - t0).count();
   st.stop = true;
@@ -166,8 +166,7 @@ run_result run_http(const http_target& target, const std::string& workflow,
     auto f = st.finished.find(ids[i]);
     if (ids[i].empty() || f == st.finished.end()) {
       if (!ids[i].empty())
-        std::fprintf(stderr, "stepwise-bench: no terminal event seen for %s\n",
-                     ids[i].c_str());
+        std::fprintf(stderr, "stepwise-bench: no terminal event seen for %s\n", ids[i].c_str());
       continue;
     }
     res.latency_ms.push_back(
@@ -179,8 +178,8 @@ run_result run_http(const http_target& target, const std::string& workflow,
       ++res.completed;
   }
   res.cpu_s = metric(*probe, "process_cpu_seconds_total") - cpu0;
-  res.rss_at_peak_kib = static_cast<int64_t>(
-    metric(*probe, "stepwise_process_peak_resident_memory_bytes") / 1024);
+  res.rss_at_peak_kib =
+    static_cast<int64_t>(metric(*probe, "stepwise_process_peak_resident_memory_bytes") / 1024);
   return res;
 }
 
@@ -192,8 +191,7 @@ std::string http_store_backend(const http_target& target) {
   return std::string(boost::json::parse(r->body).at("store").as_string());
 }
 
-boost::json::value http_operation_data(const http_target& target,
-                                       const std::string& id) {
+boost::json::value http_operation_data(const http_target& target, const std::string& id) {
   thread_local std::unique_ptr<httplib::Client> c;
   if (!c)
     c = connect(target);

@@ -23,9 +23,8 @@ struct http_target {
 ///
 /// `cpu_s` and the RSS fields are the server's, from its `/metrics`
 /// (`process_cpu_seconds_total`, `stepwise_process_peak_resident_memory_bytes`).
-run_result run_http(const http_target& target, const std::string& workflow,
-                    size_t n, size_t concurrency, double limit_s,
-                    const input_fn& input = {});
+run_result run_http(const http_target& target, const std::string& workflow, size_t n,
+                    size_t concurrency, double limit_s, const input_fn& input = {});
 
 /// Returns the store backend of the server `target` (from `/readyz`), or
 /// "unknown".
@@ -33,7 +32,6 @@ std::string http_store_backend(const http_target& target);
 
 /// Returns the data of operation `id` from the server `target` (null on an
 /// error), for the durable figures of the retry and timers workloads.
-boost::json::value http_operation_data(const http_target& target,
-                                       const std::string& id);
+boost::json::value http_operation_data(const http_target& target, const std::string& id);
 
 } // namespace stepwise::bench

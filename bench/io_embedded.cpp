@@ -95,19 +95,20 @@ bool run_once(const io_options& o, int run, bool& all_done) {
       slow += lat.buckets[i].load();
   line["commits"] = commits;
   line["checkpoints"] = eng->stats().commit_batch_size.sum_micro.load() / 1'000'000;
-  line["commit_ms"] = {
-    {"mean", commits > 0 ? static_cast<double>(lat.sum_micro.load()) / 1e3
-                             / static_cast<double>(commits)
-                         : 0.0},
-    {"over_100ms", slow}};
+  line["commit_ms"] = {{"mean", commits > 0 ? static_cast<double>(lat.sum_micro.load()) / 1e3
+                                                / static_cast<double>(commits)
+                                            : 0.0},
+                       {"over_100ms", slow}};
   line["peak_rss_mib"] = {{"engine", peak_rss_kib() / 1024}};
   // Counts this process's every thread: the bench's main thread and the
   // sampler's too.
   line["peak_threads"] = {{"engine", threads.peak_threads()}};
-  line["settings"] = {{"call_ms", o.call_ms}, {"driver", "sim (delayed calls)"},
+  line["settings"] = {{"call_ms", o.call_ms},
+                      {"driver", "sim (delayed calls)"},
                       {"driver_connections", nullptr},
                       {"monitor_rate", mo.max_polls_per_second},
-                      {"step_workers", ec.step_workers}, {"synchronous", "FULL"}};
+                      {"step_workers", ec.step_workers},
+                      {"synchronous", "FULL"}};
   std::cout << boost::json::serialize(line) << std::endl;
   eng->shutdown();
   caf::anon_send_exit(monitor, caf::exit_reason::user_shutdown);

@@ -47,8 +47,7 @@ struct server {
   std::string store;
 };
 
-std::optional<server> start_server(const io_options& o, const std::string& driver_url,
-                                   int run) {
+std::optional<server> start_server(const io_options& o, const std::string& driver_url, int run) {
   if (!o.url.empty())
     return server{o.url, o.server_pid, {}, {}};
   auto port = free_port();
@@ -95,7 +94,8 @@ bool run_once(const io_options& o, const driver_at& drv, int run, bool& all_done
     threads.emplace(srv->pid, std::chrono::milliseconds(50));
     cpu_before = thread_cpu_seconds(srv->pid);
   }
-  auto res = run_http({srv->url, o.token}, "provision_runtime", o.n, o.concurrency, o.limit_s, io_input);
+  auto res =
+    run_http({srv->url, o.token}, "provision_runtime", o.n, o.concurrency, o.limit_s, io_input);
   all_done = all_done && res.completed == o.n;
   if (threads)
     threads->stop();
@@ -118,7 +118,8 @@ bool run_once(const io_options& o, const driver_at& drv, int run, bool& all_done
     line["peak_rss_mib"] = {{"engine", res.rss_at_peak_kib / 1024}};
     line["peak_threads"] = {{"engine", nullptr}};
   }
-  line["settings"] = {{"call_ms", o.call_ms}, {"driver", "http"},
+  line["settings"] = {{"call_ms", o.call_ms},
+                      {"driver", "http"},
                       {"server", o.url.empty() ? o.server_bin : o.url},
                       {"concurrency", o.concurrency}};
   // A server of this build started here runs on the defaults of this
@@ -150,17 +151,16 @@ int run_io_http(const io_options& opts) {
   if (driver_url.empty()) {
     auto listen = "127.0.0.1:" + std::to_string(free_port());
     std::string err;
-    drv = start_child({self_exe(), "--serve-driver", "--listen", listen, "--call-ms",
-                       std::to_string(o.call_ms)},
-                      log_path("driver"), err);
+    drv = start_child(
+      {self_exe(), "--serve-driver", "--listen", listen, "--call-ms", std::to_string(o.call_ms)},
+      log_path("driver"), err);
     if (!drv) {
       std::cerr << "stepwise-bench: " << err << '\n';
       return 1;
     }
     driver_url = "http://" + listen;
     if (!wait_ready(driver_url, "/stats", 30, &*drv)) {
-      std::cerr << "stepwise-bench: the driver process did not start; see " << drv->log
-                << '\n';
+      std::cerr << "stepwise-bench: the driver process did not start; see " << drv->log << '\n';
       stop_child(*drv);
       return 1;
     }

@@ -14,8 +14,7 @@ namespace stepwise::bench {
 class proc_sampler {
 public:
   /// Starts sampling process `pid` (0: this one) every `every`.
-  explicit proc_sampler(int pid,
-                        std::chrono::milliseconds every = std::chrono::milliseconds(10));
+  explicit proc_sampler(int pid, std::chrono::milliseconds every = std::chrono::milliseconds(10));
 
   ~proc_sampler();
 

@@ -38,9 +38,8 @@ std::optional<std::vector<long long>> stat_fields(const std::string& pid) {
   std::vector<long long> out;
   std::string f;
   while (rest >> f && out.size() < 15)
-    out.push_back(f.size() == 1 && !std::isdigit(static_cast<unsigned char>(f[0]))
-                    ? 0
-                    : std::stoll(f));
+    out.push_back(f.size() == 1 && !std::isdigit(static_cast<unsigned char>(f[0])) ? 0
+                                                                                   : std::stoll(f));
   if (out.size() < 15)
     return std::nullopt;
   return out;
@@ -100,8 +99,7 @@ std::map<std::string, double> thread_cpu_seconds(int pid) {
   auto dir = "/proc/" + (pid > 0 ? std::to_string(pid) : std::string("self")) + "/task";
   std::map<std::string, double> out;
   std::error_code ec;
-  for (std::filesystem::directory_iterator it{dir, ec}, end; !ec && it != end;
-       it.increment(ec)) {
+  for (std::filesystem::directory_iterator it{dir, ec}, end; !ec && it != end; it.increment(ec)) {
     std::ifstream comm{it->path() / "comm"};
     std::string name;
     std::getline(comm, name);

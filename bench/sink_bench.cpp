@@ -16,8 +16,7 @@ namespace stepwise::bench {
 namespace {
 
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
-  for (auto pos = s.find(from); pos != std::string::npos;
-       pos = s.find(from, pos + to.size()))
+  for (auto pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size()))
     s.replace(pos, from.size(), to);
 }
 
@@ -78,9 +77,8 @@ struct sink_bench::targets {
   }
 };
 
-caf::expected<std::unique_ptr<sink_bench>>
-sink_bench::make(const std::vector<std::string>& specs,
-                 std::chrono::milliseconds targets_down) {
+caf::expected<std::unique_ptr<sink_bench>> sink_bench::make(
+  const std::vector<std::string>& specs, std::chrono::milliseconds targets_down) {
   std::unique_ptr<sink_bench> out{new sink_bench};
   out->targets_ = std::make_unique<targets>();
   out->targets_->down_for = targets_down;
@@ -133,8 +131,7 @@ boost::json::array sink_bench::finish(int64_t started_at_us, double limit_s) {
   for (size_t i = 0; i < sinks_.size(); ++i)
     if (stats[i].second->delivered.load() == 0)
       resumed_at[i] = 0;
-  auto until = std::chrono::steady_clock::now()
-               + std::chrono::duration<double>(limit_s);
+  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
   for (;;) {
     auto status = outbox_->status();
     bool all = static_cast<bool>(status);
@@ -152,9 +149,8 @@ boost::json::array sink_bench::finish(int64_t started_at_us, double limit_s) {
   for (size_t i = 0; i < sinks_.size(); ++i) {
     auto& s = *stats[i].second;
     auto lags = s.lags_ms();
-    auto secs = caught_up_at[i] > 0
-                  ? static_cast<double>(caught_up_at[i] - started_at_us) / 1e6
-                  : -1.0;
+    auto secs =
+      caught_up_at[i] > 0 ? static_cast<double>(caught_up_at[i] - started_at_us) / 1e6 : -1.0;
     auto events = s.delivered.load();
     out.push_back(boost::json::object{
       {"name", sinks_[i].name},
@@ -162,15 +158,14 @@ boost::json::array sink_bench::finish(int64_t started_at_us, double limit_s) {
       {"events", events},
       {"events_per_s", secs > 0 ? static_cast<double>(events) / secs : 0.0},
       {"caught_up_s", secs},
-      {"lag_ms", {{"p50", quantile(lags, 0.5)},
-                  {"p99", quantile(lags, 0.99)},
-                  {"max", quantile(lags, 1.0)}}},
+      {"lag_ms",
+       {{"p50", quantile(lags, 0.5)}, {"p99", quantile(lags, 0.99)}, {"max", quantile(lags, 1.0)}}},
       {"failed", s.failed.load()}});
     if (resumed_at[i] > 0 && caught_up_at[i] > resumed_at[i]) {
       auto& o = out.back().as_object();
       o["resumed_s"] = static_cast<double>(resumed_at[i] - started_at_us) / 1e6;
-      o["backlog_events_per_s"] = static_cast<double>(events) * 1e6
-                                  / static_cast<double>(caught_up_at[i] - resumed_at[i]);
+      o["backlog_events_per_s"] =
+        static_cast<double>(events) * 1e6 / static_cast<double>(caught_up_at[i] - resumed_at[i]);
     }
   }
   return out;

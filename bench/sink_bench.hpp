@@ -28,15 +28,14 @@ public:
   /// `targets_down`: for this long after `start` the built-in receiver
   /// answers 503 and the mock cluster's broker is down (a sink whose
   /// destination is down during the run).
-  [[nodiscard]] static caf::expected<std::unique_ptr<sink_bench>>
-  make(const std::vector<std::string>& specs,
-       std::chrono::milliseconds targets_down = std::chrono::milliseconds{0});
+  [[nodiscard]] static caf::expected<std::unique_ptr<sink_bench>> make(
+    const std::vector<std::string>& specs,
+    std::chrono::milliseconds targets_down = std::chrono::milliseconds{0});
 
   ~sink_bench();
 
   /// Starts the outbox on `eng`.
-  [[nodiscard]] caf::error start(caf::actor_system& sys, engine& eng,
-                                 store_ptr st);
+  [[nodiscard]] caf::error start(caf::actor_system& sys, engine& eng, store_ptr st);
 
   /// Waits (at most `limit_s`) until every sink delivered the whole log;
   /// returns one object per sink: `{name, kind, events, events_per_s,

@@ -32,7 +32,6 @@ using namespace stepwise;
 
 namespace {
 
-
 std::string now_iso() {
   return format_time(std::chrono::time_point_cast<duration>(std::chrono::system_clock::now()));
 }
@@ -46,8 +45,8 @@ std::string store_for_run(const bench::cli_options& o, int run) {
 
 /// Returns the figure a workload reads from an operation's durable data:
 /// W2 lateness or W3 overshoot, in ms; none for other workloads.
-std::optional<double> figure_of(const std::string& workload,
-                                const boost::json::object& d, double sleep_ms) {
+std::optional<double> figure_of(const std::string& workload, const boost::json::object& d,
+                                double sleep_ms) {
   if (workload == "retry" && d.contains("s3"))
     return static_cast<double>(d.at("s3").at("late_us").to_number<int64_t>()) / 1000.0;
   if (workload == "timers" && d.contains("s1") && d.contains("s2")) {
@@ -59,9 +58,8 @@ std::optional<double> figure_of(const std::string& workload,
 }
 
 /// Reads the durable step results of the finished operations.
-void durable_figures(engine& eng, const std::vector<std::string>& ids,
-                     const std::string& workload, double sleep_ms,
-                     std::vector<double>& out) {
+void durable_figures(engine& eng, const std::vector<std::string>& ids, const std::string& workload,
+                     double sleep_ms, std::vector<double>& out) {
   for (auto& id : ids) {
     auto op = eng.get(id);
     if (!op)
@@ -110,19 +108,28 @@ boost::json::object result_line(const bench::cli_options& o, int run, const std:
     return o.workload == workload ? bench::quantile(figures, p) : 0.0;
   };
   return {
-    {"engine", "stepwise"}, {"workload", o.workload}, {"n", o.n}, {"k", steps},
-    {"run", run}, {"via", via}, {"store", store},
-    {"completed", res.completed}, {"errors", res.errors}, {"wall_s", res.wall_s},
+    {"engine", "stepwise"},
+    {"workload", o.workload},
+    {"n", o.n},
+    {"k", steps},
+    {"run", run},
+    {"via", via},
+    {"store", store},
+    {"completed", res.completed},
+    {"errors", res.errors},
+    {"wall_s", res.wall_s},
     {"ops_per_s", static_cast<double>(res.completed) / res.wall_s},
     {"steps_per_s", static_cast<double>(res.completed * static_cast<size_t>(steps)) / res.wall_s},
-    {"latency_ms", {{"p50", bench::quantile(res.latency_ms, 0.5)},
-                    {"p99", bench::quantile(res.latency_ms, 0.99)},
-                    {"max", bench::quantile(res.latency_ms, 1.0)}}},
+    {"latency_ms",
+     {{"p50", bench::quantile(res.latency_ms, 0.5)},
+      {"p99", bench::quantile(res.latency_ms, 0.99)},
+      {"max", bench::quantile(res.latency_ms, 1.0)}}},
     {"retry_late_ms", {{"p50", q(0.5, "retry")}, {"p99", q(0.99, "retry")}}},
     {"timer_overshoot_ms", {{"p50", q(0.5, "timers")}, {"p99", q(0.99, "timers")}}},
     {"peak_concurrent_timers", res.peak_timers},
     {"cpu_s", {{"engine", res.cpu_s}, {"store", 0.0}}},
-    {"version", STEPWISE_GIT_SHA}, {"ts", now_iso()}};
+    {"version", STEPWISE_GIT_SHA},
+    {"ts", now_iso()}};
 }
 
 /// The workloads through a running server's HTTP API (benchmarks.md `http`).
@@ -146,7 +153,9 @@ int run_via_http(const bench::cli_options& o) {
     }
     auto line = result_line(o, run, "http", store, res, figures);
     line["peak_rss_mib"] = {{"engine", res.rss_at_peak_kib / 1024}, {"store", 0}};
-    line["settings"] = {{"synchronous", "server's"}, {"steps", o.inline_steps ? "inline" : "pool"}, {"concurrency", o.concurrency},
+    line["settings"] = {{"synchronous", "server's"},
+                        {"steps", o.inline_steps ? "inline" : "pool"},
+                        {"concurrency", o.concurrency},
                         {"url", o.url}};
     std::cout << boost::json::serialize(line) << std::endl;
   }
@@ -173,8 +182,8 @@ int main(int argc, char** argv) {
     return bench::serve_driver(o.listen, o.io.call_ms);
   if (o.workload == "io") {
     auto io = o.io;
-    std::tie(io.n, io.runs, io.via, io.limit_s, io.store, io.concurrency)
-      = std::tie(o.n, o.runs, o.via, o.limit_s, o.store, o.concurrency);
+    std::tie(io.n, io.runs, io.via, io.limit_s, io.store, io.concurrency) =
+      std::tie(o.n, o.runs, o.via, o.limit_s, o.store, o.concurrency);
     io.url = o.url_given ? o.url : std::string();
     io.token = o.token;
     return io.via == "http" ? bench::run_io_http(io) : bench::run_io_embedded(io);
@@ -213,7 +222,10 @@ int main(int argc, char** argv) {
       std::cerr << "stepwise-bench: " << message_of(st.error()) << '\n';
       return 1;
     }
-    auto eng = engine::launch(sys, ec, workflows::bench_workflows(std::chrono::milliseconds(static_cast<int64_t>(o.sleep_s * 1000))), *st);
+    auto eng = engine::launch(
+      sys, ec,
+      workflows::bench_workflows(std::chrono::milliseconds(static_cast<int64_t>(o.sleep_s * 1000))),
+      *st);
     if (!eng) {
       std::cerr << "stepwise-bench: " << message_of(eng.error()) << '\n';
       return 1;
@@ -224,15 +236,15 @@ int main(int argc, char** argv) {
         return 1;
       }
     if (o.start_at_ms > 0)
-      std::this_thread::sleep_until(std::chrono::system_clock::time_point{
-        std::chrono::milliseconds(o.start_at_ms)});
+      std::this_thread::sleep_until(
+        std::chrono::system_clock::time_point{std::chrono::milliseconds(o.start_at_ms)});
     auto rss0 = bench::rss_kib();
     std::function<double()> store_cpu;
     if (o.store_pid > 0)
       store_cpu = [pid = o.store_pid] { return bench::tree_cpu_seconds(pid); };
-    auto res = bench::run_embedded(sys, *eng,
-                                   workflows::bench_workflow_of(o.workload, o.inline_steps),
-                                   o.n, o.limit_s, store_cpu, {}, o.window);
+    auto res =
+      bench::run_embedded(sys, *eng, workflows::bench_workflow_of(o.workload, o.inline_steps), o.n,
+                          o.limit_s, store_cpu, {}, o.window);
     // Right after the run: reading the figures back takes a while.
     boost::json::array sink_figures;
     if (sinks)
@@ -242,14 +254,21 @@ int main(int argc, char** argv) {
     auto& m = eng->stats();
     auto commits = m.commits.load();
     auto mean = [&](const auto& h, double scale) {
-      return commits > 0 ? static_cast<double>(h.sum_micro.load()) / scale
-                             / static_cast<double>(commits)
-                         : 0.0;
+      return commits > 0
+               ? static_cast<double>(h.sum_micro.load()) / scale / static_cast<double>(commits)
+               : 0.0;
     };
     auto line = result_line(o, run, o.via, eng->store_backend(), res, figures);
     line["peak_rss_mib"] = {{"engine", bench::peak_rss_kib() / 1024}, {"store", 0}};
     line["settings"] = {
-      {"synchronous", "FULL"}, {"pool", o.pool}, {"steps", o.inline_steps ? "inline" : "pool"}, {"window", o.window}, {"sleep_s", o.sleep_s}, {"passivate_ms", o.passivate_ms}, {"wake_lead_ms", o.wake_lead_ms}, {"dispatch_lead_ms", o.dispatch_lead_ms},
+      {"synchronous", "FULL"},
+      {"pool", o.pool},
+      {"steps", o.inline_steps ? "inline" : "pool"},
+      {"window", o.window},
+      {"sleep_s", o.sleep_s},
+      {"passivate_ms", o.passivate_ms},
+      {"wake_lead_ms", o.wake_lead_ms},
+      {"dispatch_lead_ms", o.dispatch_lead_ms},
       {"rss_per_sleeping_op_bytes",
        res.peak_timers > 0 ? (res.rss_at_peak_kib - rss0) * 1024 / res.peak_timers : 0}};
     line["cpu_s"] = {{"engine", res.cpu_s}, {"store", res.store_cpu_s}};

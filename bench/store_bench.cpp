@@ -29,8 +29,7 @@ namespace {
 constexpr size_t n_ops = 5000;
 
 time_point now() {
-  return std::chrono::time_point_cast<duration>(
-    std::chrono::system_clock::now());
+  return std::chrono::time_point_cast<duration>(std::chrono::system_clock::now());
 }
 
 operation make_operation(size_t i) {
@@ -39,13 +38,12 @@ operation make_operation(size_t i) {
   op.workflow = "provision_runtime";
   op.workflow_version = 1;
   op.state = op_state::in_progress;
-  op.input = std::make_shared<const boost::json::object>(boost::json::object{
-    {"name", op.id}, {"region", "eu-west-1"}, {"size", "m5.large"}});
+  op.input = std::make_shared<const boost::json::object>(
+    boost::json::object{{"name", op.id}, {"region", "eu-west-1"}, {"size", "m5.large"}});
   op.data = {{"vm_id", "vm-" + std::to_string(i)}, {"step", 0}};
   for (int s = 0; s < 10; ++s)
-    op.steps.push_back({"step_" + std::to_string(s), (s + 1) * 10,
-                        step_state::pending, 0, std::nullopt, std::nullopt,
-                        std::nullopt, 0, ""});
+    op.steps.push_back({"step_" + std::to_string(s), (s + 1) * 10, step_state::pending, 0,
+                        std::nullopt, std::nullopt, std::nullopt, 0, ""});
   op.created_at = op.updated_at = now();
   op.revision = 1;
   return op;
@@ -64,11 +62,12 @@ checkpoint advance(operation& op) {
   op.data["step"] = static_cast<int64_t>(k);
   op.updated_at = t;
   op.revision += 1;
-  event done{0, t, op.id, event_type::step_succeeded, s.name, s.attempts,
-             "succeeded", "", {}};
-  event started{0, t, op.id, event_type::step_started,
-                op.steps[(k + 1) % op.steps.size()].name, 1, "running", "", {}};
-  return {checkpoint::kind::update, std::make_shared<const operation>(op),
+  event done{0, t, op.id, event_type::step_succeeded, s.name, s.attempts, "succeeded", "", {}};
+  event started{
+    0,         t,  op.id, event_type::step_started, op.steps[(k + 1) % op.steps.size()].name, 1,
+    "running", "", {}};
+  return {checkpoint::kind::update,
+          std::make_shared<const operation>(op),
           {std::move(done), std::move(started)}};
 }
 
@@ -120,8 +119,7 @@ int main(int argc, char** argv) {
   std::vector<checkpoint> seed;
   for (size_t i = 0; i < n_ops; ++i) {
     ops.push_back(make_operation(i));
-    seed.push_back({checkpoint::kind::create,
-                    std::make_shared<const operation>(ops.back()), {}});
+    seed.push_back({checkpoint::kind::create, std::make_shared<const operation>(ops.back()), {}});
   }
   if (auto res = (*st)->commit(seed); !res) {
     std::fprintf(stderr, "%s\n", message_of(res.error()).c_str());

@@ -3,7 +3,6 @@
 #include <set>
 #include <unordered_map>
 
-
 namespace stepwise {
 
 admission_plan plan_admission(const std::vector<admission_row>& rows,
@@ -53,8 +52,8 @@ admission_plan plan_admission(const std::vector<admission_row>& rows,
   return plan;
 }
 
-admission_round plan_round(const std::vector<admission_row>& rows,
-                           const admission_limits& limits, time_point now) {
+admission_round plan_round(const std::vector<admission_row>& rows, const admission_limits& limits,
+                           time_point now) {
   auto plan = plan_admission(rows, limits);
   admission_round out;
   for (auto i : plan.admit)

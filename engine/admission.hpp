@@ -82,7 +82,7 @@ struct admission_round {
 };
 
 /// Plans a round over `rows` (see `plan_admission`) as writes and events.
-admission_round plan_round(const std::vector<admission_row>& rows,
-                           const admission_limits& limits, time_point now);
+admission_round plan_round(const std::vector<admission_row>& rows, const admission_limits& limits,
+                           time_point now);
 
 } // namespace stepwise

@@ -44,8 +44,7 @@ public:
 
 private:
   struct state {
-    state(step_context c, sink d)
-      : ctx(std::move(c)), deliver(std::move(d)) {
+    state(step_context c, sink d) : ctx(std::move(c)), deliver(std::move(d)) {
       // nop
     }
     step_context ctx;

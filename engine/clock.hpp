@@ -24,8 +24,7 @@ public:
   /// Delivers `msg` to `target` at `due` (at once when `due` has passed).
   /// A scheduled message cannot be cancelled: receivers tag their timers
   /// and drop stale ones.
-  virtual void schedule(time_point due, const caf::actor& target,
-                        caf::message msg) = 0;
+  virtual void schedule(time_point due, const caf::actor& target, caf::message msg) = 0;
 
   /// Calls `fn` at `due` (at once when `due` has passed) on a thread of
   /// the clock's, not on an actor: what must happen on time under load

@@ -50,8 +50,8 @@ bool allows(const operation& op, command cmd, time_point now) {
               || (op.state == op_state::succeeded && has_incomplete(op)))
              && !past_deadline(op, now);
     case command::pause:
-      return (op.state == op_state::pending && !queued(op))
-             || op.state == op_state::in_progress || op.state == op_state::waiting;
+      return (op.state == op_state::pending && !queued(op)) || op.state == op_state::in_progress
+             || op.state == op_state::waiting;
     case command::resume:
       return op.state == op_state::paused || (op.pause_requested && !is_terminal(op.state));
   }
@@ -59,7 +59,8 @@ bool allows(const operation& op, command cmd, time_point now) {
 }
 
 caf::error refusal(const operation& op, command cmd, time_point now) {
-  if (cmd == command::retry && past_deadline(op, now) && allows(op, cmd, *op.deadline - duration{1}))
+  if (cmd == command::retry && past_deadline(op, now)
+      && allows(op, cmd, *op.deadline - duration{1}))
     return make_error(errc::invalid_state,
                       "operation '" + op.id + "' is " + std::string{to_string(op.state)}
                         + ": its deadline (" + format_time(*op.deadline)
@@ -85,8 +86,7 @@ caf::error refusal(const operation& op, command cmd, time_point now) {
       break;
   }
   return make_error(errc::invalid_state, "operation '" + op.id + "' is "
-                                           + std::string{to_string(op.state)}
-                                           + ": " + allowed);
+                                           + std::string{to_string(op.state)} + ": " + allowed);
 }
 
 caf::error signal_refusal(const operation& op) {

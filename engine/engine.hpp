@@ -51,14 +51,13 @@ public:
   /// lease (`engine_config::lease_ttl`). Operations started through this
   /// engine run in this process: spreading clients over processes spreads
   /// the work.
-  [[nodiscard]] static caf::expected<engine>
-  launch(caf::actor_system& sys, engine_config cfg, registry workflows);
+  [[nodiscard]] static caf::expected<engine> launch(caf::actor_system& sys, engine_config cfg,
+                                                    registry workflows);
 
   /// Like the above, on a store the caller opened (`cfg.store_uri` is
   /// ignored).
-  [[nodiscard]] static caf::expected<engine>
-  launch(caf::actor_system& sys, engine_config cfg, registry workflows,
-         store_ptr st);
+  [[nodiscard]] static caf::expected<engine> launch(caf::actor_system& sys, engine_config cfg,
+                                                    registry workflows, store_ptr st);
 
   /// Starts an operation (durably created on return).
   [[nodiscard]] caf::expected<start_result> start(const start_request& req);
@@ -86,20 +85,17 @@ public:
   /// now (a wait step takes it when it gets there). A repeated
   /// `signal_id` writes nothing (`duplicate`). Fails with `not_found`, or
   /// `invalid_state` when the operation has ended.
-  [[nodiscard]] caf::expected<signal_result> signal(const std::string& id,
-                                                    signal_request sig);
+  [[nodiscard]] caf::expected<signal_result> signal(const std::string& id, signal_request sig);
 
   /// Returns a page of operations, newest first.
   [[nodiscard]] caf::expected<operation_page> list(const list_filter& f);
 
   /// Returns up to `limit` events with `seq > after`, oldest first.
-  [[nodiscard]] caf::expected<std::vector<event>> events(int64_t after,
-                                                         size_t limit);
+  [[nodiscard]] caf::expected<std::vector<event>> events(int64_t after, size_t limit);
 
   /// Waits until the operation is terminal or `timeout` passes (then
   /// returns its current state).
-  [[nodiscard]] caf::expected<operation> wait(const std::string& id,
-                                              duration timeout);
+  [[nodiscard]] caf::expected<operation> wait(const std::string& id, duration timeout);
 
   /// Sends every event committed from now on to `listener` as
   /// `event_batch` messages, until `listener` terminates.

@@ -7,26 +7,38 @@ namespace stepwise {
 
 std::string to_string(errc x) {
   switch (x) {
-    case errc::unknown_workflow: return "unknown_workflow";
-    case errc::invalid_argument: return "invalid_argument";
-    case errc::not_found: return "not_found";
-    case errc::invalid_state: return "invalid_state";
-    case errc::idempotency_conflict: return "idempotency_conflict";
-    case errc::store_failure: return "store_failure";
-    case errc::shutting_down: return "shutting_down";
-    case errc::timeout: return "timeout";
-    case errc::invalid_definition: return "invalid_definition";
-    case errc::stale_revision: return "stale_revision";
-    case errc::delivery_failed: return "delivery_failed";
-    case errc::secret_key: return "secret_key";
-    case errc::overloaded: return "overloaded";
+    case errc::unknown_workflow:
+      return "unknown_workflow";
+    case errc::invalid_argument:
+      return "invalid_argument";
+    case errc::not_found:
+      return "not_found";
+    case errc::invalid_state:
+      return "invalid_state";
+    case errc::idempotency_conflict:
+      return "idempotency_conflict";
+    case errc::store_failure:
+      return "store_failure";
+    case errc::shutting_down:
+      return "shutting_down";
+    case errc::timeout:
+      return "timeout";
+    case errc::invalid_definition:
+      return "invalid_definition";
+    case errc::stale_revision:
+      return "stale_revision";
+    case errc::delivery_failed:
+      return "delivery_failed";
+    case errc::secret_key:
+      return "secret_key";
+    case errc::overloaded:
+      return "overloaded";
   }
   return "unknown";
 }
 
 caf::error make_error(errc x, std::string context) {
-  return caf::error{static_cast<uint8_t>(x), error_category,
-                    caf::make_message(std::move(context))};
+  return caf::error{static_cast<uint8_t>(x), error_category, caf::make_message(std::move(context))};
 }
 
 uint8_t code_of(const caf::error& e) {

@@ -7,16 +7,16 @@ namespace stepwise {
 namespace {
 
 constexpr std::array<std::string_view, 21> names{
-  "operation_created",     "step_started",
-  "step_succeeded",        "step_retry_scheduled",
-  "step_failed",           "step_timed_out",
-  "step_skipped",          "step_incomplete",
-  "compensation_started",  "compensation_succeeded",
-  "compensation_failed",   "operation_waiting",
-  "operation_succeeded",   "operation_failed",
-  "operation_canceled",    "infrastructure_task_completed",
-  "signal_received",       "operation_queued",
-  "operation_paused",      "operation_resumed",
+  "operation_created",    "step_started",
+  "step_succeeded",       "step_retry_scheduled",
+  "step_failed",          "step_timed_out",
+  "step_skipped",         "step_incomplete",
+  "compensation_started", "compensation_succeeded",
+  "compensation_failed",  "operation_waiting",
+  "operation_succeeded",  "operation_failed",
+  "operation_canceled",   "infrastructure_task_completed",
+  "signal_received",      "operation_queued",
+  "operation_paused",     "operation_resumed",
   "operation_retried",
 };
 

@@ -48,8 +48,7 @@ std::optional<event_type> parse_event_type(std::string_view s);
 
 /// Returns whether `x` ends an operation (exactly one per operation).
 inline bool is_terminal(event_type x) {
-  return x == event_type::operation_succeeded
-         || x == event_type::operation_failed
+  return x == event_type::operation_succeeded || x == event_type::operation_failed
          || x == event_type::operation_canceled;
 }
 

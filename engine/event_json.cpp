@@ -6,7 +6,6 @@
 
 #include "engine/json_text.hpp"
 
-
 namespace stepwise {
 
 boost::json::object event_json(const event& e) {
@@ -39,11 +38,10 @@ void append_event_json(std::string& out, const event& e) {
     json_text::append_string(out, k);
     out += ':';
   };
-  static constexpr std::string_view standard[]
-    = {"seq", "time", "operation_id", "type", "step", "attempt", "state", "error"};
+  static constexpr std::string_view standard[] = {"seq",  "time",    "operation_id", "type",
+                                                  "step", "attempt", "state",        "error"};
   for (auto& kv : e.extra) {
-    if (std::find(std::begin(standard), std::end(standard), kv.key())
-        != std::end(standard))
+    if (std::find(std::begin(standard), std::end(standard), kv.key()) != std::end(standard))
       continue;
     key(kv.key());
     json_text::append_value(out, kv.value());

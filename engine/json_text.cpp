@@ -10,13 +10,27 @@ namespace json = boost::json;
 
 void append_escape(std::string& out, unsigned char c) {
   switch (c) {
-    case '"': out += "\\\""; return;
-    case '\\': out += "\\\\"; return;
-    case '\b': out += "\\b"; return;
-    case '\f': out += "\\f"; return;
-    case '\n': out += "\\n"; return;
-    case '\r': out += "\\r"; return;
-    case '\t': out += "\\t"; return;
+    case '"':
+      out += "\\\"";
+      return;
+    case '\\':
+      out += "\\\\";
+      return;
+    case '\b':
+      out += "\\b";
+      return;
+    case '\f':
+      out += "\\f";
+      return;
+    case '\n':
+      out += "\\n";
+      return;
+    case '\r':
+      out += "\\r";
+      return;
+    case '\t':
+      out += "\\t";
+      return;
     default: {
       constexpr char hex[] = "0123456789abcdef";
       char buf[] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF]};
@@ -74,16 +88,26 @@ void append_object(std::string& out, const json::object& obj) {
 
 void append_value(std::string& out, const json::value& v) {
   switch (v.kind()) {
-    case json::kind::null: out += "null"; return;
-    case json::kind::bool_: out += v.get_bool() ? "true" : "false"; return;
-    case json::kind::int64: append_int(out, v.get_int64()); return;
-    case json::kind::uint64: append_int(out, v.get_uint64()); return;
+    case json::kind::null:
+      out += "null";
+      return;
+    case json::kind::bool_:
+      out += v.get_bool() ? "true" : "false";
+      return;
+    case json::kind::int64:
+      append_int(out, v.get_int64());
+      return;
+    case json::kind::uint64:
+      append_int(out, v.get_uint64());
+      return;
     case json::kind::double_:
       // Boost writes doubles so that they read back as doubles (3.0 as
       // "3E0", not "3"), keeping the type across a round trip.
       out += json::serialize(v);
       return;
-    case json::kind::string: append_string(out, v.get_string()); return;
+    case json::kind::string:
+      append_string(out, v.get_string());
+      return;
     case json::kind::array: {
       out += '[';
       bool first = true;
@@ -96,7 +120,9 @@ void append_value(std::string& out, const json::value& v) {
       out += ']';
       return;
     }
-    case json::kind::object: append_object(out, v.get_object()); return;
+    case json::kind::object:
+      append_object(out, v.get_object());
+      return;
   }
 }
 

@@ -17,8 +17,8 @@ caf::error bad_line(const std::string& source, int no, const std::string& what) 
 }
 
 bool is_base64_char(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
-         || c == '+' || c == '/';
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+'
+         || c == '/';
 }
 
 /// Decodes standard base64 of exactly 32 bytes (44 characters, one `=`).
@@ -47,8 +47,8 @@ bool valid_key_id(std::string_view id) {
   if (id.empty() || id.size() > 64)
     return false;
   for (char c : id)
-    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
-          || c == '.' || c == '_' || c == '-'))
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.'
+          || c == '_' || c == '-'))
       return false;
   return true;
 }
@@ -72,9 +72,10 @@ caf::expected<key_ring> key_ring::parse(std::string_view text, const std::string
     secret_key key;
     key.id = id;
     if (!decode_key(encoded, key.bytes))
-      return bad_line(source, no, "the key of '" + id
-                                    + "' is not the base64 of 32 bytes (make one with "
-                                      "`openssl rand -base64 32`)");
+      return bad_line(source, no,
+                      "the key of '" + id
+                        + "' is not the base64 of 32 bytes (make one with "
+                          "`openssl rand -base64 32`)");
     OPENSSL_cleanse(encoded.data(), encoded.size());
     OPENSSL_cleanse(line.data(), line.size());
     keys.push_back(std::move(key));

@@ -69,8 +69,7 @@ public:
   /// every later commit by it. `owner` must be new for each process start
   /// (e.g. host, pid and a random part): a taken id is
   /// `errc::invalid_argument`.
-  [[nodiscard]] virtual caf::error join(const std::string& owner,
-                                        duration ttl) = 0;
+  [[nodiscard]] virtual caf::error join(const std::string& owner, duration ttl) = 0;
 
   /// Extends the lease by its `ttl` from now. For idle periods only: every
   /// commit renews it as well. Fails with `errc::stale_revision` when the
@@ -83,8 +82,7 @@ public:
   /// revision (so a write prepared by the old owner is stale even without
   /// the owner check). Returns them as stored now, oldest first; the caller
   /// resumes them and re-arms their timers.
-  [[nodiscard]] virtual caf::expected<std::vector<operation>>
-  claim_orphans(size_t limit) = 0;
+  [[nodiscard]] virtual caf::expected<std::vector<operation>> claim_orphans(size_t limit) = 0;
 
   /// Returns the leases not ended (live, or expired but not yet ended).
   [[nodiscard]] virtual caf::expected<std::vector<owner_info>> owners() = 0;

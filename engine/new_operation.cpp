@@ -21,8 +21,8 @@ uint64_t fnv1a(const std::string& s, uint64_t h = 14695981039346656037ull) {
 std::string new_operation_id(time_point now, uint32_t node, uint32_t counter) {
   char buf[48];
   std::snprintf(buf, sizeof(buf), "op-%013llx%04x%06x",
-                static_cast<unsigned long long>(to_micros(now)),
-                node & 0xffffu, counter & 0xffffffu);
+                static_cast<unsigned long long>(to_micros(now)), node & 0xffffu,
+                counter & 0xffffffu);
   return buf;
 }
 
@@ -36,13 +36,12 @@ std::string request_hash(const start_request& req, int32_t version) {
   if (req.deadline)
     canon += std::to_string(to_micros(*req.deadline));
   char buf[24];
-  std::snprintf(buf, sizeof(buf), "%016llx",
-                static_cast<unsigned long long>(fnv1a(canon)));
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(fnv1a(canon)));
   return buf;
 }
 
-operation new_operation(const start_request& req, const workflow& wf,
-                        std::string id, time_point now) {
+operation new_operation(const start_request& req, const workflow& wf, std::string id,
+                        time_point now) {
   operation op;
   op.id = std::move(id);
   op.workflow = wf.name();

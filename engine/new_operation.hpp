@@ -20,8 +20,8 @@ std::string new_operation_id(time_point now, uint32_t node, uint32_t counter);
 std::string request_hash(const start_request& req, int32_t version);
 
 /// Returns a new pending operation of `wf` for `req`.
-operation new_operation(const start_request& req, const workflow& wf,
-                        std::string id, time_point now);
+operation new_operation(const start_request& req, const workflow& wf, std::string id,
+                        time_point now);
 
 /// Seals the values of `op`'s input at the paths `wf` declares secret
 /// (with the current key of `keys`; the plain form when null), so that

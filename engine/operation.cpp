@@ -7,12 +7,10 @@ namespace stepwise {
 namespace {
 
 constexpr std::array<std::string_view, 8> op_names{
-  "pending", "in_progress", "waiting",      "succeeded",
-  "failed",  "canceled",    "compensating", "paused"};
+  "pending", "in_progress", "waiting", "succeeded", "failed", "canceled", "compensating", "paused"};
 
-constexpr std::array<std::string_view, 7> step_names{
-  "pending", "running", "waiting", "succeeded",
-  "failed",  "skipped", "incomplete"};
+constexpr std::array<std::string_view, 7> step_names{"pending", "running", "waiting",   "succeeded",
+                                                     "failed",  "skipped", "incomplete"};
 
 constexpr std::array<std::string_view, 3> admission_names{"none", "queued", "admitted"};
 

@@ -49,14 +49,12 @@ std::optional<step_state> parse_step_state(std::string_view s);
 
 /// Returns whether no further transition can happen (but retry).
 inline bool is_terminal(op_state x) {
-  return x == op_state::succeeded || x == op_state::failed
-         || x == op_state::canceled;
+  return x == op_state::succeeded || x == op_state::failed || x == op_state::canceled;
 }
 
 /// Returns whether a step in this state will not run again.
 inline bool is_settled(step_state x) {
-  return x == step_state::succeeded || x == step_state::skipped
-         || x == step_state::incomplete;
+  return x == step_state::succeeded || x == step_state::skipped || x == step_state::incomplete;
 }
 
 /// The record of one step of one operation.

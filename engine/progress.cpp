@@ -12,8 +12,8 @@ using detail::emit;
 using detail::finish;
 using detail::policy_delay;
 
-next_action start_attempt(operation& op, const workflow& wf, size_t idx,
-                          time_point now, std::vector<event>& out) {
+next_action start_attempt(operation& op, const workflow& wf, size_t idx, time_point now,
+                          std::vector<event>& out) {
   auto& rec = op.steps[idx];
   rec.state = step_state::running;
   rec.attempts += 1;
@@ -30,8 +30,7 @@ next_action start_attempt(operation& op, const workflow& wf, size_t idx,
   return {next_action::kind::run_step, idx, rec.attempts, {}};
 }
 
-next_action schedule_wait(operation& op, size_t idx, time_point due,
-                          time_point now) {
+next_action schedule_wait(operation& op, size_t idx, time_point due, time_point now) {
   auto& rec = op.steps[idx];
   rec.state = step_state::waiting;
   rec.next_attempt_at = due;
@@ -45,9 +44,8 @@ next_action schedule_wait(operation& op, size_t idx, time_point due,
 
 namespace detail {
 
-next_action give_up(operation& op, const workflow& wf, size_t idx,
-                    std::string error, time_point now,
-                    std::vector<event>& out) {
+next_action give_up(operation& op, const workflow& wf, size_t idx, std::string error,
+                    time_point now, std::vector<event>& out) {
   auto& rec = op.steps[idx];
   rec.last_error = error;
   rec.next_attempt_at.reset();
@@ -59,19 +57,15 @@ next_action give_up(operation& op, const workflow& wf, size_t idx,
   rec.state = step_state::failed;
   op.updated_at = now;
   emit(out, op, event_type::step_failed, now, &rec, error);
-  return detail::unwind(op, wf, op_state::failed,
-                        "step '" + rec.name + "': " + error, now, out);
+  return detail::unwind(op, wf, op_state::failed, "step '" + rec.name + "': " + error, now, out);
 }
 
-next_action try_again(operation& op, const workflow& wf, size_t idx,
-                      duration delay, std::string reason, time_point now,
-                      std::vector<event>& out) {
+next_action try_again(operation& op, const workflow& wf, size_t idx, duration delay,
+                      std::string reason, time_point now, std::vector<event>& out) {
   auto& rec = op.steps[idx];
   auto& def = wf.steps()[idx];
   auto due = now + delay;
-  if (def.policy
-      && !def.policy->allows(rec.attempts, rec.first_attempt_at.value_or(now),
-                             due)) {
+  if (def.policy && !def.policy->allows(rec.attempts, rec.first_attempt_at.value_or(now), due)) {
     auto why = "gave up after " + std::to_string(rec.attempts) + " attempts: " + reason;
     if (def.policy->pause_when_exhausted && !def.best_effort) {
       rec.last_error = std::move(reason);
@@ -92,8 +86,7 @@ next_action try_again(operation& op, const workflow& wf, size_t idx,
 using detail::give_up;
 using detail::try_again;
 
-next_action create(operation& op, const workflow& wf, time_point now,
-                   std::vector<event>& out) {
+next_action create(operation& op, const workflow& wf, time_point now, std::vector<event>& out) {
   emit(out, op, event_type::operation_created, now);
   return begin_next(op, wf, now, out);
 }
@@ -104,8 +97,7 @@ next_action create_queued(operation& op, time_point now, std::vector<event>& out
   return {next_action::kind::park, 0, 0, {}};
 }
 
-next_action begin_next(operation& op, const workflow& wf, time_point now,
-                       std::vector<event>& out) {
+next_action begin_next(operation& op, const workflow& wf, time_point now, std::vector<event>& out) {
   if (op.deadline && now >= *op.deadline)
     return expire(op, wf, now, out);
   auto idx = op.cursor();
@@ -127,9 +119,8 @@ next_action begin_next(operation& op, const workflow& wf, time_point now,
   return start_attempt(op, wf, idx, now, out);
 }
 
-next_action apply_result(operation& op, const workflow& wf, size_t idx,
-                         const outcome& result, bool skipped, duration took,
-                         time_point now, double unit_random,
+next_action apply_result(operation& op, const workflow& wf, size_t idx, const outcome& result,
+                         bool skipped, duration took, time_point now, double unit_random,
                          std::vector<event>& out) {
   auto& rec = op.steps[idx];
   rec.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(took).count();
@@ -156,23 +147,22 @@ next_action apply_result(operation& op, const workflow& wf, size_t idx,
   return give_up(op, wf, idx, result.message, now, out);
 }
 
-next_action apply_timeout(operation& op, const workflow& wf, size_t idx,
-                          time_point now, double unit_random,
-                          std::vector<event>& out) {
+next_action apply_timeout(operation& op, const workflow& wf, size_t idx, time_point now,
+                          double unit_random, std::vector<event>& out) {
   auto& rec = op.steps[idx];
   auto& def = wf.steps()[idx];
-  auto limit = std::chrono::duration_cast<std::chrono::milliseconds>(
-    def.timeout.value_or(duration{0}));
+  auto limit =
+    std::chrono::duration_cast<std::chrono::milliseconds>(def.timeout.value_or(duration{0}));
   std::string reason = "timed out after " + std::to_string(limit.count()) + " ms";
   rec.duration_ms = limit.count();
   rec.last_error = reason;
   emit(out, op, event_type::step_timed_out, now, &rec, reason);
-  return try_again(op, wf, idx, policy_delay(def, rec.attempts, unit_random),
-                   std::move(reason), now, out);
+  return try_again(op, wf, idx, policy_delay(def, rec.attempts, unit_random), std::move(reason),
+                   now, out);
 }
 
-next_action wake(operation& op, const workflow& wf, time_point now,
-                 std::vector<event>& out, double unit_random) {
+next_action wake(operation& op, const workflow& wf, time_point now, std::vector<event>& out,
+                 double unit_random) {
   if (op.state == op_state::compensating)
     return detail::next_compensation(op, wf, now, out);
   auto idx = op.cursor();
@@ -198,8 +188,7 @@ next_action wake(operation& op, const workflow& wf, time_point now,
   return start_attempt(op, wf, idx, now, out);
 }
 
-next_action recover(operation& op, const workflow& wf, time_point now,
-                    std::vector<event>& out) {
+next_action recover(operation& op, const workflow& wf, time_point now, std::vector<event>& out) {
   if (op.state == op_state::pending && op.admission == admission::queued)
     return {next_action::kind::park, 0, 0, {}}; // its admission starts it
   if (op.state == op_state::paused) {
@@ -211,10 +200,8 @@ next_action recover(operation& op, const workflow& wf, time_point now,
     return detail::recover_compensation(op, wf, now, out);
   auto idx = op.cursor();
   if (op.state == op_state::waiting && idx < op.steps.size()
-      && op.steps[idx].state == step_state::waiting
-      && op.steps[idx].next_attempt_at)
-    return {next_action::kind::wait, idx, op.steps[idx].attempts,
-            *op.steps[idx].next_attempt_at};
+      && op.steps[idx].state == step_state::waiting && op.steps[idx].next_attempt_at)
+    return {next_action::kind::wait, idx, op.steps[idx].attempts, *op.steps[idx].next_attempt_at};
   // A wait is durable: it goes on where it was (same attempt, same
   // timeout), rather than starting again.
   if (op.state == op_state::waiting && idx < op.steps.size()
@@ -244,18 +231,15 @@ step_record* stop_current(operation& op, const char* why) {
 
 } // namespace
 
-next_action cancel(operation& op, const workflow& wf, time_point now,
-                   std::vector<event>& out) {
+next_action cancel(operation& op, const workflow& wf, time_point now, std::vector<event>& out) {
   stop_current(op, "canceled");
   return detail::unwind(op, wf, op_state::canceled, {}, now, out);
 }
 
-next_action expire(operation& op, const workflow& wf, time_point now,
-                   std::vector<event>& out) {
+next_action expire(operation& op, const workflow& wf, time_point now, std::vector<event>& out) {
   if (auto* rec = stop_current(op, "deadline exceeded"))
     emit(out, op, event_type::step_failed, now, rec, rec->last_error);
-  return detail::unwind(op, wf, op_state::failed, "deadline exceeded", now,
-                        out);
+  return detail::unwind(op, wf, op_state::failed, "deadline exceeded", now, out);
 }
 
 namespace {
@@ -274,8 +258,7 @@ next_action go_on(operation& op, const workflow& wf, time_point now, std::vector
 
 } // namespace
 
-next_action retry(operation& op, const workflow& wf, time_point now,
-                  std::vector<event>& out) {
+next_action retry(operation& op, const workflow& wf, time_point now, std::vector<event>& out) {
   if (op.state == op_state::succeeded) {
     // Best-effort steps that gave up run again; the rest stays done.
     for (auto& rec : op.steps)

@@ -50,8 +50,7 @@ namespace progress {
 /// Records the creation of `op` (`operation_created`) and begins its
 /// first step in the same write: one commit less per operation, and a
 /// crash right after it simply runs step one again.
-next_action create(operation& op, const workflow& wf, time_point now,
-                   std::vector<event>& out);
+next_action create(operation& op, const workflow& wf, time_point now, std::vector<event>& out);
 
 /// Records the creation of `op`, which waits for admission (its workflow
 /// has a serialization key or a limit): the store's admission rounds say
@@ -60,30 +59,26 @@ next_action create_queued(operation& op, time_point now, std::vector<event>& out
 
 /// Starts whatever comes next: the next attempt of the current step, a
 /// sleep, or the end of the operation.
-next_action begin_next(operation& op, const workflow& wf, time_point now,
-                       std::vector<event>& out);
+next_action begin_next(operation& op, const workflow& wf, time_point now, std::vector<event>& out);
 
 /// Applies the result of attempt `attempt` of step `idx`. `unit_random` in
 /// [0, 1) drives the policy's jitter.
-next_action apply_result(operation& op, const workflow& wf, size_t idx,
-                         const outcome& result, bool skipped, duration took,
-                         time_point now, double unit_random,
+next_action apply_result(operation& op, const workflow& wf, size_t idx, const outcome& result,
+                         bool skipped, duration took, time_point now, double unit_random,
                          std::vector<event>& out);
 
 /// The running attempt of step `idx` overran its timeout.
-next_action apply_timeout(operation& op, const workflow& wf, size_t idx,
-                          time_point now, double unit_random,
-                          std::vector<event>& out);
+next_action apply_timeout(operation& op, const workflow& wf, size_t idx, time_point now,
+                          double unit_random, std::vector<event>& out);
 
 /// The current step's wait is over: finish a sleep, start the retry, or
 /// time out a wait step's wait (`unit_random` drives the jitter of its
 /// retry).
-next_action wake(operation& op, const workflow& wf, time_point now,
-                 std::vector<event>& out, double unit_random = 0.5);
+next_action wake(operation& op, const workflow& wf, time_point now, std::vector<event>& out,
+                 double unit_random = 0.5);
 
 /// Returns how to continue an operation loaded after a restart.
-next_action recover(operation& op, const workflow& wf, time_point now,
-                    std::vector<event>& out);
+next_action recover(operation& op, const workflow& wf, time_point now, std::vector<event>& out);
 
 /// Fails an operation whose workflow version is not registered in this
 /// process (the version was removed, or another process sharing the store
@@ -91,8 +86,8 @@ next_action recover(operation& op, const workflow& wf, time_point now,
 /// not even compensations. The step in flight, if any, fails with it.
 /// `registered` lists the versions of the same name that are, for the
 /// message (see `unregistered_message`) (progress_unregistered.cpp).
-next_action fail_unregistered(operation& op, const std::vector<int32_t>& registered,
-                              time_point now, std::vector<event>& out);
+next_action fail_unregistered(operation& op, const std::vector<int32_t>& registered, time_point now,
+                              std::vector<event>& out);
 
 /// Returns "unknown workflow 'NAME' version V: not registered in this
 /// process (registered: 2, 3)" (or "(no version is registered)").
@@ -101,18 +96,15 @@ std::string unregistered_message(const std::string& workflow, int32_t version,
 
 /// Cancels the operation (the caller checked `allows(op, command::cancel)`); a saga first
 /// runs its compensations.
-next_action cancel(operation& op, const workflow& wf, time_point now,
-                   std::vector<event>& out);
+next_action cancel(operation& op, const workflow& wf, time_point now, std::vector<event>& out);
 
 /// Fails the operation because its deadline passed; a saga first runs its
 /// compensations (which the deadline does not cut short).
-next_action expire(operation& op, const workflow& wf, time_point now,
-                   std::vector<event>& out);
+next_action expire(operation& op, const workflow& wf, time_point now, std::vector<event>& out);
 
 /// Applies the result of the running compensation (state `compensating`).
-next_action apply_compensation(operation& op, const workflow& wf,
-                               const outcome& result, duration took,
-                               time_point now, double unit_random,
+next_action apply_compensation(operation& op, const workflow& wf, const outcome& result,
+                               duration took, time_point now, double unit_random,
                                std::vector<event>& out);
 
 /// Returns the index of the step whose compensation runs or is due next,
@@ -124,25 +116,22 @@ size_t compensation_cursor(const operation& op, const workflow& wf);
 /// step (or compensation), with every string of `secrets` masked.
 std::vector<event> emitted_events(const operation& op, const workflow& wf,
                                   const std::vector<std::string>& secrets,
-                                  std::vector<emitted_event>& emitted,
-                                  time_point now);
+                                  std::vector<emitted_event>& emitted, time_point now);
 
 /// Records signal `sig` (`signal_received`); when the operation waits for
 /// it at its current step, the signal ends that wait in the same write.
 /// Returns what to do next (`none` when it only was stored). The caller
 /// checked that the operation is not terminal and that no signal with the
 /// same id was stored before.
-next_action apply_signal(operation& op, const workflow& wf, signal_record sig,
-                         time_point now, std::vector<event>& out);
+next_action apply_signal(operation& op, const workflow& wf, signal_record sig, time_point now,
+                         std::vector<event>& out);
 
 /// Applies a watcher's report (strings of `secrets` masked in the events
 /// it emits). Returns none when it is stale: the operation no longer waits
 /// in that attempt of that step.
-std::optional<next_action> apply_watch(operation& op, const workflow& wf,
-                                       const watch_reply& reply,
-                                       const std::vector<std::string>& secrets,
-                                       time_point now, double unit_random,
-                                       std::vector<event>& out);
+std::optional<next_action> apply_watch(operation& op, const workflow& wf, const watch_reply& reply,
+                                       const std::vector<std::string>& secrets, time_point now,
+                                       double unit_random, std::vector<event>& out);
 
 /// Returns whether the operation's current step waits now (its attempt is
 /// the wait), and has a watcher following a task.
@@ -153,22 +142,19 @@ bool watching(const operation& op, const workflow& wf);
 /// a succeeded one by running its incomplete best-effort steps again, each
 /// with a fresh retry budget. One that waits for admission (a key or a
 /// limit) is queued again (`park`) until an admission round lets it go on.
-next_action retry(operation& op, const workflow& wf, time_point now,
-                  std::vector<event>& out);
+next_action retry(operation& op, const workflow& wf, time_point now, std::vector<event>& out);
 
 /// Pauses the operation at its current step (`operation_paused`, `why` as
 /// its error): the step starts afresh when resumed. The caller stopped
 /// the attempt in flight, if any.
-next_action pause(operation& op, std::string why, time_point now,
-                  std::vector<event>& out);
+next_action pause(operation& op, std::string why, time_point now, std::vector<event>& out);
 
 /// Asks for a pause at the next step boundary while an attempt runs.
 void request_pause(operation& op, time_point now);
 
 /// Continues a paused operation at the step where it stopped, with a fresh
 /// retry budget (`operation_resumed`); withdraws a pause not yet taken.
-next_action resume(operation& op, const workflow& wf, time_point now,
-                   std::vector<event>& out);
+next_action resume(operation& op, const workflow& wf, time_point now, std::vector<event>& out);
 
 } // namespace progress
 

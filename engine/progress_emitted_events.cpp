@@ -7,8 +7,7 @@ namespace stepwise::progress {
 
 std::vector<event> emitted_events(const operation& op, const workflow& wf,
                                   const std::vector<std::string>& secrets,
-                                  std::vector<emitted_event>& emitted,
-                                  time_point now) {
+                                  std::vector<emitted_event>& emitted, time_point now) {
   bool compensating = op.state == op_state::compensating;
   auto idx = compensating ? compensation_cursor(op, wf) : op.cursor();
   std::vector<event> out;
@@ -20,8 +19,7 @@ std::vector<event> emitted_events(const operation& op, const workflow& wf,
     e.type = x.type;
     if (idx < op.steps.size()) {
       e.step = op.steps[idx].name;
-      e.attempt = compensating ? op.steps[idx].compensation_attempts
-                               : op.steps[idx].attempts;
+      e.attempt = compensating ? op.steps[idx].compensation_attempts : op.steps[idx].attempts;
     }
     e.state = std::string{to_string(op.state)};
     e.extra = std::move(x.extra);

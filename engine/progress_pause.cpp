@@ -40,8 +40,7 @@ void request_pause(operation& op, time_point now) {
   op.updated_at = now;
 }
 
-next_action resume(operation& op, const workflow& wf, time_point now,
-                   std::vector<event>& out) {
+next_action resume(operation& op, const workflow& wf, time_point now, std::vector<event>& out) {
   if (op.state != op_state::paused) {
     // The pause was asked for but not taken yet: the attempt goes on.
     op.pause_requested = false;

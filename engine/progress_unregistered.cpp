@@ -20,8 +20,8 @@ std::string unregistered_message(const std::string& workflow, int32_t version,
   return msg + ")";
 }
 
-next_action fail_unregistered(operation& op, const std::vector<int32_t>& registered,
-                              time_point now, std::vector<event>& out) {
+next_action fail_unregistered(operation& op, const std::vector<int32_t>& registered, time_point now,
+                              std::vector<event>& out) {
   auto error = unregistered_message(op.workflow, op.workflow_version, registered);
   if (op.state == op_state::compensating)
     error += "; the compensations left did not run";

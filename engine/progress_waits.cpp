@@ -24,16 +24,16 @@ signal_record* unconsumed(operation& op, const std::string& name) {
 
 /// Ends the wait of step `idx` with signal `sig`: its payload goes to the
 /// data, and the step succeeded.
-next_action take(operation& op, const workflow& wf, size_t idx,
-                 signal_record& sig, time_point now, std::vector<event>& out) {
+next_action take(operation& op, const workflow& wf, size_t idx, signal_record& sig, time_point now,
+                 std::vector<event>& out) {
   auto& rec = op.steps[idx];
   sig.consumed_by = rec.name;
   op.data[wf.steps()[idx].wait->signal_key] = sig.payload;
   rec.state = step_state::succeeded;
   rec.next_attempt_at.reset();
-  rec.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      now - rec.last_attempt_at.value_or(now))
-                      .count();
+  rec.duration_ms =
+    std::chrono::duration_cast<std::chrono::milliseconds>(now - rec.last_attempt_at.value_or(now))
+      .count();
   op.state = op_state::in_progress;
   op.wake_at.reset();
   op.updated_at = now;
@@ -43,17 +43,16 @@ next_action take(operation& op, const workflow& wf, size_t idx,
 
 /// Returns whether step `idx` is the current one and waits now.
 bool awaiting(const operation& op, const workflow& wf, size_t idx) {
-  return op.state == op_state::waiting && idx == op.cursor()
-         && idx < op.steps.size() && wf.steps()[idx].wait
-         && op.steps[idx].state == step_state::running;
+  return op.state == op_state::waiting && idx == op.cursor() && idx < op.steps.size()
+         && wf.steps()[idx].wait && op.steps[idx].state == step_state::running;
 }
 
 } // namespace
 
 namespace detail {
 
-next_action begin_wait(operation& op, const workflow& wf, size_t idx,
-                       time_point now, std::vector<event>& out) {
+next_action begin_wait(operation& op, const workflow& wf, size_t idx, time_point now,
+                       std::vector<event>& out) {
   auto& def = wf.steps()[idx];
   if (auto* sig = unconsumed(op, def.wait->signal))
     return take(op, wf, idx, *sig, now, out);
@@ -68,13 +67,12 @@ next_action begin_wait(operation& op, const workflow& wf, size_t idx,
   return {next_action::kind::await, idx, rec.attempts, due};
 }
 
-next_action wait_timed_out(operation& op, const workflow& wf, size_t idx,
-                           time_point now, double unit_random,
-                           std::vector<event>& out) {
+next_action wait_timed_out(operation& op, const workflow& wf, size_t idx, time_point now,
+                           double unit_random, std::vector<event>& out) {
   auto& rec = op.steps[idx];
   auto& def = wf.steps()[idx];
-  auto limit = std::chrono::duration_cast<std::chrono::milliseconds>(
-    def.wait->timeout.value_or(duration{0}));
+  auto limit =
+    std::chrono::duration_cast<std::chrono::milliseconds>(def.wait->timeout.value_or(duration{0}));
   std::string what = def.wait->signal.empty() ? std::string{"the watched task"}
                                               : "signal '" + def.wait->signal + "'";
   auto reason = "no " + what + " within " + std::to_string(limit.count()) + " ms";
@@ -86,14 +84,14 @@ next_action wait_timed_out(operation& op, const workflow& wf, size_t idx,
   // would make the timeout mean nothing.
   if (!def.policy)
     return give_up(op, wf, idx, std::move(reason), now, out);
-  return try_again(op, wf, idx, policy_delay(def, rec.attempts, unit_random),
-                   std::move(reason), now, out);
+  return try_again(op, wf, idx, policy_delay(def, rec.attempts, unit_random), std::move(reason),
+                   now, out);
 }
 
 } // namespace detail
 
-next_action apply_signal(operation& op, const workflow& wf, signal_record sig,
-                         time_point now, std::vector<event>& out) {
+next_action apply_signal(operation& op, const workflow& wf, signal_record sig, time_point now,
+                         std::vector<event>& out) {
   op.signals.emplace_back(std::move(sig));
   auto& stored = op.signals.back();
   op.updated_at = now;
@@ -105,11 +103,9 @@ next_action apply_signal(operation& op, const workflow& wf, signal_record sig,
   return {};
 }
 
-std::optional<next_action> apply_watch(operation& op, const workflow& wf,
-                                       const watch_reply& reply,
-                                       const std::vector<std::string>& secrets,
-                                       time_point now, double unit_random,
-                                       std::vector<event>& out) {
+std::optional<next_action> apply_watch(operation& op, const workflow& wf, const watch_reply& reply,
+                                       const std::vector<std::string>& secrets, time_point now,
+                                       double unit_random, std::vector<event>& out) {
   auto idx = op.cursor();
   if (!awaiting(op, wf, idx) || op.steps[idx].name != reply.step
       || op.steps[idx].attempts != reply.attempt || !wf.steps()[idx].wait->watcher)
@@ -123,8 +119,7 @@ std::optional<next_action> apply_watch(operation& op, const workflow& wf,
              std::make_move_iterator(events.end()));
   auto& rec = op.steps[idx];
   auto took = now - rec.last_attempt_at.value_or(now);
-  return apply_result(op, wf, idx, reply.result.result, false, took, now,
-                      unit_random, out);
+  return apply_result(op, wf, idx, reply.result.result, false, took, now, unit_random, out);
 }
 
 bool watching(const operation& op, const workflow& wf) {

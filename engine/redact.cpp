@@ -4,8 +4,7 @@ namespace stepwise {
 
 namespace {
 
-boost::json::value* find_pointer(boost::json::value& root,
-                                 const std::string& ptr) {
+boost::json::value* find_pointer(boost::json::value& root, const std::string& ptr) {
   boost::json::error_code ec;
   return root.find_pointer(ptr, ec);
 }
@@ -59,8 +58,7 @@ std::string scrub(std::string text, const std::vector<std::string>& secrets) {
   for (auto& s : secrets) {
     if (s.empty())
       continue;
-    for (auto pos = text.find(s); pos != std::string::npos;
-         pos = text.find(s, pos + 3))
+    for (auto pos = text.find(s); pos != std::string::npos; pos = text.find(s, pos + 3))
       text.replace(pos, s.size(), secret_mask);
   }
   return text;

@@ -9,16 +9,14 @@ caf::expected<void> registry::add(workflow wf) {
     return ok.error();
   auto key = std::make_pair(wf.name(), wf.version());
   if (defs_.count(key) > 0)
-    return make_error(errc::invalid_definition,
-                      "workflow '" + wf.name() + "' v"
-                        + std::to_string(wf.version())
-                        + " is registered twice");
+    return make_error(errc::invalid_definition, "workflow '" + wf.name() + "' v"
+                                                  + std::to_string(wf.version())
+                                                  + " is registered twice");
   defs_.emplace(std::move(key), std::make_shared<const workflow>(std::move(wf)));
   return caf::unit;
 }
 
-workflow_ptr registry::find(const std::string& name,
-                            std::optional<int32_t> version) const {
+workflow_ptr registry::find(const std::string& name, std::optional<int32_t> version) const {
   if (version) {
     auto i = defs_.find({name, *version});
     return i != defs_.end() ? i->second : nullptr;

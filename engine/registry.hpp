@@ -21,8 +21,7 @@ public:
   [[nodiscard]] caf::expected<void> add(workflow wf);
 
   /// Returns the definition, the newest version when `version` is empty.
-  workflow_ptr find(const std::string& name,
-                    std::optional<int32_t> version = std::nullopt) const;
+  workflow_ptr find(const std::string& name, std::optional<int32_t> version = std::nullopt) const;
 
   /// Returns the registered versions of workflow `name`, ascending.
   std::vector<int32_t> versions(const std::string& name) const;

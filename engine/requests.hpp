@@ -78,8 +78,8 @@ inline bool valid_signal_name(std::string_view name) {
   if (name.empty() || name.size() > 64)
     return false;
   for (char c : name)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-          || c == '_' || c == '.' || c == '-'))
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'
+          || c == '.' || c == '-'))
       return false;
   return true;
 }

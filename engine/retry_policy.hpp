@@ -34,8 +34,7 @@ struct retry_policy {
 
   /// Returns whether a retry due at `next_at` is still allowed after
   /// `attempts` attempts, the first one at `first_attempt`.
-  bool allows(int32_t attempts, time_point first_attempt,
-              time_point next_at) const;
+  bool allows(int32_t attempts, time_point first_attempt, time_point next_at) const;
 };
 
 } // namespace stepwise

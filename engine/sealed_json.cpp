@@ -73,8 +73,8 @@ caf::expected<boost::json::value> seal_value(const boost::json::value& v, const 
   return boost::json::object{{marker, std::move(*text)}};
 }
 
-caf::expected<boost::json::value> open_value(const boost::json::value& sealed,
-                                             const key_ring* keys, std::string_view owner) {
+caf::expected<boost::json::value> open_value(const boost::json::value& sealed, const key_ring* keys,
+                                             std::string_view owner) {
   auto* text = sealed_text(sealed);
   if (text == nullptr)
     return make_error(errc::invalid_argument, "not a sealed value");
@@ -117,9 +117,9 @@ caf::error seal_paths(boost::json::object& doc, const std::vector<std::string>& 
   return failed;
 }
 
-caf::expected<std::shared_ptr<const boost::json::object>>
-open_all(const std::shared_ptr<const boost::json::object>& doc, const key_ring* keys,
-         std::string_view owner, std::vector<std::string>* revealed) {
+caf::expected<std::shared_ptr<const boost::json::object>> open_all(
+  const std::shared_ptr<const boost::json::object>& doc, const key_ring* keys,
+  std::string_view owner, std::vector<std::string>* revealed) {
   if (!doc || !holds_sealed(*doc))
     return doc;
   auto out = *doc;

@@ -30,26 +30,27 @@ bool is_sealed(const boost::json::value& v);
 
 /// Returns `v` sealed with the current key of `keys` (the plain form when
 /// `keys` is null).
-[[nodiscard]] caf::expected<boost::json::value>
-seal_value(const boost::json::value& v, const key_ring* keys, std::string_view owner);
+[[nodiscard]] caf::expected<boost::json::value> seal_value(const boost::json::value& v,
+                                                           const key_ring* keys,
+                                                           std::string_view owner);
 
 /// Returns the value that `sealed` holds. Errors (`errc::secret_key`) name
 /// the key id.
-[[nodiscard]] caf::expected<boost::json::value>
-open_value(const boost::json::value& sealed, const key_ring* keys, std::string_view owner);
+[[nodiscard]] caf::expected<boost::json::value> open_value(const boost::json::value& sealed,
+                                                           const key_ring* keys,
+                                                           std::string_view owner);
 
 /// Seals the values of `doc` at the JSON pointers `paths`; absent ones are
 /// skipped, sealed ones left as they are.
-[[nodiscard]] caf::error seal_paths(boost::json::object& doc,
-                                    const std::vector<std::string>& paths,
+[[nodiscard]] caf::error seal_paths(boost::json::object& doc, const std::vector<std::string>& paths,
                                     const key_ring* keys, std::string_view owner);
 
 /// Returns `doc` with every sealed value in it (at any depth) opened, or
 /// `doc` itself when it holds none. `revealed`, when given, receives the
 /// string forms of the opened values (`collect_secret_strings`).
-[[nodiscard]] caf::expected<std::shared_ptr<const boost::json::object>>
-open_all(const std::shared_ptr<const boost::json::object>& doc, const key_ring* keys,
-         std::string_view owner, std::vector<std::string>* revealed = nullptr);
+[[nodiscard]] caf::expected<std::shared_ptr<const boost::json::object>> open_all(
+  const std::shared_ptr<const boost::json::object>& doc, const key_ring* keys,
+  std::string_view owner, std::vector<std::string>* revealed = nullptr);
 
 /// Seals again, with the current key, every sealed value of `doc` that
 /// another key sealed (or that is plain). Returns how many. Fails on the

@@ -28,15 +28,15 @@ public:
 
   /// Returns up to `limit` operations whose id sorts after `after` and
   /// whose input or data holds a sealed value, by id.
-  [[nodiscard]] virtual caf::expected<std::vector<sealed_row>>
-  sealed_after(const std::string& after, size_t limit) = 0;
+  [[nodiscard]] virtual caf::expected<std::vector<sealed_row>> sealed_after(
+    const std::string& after, size_t limit) = 0;
 
   /// Writes the input and data of each row whose stored revision is still
   /// `revision` (leaving the revision as it is: the engine's next
   /// checkpoint of that operation goes through), in one transaction.
   /// Returns how many rows were written; the others changed meanwhile.
-  [[nodiscard]] virtual caf::expected<size_t>
-  rewrite_sealed(const std::vector<sealed_row>& rows) = 0;
+  [[nodiscard]] virtual caf::expected<size_t> rewrite_sealed(
+    const std::vector<sealed_row>& rows) = 0;
 };
 
 } // namespace stepwise

@@ -59,8 +59,8 @@ bool unbase64(std::string_view text, std::vector<unsigned char>& out) {
 }
 
 caf::error unreadable(std::string_view id, const std::string& why) {
-  return make_error(errc::secret_key, "cannot open a secret value sealed with key '"
-                                        + std::string{id} + "': " + why);
+  return make_error(errc::secret_key,
+                    "cannot open a secret value sealed with key '" + std::string{id} + "': " + why);
 }
 
 } // namespace
@@ -70,21 +70,26 @@ caf::expected<std::string> seal(const key_ring& keys, std::string_view plaintext
   auto& key = keys.current();
   std::vector<unsigned char> out(nonce_size + plaintext.size() + tag_size);
   if (RAND_bytes(out.data(), nonce_size) != 1)
-    return make_error(errc::secret_key, "sealing a secret value: OpenSSL's random generator failed");
+    return make_error(errc::secret_key,
+                      "sealing a secret value: OpenSSL's random generator failed");
   cipher_ctx ctx{EVP_CIPHER_CTX_new()};
   auto aad = aad_of(context);
   int len = 0;
   int tail = 0;
   if (!ctx
-      || EVP_EncryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, key.bytes.data(), out.data()) != 1
-      || EVP_EncryptUpdate(ctx.get(), nullptr, &len, bytes_of(aad), static_cast<int>(aad.size())) != 1
+      || EVP_EncryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, key.bytes.data(), out.data())
+           != 1
+      || EVP_EncryptUpdate(ctx.get(), nullptr, &len, bytes_of(aad), static_cast<int>(aad.size()))
+           != 1
       || EVP_EncryptUpdate(ctx.get(), out.data() + nonce_size, &len, bytes_of(plaintext),
-                           static_cast<int>(plaintext.size())) != 1
+                           static_cast<int>(plaintext.size()))
+           != 1
       || EVP_EncryptFinal_ex(ctx.get(), out.data() + nonce_size + len, &tail) != 1
       || EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, tag_size,
-                             out.data() + nonce_size + plaintext.size()) != 1)
-    return make_error(errc::secret_key, "sealing a secret value with key '" + key.id
-                                          + "' failed in OpenSSL");
+                             out.data() + nonce_size + plaintext.size())
+           != 1)
+    return make_error(errc::secret_key,
+                      "sealing a secret value with key '" + key.id + "' failed in OpenSSL");
   std::string sealed{version};
   sealed += key.id;
   sealed += ':';
@@ -106,8 +111,7 @@ caf::expected<std::string> open(const key_ring* keys, std::string_view sealed,
                                 std::string_view context) {
   auto id = key_id_of(sealed);
   std::vector<unsigned char> raw;
-  if (id.empty()
-      || !unbase64(sealed.substr(version.size() + id.size() + 1), raw)
+  if (id.empty() || !unbase64(sealed.substr(version.size() + id.size() + 1), raw)
       || raw.size() < nonce_size + tag_size)
     return make_error(errc::invalid_argument, "a sealed secret value is malformed");
   if (keys == nullptr)
@@ -117,8 +121,8 @@ caf::expected<std::string> open(const key_ring* keys, std::string_view sealed,
     std::string have;
     for (auto& k : keys->ids())
       have += (have.empty() ? "" : ", ") + k;
-    return unreadable(id, "the key ring has no key '" + std::string{id} + "' (it has: " + have
-                            + ")");
+    return unreadable(id,
+                      "the key ring has no key '" + std::string{id} + "' (it has: " + have + ")");
   }
   auto ct_size = raw.size() - nonce_size - tag_size;
   std::string plain(ct_size, '\0');
@@ -128,12 +132,15 @@ caf::expected<std::string> open(const key_ring* keys, std::string_view sealed,
   int tail = 0;
   auto* out = reinterpret_cast<unsigned char*>(plain.data());
   if (!ctx
-      || EVP_DecryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, key->bytes.data(), raw.data()) != 1
-      || EVP_DecryptUpdate(ctx.get(), nullptr, &len, bytes_of(aad), static_cast<int>(aad.size())) != 1
-      || EVP_DecryptUpdate(ctx.get(), out, &len, raw.data() + nonce_size,
-                           static_cast<int>(ct_size)) != 1
+      || EVP_DecryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, key->bytes.data(), raw.data())
+           != 1
+      || EVP_DecryptUpdate(ctx.get(), nullptr, &len, bytes_of(aad), static_cast<int>(aad.size()))
+           != 1
+      || EVP_DecryptUpdate(ctx.get(), out, &len, raw.data() + nonce_size, static_cast<int>(ct_size))
+           != 1
       || EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, tag_size,
-                             raw.data() + nonce_size + ct_size) != 1
+                             raw.data() + nonce_size + ct_size)
+           != 1
       || EVP_DecryptFinal_ex(ctx.get(), out + len, &tail) != 1) {
     OPENSSL_cleanse(plain.data(), plain.size());
     return unreadable(id, "the key ring's key '" + std::string{id}

@@ -18,15 +18,15 @@
 namespace stepwise::secret_box {
 
 /// Returns `plaintext` sealed with the ring's current key.
-[[nodiscard]] caf::expected<std::string>
-seal(const key_ring& keys, std::string_view plaintext, std::string_view context);
+[[nodiscard]] caf::expected<std::string> seal(const key_ring& keys, std::string_view plaintext,
+                                              std::string_view context);
 
 /// Returns the plaintext of `sealed`. Fails with `errc::secret_key`, naming
 /// the key id, when `keys` is null, lacks that id, or holds another key
 /// under it (or the text was changed); with `errc::invalid_argument` when
 /// `sealed` is not a sealed text.
-[[nodiscard]] caf::expected<std::string>
-open(const key_ring* keys, std::string_view sealed, std::string_view context);
+[[nodiscard]] caf::expected<std::string> open(const key_ring* keys, std::string_view sealed,
+                                              std::string_view context);
 
 /// Returns the id of the key that sealed `sealed` (empty when malformed).
 std::string_view key_id_of(std::string_view sealed);

@@ -80,8 +80,8 @@ public:
 
   /// Returns up to `limit` events with `seq > after`, oldest first, each
   /// with its operation's workflow.
-  [[nodiscard]] virtual caf::expected<std::vector<routed_event>>
-  routed_events_after(int64_t after, size_t limit) = 0;
+  [[nodiscard]] virtual caf::expected<std::vector<routed_event>> routed_events_after(
+    int64_t after, size_t limit) = 0;
 
   /// Takes or renews the lease on sink `name` for `holder`, for `ttl`;
   /// creates the sink at `start` when it is new. Granted when nobody holds
@@ -89,17 +89,15 @@ public:
   /// (a store serving one process: any other holder is a dead predecessor
   /// of this process). Returns the cursor when granted, none when another
   /// holder's lease runs.
-  [[nodiscard]] virtual caf::expected<std::optional<int64_t>>
-  acquire_sink(const std::string& name, const std::string& holder,
-               duration ttl, sink_start start, bool steal) = 0;
+  [[nodiscard]] virtual caf::expected<std::optional<int64_t>> acquire_sink(
+    const std::string& name, const std::string& holder, duration ttl, sink_start start,
+    bool steal) = 0;
 
   /// Records `p` and renews the lease for `ttl`, when `holder` still holds
   /// the sink; else fails with `errc::stale_revision` ("sink lease lost")
   /// and writes nothing.
-  [[nodiscard]] virtual caf::error update_sink(const std::string& name,
-                                               const std::string& holder,
-                                               duration ttl,
-                                               const sink_progress& p) = 0;
+  [[nodiscard]] virtual caf::error update_sink(const std::string& name, const std::string& holder,
+                                               duration ttl, const sink_progress& p) = 0;
 
   /// Ends `holder`'s lease on `name`, if it holds it, so that another
   /// process may take the sink at once (shutdown).
@@ -107,8 +105,7 @@ public:
                                                 const std::string& holder) = 0;
 
   /// Returns every stored sink, by name.
-  [[nodiscard]] virtual caf::expected<std::vector<sink_record>>
-  sink_records() = 0;
+  [[nodiscard]] virtual caf::expected<std::vector<sink_record>> sink_records() = 0;
 };
 
 /// Returns the error `update_sink` reports when the lease is gone.

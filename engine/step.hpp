@@ -211,9 +211,8 @@ inline step_def await_signal(std::string name, std::string signal,
 /// task that `task` describes as settled; the report decides the step's
 /// outcome. `task` runs on a blocking worker (it may read the store) each
 /// time the wait begins or is resumed after a restart.
-inline step_def
-await_task(std::string name, caf::actor watcher,
-           std::function<caf::expected<boost::json::object>(step_context&)> task) {
+inline step_def await_task(std::string name, caf::actor watcher,
+                           std::function<caf::expected<boost::json::object>(step_context&)> task) {
   step_def s;
   s.name = std::move(name);
   s.wait = wait_spec{};

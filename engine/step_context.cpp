@@ -45,8 +45,7 @@ void step_context::add_override(const std::string& component, const std::string&
   set_transient(std::move(slot), boost::json::string{std::move(value)}, secret);
 }
 
-caf::expected<void> step_context::keep_secret(const std::string& key,
-                                              const boost::json::value& v) {
+caf::expected<void> step_context::keep_secret(const std::string& key, const boost::json::value& v) {
   auto sealed = seal_value(v, keys_.get(), operation_id_);
   if (!sealed)
     return std::move(sealed.error());
@@ -61,8 +60,8 @@ caf::expected<std::optional<boost::json::value>> step_context::secret(const std:
     return std::optional<boost::json::value>{};
   auto opened = open_value(*v, keys_.get(), operation_id_);
   if (!opened)
-    return make_error(errc::secret_key, "secret '" + key + "' of operation " + operation_id_
-                                          + ": " + message_of(opened.error()));
+    return make_error(errc::secret_key, "secret '" + key + "' of operation " + operation_id_ + ": "
+                                          + message_of(opened.error()));
   collect_secret_strings(*opened, revealed_);
   return std::optional<boost::json::value>{std::move(*opened)};
 }
@@ -70,13 +69,13 @@ caf::expected<std::optional<boost::json::value>> step_context::secret(const std:
 caf::expected<operation> step_context::open_secrets(operation op) {
   auto input = open_all(op.input, keys_.get(), op.id, &revealed_);
   if (!input)
-    return make_error(errc::secret_key, "the secret input of operation " + op.id + ": "
-                                          + message_of(input.error()));
-  auto data = open_all(std::make_shared<const boost::json::object>(std::move(op.data)),
-                       keys_.get(), op.id, &revealed_);
+    return make_error(errc::secret_key,
+                      "the secret input of operation " + op.id + ": " + message_of(input.error()));
+  auto data = open_all(std::make_shared<const boost::json::object>(std::move(op.data)), keys_.get(),
+                       op.id, &revealed_);
   if (!data)
-    return make_error(errc::secret_key, "the secret data of operation " + op.id + ": "
-                                          + message_of(data.error()));
+    return make_error(errc::secret_key,
+                      "the secret data of operation " + op.id + ": " + message_of(data.error()));
   op.input = std::move(*input);
   op.data = **data;
   return op;
@@ -87,7 +86,7 @@ time_point step_context::now() const {
 }
 
 step_result step_result::of(step_context& ctx, outcome o,
-                             std::chrono::steady_clock::time_point started) {
+                            std::chrono::steady_clock::time_point started) {
   step_result r;
   r.result = std::move(o);
   r.took = std::chrono::duration_cast<duration>(std::chrono::steady_clock::now() - started);

@@ -65,12 +65,10 @@ struct emitted_event {
 /// one attempt; the operation actor does not touch it meanwhile.
 class step_context {
 public:
-  step_context(std::string operation_id, std::string step_name,
-               int32_t attempt,
-               std::shared_ptr<const boost::json::object> input,
-               boost::json::object data, transient_map transient,
-               std::shared_ptr<const stepwise::clock> clk, stop_token stop = {},
-               std::shared_ptr<const key_ring> keys = nullptr)
+  step_context(std::string operation_id, std::string step_name, int32_t attempt,
+               std::shared_ptr<const boost::json::object> input, boost::json::object data,
+               transient_map transient, std::shared_ptr<const stepwise::clock> clk,
+               stop_token stop = {}, std::shared_ptr<const key_ring> keys = nullptr)
     : operation_id_(std::move(operation_id)),
       step_name_(std::move(step_name)),
       attempt_(attempt),
@@ -138,8 +136,8 @@ public:
   /// component and key). Mark the step `producing_transient()`: like every
   /// transient value, the override is gone after a restart, and that step
   /// adds it again.
-  void add_override(const std::string& component, const std::string& key,
-                    std::string value, bool secret = false);
+  void add_override(const std::string& component, const std::string& key, std::string value,
+                    bool secret = false);
 
   /// Returns the overrides added so far in this run, by component, then key.
   std::vector<override_value> overrides() const {
@@ -157,8 +155,7 @@ public:
   /// Returns the secret kept under `key` (none when there is none). A
   /// value whose key is not in the key ring is an `errc::secret_key` error
   /// naming the key id.
-  [[nodiscard]] caf::expected<std::optional<boost::json::value>>
-  secret(const std::string& key);
+  [[nodiscard]] caf::expected<std::optional<boost::json::value>> secret(const std::string& key);
 
   /// Returns `op` (another operation, read from the store) with the secret
   /// values of its input and data opened: what a step needs to act on what

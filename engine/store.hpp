@@ -141,8 +141,8 @@ public:
   /// yet: the caller retries the same batch (the writer does), and the
   /// store answers the retry as it answered the first call if that was
   /// written after all.
-  [[nodiscard]] virtual caf::expected<commit_result>
-  commit(const std::vector<checkpoint>& batch) = 0;
+  [[nodiscard]] virtual caf::expected<commit_result> commit(
+    const std::vector<checkpoint>& batch) = 0;
 
   /// What `commit_then` calls with a written batch's answer.
   using durable_fn = std::function<void(commit_result&)>;
@@ -170,8 +170,8 @@ public:
   /// submits the checkpoint, so that the operations' threads share work
   /// the one writer thread would otherwise do alone. Thread-safe; it never
   /// blocks. Returns none when there is nothing to do ahead.
-  [[nodiscard]] virtual std::shared_ptr<const prepared_checkpoint>
-  prepare(const checkpoint& cp) const {
+  [[nodiscard]] virtual std::shared_ptr<const prepared_checkpoint> prepare(
+    const checkpoint& cp) const {
     (void)cp;
     return nullptr;
   }
@@ -181,8 +181,8 @@ public:
   /// writes it in one transaction: admission columns and `operation_queued`
   /// events (their `seq` set in the answer). Rounds of several processes
   /// sharing the store run one at a time. Called by the writer thread.
-  [[nodiscard]] virtual caf::expected<admission_round>
-  admit(const admission_limits& limits, time_point now) = 0;
+  [[nodiscard]] virtual caf::expected<admission_round> admit(const admission_limits& limits,
+                                                             time_point now) = 0;
 
   /// Returns whether the store answers (for readiness while no commit runs;
   /// a store in this process's memory or files always does). Called by the
@@ -194,19 +194,18 @@ public:
   // -- reads ------------------------------------------------------------------
 
   /// Returns the operation, or none.
-  [[nodiscard]] virtual caf::expected<std::optional<operation>>
-  load(const std::string& id) = 0;
+  [[nodiscard]] virtual caf::expected<std::optional<operation>> load(const std::string& id) = 0;
 
   /// Returns the operation created with `key`, or none.
-  [[nodiscard]] virtual caf::expected<std::optional<operation>>
-  find_by_key(const std::string& key) = 0;
+  [[nodiscard]] virtual caf::expected<std::optional<operation>> find_by_key(
+    const std::string& key) = 0;
 
   /// Returns up to `limit` operations that are not terminal, oldest first
   /// (created time, then id), after `after` (none: from the first).
   /// Recovery reads them a page at a time, so that a million waiting
   /// operations are never all decoded in memory at once.
-  [[nodiscard]] virtual caf::expected<std::vector<operation>>
-  load_active_page(const std::optional<active_position>& after, size_t limit) = 0;
+  [[nodiscard]] virtual caf::expected<std::vector<operation>> load_active_page(
+    const std::optional<active_position>& after, size_t limit) = 0;
 
   /// Returns every operation that is not terminal, oldest first.
   [[nodiscard]] caf::expected<std::vector<operation>> load_active() {
@@ -214,12 +213,11 @@ public:
   }
 
   /// Returns a page of operations, newest first.
-  [[nodiscard]] virtual caf::expected<operation_page>
-  list(const list_filter& filter) = 0;
+  [[nodiscard]] virtual caf::expected<operation_page> list(const list_filter& filter) = 0;
 
   /// Returns up to `limit` events with `seq > after`, oldest first.
-  [[nodiscard]] virtual caf::expected<std::vector<event>>
-  events_after(int64_t after, size_t limit) = 0;
+  [[nodiscard]] virtual caf::expected<std::vector<event>> events_after(int64_t after,
+                                                                       size_t limit) = 0;
 
   /// Returns the highest `seq` written so far (0 when none).
   [[nodiscard]] virtual caf::expected<int64_t> last_seq() = 0;

@@ -41,19 +41,17 @@ std::string format_time(time_point t) {
   std::tm tm{};
   gmtime_r(&tt, &tm);
   char buf[64];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-                tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-                tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
   return buf;
 }
 
 std::optional<time_point> parse_time(std::string_view s) {
   int y, mo, d, h, mi, se;
-  if (!read_int(s, 0, 4, y) || s.size() < 20 || s[4] != '-'
-      || !read_int(s, 5, 2, mo) || s[7] != '-' || !read_int(s, 8, 2, d)
-      || (s[10] != 'T' && s[10] != 't' && s[10] != ' ')
-      || !read_int(s, 11, 2, h) || s[13] != ':' || !read_int(s, 14, 2, mi)
-      || s[16] != ':' || !read_int(s, 17, 2, se))
+  if (!read_int(s, 0, 4, y) || s.size() < 20 || s[4] != '-' || !read_int(s, 5, 2, mo) || s[7] != '-'
+      || !read_int(s, 8, 2, d) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ')
+      || !read_int(s, 11, 2, h) || s[13] != ':' || !read_int(s, 14, 2, mi) || s[16] != ':'
+      || !read_int(s, 17, 2, se))
     return std::nullopt;
   if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
     return std::nullopt;

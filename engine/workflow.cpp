@@ -8,8 +8,7 @@
 
 namespace stepwise {
 
-workflow::workflow(std::string name, int32_t version)
-  : name_(std::move(name)), version_(version) {
+workflow::workflow(std::string name, int32_t version) : name_(std::move(name)), version_(version) {
   // nop
 }
 
@@ -59,22 +58,22 @@ caf::expected<std::string> workflow::key_of(const boost::json::object& input) co
   try {
     key = key_(input);
   } catch (const std::exception& e) {
-    return make_error(errc::invalid_argument, "workflow '" + name_
-                                                + "': computing the serialization key failed: "
-                                                + e.what());
+    return make_error(errc::invalid_argument,
+                      "workflow '" + name_
+                        + "': computing the serialization key failed: " + e.what());
   }
   if (key.empty() && !key_what_.empty() && key_what_.front() == '/')
-    return make_error(errc::invalid_argument,
-                      "workflow '" + name_ + "' runs one operation per key at a time: "
-                        "the input needs a value at '" + key_what_ + "'");
+    return make_error(errc::invalid_argument, "workflow '" + name_
+                                                + "' runs one operation per key at a time: "
+                                                  "the input needs a value at '"
+                                                + key_what_ + "'");
   return key;
 }
 
 caf::expected<void> workflow::validate() const {
   auto bad = [this](std::string what) {
     return make_error(errc::invalid_definition,
-                      "workflow '" + name_ + "' v" + std::to_string(version_)
-                        + ": " + what);
+                      "workflow '" + name_ + "' v" + std::to_string(version_) + ": " + what);
   };
   if (name_.empty())
     return make_error(errc::invalid_definition, "workflow name is empty");
@@ -90,13 +89,12 @@ caf::expected<void> workflow::validate() const {
       return bad("step name '" + s.name + "' is used twice");
     if (s.weight < 1)
       return bad("step '" + s.name + "' has weight < 1");
-    int bodies = (s.run ? 1 : 0) + (s.start ? 1 : 0) + (s.actor ? 1 : 0)
-                 + (s.sleep ? 1 : 0) + (s.wait ? 1 : 0);
+    int bodies = (s.run ? 1 : 0) + (s.start ? 1 : 0) + (s.actor ? 1 : 0) + (s.sleep ? 1 : 0)
+                 + (s.wait ? 1 : 0);
     if (bodies == 0)
       return bad("step '" + s.name + "' has no run function");
     if (bodies > 1)
-      return bad("step '" + s.name
-                 + "' has more than one body (run, start, actor, sleep, wait)");
+      return bad("step '" + s.name + "' has more than one body (run, start, actor, sleep, wait)");
     if (s.produces_transient && !s.run && !s.start)
       return bad("step '" + s.name
                  + "' produces transient values but is not a blocking or asynchronous step");
@@ -118,8 +116,9 @@ caf::expected<void> workflow::validate() const {
       return bad("step '" + s.name + "' sleeps for a negative time");
     if (s.timeout && s.timeout->count() <= 0)
       return bad("step '" + s.name + "' has a timeout <= 0");
-    if (s.policy && (s.policy->multiplier < 1.0 || s.policy->jitter < 0.0
-                     || s.policy->jitter > 1.0 || s.policy->max_attempts < 0))
+    if (s.policy
+        && (s.policy->multiplier < 1.0 || s.policy->jitter < 0.0 || s.policy->jitter > 1.0
+            || s.policy->max_attempts < 0))
       return bad("step '" + s.name + "' has an invalid retry policy");
   }
   for (auto& p : secrets_)

@@ -17,20 +17,39 @@ int main(int argc, char** argv) {
   tune_actor_system(cfg);
   caf::actor_system sys{cfg};
   registry reg;
-  auto ok = reg.add(workflow("provision_runtime", 1)
-    .step(10, make_step("reserve_ip", [](step_context& c) { c.data()["ip"] = "10.0.0.7"; return done(); }))
-    .step(20, make_step("create_vm", [](step_context& c) {
-      return c.attempt() < 2 ? retry_after(200ms, "quota not ready") : done(); }))
-    .step(30, make_step("notify_chat", [](step_context&) { return fail("chat is down"); }).as_best_effort())
-    .step(40, make_step("mark_ready", [](step_context& c) { c.data()["ready"] = true; return done(); })));
+  auto ok = reg.add(
+    workflow("provision_runtime", 1)
+      .step(10, make_step("reserve_ip",
+                          [](step_context& c) {
+                            c.data()["ip"] = "10.0.0.7";
+                            return done();
+                          }))
+      .step(20, make_step("create_vm",
+                          [](step_context& c) {
+                            return c.attempt() < 2 ? retry_after(200ms, "quota not ready") : done();
+                          }))
+      .step(30, make_step("notify_chat", [](step_context&) { return fail("chat is down"); })
+                  .as_best_effort())
+      .step(40, make_step("mark_ready", [](step_context& c) {
+              c.data()["ready"] = true;
+              return done();
+            })));
   engine_config ec;
   ec.store_uri = argc > 1 ? argv[1] : "sqlite:./stepwise-example.db";
   auto eng = engine::launch(sys, ec, std::move(reg));
-  if (!ok || !eng) { std::cerr << "start-up failed\n"; return 1; }
-  auto started = eng->start({"provision_runtime", std::nullopt, {{"region", "eu-1"}}, {}, std::nullopt});
+  if (!ok || !eng) {
+    std::cerr << "start-up failed\n";
+    return 1;
+  }
+  auto started =
+    eng->start({"provision_runtime", std::nullopt, {{"region", "eu-1"}}, {}, std::nullopt});
   auto op = started ? eng->wait(started->op.id, 30s) : caf::expected<operation>{started.error()};
-  if (!op) { std::cerr << message_of(op.error()) << '\n'; return 1; }
-  std::cout << op->id << " " << to_string(op->state) << " data=" << boost::json::serialize(op->data) << '\n';
+  if (!op) {
+    std::cerr << message_of(op.error()) << '\n';
+    return 1;
+  }
+  std::cout << op->id << " " << to_string(op->state) << " data=" << boost::json::serialize(op->data)
+            << '\n';
   for (auto& s : op->steps)
     std::cout << "  " << (s.first_attempt_at ? format_time(*s.first_attempt_at) : "-") << " "
               << s.name << ": " << to_string(s.state) << ", attempts " << s.attempts

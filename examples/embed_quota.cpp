@@ -110,28 +110,39 @@ int main(int argc, char** argv) {
   // The system waits for its actors when it ends: stop ours on every path.
   struct stop_at_exit {
     caf::actor a;
-    ~stop_at_exit() { caf::anon_send_exit(a, caf::exit_reason::user_shutdown); }
+    ~stop_at_exit() {
+      caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    }
   } stop{slots_actor};
   registry reg;
   auto ok = reg.add(workflow("batch_job", 1)
-    .step(10, make_actor_step("reserve_slot", slots_actor).with_timeout(60s))
-    .step(20, make_sleep("work", 300ms))
-    .step(30, make_actor_step("release_slot", slots_actor).with_timeout(10s)));
+                      .step(10, make_actor_step("reserve_slot", slots_actor).with_timeout(60s))
+                      .step(20, make_sleep("work", 300ms))
+                      .step(30, make_actor_step("release_slot", slots_actor).with_timeout(10s)));
   engine_config ec;
   ec.store_uri = argc > 1 ? argv[1] : "sqlite:./stepwise-quota.db";
   ec.step_workers = 1;
   auto eng = engine::launch(sys, ec, std::move(reg));
-  if (!ok || !eng) { std::cerr << "start-up failed\n"; return 1; }
+  if (!ok || !eng) {
+    std::cerr << "start-up failed\n";
+    return 1;
+  }
   std::vector<std::string> ids;
   for (int i = 0; i < 5; ++i) {
     auto started = eng->start({"batch_job", std::nullopt, {{"job", i}}, {}, std::nullopt});
-    if (!started) { std::cerr << message_of(started.error()) << '\n'; return 1; }
+    if (!started) {
+      std::cerr << message_of(started.error()) << '\n';
+      return 1;
+    }
     ids.push_back(started->op.id);
   }
   bool all_ok = true;
   for (auto& id : ids) {
     auto op = eng->wait(id, 30s);
-    if (!op) { std::cerr << message_of(op.error()) << '\n'; return 1; }
+    if (!op) {
+      std::cerr << message_of(op.error()) << '\n';
+      return 1;
+    }
     all_ok = all_ok && op->state == op_state::succeeded;
     std::cout << op->id << " " << to_string(op->state) << ": slot " << op->data["slot"]
               << ", queued behind " << op->data["queued_behind"] << " jobs, reserve_slot took "
@@ -141,8 +152,8 @@ int main(int argc, char** argv) {
   caf::scoped_actor self{sys};
   self->request(slots_actor, caf::infinite, peak_atom::value)
     .receive([&](std::pair<size_t, size_t> x) { seen = x; }, [](caf::error&) {});
-  std::cout << "at most " << seen.first << " of " << slots << " slots held at once; "
-            << seen.second << " attempts waited for a slot in the quota actor\n";
+  std::cout << "at most " << seen.first << " of " << slots << " slots held at once; " << seen.second
+            << " attempts waited for a slot in the quota actor\n";
   eng->shutdown();
   return all_ok && seen.first <= slots ? 0 : 1;
 }

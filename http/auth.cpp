@@ -26,8 +26,7 @@ api_error unauthorized(std::string message) {
 
 } // namespace
 
-access access_for(std::string_view method, std::string_view pattern,
-                  bool metrics_auth) {
+access access_for(std::string_view method, std::string_view pattern, bool metrics_auth) {
   if (pattern == "/healthz" || pattern == "/readyz")
     return access::open;
   if (pattern == "/metrics")
@@ -43,8 +42,7 @@ access access_for(std::string_view method, std::string_view pattern,
 
 std::string_view bearer_token(std::string_view authorization) {
   auto space = authorization.find(' ');
-  if (space == std::string_view::npos
-      || !iequals(authorization.substr(0, space), "Bearer"))
+  if (space == std::string_view::npos || !iequals(authorization.substr(0, space), "Bearer"))
     return {};
   auto token = authorization.substr(space + 1);
   while (!token.empty() && token.front() == ' ')
@@ -54,8 +52,7 @@ std::string_view bearer_token(std::string_view authorization) {
   return token;
 }
 
-caf::expected<std::shared_ptr<authenticator>>
-authenticator::open(const std::string& path) {
+caf::expected<std::shared_ptr<authenticator>> authenticator::open(const std::string& path) {
   return first_loaded(std::shared_ptr<authenticator>{new authenticator(path)});
 }
 
@@ -78,8 +75,7 @@ std::shared_ptr<const token_set> authenticator::tokens() const {
   return tokens_;
 }
 
-std::optional<api_error> authenticator::check(access need,
-                                              std::string_view authorization) const {
+std::optional<api_error> authenticator::check(access need, std::string_view authorization) const {
   if (need == access::open || need == access::broker)
     return std::nullopt;
   if (authorization.empty())

@@ -29,8 +29,7 @@ enum class access {
 /// Returns what the route `pattern` asks of a `method` request: the probes
 /// and the console's files are open, `/metrics` too unless `metrics_auth`,
 /// `/v2/` is the broker's, GET and HEAD read, anything else writes.
-access access_for(std::string_view method, std::string_view pattern,
-                  bool metrics_auth);
+access access_for(std::string_view method, std::string_view pattern, bool metrics_auth);
 
 /// The `WWW-Authenticate` value of a 401 for a missing or wrong token.
 inline constexpr const char* bearer_challenge = "Bearer realm=\"stepwise\"";
@@ -41,8 +40,7 @@ class authenticator {
 public:
   /// Reads `path`; fails when it cannot be read, is malformed or holds no
   /// token.
-  [[nodiscard]] static caf::expected<std::shared_ptr<authenticator>>
-  open(const std::string& path);
+  [[nodiscard]] static caf::expected<std::shared_ptr<authenticator>> open(const std::string& path);
 
   /// Reads the file again. On an error the tokens in use stay; the error
   /// names the file and line, never a token. Returns the number of tokens.

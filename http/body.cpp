@@ -10,22 +10,27 @@ constexpr size_t max_key_length = 255;
 
 const char* kind_name(boost::json::kind k) {
   switch (k) {
-    case boost::json::kind::null: return "null";
-    case boost::json::kind::bool_: return "a boolean";
+    case boost::json::kind::null:
+      return "null";
+    case boost::json::kind::bool_:
+      return "a boolean";
     case boost::json::kind::int64:
     case boost::json::kind::uint64:
-    case boost::json::kind::double_: return "a number";
-    case boost::json::kind::string: return "a string";
-    case boost::json::kind::array: return "an array";
-    case boost::json::kind::object: return "an object";
+    case boost::json::kind::double_:
+      return "a number";
+    case boost::json::kind::string:
+      return "a string";
+    case boost::json::kind::array:
+      return "an array";
+    case boost::json::kind::object:
+      return "an object";
   }
   return "unknown";
 }
 
-api_error wrong_type(std::string_view field, const char* expected,
-                     const boost::json::value& got) {
-  return invalid_argument("field '" + std::string(field) + "' must be "
-                          + expected + ", not " + kind_name(got.kind()));
+api_error wrong_type(std::string_view field, const char* expected, const boost::json::value& got) {
+  return invalid_argument("field '" + std::string(field) + "' must be " + expected + ", not "
+                          + kind_name(got.kind()));
 }
 
 } // namespace
@@ -40,32 +45,28 @@ std::optional<api_error> parse_json(std::string_view body, size_t max_depth,
   boost::json::error_code ec;
   auto used = p.write_some(body.data(), body.size(), ec);
   if (!ec && used < body.size())
-    return malformed_json("malformed JSON: unexpected data at byte "
-                          + std::to_string(used));
+    return malformed_json("malformed JSON: unexpected data at byte " + std::to_string(used));
   if (!ec)
     p.finish(ec);
   if (ec) {
     auto what = ec == boost::json::error::too_deep
-                  ? "nested deeper than " + std::to_string(max_depth)
-                      + " levels"
+                  ? "nested deeper than " + std::to_string(max_depth) + " levels"
                   : ec.message();
-    return malformed_json("malformed JSON at byte " + std::to_string(used)
-                          + ": " + what);
+    return malformed_json("malformed JSON at byte " + std::to_string(used) + ": " + what);
   }
   out = p.release();
   return std::nullopt;
 }
 
-std::optional<api_error> decode_start(const boost::json::value& body,
-                                      start_request& out) {
+std::optional<api_error> decode_start(const boost::json::value& body, start_request& out) {
   auto obj = body.if_object();
   if (obj == nullptr)
     return invalid_argument(std::string("request body must be a JSON object, not ")
                             + kind_name(body.kind()));
   for (auto& kv : *obj) {
     auto k = kv.key();
-    if (k != "workflow" && k != "version" && k != "input"
-        && k != "idempotency_key" && k != "deadline")
+    if (k != "workflow" && k != "version" && k != "input" && k != "idempotency_key"
+        && k != "deadline")
       return invalid_argument("unknown field '" + std::string(k)
                               + "' (allowed: workflow, version, input, "
                                 "idempotency_key, deadline)");
@@ -116,8 +117,7 @@ std::optional<api_error> decode_start(const boost::json::value& body,
   return std::nullopt;
 }
 
-std::optional<api_error> check_empty_command(std::string_view body,
-                                             size_t max_depth) {
+std::optional<api_error> check_empty_command(std::string_view body, size_t max_depth) {
   if (body.find_first_not_of(" \t\r\n") == std::string_view::npos)
     return std::nullopt;
   boost::json::value v;

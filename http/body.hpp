@@ -20,12 +20,10 @@ std::optional<api_error> parse_json(std::string_view body, size_t max_depth,
 /// `{workflow, version?, input, idempotency_key?, deadline?}`. Unknown
 /// fields are rejected so that a misspelt optional field does not silently
 /// change what runs. Optional fields may be `null`.
-std::optional<api_error> decode_start(const boost::json::value& body,
-                                      start_request& out);
+std::optional<api_error> decode_start(const boost::json::value& body, start_request& out);
 
 /// Checks the optional body of cancel and retry: empty, or an empty JSON
 /// object.
-std::optional<api_error> check_empty_command(std::string_view body,
-                                             size_t max_depth);
+std::optional<api_error> check_empty_command(std::string_view body, size_t max_depth);
 
 } // namespace stepwise::http

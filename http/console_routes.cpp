@@ -44,18 +44,14 @@ void serve_asset(const router& r, const request& rq, httplib::Response& res,
 
 void add_console_routes(router& r, const route_context&) {
   const router* rp = &r;
-  r.add("GET", "/", [rp](request& rq, httplib::Response& res) {
-    redirect_to_console(*rp, rq, res);
-  });
-  r.add("GET", "/ui", [rp](request& rq, httplib::Response& res) {
-    redirect_to_console(*rp, rq, res);
-  });
-  r.add("GET", "/ui/", [rp](request& rq, httplib::Response& res) {
-    serve_asset(*rp, rq, res, "index.html");
-  });
-  r.add("GET", "/ui/{asset}", [rp](request& rq, httplib::Response& res) {
-    serve_asset(*rp, rq, res, rq.params[0]);
-  });
+  r.add("GET", "/",
+        [rp](request& rq, httplib::Response& res) { redirect_to_console(*rp, rq, res); });
+  r.add("GET", "/ui",
+        [rp](request& rq, httplib::Response& res) { redirect_to_console(*rp, rq, res); });
+  r.add("GET", "/ui/",
+        [rp](request& rq, httplib::Response& res) { serve_asset(*rp, rq, res, "index.html"); });
+  r.add("GET", "/ui/{asset}",
+        [rp](request& rq, httplib::Response& res) { serve_asset(*rp, rq, res, rq.params[0]); });
 }
 
 } // namespace stepwise::http

@@ -26,7 +26,6 @@ int hex_digit(char c) {
   return -1;
 }
 
-
 std::optional<digest> digest_from_hex(std::string_view hex) {
   digest out;
   if (hex.size() != out.size() * 2)

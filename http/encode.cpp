@@ -25,8 +25,8 @@ boost::json::object policy_json(const retry_policy& p) {
   out["max_interval_ms"] = millis(p.max_interval);
   out["jitter"] = p.jitter;
   out["max_attempts"] = p.max_attempts;
-  out["max_elapsed_ms"] = p.max_elapsed ? boost::json::value(millis(*p.max_elapsed))
-                                        : boost::json::value(nullptr);
+  out["max_elapsed_ms"] =
+    p.max_elapsed ? boost::json::value(millis(*p.max_elapsed)) : boost::json::value(nullptr);
   out["when_exhausted"] = p.pause_when_exhausted ? "pause" : "fail";
   return out;
 }
@@ -105,20 +105,23 @@ boost::json::object to_json(const workflow& wf) {
     boost::json::object step;
     step["name"] = s.name;
     step["weight"] = s.weight;
-    step["kind"] = s.sleep ? "sleep" : s.wait ? "wait" : s.start ? "async" : s.actor ? "actor" : "run";
+    step["kind"] = s.sleep   ? "sleep"
+                   : s.wait  ? "wait"
+                   : s.start ? "async"
+                   : s.actor ? "actor"
+                             : "run";
     step["signal"] = s.wait && !s.wait->signal.empty() ? boost::json::value(s.wait->signal)
                                                        : boost::json::value(nullptr);
-    step["sleep_ms"] = s.sleep ? boost::json::value(millis(*s.sleep))
-                               : boost::json::value(nullptr);
-    step["timeout_ms"] = s.timeout ? boost::json::value(millis(*s.timeout))
-                                   : boost::json::value(nullptr);
+    step["sleep_ms"] = s.sleep ? boost::json::value(millis(*s.sleep)) : boost::json::value(nullptr);
+    step["timeout_ms"] =
+      s.timeout ? boost::json::value(millis(*s.timeout)) : boost::json::value(nullptr);
     step["best_effort"] = s.best_effort;
     step["compensable"] = s.compensate || s.compensate_async;
     step["produces_transient"] = s.produces_transient;
     step["uses_transient"] = s.uses_transient;
     step["conditional"] = s.condition.has_value();
-    step["retry_policy"] = s.policy ? boost::json::value(policy_json(*s.policy))
-                                    : boost::json::value(nullptr);
+    step["retry_policy"] =
+      s.policy ? boost::json::value(policy_json(*s.policy)) : boost::json::value(nullptr);
     steps.emplace_back(std::move(step));
   }
   out["steps"] = std::move(steps);

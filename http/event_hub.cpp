@@ -33,15 +33,12 @@ void event_hub::publish(const std::vector<event>& events) {
   cv_.notify_all();
 }
 
-std::optional<std::vector<event>>
-event_hub::cached_after(int64_t after, size_t limit) const {
+std::optional<std::vector<event>> event_hub::cached_after(int64_t after, size_t limit) const {
   std::lock_guard<std::mutex> guard{mtx_};
   if (!covered_from_ || after < *covered_from_)
     return std::nullopt;
   auto first = std::upper_bound(cache_.begin(), cache_.end(), after,
-                                [](int64_t x, const event& e) {
-                                  return x < e.seq;
-                                });
+                                [](int64_t x, const event& e) { return x < e.seq; });
   std::vector<event> out;
   for (auto i = first; i != cache_.end() && out.size() < limit; ++i)
     out.push_back(*i);
@@ -93,8 +90,7 @@ size_t event_hub::waiting() const {
 
 namespace {
 
-caf::behavior event_feeder(caf::event_based_actor*,
-                           std::shared_ptr<event_hub> hub) {
+caf::behavior event_feeder(caf::event_based_actor*, std::shared_ptr<event_hub> hub) {
   return {
     [hub](const event_batch& batch) { hub->publish(batch.events); },
   };
@@ -102,8 +98,7 @@ caf::behavior event_feeder(caf::event_based_actor*,
 
 } // namespace
 
-caf::actor spawn_event_feeder(caf::actor_system& sys,
-                              std::shared_ptr<event_hub> hub) {
+caf::actor spawn_event_feeder(caf::actor_system& sys, std::shared_ptr<event_hub> hub) {
   // The hub travels as a spawn argument: CAF 0.17 dereferences a null
   // argument tuple for an actor spawned without any (UBSan reports it).
   return sys.spawn(event_feeder, std::move(hub));

@@ -43,8 +43,7 @@ public:
 
   /// Returns the cached events with `seq > after`, at most `limit`, or none
   /// when the cache cannot prove it holds every such event.
-  std::optional<std::vector<event>> cached_after(int64_t after,
-                                                 size_t limit) const;
+  std::optional<std::vector<event>> cached_after(int64_t after, size_t limit) const;
 
   /// Waits until an event with `seq > after` was published, the hub closed
   /// or `until` passed. Returns whether such an event exists.
@@ -114,7 +113,6 @@ private:
 
 /// Spawns the actor that feeds `hub` from `event_batch` messages. Subscribe
 /// it with `engine::subscribe`; it ends when sent an exit message.
-caf::actor spawn_event_feeder(caf::actor_system& sys,
-                              std::shared_ptr<event_hub> hub);
+caf::actor spawn_event_feeder(caf::actor_system& sys, std::shared_ptr<event_hub> hub);
 
 } // namespace stepwise::http

@@ -58,8 +58,8 @@ caf::expected<int64_t> last_event_seq(engine& eng) {
   return lo;
 }
 
-caf::expected<operation_events> events_of(engine& eng, const operation& op,
-                                          size_t max_scanned, size_t max_items) {
+caf::expected<operation_events> events_of(engine& eng, const operation& op, size_t max_scanned,
+                                          size_t max_items) {
   operation_events out;
   auto last = last_event_seq(eng);
   if (!last)

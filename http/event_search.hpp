@@ -30,7 +30,7 @@ struct operation_events {
 /// before the operation was created, then reads forward until its last
 /// update (or the end), at most `max_scanned` events and `max_items` of the
 /// operation's.
-caf::expected<operation_events> events_of(engine& eng, const operation& op,
-                                          size_t max_scanned, size_t max_items);
+caf::expected<operation_events> events_of(engine& eng, const operation& op, size_t max_scanned,
+                                          size_t max_items);
 
 } // namespace stepwise::http

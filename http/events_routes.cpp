@@ -26,8 +26,7 @@ steady::duration poll_slice(const route_context& ctx) {
 
 constexpr int64_t max_seq = 1'000'000'000'000'000'000;
 
-caf::expected<std::vector<event>> fetch(const route_context& ctx,
-                                        int64_t after, size_t limit) {
+caf::expected<std::vector<event>> fetch(const route_context& ctx, int64_t after, size_t limit) {
   if (auto cached = ctx.hub->cached_after(after, limit))
     return std::move(*cached);
   ctx.hub->count_store_read();
@@ -35,9 +34,8 @@ caf::expected<std::vector<event>> fetch(const route_context& ctx,
 }
 
 // Returns events after `after`, waiting until `deadline` for the first one.
-caf::expected<std::vector<event>> fetch_or_wait(const route_context& ctx,
-                                                int64_t after, size_t limit,
-                                                steady::time_point deadline) {
+caf::expected<std::vector<event>> fetch_or_wait(const route_context& ctx, int64_t after,
+                                                size_t limit, steady::time_point deadline) {
   for (;;) {
     auto items = fetch(ctx, after, limit);
     if (!items || !items->empty() || ctx.hub->closed())
@@ -49,8 +47,7 @@ caf::expected<std::vector<event>> fetch_or_wait(const route_context& ctx,
   }
 }
 
-void poll(const router& r, const route_context& ctx, request& rq,
-          httplib::Response& res) {
+void poll(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
   query q{rq.raw};
   int64_t after = 0;
   int64_t limit = 100;
@@ -59,8 +56,7 @@ void poll(const router& r, const route_context& ctx, request& rq,
     return r.write(rq.raw.path, res, *err);
   if (auto err = q.integer("after", 0, max_seq, after))
     return r.write(rq.raw.path, res, *err);
-  if (auto err = q.integer("limit", 1,
-                           static_cast<int64_t>(ctx.lim.max_events_page), limit))
+  if (auto err = q.integer("limit", 1, static_cast<int64_t>(ctx.lim.max_events_page), limit))
     return r.write(rq.raw.path, res, *err);
   if (auto err = q.seconds("wait", ctx.lim.max_wait_seconds, wait))
     return r.write(rq.raw.path, res, *err);
@@ -70,10 +66,8 @@ void poll(const router& r, const route_context& ctx, request& rq,
     ticket = ctx.hub->admit(ctx.lim.max_streams);
     if (!ticket)
       return r.write(rq.raw.path, res,
-                     {503, "too_many_waiters",
-                      "too many long polls and streams are open; retry"});
-    deadline += std::chrono::duration_cast<steady::duration>(
-      std::chrono::duration<double>(wait));
+                     {503, "too_many_waiters", "too many long polls and streams are open; retry"});
+    deadline += std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(wait));
   }
   auto items = fetch_or_wait(ctx, after, static_cast<size_t>(limit), deadline);
   if (!items)
@@ -106,8 +100,7 @@ struct stream_state {
   steady::time_point next_heartbeat;
 };
 
-void stream(const router& r, const route_context& ctx, request& rq,
-            httplib::Response& res) {
+void stream(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
   query q{rq.raw};
   int64_t after = 0;
   if (auto err = q.only({"after"}))
@@ -128,46 +121,44 @@ void stream(const router& r, const route_context& ctx, request& rq,
   auto ticket = ctx.hub->admit(ctx.lim.max_streams);
   if (!ticket)
     return r.write(rq.raw.path, res,
-                   {503, "too_many_waiters",
-                    "too many long polls and streams are open; retry"});
-  auto st = std::make_shared<stream_state>(
-    stream_state{ctx, std::move(ticket), after, steady::now()});
+                   {503, "too_many_waiters", "too many long polls and streams are open; retry"});
+  auto st =
+    std::make_shared<stream_state>(stream_state{ctx, std::move(ticket), after, steady::now()});
   res.set_header("Cache-Control", "no-cache");
   res.set_header("X-Accel-Buffering", "no");
-  res.set_chunked_content_provider(
-    "text/event-stream", [st](size_t, httplib::DataSink& sink) {
-      auto& c = st->ctx;
-      // httplib does not check between calls: a client that left is noticed
-      // here, within one poll slice, and frees its slot.
-      if (!sink.is_writable())
+  res.set_chunked_content_provider("text/event-stream", [st](size_t, httplib::DataSink& sink) {
+    auto& c = st->ctx;
+    // httplib does not check between calls: a client that left is noticed
+    // here, within one poll slice, and frees its slot.
+    if (!sink.is_writable())
+      return false;
+    auto now = steady::now();
+    if (now >= st->next_heartbeat) {
+      // Also the first write: it tells the client how fast to reconnect.
+      st->next_heartbeat = now + c.lim.heartbeat;
+      std::string beat = ": keep-alive\nretry: 1000\n\n";
+      if (!sink.write(beat.data(), beat.size()))
         return false;
-      auto now = steady::now();
-      if (now >= st->next_heartbeat) {
-        // Also the first write: it tells the client how fast to reconnect.
-        st->next_heartbeat = now + c.lim.heartbeat;
-        std::string beat = ": keep-alive\nretry: 1000\n\n";
-        if (!sink.write(beat.data(), beat.size()))
-          return false;
-      }
-      auto until = std::min(st->next_heartbeat, now + poll_slice(c));
-      auto items = fetch_or_wait(c, st->last, 500,
-                                 std::chrono::time_point_cast<steady::duration>(until));
-      if (!items) {
-        // Ends the stream; the client reconnects with Last-Event-ID.
+    }
+    auto until = std::min(st->next_heartbeat, now + poll_slice(c));
+    auto items =
+      fetch_or_wait(c, st->last, 500, std::chrono::time_point_cast<steady::duration>(until));
+    if (!items) {
+      // Ends the stream; the client reconnects with Last-Event-ID.
+      return false;
+    }
+    std::string chunk;
+    for (auto& e : *items)
+      append_sse_frame(chunk, e);
+    if (!items->empty()) {
+      st->last = items->back().seq;
+      if (!sink.write(chunk.data(), chunk.size()))
         return false;
-      }
-      std::string chunk;
-      for (auto& e : *items)
-        append_sse_frame(chunk, e);
-      if (!items->empty()) {
-        st->last = items->back().seq;
-        if (!sink.write(chunk.data(), chunk.size()))
-          return false;
-      }
-      if (c.hub->closed())
-        sink.done();
-      return true;
-    });
+    }
+    if (c.hub->closed())
+      sink.done();
+    return true;
+  });
 }
 
 } // namespace

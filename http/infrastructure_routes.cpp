@@ -54,15 +54,14 @@ void write_ignition_error(httplib::Response& res, const api_error& e) {
   res.status = e.status;
   if (e.status == 503)
     res.set_header("Retry-After", "1");
-  res.set_content(json::serialize(encode_error(e.message, e.status)),
-                  "application/json");
+  res.set_content(json::serialize(encode_error(e.message, e.status)), "application/json");
 }
 
 // Parses and decodes the body into `out`; answers the error and returns
 // false when it cannot.
 template <class T, class Decoder>
-bool decode_body(const router& r, infrastructure_context& ctx,
-                 request& rq, httplib::Response& res, Decoder decode, T& out) {
+bool decode_body(const router& r, infrastructure_context& ctx, request& rq, httplib::Response& res,
+                 Decoder decode, T& out) {
   json::value body;
   if (auto err = parse_json(rq.body, ctx.max_json_depth, body)) {
     r.write(rq.raw.path, res, *err);
@@ -77,8 +76,7 @@ bool decode_body(const router& r, infrastructure_context& ctx,
 
 // An empty template is refused here, so that every driver agrees on it; an
 // unparseable one is the driver's call (invalid_template).
-bool template_given(const router& r, request& rq, httplib::Response& res,
-                    const std::string& text) {
+bool template_given(const router& r, request& rq, httplib::Response& res, const std::string& text) {
   if (text.find_first_not_of(" \t\r\n") != std::string::npos)
     return true;
   r.write(rq.raw.path, res,
@@ -91,9 +89,8 @@ bool template_given(const router& r, request& rq, httplib::Response& res,
 // Hands an accepted task to its monitor and answers 202 only once the
 // monitor is durably started: a task the client was told about is never
 // forgotten.
-void monitor(const router& r, infrastructure_context& ctx, request& rq,
-             httplib::Response& res, const infra::accepted& a,
-             const infra::deployment_location& loc, const char* kind) {
+void monitor(const router& r, infrastructure_context& ctx, request& rq, httplib::Response& res,
+             const infra::accepted& a, const infra::deployment_location& loc, const char* kind) {
   start_request sr;
   sr.workflow = infrastructure_task_workflow;
   sr.input = {{"infrastructure_id", a.infrastructure_id},
@@ -104,42 +101,37 @@ void monitor(const router& r, infrastructure_context& ctx, request& rq,
   auto started = ctx.eng.start(sr);
   // A conflict means this request id is already monitored (the request was
   // answered before with other location details): nothing is forgotten.
-  if (!started
-      && code_of(started.error()) != static_cast<uint8_t>(errc::idempotency_conflict)) {
+  if (!started && code_of(started.error()) != static_cast<uint8_t>(errc::idempotency_conflict)) {
     auto e = from_engine(started.error());
     // A start that timed out may still complete; anything else did not.
     bool maybe = e.code == "timeout";
-    auto msg = std::string(kind) + " request '" + a.request_id
-               + "' for infrastructure '" + a.infrastructure_id
-               + "' was accepted by the driver, but its monitor "
-               + (maybe ? "was not confirmed in time (" : "could not be started (")
-               + e.message + "): the task "
-               + (maybe ? "may not be monitored" : "is not monitored");
+    auto msg = std::string(kind) + " request '" + a.request_id + "' for infrastructure '"
+               + a.infrastructure_id + "' was accepted by the driver, but its monitor "
+               + (maybe ? "was not confirmed in time (" : "could not be started (") + e.message
+               + "): the task " + (maybe ? "may not be monitored" : "is not monitored");
     if (ctx.warn)
       ctx.warn(msg);
-    r.write(rq.raw.path, res,
-            {e.status == 503 ? 503 : 500, "monitor_not_started", msg});
+    r.write(rq.raw.path, res, {e.status == 503 ? 503 : 500, "monitor_not_started", msg});
     return;
   }
   write_json(res, 202, encode(a));
 }
 
-void create(const router& r, infrastructure_context& ctx, request& rq,
-            httplib::Response& res) {
+void create(const router& r, infrastructure_context& ctx, request& rq, httplib::Response& res) {
   infra::create_request req;
   if (!decode_body(r, ctx, rq, res, decode_create_request, req)
       || !template_given(r, rq, res, req.template_text))
     return;
-  auto got = call_driver<infra::accepted>(
-    ctx, [&](infra::callback<infra::accepted> done) { ctx.driver->create(req, std::move(done), {}); });
+  auto got = call_driver<infra::accepted>(ctx, [&](infra::callback<infra::accepted> done) {
+    ctx.driver->create(req, std::move(done), {});
+  });
   if (auto err = std::get_if<infra::error>(&got))
     return r.write(rq.raw.path, res, from_driver(*err));
-  monitor(r, ctx, rq, res, std::get<infra::accepted>(got), req.location,
-          "create");
+  monitor(r, ctx, rq, res, std::get<infra::accepted>(got), req.location, "create");
 }
 
 void delete_infra(const router& r, infrastructure_context& ctx, request& rq,
-            httplib::Response& res) {
+                  httplib::Response& res) {
   infra::delete_request req;
   if (!decode_body(r, ctx, rq, res, decode_delete_request, req))
     return;
@@ -148,12 +140,10 @@ void delete_infra(const router& r, infrastructure_context& ctx, request& rq,
   });
   if (auto err = std::get_if<infra::error>(&got))
     return r.write(rq.raw.path, res, from_driver(*err));
-  monitor(r, ctx, rq, res, std::get<infra::accepted>(got), req.location,
-          "delete");
+  monitor(r, ctx, rq, res, std::get<infra::accepted>(got), req.location, "delete");
 }
 
-void query_task(const router& r, infrastructure_context& ctx,
-                request& rq, httplib::Response& res) {
+void query_task(const router& r, infrastructure_context& ctx, request& rq, httplib::Response& res) {
   infra::task_query req;
   if (!decode_body(r, ctx, rq, res, decode_task_query, req))
     return;
@@ -165,8 +155,7 @@ void query_task(const router& r, infrastructure_context& ctx,
   write_json(res, 200, encode(std::get<infra::task>(got)));
 }
 
-void find_infra(const router& r, infrastructure_context& ctx, request& rq,
-          httplib::Response& res) {
+void find_infra(const router& r, infrastructure_context& ctx, request& rq, httplib::Response& res) {
   infra::find_request req;
   if (!decode_body(r, ctx, rq, res, decode_find_request, req)
       || !template_given(r, rq, res, req.template_text))
@@ -192,8 +181,7 @@ void add_infrastructure_routes(router& r, infrastructure_context ctx) {
   // The router outlives its routes, so handlers may keep a reference to it.
   const router* rp = &r;
   auto c = std::make_shared<infrastructure_context>(std::move(ctx));
-  using fn = void (*)(const router&, infrastructure_context&, request&,
-                      httplib::Response&);
+  using fn = void (*)(const router&, infrastructure_context&, request&, httplib::Response&);
   auto mount = [&](const char* name, fn f) {
     r.add("POST", std::string(base) + "/" + name,
           [rp, c, f](request& rq, httplib::Response& res) { f(*rp, *c, rq, res); });

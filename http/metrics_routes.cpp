@@ -21,8 +21,7 @@ void counter(prometheus_writer& w, const char* name, const char* help,
   w.sample(name, {}, load(x));
 }
 
-void gauge(prometheus_writer& w, const char* name, const char* help,
-           double value) {
+void gauge(prometheus_writer& w, const char* name, const char* help, double value) {
   w.family(name, "gauge", help);
   w.sample(name, {}, value);
 }
@@ -30,58 +29,46 @@ void gauge(prometheus_writer& w, const char* name, const char* help,
 std::string render(const route_context& ctx) {
   auto& m = ctx.eng.stats();
   prometheus_writer w;
-  counter(w, "stepwise_operations_started_total",
-          "Operations created.", m.operations_started);
+  counter(w, "stepwise_operations_started_total", "Operations created.", m.operations_started);
   w.family("stepwise_operations_finished_total", "counter",
            "Operations that reached a terminal state, by state.");
   w.sample("stepwise_operations_finished_total", {{"state", "succeeded"}},
            load(m.operations_succeeded));
-  w.sample("stepwise_operations_finished_total", {{"state", "failed"}},
-           load(m.operations_failed));
+  w.sample("stepwise_operations_finished_total", {{"state", "failed"}}, load(m.operations_failed));
   w.sample("stepwise_operations_finished_total", {{"state", "canceled"}},
            load(m.operations_canceled));
   w.family("stepwise_operations_active", "gauge",
            "Non-terminal operations of this process: running in memory "
            "(live) or passivated until their wake-up time (sleeping).");
-  w.sample("stepwise_operations_active", {{"state", "live"}},
-           load(m.operations_live));
-  w.sample("stepwise_operations_active", {{"state", "sleeping"}},
-           load(m.operations_sleeping));
-  counter(w, "stepwise_steps_started_total", "Step attempts started.",
-          m.steps_started);
-  counter(w, "stepwise_steps_succeeded_total", "Step attempts that completed.",
-          m.steps_succeeded);
-  counter(w, "stepwise_steps_failed_total",
-          "Step attempts that failed permanently.", m.steps_failed);
-  counter(w, "stepwise_steps_retried_total",
-          "Step attempts that scheduled a retry.", m.steps_retried);
-  counter(w, "stepwise_steps_timed_out_total",
-          "Step attempts that ran past their timeout.", m.steps_timed_out);
-  w.family("stepwise_step_duration_seconds", "histogram",
-           "Run time of one step attempt.");
+  w.sample("stepwise_operations_active", {{"state", "live"}}, load(m.operations_live));
+  w.sample("stepwise_operations_active", {{"state", "sleeping"}}, load(m.operations_sleeping));
+  counter(w, "stepwise_steps_started_total", "Step attempts started.", m.steps_started);
+  counter(w, "stepwise_steps_succeeded_total", "Step attempts that completed.", m.steps_succeeded);
+  counter(w, "stepwise_steps_failed_total", "Step attempts that failed permanently.",
+          m.steps_failed);
+  counter(w, "stepwise_steps_retried_total", "Step attempts that scheduled a retry.",
+          m.steps_retried);
+  counter(w, "stepwise_steps_timed_out_total", "Step attempts that ran past their timeout.",
+          m.steps_timed_out);
+  w.family("stepwise_step_duration_seconds", "histogram", "Run time of one step attempt.");
   w.histogram("stepwise_step_duration_seconds", {}, m.step_duration_seconds);
   gauge(w, "stepwise_timers_pending",
-        "Timers armed and not yet fired (retries, sleeps, deadlines).",
-        load(m.timers_pending));
-  counter(w, "stepwise_store_commits_total", "Store transactions committed.",
-          m.commits);
-  counter(w, "stepwise_store_commit_errors_total",
-          "Store transactions that failed.", m.commit_errors);
+        "Timers armed and not yet fired (retries, sleeps, deadlines).", load(m.timers_pending));
+  counter(w, "stepwise_store_commits_total", "Store transactions committed.", m.commits);
+  counter(w, "stepwise_store_commit_errors_total", "Store transactions that failed.",
+          m.commit_errors);
   counter(w, "stepwise_operations_claimed_total",
-          "Operations taken over from processes whose lease ended.",
-          m.operations_claimed);
-  counter(w, "stepwise_leases_lost_total",
-          "Times this process lost its lease and joined again.", m.leases_lost);
+          "Operations taken over from processes whose lease ended.", m.operations_claimed);
+  counter(w, "stepwise_leases_lost_total", "Times this process lost its lease and joined again.",
+          m.leases_lost);
   w.family("stepwise_store_commit_duration_seconds", "histogram",
            "Latency of one store commit (group commit of many checkpoints).");
-  w.histogram("stepwise_store_commit_duration_seconds", {},
-              m.commit_latency_seconds);
+  w.histogram("stepwise_store_commit_duration_seconds", {}, m.commit_latency_seconds);
   w.family("stepwise_store_commit_batch_size", "histogram",
            "Checkpoints written per store commit.");
   w.histogram("stepwise_store_commit_batch_size", {}, m.commit_batch_size);
   ctx.requests.render(w);
-  gauge(w, "stepwise_http_waiting_requests",
-        "Long polls and event streams open right now.",
+  gauge(w, "stepwise_http_waiting_requests", "Long polls and event streams open right now.",
         static_cast<double>(ctx.hub->waiting()));
   auto [cache_reads, store_reads] = ctx.hub->read_counts();
   w.family("stepwise_http_event_reads_total", "counter",
@@ -112,9 +99,7 @@ std::string render(const route_context& ctx) {
   auto backend = ctx.eng.store_backend();
   w.family("stepwise_build_info", "gauge",
            "Always 1; labels name the version and the store backend.");
-  w.sample("stepwise_build_info", {{"version", STEPWISE_VERSION},
-                                   {"store", backend}},
-           1);
+  w.sample("stepwise_build_info", {{"version", STEPWISE_VERSION}, {"store", backend}}, 1);
   render_sink_metrics(w, ctx);
   render_process_metrics(w);
   return w.text();

@@ -189,8 +189,7 @@ const openapi_error& error_for(const openapi_errors& errors, int status) {
     for (auto s : e.statuses)
       if (s == status)
         return e;
-  throw std::logic_error("openapi: no error answer for status "
-                         + std::to_string(status));
+  throw std::logic_error("openapi: no error answer for status " + std::to_string(status));
 }
 
 // Each operation refers to the one description of each of its error answers
@@ -205,8 +204,7 @@ void add_error_responses(json::object& paths, const openapi_errors& errors) {
       for (auto& s : list->as_array()) {
         auto status = static_cast<int>(s.as_int64());
         responses[std::to_string(status)] = json::object{
-          {"$ref", std::string("#/components/responses/")
-                     + error_for(errors, status).name}};
+          {"$ref", std::string("#/components/responses/") + error_for(errors, status).name}};
       }
       responses.erase("errors");
     }
@@ -241,14 +239,13 @@ const json::value& openapi_document() {
     d["info"] = json::object{
       {"title", "stepwise"},
       {"version", STEPWISE_VERSION},
-      {"description",
-       "Durable workflow engine. Errors are {\"error\":{\"code\",\"message\"}}. "
-       "Any method a path does not serve is 405 with Allow. Times are RFC "
-       "3339 UTC with milliseconds. Unknown body fields and query parameters "
-       "are rejected (400). The Infrastructure API (/api/infrastructure/*, "
-       "mounted when a driver is configured) follows Ignition instead: errors "
-       "are {\"localizedMessage\", \"status\"} and unknown fields are "
-       "ignored."}};
+      {"description", "Durable workflow engine. Errors are {\"error\":{\"code\",\"message\"}}. "
+                      "Any method a path does not serve is 405 with Allow. Times are RFC "
+                      "3339 UTC with milliseconds. Unknown body fields and query parameters "
+                      "are rejected (400). The Infrastructure API (/api/infrastructure/*, "
+                      "mounted when a driver is configured) follows Ignition instead: errors "
+                      "are {\"localizedMessage\", \"status\"} and unknown fields are "
+                      "ignored."}};
     auto paths = json::parse(openapi_paths()).as_object();
     add_error_responses(paths, openapi_v1_errors());
     auto infra_paths = json::parse(openapi_infrastructure_paths()).as_object();
@@ -285,14 +282,13 @@ const json::value& openapi_document() {
 
 void add_openapi_routes(router& r, const route_context&) {
   const router* rp = &r;
-  r.add("GET", "/api/v1/openapi.json",
-        [rp](request& rq, httplib::Response& res) {
-          if (auto err = query{rq.raw}.only({}))
-            return rp->write(rq.raw.path, res, *err);
-          static const std::string text = boost::json::serialize(openapi_document());
-          res.status = 200;
-          res.set_content(text, "application/json");
-        });
+  r.add("GET", "/api/v1/openapi.json", [rp](request& rq, httplib::Response& res) {
+    if (auto err = query{rq.raw}.only({}))
+      return rp->write(rq.raw.path, res, *err);
+    static const std::string text = boost::json::serialize(openapi_document());
+    res.status = 200;
+    res.set_content(text, "application/json");
+  });
 }
 
 } // namespace stepwise::http

@@ -65,7 +65,8 @@ json::object auth_error(const char* description, const char* schema, bool challe
       {"WWW-Authenticate", json::object{{"schema", json::object{{"type", "string"}}}}}};
   r["content"] = json::object{
     {"application/json",
-     json::object{{"schema", json::object{{"$ref", std::string("#/components/schemas/") + schema}}}}}};
+     json::object{
+       {"schema", json::object{{"$ref", std::string("#/components/schemas/") + schema}}}}}};
   return r;
 }
 
@@ -74,20 +75,22 @@ json::object auth_error(const char* description, const char* schema, bool challe
 void add_openapi_security(json::object& doc) {
   auto& components = doc["components"].as_object();
   components["securitySchemes"] = json::object{
-    {"bearer", json::object{{"type", "http"}, {"scheme", "bearer"},
+    {"bearer", json::object{{"type", "http"},
+                            {"scheme", "bearer"},
                             {"description", "A token of the --auth-tokens file: read (GET routes, "
                                             "event streams) or write (everything). Needed only "
                                             "when the server has tokens."}}},
-    {"broker", json::object{{"type", "http"}, {"scheme", "basic"},
+    {"broker", json::object{{"type", "http"},
+                            {"scheme", "basic"},
                             {"description", "The service broker's --osb-credentials."}}}};
   auto& responses = components["responses"].as_object();
-  responses["Unauthorized"] = auth_error(
-    "No bearer token, or not a valid one (WWW-Authenticate: Bearer realm=\"stepwise\").",
-    "Error", true);
-  responses["Forbidden"] = auth_error("A read token on a route that needs a write token.",
-                                      "Error", false);
-  responses["InfrastructureUnauthorized"] = auth_error(
-    "No bearer token, or not a valid one.", "InfrastructureErrorResponse", true);
+  responses["Unauthorized"] =
+    auth_error("No bearer token, or not a valid one (WWW-Authenticate: Bearer realm=\"stepwise\").",
+               "Error", true);
+  responses["Forbidden"] =
+    auth_error("A read token on a route that needs a write token.", "Error", false);
+  responses["InfrastructureUnauthorized"] =
+    auth_error("No bearer token, or not a valid one.", "InfrastructureErrorResponse", true);
   responses["InfrastructureForbidden"] = auth_error(
     "A read token on a route that needs a write token.", "InfrastructureErrorResponse", false);
   for (auto& path : doc["paths"].as_object()) {

@@ -114,17 +114,22 @@ const char* openapi_infrastructure_schemas() {
 const openapi_errors& openapi_infrastructure_errors() {
   static const openapi_errors errors{
     "InfrastructureErrorResponse",
-    {{{400}, "InfrastructureBadRequest",
+    {{{400},
+      "InfrastructureBadRequest",
       "Malformed JSON, a missing or wrong-typed field, an empty or invalid "
       "template, an unreachable deployment location, or unknown "
       "infrastructure or request.",
       openapi_header::none},
-     {{405}, "InfrastructureMethodNotAllowed",
-      "Only POST; the Allow header says so.", openapi_header::allow},
-     {{413, 415, 500}, "InfrastructureError",
+     {{405},
+      "InfrastructureMethodNotAllowed",
+      "Only POST; the Allow header says so.",
+      openapi_header::allow},
+     {{413, 415, 500},
+      "InfrastructureError",
       "Body too large (413), not JSON (415), or a driver error (500).",
       openapi_header::none},
-     {{503}, "InfrastructureUnavailable",
+     {{503},
+      "InfrastructureUnavailable",
       "The driver cannot handle the request now, or the task monitor could "
       "not be started (the message says the task is not monitored). Retry "
       "after Retry-After.",

@@ -152,25 +152,29 @@ const char* openapi_components() {
 const openapi_errors& openapi_v1_errors() {
   static const openapi_errors errors{
     "Error",
-    {{{400}, "BadRequest",
+    {{{400},
+      "BadRequest",
       "Malformed JSON, a missing, wrong-typed or unknown field, an unknown "
       "workflow, or a malformed query parameter.",
       openapi_header::none},
      {{404}, "NotFound", "No such resource.", openapi_header::none},
-     {{405}, "MethodNotAllowed",
+     {{405},
+      "MethodNotAllowed",
       "The path does not serve this method; the Allow header lists those it "
       "does.",
       openapi_header::allow},
-     {{409}, "Conflict",
+     {{409},
+      "Conflict",
       "The operation's state does not allow this, or the idempotency key was "
       "used with a different request.",
       openapi_header::none},
-     {{413}, "PayloadTooLarge", "The body exceeds the configured limit.",
-      openapi_header::none},
-     {{415}, "UnsupportedMediaType",
+     {{413}, "PayloadTooLarge", "The body exceeds the configured limit.", openapi_header::none},
+     {{415},
+      "UnsupportedMediaType",
       "The Content-Type is not JSON (a missing Content-Type is read as JSON).",
       openapi_header::none},
-     {{503}, "Unavailable",
+     {{503},
+      "Unavailable",
       "Shutting down, the store fails (store_failure: the message says why; "
       "nothing of the request was written), too much waits to be written "
       "(overloaded), the engine did not answer in time (timeout: a start may "

@@ -12,8 +12,7 @@ namespace {
 constexpr size_t max_scanned = 200000;
 constexpr size_t max_items = 2000;
 
-void timeline(const router& r, const route_context& ctx, request& rq,
-              httplib::Response& res) {
+void timeline(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
   if (auto err = query{rq.raw}.only({}))
     return r.write(rq.raw.path, res, *err);
   auto eng = ctx.eng;
@@ -29,8 +28,7 @@ void timeline(const router& r, const route_context& ctx, request& rq,
                                  {"last_seq", found->last_seq}});
 }
 
-void latest(const router& r, const route_context& ctx, request& rq,
-            httplib::Response& res) {
+void latest(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
   if (auto err = query{rq.raw}.only({}))
     return r.write(rq.raw.path, res, *err);
   auto eng = ctx.eng;

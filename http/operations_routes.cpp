@@ -20,8 +20,7 @@ bool failed(const router& r, const request& rq, httplib::Response& res,
   return true;
 }
 
-void start(const router& r, const route_context& ctx, request& rq,
-           httplib::Response& res) {
+void start(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
   if (failed(r, rq, res, query{rq.raw}.only({})))
     return;
   boost::json::value body;
@@ -37,8 +36,7 @@ void start(const router& r, const route_context& ctx, request& rq,
   write_json(res, result->created ? 201 : 200, to_json(result->op));
 }
 
-void list(const router& r, const route_context& ctx, request& rq,
-          httplib::Response& res) {
+void list(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
   query q{rq.raw};
   if (failed(r, rq, res, q.only({"state", "workflow", "limit", "cursor"})))
     return;
@@ -48,9 +46,7 @@ void list(const router& r, const route_context& ctx, request& rq,
   if (failed(r, rq, res, q.text("state", state))
       || failed(r, rq, res, q.text("workflow", f.workflow))
       || failed(r, rq, res, q.text("cursor", f.cursor))
-      || failed(r, rq, res,
-                q.integer("limit", 1, static_cast<int64_t>(ctx.lim.max_page),
-                          limit)))
+      || failed(r, rq, res, q.integer("limit", 1, static_cast<int64_t>(ctx.lim.max_page), limit)))
     return;
   if (!state.empty()) {
     f.state = parse_op_state(state);
@@ -72,14 +68,12 @@ void list(const router& r, const route_context& ctx, request& rq,
     items.emplace_back(to_json(op));
   boost::json::object out;
   out["items"] = std::move(items);
-  out["next_cursor"] = page->next_cursor.empty()
-                         ? boost::json::value(nullptr)
-                         : boost::json::value(page->next_cursor);
+  out["next_cursor"] =
+    page->next_cursor.empty() ? boost::json::value(nullptr) : boost::json::value(page->next_cursor);
   write_json(res, 200, out);
 }
 
-void show(const router& r, const route_context& ctx, request& rq,
-          httplib::Response& res) {
+void show(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
   if (failed(r, rq, res, query{rq.raw}.only({})))
     return;
   auto op = ctx.eng.get(rq.params[0]);
@@ -90,8 +84,7 @@ void show(const router& r, const route_context& ctx, request& rq,
 
 // Cancel, retry, pause and resume: the same request and answer around another engine call.
 template <caf::expected<operation> (engine::*Command)(const std::string&)>
-void command(const router& r, const route_context& ctx, request& rq,
-             httplib::Response& res) {
+void command(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
   if (failed(r, rq, res, query{rq.raw}.only({}))
       || failed(r, rq, res, check_empty_command(rq.body, ctx.lim.max_json_depth)))
     return;

@@ -16,8 +16,8 @@ namespace stepwise::http {
 
 /// Finds the operation created with an idempotency key (the server wires it
 /// to the store). Its input is not masked: callers read ids and states only.
-using find_by_key_fn
-  = std::function<caf::expected<std::optional<operation>>(const std::string& key)>;
+using find_by_key_fn =
+  std::function<caf::expected<std::optional<operation>>(const std::string& key)>;
 
 /// What the Open Service Broker routes need.
 struct osb_context {

@@ -98,29 +98,27 @@ const json::value& osb_catalog() {
         {"free", true},
         {"bindable", false},
         {"schemas",
-         json::object{{"service_instance",
-                       json::object{{"create", json::object{{"parameters", schema}}}}}}}});
-    json::object service{
-      {"id", osb_service_id},
-      {"name", "stepwise-runtime"},
-      {"description", "A runtime provisioned on a deployment location by stepwise's "
-                      "durable provision_runtime workflow."},
-      {"tags", json::array{"stepwise", "runtime"}},
-      {"bindable", false},
-      {"instances_retrievable", false},
-      {"bindings_retrievable", false},
-      {"plan_updateable", false},
-      {"metadata", json::object{{"displayName", "stepwise runtime"}}},
-      {"plans", std::move(ps)}};
+         json::object{
+           {"service_instance", json::object{{"create", json::object{{"parameters", schema}}}}}}}});
+    json::object service{{"id", osb_service_id},
+                         {"name", "stepwise-runtime"},
+                         {"description",
+                          "A runtime provisioned on a deployment location by stepwise's "
+                          "durable provision_runtime workflow."},
+                         {"tags", json::array{"stepwise", "runtime"}},
+                         {"bindable", false},
+                         {"instances_retrievable", false},
+                         {"bindings_retrievable", false},
+                         {"plan_updateable", false},
+                         {"metadata", json::object{{"displayName", "stepwise runtime"}}},
+                         {"plans", std::move(ps)}};
     return json::value(json::object{{"services", json::array{std::move(service)}}});
   }();
   return catalog;
 }
 
-std::optional<api_error> osb_provision_input(const std::string& instance_id,
-                                             const osb_plan& plan,
-                                             const json::value* parameters,
-                                             json::object& out) {
+std::optional<api_error> osb_provision_input(const std::string& instance_id, const osb_plan& plan,
+                                             const json::value* parameters, json::object& out) {
   json::object params;
   if (parameters != nullptr && !parameters->is_null()) {
     if (!parameters->is_object())

@@ -34,8 +34,7 @@ const boost::json::value& osb_catalog();
 /// `name` defaulting to the instance id, and `broker: {instance_id,
 /// service_id, plan_id}`. Keys are sorted at every level, so that the same
 /// request in another key order replays the same operation.
-std::optional<api_error> osb_provision_input(const std::string& instance_id,
-                                             const osb_plan& plan,
+std::optional<api_error> osb_provision_input(const std::string& instance_id, const osb_plan& plan,
                                              const boost::json::value* parameters,
                                              boost::json::object& out);
 

@@ -7,8 +7,7 @@
 
 namespace stepwise::http {
 
-caf::expected<std::shared_ptr<basic_credentials>>
-basic_credentials::open(const std::string& path) {
+caf::expected<std::shared_ptr<basic_credentials>> basic_credentials::open(const std::string& path) {
   return first_loaded(std::shared_ptr<basic_credentials>{new basic_credentials(path)});
 }
 
@@ -31,12 +30,11 @@ caf::expected<void> basic_credentials::reload() {
   // Never quoted: the line is the password.
   auto colon = found.find(':');
   if (lines != 1 || colon == std::string::npos || colon == 0)
-    return make_error(errc::invalid_argument,
-                      path_ + " must hold one line 'user:password'");
+    return make_error(errc::invalid_argument, path_ + " must hold one line 'user:password'");
   if (found.size() - colon - 1 < min_broker_password)
-    return make_error(errc::invalid_argument,
-                      path_ + ": the password is shorter than "
-                        + std::to_string(min_broker_password) + " characters");
+    return make_error(errc::invalid_argument, path_ + ": the password is shorter than "
+                                                + std::to_string(min_broker_password)
+                                                + " characters");
   auto hash = sha256(found);
   std::lock_guard<std::mutex> guard{mtx_};
   hash_ = hash;

@@ -17,8 +17,8 @@ namespace stepwise::http {
 class basic_credentials {
 public:
   /// Reads `path`; errors name the file, never its content.
-  [[nodiscard]] static caf::expected<std::shared_ptr<basic_credentials>>
-  open(const std::string& path);
+  [[nodiscard]] static caf::expected<std::shared_ptr<basic_credentials>> open(
+    const std::string& path);
 
   /// Reads the file again; on an error the credentials in use stay.
   [[nodiscard]] caf::expected<void> reload();

@@ -31,14 +31,15 @@ json::object osb_last_operation(const operation& op) {
                what + " failed: " + (op.error.empty() ? std::string("no detail") : op.error)}};
     case op_state::canceled:
       return {{"state", "failed"}, {"description", what + " was canceled"}};
-    default: break;
+    default:
+      break;
   }
   auto at = op.cursor();
   std::string desc = what + " " + std::string(to_string(op.state));
   if (at < op.steps.size()) {
     auto& s = op.steps[at];
-    desc += ": step " + std::to_string(at + 1) + " of " + std::to_string(op.steps.size())
-            + " (" + s.name;
+    desc +=
+      ": step " + std::to_string(at + 1) + " of " + std::to_string(op.steps.size()) + " (" + s.name;
     if (s.attempts > 1)
       desc += ", attempt " + std::to_string(s.attempts);
     desc += ")";

@@ -47,9 +47,9 @@ void write_osb_error(httplib::Response& res, const api_error& e) {
   res.status = e.status;
   if (e.status == 503)
     res.set_header("Retry-After", "1");
-  json::object body{{"error", camel(e.code)},
-                    {"description", e.message.empty() ? std::string("request failed")
-                                                      : valid_utf8(e.message)}};
+  json::object body{
+    {"error", camel(e.code)},
+    {"description", e.message.empty() ? std::string("request failed") : valid_utf8(e.message)}};
   res.set_content(json::serialize(body), "application/json");
 }
 
@@ -70,8 +70,8 @@ std::optional<api_error> check_version(const httplib::Request& req) {
   auto what = v.empty() ? std::string("the X-Broker-API-Version header is required")
                         : "X-Broker-API-Version " + v + " is not supported";
   return osb_error(412, "UnsupportedApiVersion",
-                   what + "; this broker speaks 2.17 and accepts 2."
-                     + std::to_string(osb_min_minor) + " or later");
+                   what + "; this broker speaks 2.17 and accepts 2." + std::to_string(osb_min_minor)
+                     + " or later");
 }
 
 bool accepts_incomplete(const httplib::Request& req) {
@@ -91,7 +91,7 @@ json::object operation_body(const operation& op) {
 // The instance's provisioning (unmasked: only its id and input's broker
 // fields are read), or nothing.
 caf::expected<std::optional<operation>> provisioning_of(const osb_context& c,
-                                                         const std::string& id) {
+                                                        const std::string& id) {
   auto found = c.find_by_key(id);
   if (!found || !*found)
     return found;
@@ -100,8 +100,7 @@ caf::expected<std::optional<operation>> provisioning_of(const osb_context& c,
   return found;
 }
 
-void provision(const router& r, const osb_context& c, request& rq,
-               httplib::Response& res) {
+void provision(const router& r, const osb_context& c, request& rq, httplib::Response& res) {
   auto& id = rq.params[0];
   json::value body;
   if (auto err = parse_json(rq.body, c.max_json_depth, body))
@@ -115,8 +114,7 @@ void provision(const router& r, const osb_context& c, request& rq,
     return r.write(rq.raw.path, res,
                    invalid_argument("'service_id' and 'plan_id' are required strings"));
   if (service->get_string() != osb_service_id)
-    return r.write(rq.raw.path, res,
-                   invalid_argument("unknown service_id (see GET /v2/catalog)"));
+    return r.write(rq.raw.path, res, invalid_argument("unknown service_id (see GET /v2/catalog)"));
   auto plan = find_osb_plan(plan_id->get_string());
   if (plan == nullptr)
     return r.write(rq.raw.path, res, invalid_argument("unknown plan_id (see GET /v2/catalog)"));
@@ -138,9 +136,9 @@ void provision(const router& r, const osb_context& c, request& rq,
   auto started = eng.start(sr);
   if (!started) {
     if (code_of(started.error()) == static_cast<uint8_t>(errc::idempotency_conflict))
-      return r.write(rq.raw.path, res,
-                     osb_error(409, "Conflict",
-                               "instance " + id + " exists with another plan or parameters"));
+      return r.write(
+        rq.raw.path, res,
+        osb_error(409, "Conflict", "instance " + id + " exists with another plan or parameters"));
     return r.write(rq.raw.path, res, from_engine(started.error()));
   }
   // A repeated PUT: 200 once provisioned, else the same operation again.
@@ -149,8 +147,7 @@ void provision(const router& r, const osb_context& c, request& rq,
   write_json(res, 202, operation_body(started->op));
 }
 
-void deprovision(const router& r, const osb_context& c, request& rq,
-                 httplib::Response& res) {
+void deprovision(const router& r, const osb_context& c, request& rq, httplib::Response& res) {
   auto& id = rq.params[0];
   auto service = rq.raw.get_param_value("service_id");
   auto plan = rq.raw.get_param_value("plan_id");
@@ -174,8 +171,9 @@ void deprovision(const router& r, const osb_context& c, request& rq,
   if (!is_terminal(live->state))
     return r.write(rq.raw.path, res,
                    osb_error(422, "ConcurrencyError",
-                             "instance " + id + " is still being provisioned; "
-                             "delete it once last_operation says succeeded or failed"));
+                             "instance " + id
+                               + " is still being provisioned; "
+                                 "delete it once last_operation says succeeded or failed"));
   // Nothing was created: there is nothing to delete.
   if (!live->data.contains("infrastructure"))
     return write_json(res, 200, json::object{});
@@ -198,8 +196,7 @@ void deprovision(const router& r, const osb_context& c, request& rq,
   write_json(res, 202, operation_body(op));
 }
 
-void last_operation(const router& r, const osb_context& c, request& rq,
-                    httplib::Response& res) {
+void last_operation(const router& r, const osb_context& c, request& rq, httplib::Response& res) {
   auto& id = rq.params[0];
   auto eng = c.eng;
   std::string op_id = rq.raw.get_param_value("operation");
@@ -212,8 +209,7 @@ void last_operation(const router& r, const osb_context& c, request& rq,
     if (!prov)
       return r.write(rq.raw.path, res, from_engine(prov.error()));
     if (!*prov)
-      return r.write(rq.raw.path, res,
-                     osb_error(404, "NotFound", "no service instance " + id));
+      return r.write(rq.raw.path, res, osb_error(404, "NotFound", "no service instance " + id));
     op_id = (*prov)->id;
   }
   auto op = eng.get(op_id);
@@ -230,8 +226,7 @@ void last_operation(const router& r, const osb_context& c, request& rq,
 
 using osb_handler = void (*)(const router&, const osb_context&, request&, httplib::Response&);
 
-void add(router& r, const osb_ctx& c, const char* method, std::string pattern,
-         osb_handler h) {
+void add(router& r, const osb_ctx& c, const char* method, std::string pattern, osb_handler h) {
   const router* rp = &r;
   r.add(method, std::move(pattern),
         [rp, c, h](request& rq, httplib::Response& res) { h(*rp, *c, rq, res); });
@@ -256,9 +251,8 @@ void add_osb_routes(router& r, osb_context ctx) {
     }
     return check_version(req);
   });
-  r.add("GET", "/v2/catalog", [](request&, httplib::Response& res) {
-    write_json(res, 200, osb_catalog());
-  });
+  r.add("GET", "/v2/catalog",
+        [](request&, httplib::Response& res) { write_json(res, 200, osb_catalog()); });
   add(r, c, "PUT", "/v2/service_instances/{instance_id}", provision);
   add(r, c, "DELETE", "/v2/service_instances/{instance_id}", deprovision);
   add(r, c, "GET", "/v2/service_instances/{instance_id}/last_operation", last_operation);

@@ -36,8 +36,7 @@ double open_fds() {
 // Boot time plus the process's start in clock ticks since boot.
 double start_time_seconds() {
   std::ifstream stat("/proc/self/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)),
-                   std::istreambuf_iterator<char>());
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
   auto close = text.rfind(')');
   if (close == std::string::npos)
     return -1;
@@ -66,11 +65,9 @@ void render_process_metrics(prometheus_writer& out) {
   out.family("process_cpu_seconds_total", "counter",
              "Total user and system CPU time spent in seconds.");
   out.sample("process_cpu_seconds_total", {}, secs(ru.ru_utime) + secs(ru.ru_stime));
-  out.family("process_resident_memory_bytes", "gauge",
-             "Resident memory size in bytes.");
+  out.family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
   out.sample("process_resident_memory_bytes", {}, status_bytes("VmRSS"));
-  out.family("process_virtual_memory_bytes", "gauge",
-             "Virtual memory size in bytes.");
+  out.family("process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.");
   out.sample("process_virtual_memory_bytes", {}, status_bytes("VmSize"));
   out.family("process_open_fds", "gauge", "Number of open file descriptors.");
   out.sample("process_open_fds", {}, open_fds());
@@ -79,8 +76,7 @@ void render_process_metrics(prometheus_writer& out) {
   out.sample("process_start_time_seconds", {}, start_time_seconds());
   out.family("stepwise_process_peak_resident_memory_bytes", "gauge",
              "Peak resident memory size in bytes (VmHWM).");
-  out.sample("stepwise_process_peak_resident_memory_bytes", {},
-             status_bytes("VmHWM"));
+  out.sample("stepwise_process_peak_resident_memory_bytes", {}, status_bytes("VmHWM"));
 }
 
 } // namespace stepwise::http

@@ -51,8 +51,7 @@ void prometheus_writer::family(std::string_view name, std::string_view type,
   out_ += '\n';
 }
 
-void prometheus_writer::sample(std::string_view name, const labels& ls,
-                               double value) {
+void prometheus_writer::sample(std::string_view name, const labels& ls, double value) {
   out_ += name;
   if (!ls.empty()) {
     out_ += '{';
@@ -75,8 +74,7 @@ void prometheus_writer::sample(std::string_view name, const labels& ls,
 
 void prometheus_writer::buckets(std::string_view name, const labels& ls,
                                 const std::vector<double>& bounds,
-                                const std::vector<uint64_t>& counts,
-                                double sum) {
+                                const std::vector<uint64_t>& counts, double sum) {
   std::string bucket = std::string(name) + "_bucket";
   uint64_t cumulative = 0;
   for (size_t i = 0; i < counts.size(); ++i) {

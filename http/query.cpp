@@ -4,8 +4,7 @@
 
 namespace stepwise::http {
 
-std::optional<api_error>
-query::only(std::initializer_list<std::string_view> known) const {
+std::optional<api_error> query::only(std::initializer_list<std::string_view> known) const {
   for (auto& kv : req_.params) {
     bool ok = false;
     for (auto k : known)
@@ -15,25 +14,22 @@ query::only(std::initializer_list<std::string_view> known) const {
       for (auto k : known)
         list += (list.empty() ? "" : ", ") + std::string(k);
       return invalid_argument("unknown query parameter '" + kv.first + "'"
-                              + (list.empty() ? " (none allowed)"
-                                              : " (allowed: " + list + ")"));
+                              + (list.empty() ? " (none allowed)" : " (allowed: " + list + ")"));
     }
     if (req_.params.count(kv.first) > 1)
-      return invalid_argument("query parameter '" + kv.first
-                              + "' is given more than once");
+      return invalid_argument("query parameter '" + kv.first + "' is given more than once");
   }
   return std::nullopt;
 }
 
-std::optional<api_error> query::integer(const char* name, int64_t lo,
-                                        int64_t hi, int64_t& out) const {
+std::optional<api_error> query::integer(const char* name, int64_t lo, int64_t hi,
+                                        int64_t& out) const {
   if (!req_.has_param(name))
     return std::nullopt;
   auto text = req_.get_param_value(name);
   auto bad = [&] {
-    return invalid_argument("query parameter '" + std::string(name)
-                            + "' must be an integer from " + std::to_string(lo)
-                            + " to " + std::to_string(hi) + ", not '" + text
+    return invalid_argument("query parameter '" + std::string(name) + "' must be an integer from "
+                            + std::to_string(lo) + " to " + std::to_string(hi) + ", not '" + text
                             + "'");
   };
   size_t i = 0;
@@ -56,16 +52,14 @@ std::optional<api_error> query::integer(const char* name, int64_t lo,
   return std::nullopt;
 }
 
-std::optional<api_error> query::seconds(const char* name, double hi,
-                                        double& out) const {
+std::optional<api_error> query::seconds(const char* name, double hi, double& out) const {
   if (!req_.has_param(name))
     return std::nullopt;
   auto text = req_.get_param_value(name);
   auto bad = [&] {
     return invalid_argument("query parameter '" + std::string(name)
                             + "' must be a number of seconds from 0 to "
-                            + std::to_string(static_cast<int64_t>(hi))
-                            + ", not '" + text + "'");
+                            + std::to_string(static_cast<int64_t>(hi)) + ", not '" + text + "'");
   };
   // Digits, optionally one dot and more digits: no signs, exponents, hex,
   // "inf" or "nan" that strtod would take.
@@ -88,14 +82,12 @@ std::optional<api_error> query::seconds(const char* name, double hi,
   return std::nullopt;
 }
 
-std::optional<api_error> query::text(const char* name, std::string& out,
-                                     bool allow_empty) const {
+std::optional<api_error> query::text(const char* name, std::string& out, bool allow_empty) const {
   if (!req_.has_param(name))
     return std::nullopt;
   auto v = req_.get_param_value(name);
   if (v.empty() && !allow_empty)
-    return invalid_argument("query parameter '" + std::string(name)
-                            + "' must not be empty");
+    return invalid_argument("query parameter '" + std::string(name) + "' must not be empty");
   out = std::move(v);
   return std::nullopt;
 }

@@ -26,16 +26,13 @@ public:
   std::optional<api_error> only(std::initializer_list<std::string_view> known) const;
 
   /// Reads a decimal integer in [lo, hi].
-  std::optional<api_error> integer(const char* name, int64_t lo, int64_t hi,
-                                   int64_t& out) const;
+  std::optional<api_error> integer(const char* name, int64_t lo, int64_t hi, int64_t& out) const;
 
   /// Reads a non-negative decimal number (`1`, `0.5`) in [0, hi].
-  std::optional<api_error> seconds(const char* name, double hi,
-                                   double& out) const;
+  std::optional<api_error> seconds(const char* name, double hi, double& out) const;
 
   /// Reads a string; `allow_empty` false makes `name=` an error.
-  std::optional<api_error> text(const char* name, std::string& out,
-                                bool allow_empty = false) const;
+  std::optional<api_error> text(const char* name, std::string& out, bool allow_empty = false) const;
 
 private:
   const httplib::Request& req_;

@@ -28,8 +28,7 @@ public:
   void render(prometheus_writer& out) const;
 
   /// Returns how many requests were counted with these labels (for tests).
-  uint64_t count(std::string_view method, std::string_view route,
-                 int status) const;
+  uint64_t count(std::string_view method, std::string_view route, int status) const;
 
 private:
   mutable std::mutex mtx_;

@@ -35,8 +35,8 @@ bool is_param(std::string_view seg) {
 // Methods that httplib hands to our handlers; anything else reaches us only
 // through the error handler.
 bool routed_by_httplib(std::string_view m) {
-  return m == "GET" || m == "HEAD" || m == "POST" || m == "PUT"
-         || m == "DELETE" || m == "OPTIONS" || m == "PATCH";
+  return m == "GET" || m == "HEAD" || m == "POST" || m == "PUT" || m == "DELETE" || m == "OPTIONS"
+         || m == "PATCH";
 }
 
 } // namespace
@@ -80,24 +80,19 @@ namespace detail {
 
 // When the current request started routing: set by the pre-routing check
 // and read where the answer is recorded, both on the same worker thread.
-thread_local std::optional<std::chrono::steady_clock::time_point>
-  request_started;
+thread_local std::optional<std::chrono::steady_clock::time_point> request_started;
 
 } // namespace detail
 
-router::router(limits lim, request_metrics* metrics)
-  : limits_(lim), metrics_(metrics) {
+router::router(limits lim, request_metrics* metrics) : limits_(lim), metrics_(metrics) {
   // nop
 }
 
-void router::record(const httplib::Request& req,
-                    const httplib::Response& res) const {
+void router::record(const httplib::Request& req, const httplib::Response& res) const {
   std::optional<double> secs;
   auto& started = detail::request_started;
   if (started) {
-    secs = std::chrono::duration<double>(std::chrono::steady_clock::now()
-                                         - *started)
-             .count();
+    secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - *started).count();
     started.reset();
   }
   if (metrics_ == nullptr)
@@ -142,8 +137,7 @@ bool router::matches(const route& r, const std::vector<std::string_view>& segs,
   return true;
 }
 
-router::match router::find(std::string_view method,
-                           std::string_view path) const {
+router::match router::find(std::string_view method, std::string_view path) const {
   match result;
   auto segs = split_path(path);
   auto add_allow = [&](std::string_view m) {
@@ -176,8 +170,7 @@ std::string_view router::label(std::string_view path) const {
   return "unmatched";
 }
 
-void router::write(std::string_view path, httplib::Response& res,
-                   const api_error& e) const {
+void router::write(std::string_view path, httplib::Response& res, const api_error& e) const {
   const error_writer* best = nullptr;
   size_t best_len = 0;
   for (auto& [prefix, w] : writers_)
@@ -221,8 +214,8 @@ void router::dispatch(const httplib::Request& req, httplib::Response& res,
         && !is_json_type(req.get_header_value("Content-Type"))) {
       write(req.path, res,
             {415, "unsupported_media_type",
-             "Content-Type must be application/json, not '"
-               + req.get_header_value("Content-Type") + "'"});
+             "Content-Type must be application/json, not '" + req.get_header_value("Content-Type")
+               + "'"});
       if (reader != nullptr && has_body(req))
         force_close(res);
       return;
@@ -240,8 +233,8 @@ void router::dispatch(const httplib::Request& req, httplib::Response& res,
   }
 }
 
-void router::reject(const std::string& method, const std::string& path,
-                    const match& m, httplib::Response& res) const {
+void router::reject(const std::string& method, const std::string& path, const match& m,
+                    httplib::Response& res) const {
   if (m.allow.empty()) {
     write(path, res, not_found("no route for " + path));
     return;
@@ -249,18 +242,15 @@ void router::reject(const std::string& method, const std::string& path,
   res.set_header("Allow", m.allow);
   write(path, res,
         {405, "method_not_allowed",
-         method + " is not allowed on " + path + " (allowed: " + m.allow
-           + ")"});
+         method + " is not allowed on " + path + " (allowed: " + m.allow + ")"});
 }
 
-bool router::answer_error(const httplib::Request& req,
-                          httplib::Response& res) const {
+bool router::answer_error(const httplib::Request& req, httplib::Response& res) const {
   if (!res.body.empty() || res.content_length_ > 0 || res.content_provider_)
     return false;
   // httplib rejects methods it does not know while parsing the request line
   // (a 400 before any handler runs). The contract says 405 with `Allow`.
-  if (res.status == 400 && !req.method.empty()
-      && !routed_by_httplib(req.method)) {
+  if (res.status == 400 && !req.method.empty() && !routed_by_httplib(req.method)) {
     auto path = req.path.empty() ? path_of_target(req.target) : req.path;
     reject(req.method, path, find(req.method, path), res);
     // The headers of a rejected request line were never read.
@@ -270,14 +260,21 @@ bool router::answer_error(const httplib::Request& req,
   }
   std::string message;
   switch (res.status) {
-    case 400: message = "malformed HTTP request"; break;
-    case 413:
-      message = "request body exceeds "
-                + std::to_string(limits_.max_body_bytes) + " bytes";
+    case 400:
+      message = "malformed HTTP request";
       break;
-    case 414: message = "request URI too long"; break;
-    case 416: message = "invalid Range header"; break;
-    default: message = "request failed"; break;
+    case 413:
+      message = "request body exceeds " + std::to_string(limits_.max_body_bytes) + " bytes";
+      break;
+    case 414:
+      message = "request URI too long";
+      break;
+    case 416:
+      message = "invalid Range header";
+      break;
+    default:
+      message = "request failed";
+      break;
   }
   write(req.path, res, {res.status, code_for_status(res.status), message});
   // A request httplib could not parse leaves the stream at an unknown place.

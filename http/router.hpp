@@ -57,8 +57,8 @@ public:
 
   /// Decides whether a request may reach the route it matched: returns the
   /// error to answer (it may also set headers on the response), or none.
-  using guard = std::function<std::optional<api_error>(
-    const httplib::Request&, const route&, httplib::Response&)>;
+  using guard = std::function<std::optional<api_error>(const httplib::Request&, const route&,
+                                                       httplib::Response&)>;
 
   /// `metrics` (optional) counts every answer the router gives.
   explicit router(limits lim, request_metrics* metrics = nullptr);
@@ -102,8 +102,7 @@ public:
   void record(const httplib::Request& req, const httplib::Response& res) const;
 
   /// Writes `e` for a request to `path` with the error writer of its prefix.
-  void write(std::string_view path, httplib::Response& res,
-             const api_error& e) const;
+  void write(std::string_view path, httplib::Response& res, const api_error& e) const;
 
   const std::vector<route>& routes() const {
     return routes_;
@@ -122,8 +121,8 @@ private:
 
   bool check_early(const httplib::Request& req, httplib::Response& res) const;
 
-  void reject(const std::string& method, const std::string& path,
-              const match& m, httplib::Response& res) const;
+  void reject(const std::string& method, const std::string& path, const match& m,
+              httplib::Response& res) const;
 
   bool read_body(const httplib::Request& req, httplib::Response& res,
                  const httplib::ContentReader* reader, std::string& out) const;

@@ -13,8 +13,7 @@ namespace stepwise::http {
 
 namespace detail {
 
-extern thread_local std::optional<std::chrono::steady_clock::time_point>
-  request_started;
+extern thread_local std::optional<std::chrono::steady_clock::time_point> request_started;
 
 } // namespace detail
 
@@ -55,8 +54,7 @@ void force_close(httplib::Response& res) {
 }
 
 bool router::read_body(const httplib::Request& req, httplib::Response& res,
-                       const httplib::ContentReader* reader,
-                       std::string& out) const {
+                       const httplib::ContentReader* reader, std::string& out) const {
   if (reader == nullptr) {
     out = req.body;
     return true;
@@ -92,8 +90,7 @@ bool router::read_body(const httplib::Request& req, httplib::Response& res,
   return false;
 }
 
-bool router::pre_route(const httplib::Request& req,
-                       httplib::Response& res) const {
+bool router::pre_route(const httplib::Request& req, httplib::Response& res) const {
   detail::request_started = std::chrono::steady_clock::now();
   if (!check_early(req, res))
     return false;
@@ -101,8 +98,7 @@ bool router::pre_route(const httplib::Request& req,
   return true;
 }
 
-bool router::check_early(const httplib::Request& req,
-                         httplib::Response& res) const {
+bool router::check_early(const httplib::Request& req, httplib::Response& res) const {
   // The rest of the request is never read: the connection closes after the
   // answer.
   auto refuse = [&](const api_error& e) {
@@ -114,30 +110,27 @@ bool router::check_early(const httplib::Request& req,
   for (auto& kv : req.headers)
     header_bytes += kv.first.size() + kv.second.size();
   if (header_bytes > limits_.max_header_bytes)
-    return refuse({431, "header_too_large",
-                   "request headers exceed "
-                     + std::to_string(limits_.max_header_bytes) + " bytes"});
-  bool body_methods = req.method == "POST" || req.method == "PUT"
-                      || req.method == "PATCH" || req.method == "DELETE";
+    return refuse(
+      {431, "header_too_large",
+       "request headers exceed " + std::to_string(limits_.max_header_bytes) + " bytes"});
+  bool body_methods =
+    req.method == "POST" || req.method == "PUT" || req.method == "PATCH" || req.method == "DELETE";
   if (body_methods) {
     // httplib would read and drop a declared length of any size: refuse a
     // body too long to be worth draining before reading any of it.
     auto len = req.get_header_value("Content-Length");
     if (len.size() > 12
-        || (!len.empty()
-            && std::strtoull(len.c_str(), nullptr, 10) > limits_.max_drain_bytes))
+        || (!len.empty() && std::strtoull(len.c_str(), nullptr, 10) > limits_.max_drain_bytes))
       return refuse(body_too_large(limits_.max_body_bytes));
     return false;
   }
-  bool no_handler = req.method != "GET" && req.method != "HEAD"
-                    && req.method != "OPTIONS";
+  bool no_handler = req.method != "GET" && req.method != "HEAD" && req.method != "OPTIONS";
   // httplib would read these bodies without any bound (or not at all):
   // answer before it tries.
   if (no_handler || has_body(req)) {
     auto m = find(req.method, req.path);
     if (m.hit != nullptr)
-      write(req.path, res,
-            invalid_argument(req.method + " requests take no body"));
+      write(req.path, res, invalid_argument(req.method + " requests take no body"));
     else
       reject(req.method, req.path, m, res);
     if (has_body(req))

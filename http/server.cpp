@@ -12,8 +12,7 @@
 
 namespace stepwise::http {
 
-server::server(caf::actor_system& sys, stepwise::engine& eng,
-               server_config cfg)
+server::server(caf::actor_system& sys, stepwise::engine& eng, server_config cfg)
   : sys_(sys), eng_(eng), cfg_(std::move(cfg)), router_(cfg_.lim, &requests_) {
   // Only a single writer pushes every event in commit order; see event_hub.
   auto cache = eng_.store_backend() == "sqlite" ? cfg_.event_cache : 0;
@@ -34,8 +33,7 @@ server::server(caf::actor_system& sys, stepwise::engine& eng,
   if (cfg_.auth) {
     auto auth = cfg_.auth;
     auto metrics_auth = cfg_.metrics_auth;
-    router_.add_guard([auth, metrics_auth](const httplib::Request& req,
-                                           const router::route& r,
+    router_.add_guard([auth, metrics_auth](const httplib::Request& req, const router::route& r,
                                            httplib::Response& res) {
       auto err = auth->check(access_for(req.method, r.pattern, metrics_auth),
                              req.get_header_value("Authorization"));
@@ -45,8 +43,8 @@ server::server(caf::actor_system& sys, stepwise::engine& eng,
     });
   }
   if (tls())
-    svr_ = std::make_unique<opened<httplib::SSLServer>>(cfg_.tls_cert.c_str(),
-                                                         cfg_.tls_key.c_str());
+    svr_ =
+      std::make_unique<opened<httplib::SSLServer>>(cfg_.tls_cert.c_str(), cfg_.tls_key.c_str());
   else
     svr_ = std::make_unique<opened<httplib::Server>>();
   install_handlers();
@@ -74,20 +72,17 @@ void server::install_handlers() {
   svr_->set_read_timeout(cfg_.read_timeout.count(), 0);
   svr_->set_write_timeout(cfg_.write_timeout.count(), 0);
   svr_->set_payload_max_length(cfg_.lim.max_body_bytes);
-  svr_->set_pre_routing_handler(
-    [this](const httplib::Request& req, httplib::Response& res) {
-      return router_.pre_route(req, res) ? httplib::Server::HandlerResponse::Handled
-                                         : httplib::Server::HandlerResponse::Unhandled;
-    });
+  svr_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    return router_.pre_route(req, res) ? httplib::Server::HandlerResponse::Handled
+                                       : httplib::Server::HandlerResponse::Unhandled;
+  });
   svr_->set_error_handler(httplib::Server::HandlerWithResponse(
     [this](const httplib::Request& req, httplib::Response& res) {
-      return router_.answer_error(req, res)
-               ? httplib::Server::HandlerResponse::Handled
-               : httplib::Server::HandlerResponse::Unhandled;
+      return router_.answer_error(req, res) ? httplib::Server::HandlerResponse::Handled
+                                            : httplib::Server::HandlerResponse::Unhandled;
     }));
   svr_->set_exception_handler(
-    [this](const httplib::Request& req, httplib::Response& res,
-           std::exception_ptr) {
+    [this](const httplib::Request& req, httplib::Response& res, std::exception_ptr) {
       res.headers.erase("Content-Type");
       res.body.clear();
       router_.write(req.path, res, internal_error("request handling failed"));
@@ -121,21 +116,18 @@ socket_t server::listening_socket() const {
 caf::expected<int> server::bind() {
   // Named, not quoted: a key file's path is no secret, its content is.
   if (!svr_->is_valid())
-    return make_error(errc::invalid_argument,
-                      "cannot serve HTTPS with certificate " + cfg_.tls_cert
-                        + " and key " + cfg_.tls_key
-                        + " (unreadable, not PEM, or not a matching pair)");
+    return make_error(errc::invalid_argument, "cannot serve HTTPS with certificate " + cfg_.tls_cert
+                                                + " and key " + cfg_.tls_key
+                                                + " (unreadable, not PEM, or not a matching pair)");
   if (cfg_.port == 0) {
     port_ = svr_->bind_to_any_port(cfg_.host);
     if (port_ <= 0)
-      return make_error(errc::invalid_argument,
-                        "cannot bind to " + cfg_.host + " on any port");
+      return make_error(errc::invalid_argument, "cannot bind to " + cfg_.host + " on any port");
   } else {
     if (!svr_->bind_to_port(cfg_.host, cfg_.port))
-      return make_error(errc::invalid_argument,
-                        "cannot listen on " + cfg_.host + ":"
-                          + std::to_string(cfg_.port)
-                          + " (address in use or not local?)");
+      return make_error(errc::invalid_argument, "cannot listen on " + cfg_.host + ":"
+                                                  + std::to_string(cfg_.port)
+                                                  + " (address in use or not local?)");
     port_ = cfg_.port;
   }
   // Linux updates the backlog of a socket that listens already.

@@ -58,8 +58,7 @@ struct server_config {
   std::string tls_cert;
   std::string tls_key;
   /// Called after each answer (access log); empty: none.
-  std::function<void(const httplib::Request&, const httplib::Response&)>
-    access_log;
+  std::function<void(const httplib::Request&, const httplib::Response&)> access_log;
 };
 
 /// The HTTP gateway: cpp-httplib in front of an engine. Translation only:

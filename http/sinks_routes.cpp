@@ -32,13 +32,12 @@ boost::json::object sinks_json(const std::vector<outbox::sink_status>& sinks) {
     x["lag"] = s.lag;
     x["delivered"] = s.delivered;
     x["failed"] = s.failed;
-    x["last_error"] = s.last_error.empty() ? boost::json::value(nullptr)
-                                           : boost::json::value(s.last_error);
+    x["last_error"] =
+      s.last_error.empty() ? boost::json::value(nullptr) : boost::json::value(s.last_error);
     x["last_delivery_at"] = s.last_delivery_at
                               ? boost::json::value(format_time(*s.last_delivery_at))
                               : boost::json::value(nullptr);
-    x["holder"] = s.holder.empty() ? boost::json::value(nullptr)
-                                   : boost::json::value(s.holder);
+    x["holder"] = s.holder.empty() ? boost::json::value(nullptr) : boost::json::value(s.holder);
     x["held_here"] = s.held_here;
     items.emplace_back(std::move(x));
   }
@@ -72,8 +71,8 @@ void render_sink_metrics(prometheus_writer& w, const route_context& ctx) {
            "Seconds from an event's time to the destination's acknowledgement "
            "(deliveries of this process).");
   for (auto& s : *sinks)
-    w.histogram("stepwise_sink_lag_seconds", {{"sink", s.name}}, s.lag_bounds,
-                s.lag_counts, s.lag_sum_s);
+    w.histogram("stepwise_sink_lag_seconds", {{"sink", s.name}}, s.lag_bounds, s.lag_counts,
+                s.lag_sum_s);
 }
 
 void add_sinks_routes(router& r, const route_context& ctx) {

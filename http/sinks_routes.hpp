@@ -14,8 +14,7 @@ class prometheus_writer;
 struct route_context;
 
 /// Reads the outbox's sinks (blocking: a store read); empty: no outbox.
-using sinks_source
-  = std::function<caf::expected<std::vector<outbox::sink_status>>()>;
+using sinks_source = std::function<caf::expected<std::vector<outbox::sink_status>>()>;
 
 /// Returns `{"items": [...]}` as `GET /api/v1/sinks` answers.
 boost::json::object sinks_json(const std::vector<outbox::sink_status>& sinks);

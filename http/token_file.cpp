@@ -10,8 +10,7 @@ namespace stepwise::http {
 namespace {
 
 caf::error bad_line(const std::string& source, int no, const std::string& what) {
-  return make_error(errc::invalid_argument,
-                    source + ":" + std::to_string(no) + ": " + what);
+  return make_error(errc::invalid_argument, source + ":" + std::to_string(no) + ": " + what);
 }
 
 std::vector<std::string> fields_of(const std::string& line) {
@@ -33,8 +32,7 @@ caf::expected<std::string> read_secret_file(const std::string& path) {
   return text.str();
 }
 
-caf::expected<token_set> token_set::parse(std::string_view text,
-                                          const std::string& source) {
+caf::expected<token_set> token_set::parse(std::string_view text, const std::string& source) {
   token_set out;
   std::istringstream in{std::string(text)};
   std::string line;
@@ -44,8 +42,9 @@ caf::expected<token_set> token_set::parse(std::string_view text,
       continue;
     // The line is never quoted: it may hold a token.
     if (fields.size() != 3)
-      return bad_line(source, no, "expected 'ROLE NAME TOKEN' (3 fields, not "
-                                    + std::to_string(fields.size()) + ")");
+      return bad_line(source, no,
+                      "expected 'ROLE NAME TOKEN' (3 fields, not " + std::to_string(fields.size())
+                        + ")");
     token_entry e;
     if (fields[0] == "read")
       e.what = role::read;
@@ -61,9 +60,9 @@ caf::expected<token_set> token_set::parse(std::string_view text,
         return bad_line(source, no, "sha256: must be followed by 64 hex digits");
       e.hash = *d;
     } else if (token.size() < min_plain_token) {
-      return bad_line(source, no, "the token is shorter than "
-                                    + std::to_string(min_plain_token)
-                                    + " characters (make one with: openssl rand -hex 24)");
+      return bad_line(source, no,
+                      "the token is shorter than " + std::to_string(min_plain_token)
+                        + " characters (make one with: openssl rand -hex 24)");
     } else {
       e.hash = sha256(token);
     }

@@ -8,7 +8,7 @@ namespace stepwise::http {
 namespace {
 
 void list_workflows(const router& r, const route_context& ctx, request& rq,
-          httplib::Response& res) {
+                    httplib::Response& res) {
   if (auto err = query{rq.raw}.only({}))
     return r.write(rq.raw.path, res, *err);
   boost::json::array items;
@@ -19,14 +19,12 @@ void list_workflows(const router& r, const route_context& ctx, request& rq,
   write_json(res, 200, out);
 }
 
-void show_workflow(const router& r, const route_context& ctx, request& rq,
-          httplib::Response& res) {
+void show_workflow(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
   query q{rq.raw};
   int64_t version = 0;
   if (auto err = q.only({"version"}))
     return r.write(rq.raw.path, res, *err);
-  if (auto err = q.integer("version", 1, std::numeric_limits<int32_t>::max(),
-                           version))
+  if (auto err = q.integer("version", 1, std::numeric_limits<int32_t>::max(), version))
     return r.write(rq.raw.path, res, *err);
   auto& name = rq.params[0];
   std::optional<int32_t> wanted;
@@ -34,11 +32,10 @@ void show_workflow(const router& r, const route_context& ctx, request& rq,
     wanted = static_cast<int32_t>(version);
   auto wf = ctx.eng.workflows().find(name, wanted);
   if (!wf)
-    return r.write(rq.raw.path, res,
-                   not_found("no workflow '" + name + "'"
-                             + (wanted ? " with version "
-                                           + std::to_string(*wanted)
-                                       : std::string())));
+    return r.write(
+      rq.raw.path, res,
+      not_found("no workflow '" + name + "'"
+                + (wanted ? " with version " + std::to_string(*wanted) : std::string())));
   auto out = to_json(*wf);
   boost::json::array versions;
   for (auto& x : ctx.eng.workflows().all())

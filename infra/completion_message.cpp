@@ -23,8 +23,7 @@ std::optional<boost::json::object> completion_message(const event& e) {
   if (auto f = e.extra.if_contains("failure_details"); f && f->is_object())
     out["failureDetails"] = *f;
   auto outputs = e.extra.if_contains("outputs");
-  out["outputs"] = outputs && outputs->is_object() ? *outputs
-                                                   : boost::json::object{};
+  out["outputs"] = outputs && outputs->is_object() ? *outputs : boost::json::object{};
   return out;
 }
 

@@ -136,15 +136,13 @@ public:
                       const stop_token& stop) = 0;
 
   /// Returns the state of the task `request_id` on `infrastructure_id`.
-  virtual void get_task(const std::string& infrastructure_id,
-                        const std::string& request_id,
+  virtual void get_task(const std::string& infrastructure_id, const std::string& request_id,
                         const deployment_location& loc, callback<task> done) = 0;
 
   /// Starts deleting infrastructure; answers at once with its ids. `stop`
   /// as for `create`.
-  virtual void remove(const std::string& infrastructure_id,
-                      const deployment_location& loc, callback<accepted> done,
-                      const stop_token& stop) = 0;
+  virtual void remove(const std::string& infrastructure_id, const deployment_location& loc,
+                      callback<accepted> done, const stop_token& stop) = 0;
 
   /// Finds infrastructure that exists, is not deleted, and whose
   /// `resourceName` system property equals `instance_name`; `nullopt` when

@@ -16,17 +16,20 @@ enum class ignition_call { create, remove, query, find };
 
 const char* path_of(ignition_call c) {
   switch (c) {
-    case ignition_call::create: return "create";
-    case ignition_call::remove: return "delete";
-    case ignition_call::query: return "query";
-    case ignition_call::find: return "find";
+    case ignition_call::create:
+      return "create";
+    case ignition_call::remove:
+      return "delete";
+    case ignition_call::query:
+      return "query";
+    case ignition_call::find:
+      return "find";
   }
   return "";
 }
 
 std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char ch) { return std::tolower(ch); });
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return std::tolower(ch); });
   return s;
 }
 
@@ -35,8 +38,7 @@ std::string remote_message(const std::string& body) {
   json::error_code ec;
   auto v = json::parse(body, ec);
   if (!ec && v.is_object())
-    if (auto m = v.get_object().if_contains("localizedMessage");
-        m != nullptr && m->is_string())
+    if (auto m = v.get_object().if_contains("localizedMessage"); m != nullptr && m->is_string())
       return std::string(m->get_string());
   if (body.empty())
     return "no message";
@@ -69,8 +71,7 @@ error failure_of(ignition_call c, const std::string& origin, const net::http_res
   std::string what = std::string("driver ") + path_of(c);
   if (auto e = std::get_if<net::http_error>(&r))
     return {error_kind::temporary, what + ": no answer from " + origin + " ("
-                                     + std::string{to_string(e->kind)} + ": "
-                                     + e->message + ")"};
+                                     + std::string{to_string(e->kind)} + ": " + e->message + ")"};
   auto& res = std::get<net::http_response>(r);
   auto msg = remote_message(res.body);
   auto text = what + " answered " + std::to_string(res.status) + ": " + msg;
@@ -83,7 +84,8 @@ error failure_of(ignition_call c, const std::string& origin, const net::http_res
 
 // Decodes a successful answer with `decode`, or maps the failure.
 template <class T, class Decoder>
-result<T> answer(ignition_call c, const std::string& origin, const net::http_result& r, Decoder decode) {
+result<T> answer(ignition_call c, const std::string& origin, const net::http_result& r,
+                 Decoder decode) {
   auto res = std::get_if<net::http_response>(&r);
   if (res == nullptr || res->status < 200 || res->status >= 300)
     return failure_of(c, origin, r);
@@ -103,8 +105,7 @@ result<T> answer(ignition_call c, const std::string& origin, const net::http_res
 
 } // namespace
 
-caf::expected<std::shared_ptr<ignition_driver>>
-ignition_driver::make(ignition_driver_config cfg) {
+caf::expected<std::shared_ptr<ignition_driver>> ignition_driver::make(ignition_driver_config cfg) {
   auto bad = [] {
     return make_error(errc::invalid_argument,
                       "the driver URL must be http://HOST[:PORT][/PREFIX] or https://...");
@@ -173,9 +174,8 @@ void ignition_driver::create(const create_request& req, callback<accepted> done,
     stop);
 }
 
-void ignition_driver::remove(const std::string& infrastructure_id,
-                             const deployment_location& loc, callback<accepted> done,
-                             const stop_token& stop) {
+void ignition_driver::remove(const std::string& infrastructure_id, const deployment_location& loc,
+                             callback<accepted> done, const stop_token& stop) {
   post(
     "delete", encode(delete_request{infrastructure_id, loc}),
     [origin = origin_, done = std::move(done)](net::http_result r) {
@@ -184,22 +184,21 @@ void ignition_driver::remove(const std::string& infrastructure_id,
     stop);
 }
 
-void ignition_driver::get_task(const std::string& infrastructure_id,
-                               const std::string& request_id,
+void ignition_driver::get_task(const std::string& infrastructure_id, const std::string& request_id,
                                const deployment_location& loc, callback<task> done) {
-  post("query", encode(task_query{infrastructure_id, request_id, loc}),
-       [origin = origin_, infrastructure_id, request_id,
-        done = std::move(done)](net::http_result r) {
-         auto got = answer<task>(ignition_call::query, origin, r, decode_task);
-         // Drivers may leave out the ids the caller already knows.
-         if (auto t = std::get_if<task>(&got)) {
-           if (t->infrastructure_id.empty())
-             t->infrastructure_id = infrastructure_id;
-           if (t->request_id.empty())
-             t->request_id = request_id;
-         }
-         done(std::move(got));
-       });
+  post(
+    "query", encode(task_query{infrastructure_id, request_id, loc}),
+    [origin = origin_, infrastructure_id, request_id, done = std::move(done)](net::http_result r) {
+      auto got = answer<task>(ignition_call::query, origin, r, decode_task);
+      // Drivers may leave out the ids the caller already knows.
+      if (auto t = std::get_if<task>(&got)) {
+        if (t->infrastructure_id.empty())
+          t->infrastructure_id = infrastructure_id;
+        if (t->request_id.empty())
+          t->request_id = request_id;
+      }
+      done(std::move(got));
+    });
 }
 
 void ignition_driver::find(const std::string& template_text, const std::string& template_type,

@@ -45,13 +45,12 @@ class ignition_driver : public driver {
 public:
   /// Checks the URL. Returns the driver or an `invalid_argument` error
   /// (which never quotes the URL: it may carry credentials).
-  [[nodiscard]] static caf::expected<std::shared_ptr<ignition_driver>>
-  make(ignition_driver_config cfg);
+  [[nodiscard]] static caf::expected<std::shared_ptr<ignition_driver>> make(
+    ignition_driver_config cfg);
 
   // -- driver methods ---------------------------------------------------------
 
-  void create(const create_request& req, callback<accepted> done,
-              const stop_token& stop) override;
+  void create(const create_request& req, callback<accepted> done, const stop_token& stop) override;
 
   void get_task(const std::string& infrastructure_id, const std::string& request_id,
                 const deployment_location& loc, callback<task> done) override;
@@ -81,8 +80,7 @@ public:
   }
 
 private:
-  ignition_driver(const ignition_driver_config& cfg, std::string origin,
-                  std::string prefix);
+  ignition_driver(const ignition_driver_config& cfg, std::string origin, std::string prefix);
 
   /// Posts `body` to `{prefix}/{path}` and hands the answer to `done`.
   /// Posts `body` to `path`; a requested `stop` cancels the request.

@@ -18,7 +18,9 @@ struct json_type;
 template <>
 struct json_type<std::string> {
   static constexpr const char* name = "a string";
-  static bool holds(const json::value& v) { return v.is_string(); }
+  static bool holds(const json::value& v) {
+    return v.is_string();
+  }
   static std::string take(const json::value& v) {
     return std::string(v.get_string());
   }
@@ -27,8 +29,12 @@ struct json_type<std::string> {
 template <>
 struct json_type<json::object> {
   static constexpr const char* name = "an object";
-  static bool holds(const json::value& v) { return v.is_object(); }
-  static const json::object& take(const json::value& v) { return v.get_object(); }
+  static bool holds(const json::value& v) {
+    return v.is_object();
+  }
+  static const json::object& take(const json::value& v) {
+    return v.get_object();
+  }
 };
 
 // A view, for objects only read further: no copy, and an optional one left
@@ -36,8 +42,12 @@ struct json_type<json::object> {
 template <>
 struct json_type<const json::object*> {
   static constexpr const char* name = "an object";
-  static bool holds(const json::value& v) { return v.is_object(); }
-  static const json::object* take(const json::value& v) { return &v.get_object(); }
+  static bool holds(const json::value& v) {
+    return v.is_object();
+  }
+  static const json::object* take(const json::value& v) {
+    return &v.get_object();
+  }
 };
 
 // `path` names the value in the message.
@@ -50,8 +60,7 @@ decode_error read_value(const json::value& v, const std::string& path, T& out) {
 }
 
 // A location is a field like the others, with its own messages inside.
-decode_error read_value(const json::value& v, const std::string& path,
-                        deployment_location& out) {
+decode_error read_value(const json::value& v, const std::string& path, deployment_location& out) {
   return decode_location(v, path, out);
 }
 
@@ -59,8 +68,8 @@ decode_error read_value(const json::value& v, const std::string& path,
 // message says what it must be. An optional one may be absent or null, and
 // `out` is then left as it is.
 template <class T>
-decode_error read_field(const json::object& o, const std::string& at,
-                        const char* name, bool required, T& out) {
+decode_error read_field(const json::object& o, const std::string& at, const char* name,
+                        bool required, T& out) {
   auto p = o.if_contains(name);
   if (p == nullptr)
     return required ? decode_error("missing required field '" + join(at, name) + "'")
@@ -71,20 +80,17 @@ decode_error read_field(const json::object& o, const std::string& at,
 }
 
 template <class T>
-decode_error need(const json::object& o, const std::string& at, const char* name,
-                  T& out) {
+decode_error need(const json::object& o, const std::string& at, const char* name, T& out) {
   return read_field(o, at, name, true, out);
 }
 
 template <class T>
-decode_error opt(const json::object& o, const std::string& at, const char* name,
-                 T& out) {
+decode_error opt(const json::object& o, const std::string& at, const char* name, T& out) {
   return read_field(o, at, name, false, out);
 }
 
 // The body itself (`at` empty) gets a message of its own.
-decode_error need_object(const json::value& v, const std::string& at,
-                         const json::object*& out) {
+decode_error need_object(const json::value& v, const std::string& at, const json::object*& out) {
   if (at.empty() && !v.is_object())
     return std::string("the body must be a JSON object");
   return read_value(v, at, out);
@@ -101,10 +107,9 @@ decode_error first_error(Fs&&... fs) {
 // Create and find name a template and where it applies alike.
 template <class Request>
 decode_error need_template(const json::object& o, Request& out) {
-  return first_error(
-    [&] { return need(o, "", "deploymentLocation", out.location); },
-    [&] { return need(o, "", "template", out.template_text); },
-    [&] { return need(o, "", "templateType", out.template_type); });
+  return first_error([&] { return need(o, "", "deploymentLocation", out.location); },
+                     [&] { return need(o, "", "template", out.template_text); },
+                     [&] { return need(o, "", "templateType", out.template_type); });
 }
 
 } // namespace
@@ -120,39 +125,32 @@ decode_error decode_location(const json::value& v, const std::string& at,
                      [&] { return opt(*o, at, "properties", out.properties); });
 }
 
-decode_error decode_create_request(const json::value& v,
-                                   create_request& out) {
+decode_error decode_create_request(const json::value& v, create_request& out) {
   const json::object* o = nullptr;
-  return first_error(
-    [&] { return need_object(v, "", o); },
-    [&] { return need_template(*o, out); },
-    [&] { return opt(*o, "", "systemProperties", out.system_properties); },
-    [&] { return opt(*o, "", "properties", out.properties); });
+  return first_error([&] { return need_object(v, "", o); }, [&] { return need_template(*o, out); },
+                     [&] { return opt(*o, "", "systemProperties", out.system_properties); },
+                     [&] { return opt(*o, "", "properties", out.properties); });
 }
 
 decode_error decode_delete_request(const json::value& v, delete_request& out) {
   const json::object* o = nullptr;
-  return first_error(
-    [&] { return need_object(v, "", o); },
-    [&] { return need(*o, "", "infrastructureId", out.infrastructure_id); },
-    [&] { return need(*o, "", "deploymentLocation", out.location); });
+  return first_error([&] { return need_object(v, "", o); },
+                     [&] { return need(*o, "", "infrastructureId", out.infrastructure_id); },
+                     [&] { return need(*o, "", "deploymentLocation", out.location); });
 }
 
 decode_error decode_task_query(const json::value& v, task_query& out) {
   const json::object* o = nullptr;
-  return first_error(
-    [&] { return need_object(v, "", o); },
-    [&] { return need(*o, "", "infrastructureId", out.infrastructure_id); },
-    [&] { return need(*o, "", "requestId", out.request_id); },
-    [&] { return need(*o, "", "deploymentLocation", out.location); });
+  return first_error([&] { return need_object(v, "", o); },
+                     [&] { return need(*o, "", "infrastructureId", out.infrastructure_id); },
+                     [&] { return need(*o, "", "requestId", out.request_id); },
+                     [&] { return need(*o, "", "deploymentLocation", out.location); });
 }
 
 decode_error decode_find_request(const json::value& v, find_request& out) {
   const json::object* o = nullptr;
-  return first_error(
-    [&] { return need_object(v, "", o); },
-    [&] { return need_template(*o, out); },
-    [&] { return opt(*o, "", "instanceName", out.instance_name); });
+  return first_error([&] { return need_object(v, "", o); }, [&] { return need_template(*o, out); },
+                     [&] { return opt(*o, "", "instanceName", out.instance_name); });
 }
 
 json::object encode(const deployment_location& x) {
@@ -168,8 +166,7 @@ json::object encode(const create_request& x) {
 }
 
 json::object encode(const delete_request& x) {
-  return {{"infrastructureId", x.infrastructure_id},
-          {"deploymentLocation", encode(x.location)}};
+  return {{"infrastructureId", x.infrastructure_id}, {"deploymentLocation", encode(x.location)}};
 }
 
 json::object encode(const task_query& x) {
@@ -193,10 +190,9 @@ json::object encode(const accepted& x) {
 
 decode_error decode_accepted(const json::value& v, accepted& out) {
   const json::object* o = nullptr;
-  return first_error(
-    [&] { return need_object(v, "", o); },
-    [&] { return need(*o, "", "infrastructureId", out.infrastructure_id); },
-    [&] { return need(*o, "", "requestId", out.request_id); });
+  return first_error([&] { return need_object(v, "", o); },
+                     [&] { return need(*o, "", "infrastructureId", out.infrastructure_id); },
+                     [&] { return need(*o, "", "requestId", out.request_id); });
 }
 
 json::object encode(const task& x) {
@@ -205,8 +201,8 @@ json::object encode(const task& x) {
                    {"status", to_string(x.status)}};
   if (x.status == task_status::failed) {
     auto f = x.failure.value_or(failure_details{});
-    out["failureDetails"] = json::object{{"failureCode", to_string(f.code)},
-                                         {"description", f.description}};
+    out["failureDetails"] =
+      json::object{{"failureCode", to_string(f.code)}, {"description", f.description}};
   }
   out["outputs"] = x.outputs;
   return out;
@@ -216,13 +212,12 @@ decode_error decode_task(const json::value& v, task& out) {
   const json::object* o = nullptr;
   std::string status;
   const json::object* details = nullptr;
-  auto err = first_error(
-    [&] { return need_object(v, "", o); },
-    [&] { return opt(*o, "", "infrastructureId", out.infrastructure_id); },
-    [&] { return opt(*o, "", "requestId", out.request_id); },
-    [&] { return need(*o, "", "status", status); },
-    [&] { return opt(*o, "", "outputs", out.outputs); },
-    [&] { return opt(*o, "", "failureDetails", details); });
+  auto err = first_error([&] { return need_object(v, "", o); },
+                         [&] { return opt(*o, "", "infrastructureId", out.infrastructure_id); },
+                         [&] { return opt(*o, "", "requestId", out.request_id); },
+                         [&] { return need(*o, "", "status", status); },
+                         [&] { return opt(*o, "", "outputs", out.outputs); },
+                         [&] { return opt(*o, "", "failureDetails", details); });
   if (err)
     return err;
   auto s = parse_task_status(status);
@@ -233,11 +228,9 @@ decode_error decode_task(const json::value& v, task& out) {
     return {};
   failure_details f;
   std::string code;
-  if (auto e = first_error(
-        [&] { return opt(*details, "failureDetails", "failureCode", code); },
-        [&] {
-          return opt(*details, "failureDetails", "description", f.description);
-        }))
+  if (auto e =
+        first_error([&] { return opt(*details, "failureDetails", "failureCode", code); },
+                    [&] { return opt(*details, "failureDetails", "description", f.description); }))
     return e;
   if (!code.empty()) {
     auto c = parse_failure_code(code);
@@ -253,8 +246,8 @@ decode_error decode_task(const json::value& v, task& out) {
 json::object encode(const std::optional<found>& x) {
   if (!x)
     return {{"result", nullptr}};
-  return {{"result", json::object{{"infrastructureId", x->infrastructure_id},
-                                  {"outputs", x->outputs}}}};
+  return {
+    {"result", json::object{{"infrastructureId", x->infrastructure_id}, {"outputs", x->outputs}}}};
 }
 
 decode_error decode_found(const json::value& v, std::optional<found>& out) {
@@ -263,17 +256,16 @@ decode_error decode_found(const json::value& v, std::optional<found>& out) {
     return e;
   auto r = o->if_contains("result");
   // Ignition describes "not found" as an empty result: null, absent or {}.
-  if (r == nullptr || r->is_null()
-      || (r->is_object() && r->get_object().empty())) {
+  if (r == nullptr || r->is_null() || (r->is_object() && r->get_object().empty())) {
     out.reset();
     return {};
   }
   const json::object* ro = nullptr;
   found f;
-  auto err = first_error(
-    [&] { return need_object(*r, "result", ro); },
-    [&] { return need(*ro, "result", "infrastructureId", f.infrastructure_id); },
-    [&] { return opt(*ro, "result", "outputs", f.outputs); });
+  auto err =
+    first_error([&] { return need_object(*r, "result", ro); },
+                [&] { return need(*ro, "result", "infrastructureId", f.infrastructure_id); },
+                [&] { return opt(*ro, "result", "outputs", f.outputs); });
   if (err)
     return err;
   out = std::move(f);

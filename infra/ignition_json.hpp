@@ -48,13 +48,10 @@ struct find_request {
 
 using decode_error = std::optional<std::string>;
 
-decode_error decode_create_request(const boost::json::value& v,
-                                   create_request& out);
-decode_error decode_delete_request(const boost::json::value& v,
-                                   delete_request& out);
+decode_error decode_create_request(const boost::json::value& v, create_request& out);
+decode_error decode_delete_request(const boost::json::value& v, delete_request& out);
 decode_error decode_task_query(const boost::json::value& v, task_query& out);
-decode_error decode_find_request(const boost::json::value& v,
-                                 find_request& out);
+decode_error decode_find_request(const boost::json::value& v, find_request& out);
 
 boost::json::object encode(const create_request& x);
 boost::json::object encode(const delete_request& x);
@@ -83,8 +80,7 @@ decode_error decode_task(const boost::json::value& v, task& out);
 /// FindInfrastructureResponse: `{"result": null}` or
 /// `{"result": {infrastructureId, outputs}}`.
 boost::json::object encode(const std::optional<found>& x);
-decode_error decode_found(const boost::json::value& v,
-                          std::optional<found>& out);
+decode_error decode_found(const boost::json::value& v, std::optional<found>& out);
 
 /// The Ignition error body: `{localizedMessage, status}`.
 boost::json::object encode_error(const std::string& message, int status);

@@ -29,8 +29,8 @@ duration monitor_backoff(const monitor_options& opts, int32_t attempt) {
 boost::json::object monitor_task(const accepted& ids, const deployment_location& loc,
                                  const std::string& outputs_key) {
   boost::json::object task = ids_json(ids);
-  task["deployment_location"] = boost::json::object{
-    {"name", loc.name}, {"type", loc.type}, {"properties", loc.properties}};
+  task["deployment_location"] =
+    boost::json::object{{"name", loc.name}, {"type", loc.type}, {"properties", loc.properties}};
   task["outputs_key"] = outputs_key;
   return task;
 }
@@ -42,13 +42,12 @@ step_def make_monitor_step(std::string name, caf::actor monitor, monitor_source 
     auto ids = src.task_key.empty() ? ids_from_json(ctx.input())
                                     : ids_from_json(ctx.data().if_contains(src.task_key));
     if (!ids)
-      return make_error(errc::invalid_argument,
-                        "no infrastructure_id and request_id to monitor");
+      return make_error(errc::invalid_argument, "no infrastructure_id and request_id to monitor");
     auto loc = src.location(ctx);
     if (auto err = std::get_if<error>(&loc))
-      return make_error(errc::invalid_argument, "the task's deployment location: "
-                                                  + std::string{to_string(err->kind)}
-                                                  + ": " + err->message);
+      return make_error(errc::invalid_argument,
+                        "the task's deployment location: " + std::string{to_string(err->kind)}
+                          + ": " + err->message);
     return monitor_task(*ids, std::get<deployment_location>(loc), src.outputs_key);
   };
   return await_task(std::move(name), std::move(monitor), std::move(describe));

@@ -109,9 +109,9 @@ void report(self_ptr self, const std::string& id, outcome result, boost::json::o
 
 void give_up(self_ptr self, followed& f, const std::string& why) {
   auto id = f.req.operation_id;
-  std::vector<emitted_event> ev{{event_type::infrastructure_task_completed,
-                                 internal_error_event(f.ids.infrastructure_id,
-                                                      f.ids.request_id, why)}};
+  std::vector<emitted_event> ev{
+    {event_type::infrastructure_task_completed,
+     internal_error_event(f.ids.infrastructure_id, f.ids.request_id, why)}};
   report(self, id, fail("INTERNAL_ERROR: " + why), {}, std::move(ev));
 }
 
@@ -157,8 +157,8 @@ void on_answer(self_ptr self, poll_answer& ans) {
     }
     case task_status::failed: {
       if (!t.failure)
-        t.failure = failure_details{failure_code::internal_error,
-                                    "the task failed without details"};
+        t.failure =
+          failure_details{failure_code::internal_error, "the task failed without details"};
       auto msg = std::string(to_string(t.failure->code)) + ": " + t.failure->description;
       std::vector<emitted_event> ev{{event_type::infrastructure_task_completed, task_event(t)}};
       report(self, ans.operation_id, fail(std::move(msg)), {}, std::move(ev));
@@ -217,8 +217,9 @@ void on_watch(self_ptr self, watch_request& req) {
   auto& e = it->second;
   e.seq = ++st.next_seq;
   if (!ids || !loc) {
-    report(self, id, fail("INTERNAL_ERROR: the task cannot be monitored: it lacks ids or a "
-                          "deployment location"),
+    report(self, id,
+           fail("INTERNAL_ERROR: the task cannot be monitored: it lacks ids or a "
+                "deployment location"),
            {}, {});
     return;
   }

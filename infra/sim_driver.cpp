@@ -14,8 +14,7 @@ std::string prop(const boost::json::object& props, std::string_view key) {
   if (v->is_string())
     return std::string(v->get_string());
   if (v->is_object())
-    if (auto inner = v->get_object().if_contains("value");
-        inner != nullptr && inner->is_string())
+    if (auto inner = v->get_object().if_contains("value"); inner != nullptr && inner->is_string())
       return std::string(inner->get_string());
   return {};
 }
@@ -24,8 +23,7 @@ std::string prop(const boost::json::object& props, std::string_view key) {
 
 sim_driver::sim_driver(sim_config cfg, std::shared_ptr<const stepwise::clock> clk,
                        std::shared_ptr<delayed_calls> later)
-  : cfg_(std::move(cfg)), clock_(std::move(clk)), later_(std::move(later)),
-    rng_(cfg_.seed) {
+  : cfg_(std::move(cfg)), clock_(std::move(clk)), later_(std::move(later)), rng_(cfg_.seed) {
   if (cfg_.max_latency < cfg_.min_latency)
     cfg_.max_latency = cfg_.min_latency;
 }
@@ -48,9 +46,8 @@ void sim_driver::create(const create_request& req, callback<accepted> done, cons
   answer(done, do_create(req));
 }
 
-void sim_driver::get_task(const std::string& infrastructure_id,
-                          const std::string& request_id, const deployment_location& loc,
-                          callback<task> done) {
+void sim_driver::get_task(const std::string& infrastructure_id, const std::string& request_id,
+                          const deployment_location& loc, callback<task> done) {
   answer(done, do_get_task(infrastructure_id, request_id, loc));
 }
 
@@ -163,8 +160,7 @@ result<std::optional<found>> sim_driver::do_find(const std::string& template_tex
   for (auto& [id, x] : infra_) {
     if (x.resource_name != instance_name || x.location != loc.name)
       continue;
-    if (status_of(tasks_.at(x.create_request), now) == task_status::complete
-        && live(x, now))
+    if (status_of(tasks_.at(x.create_request), now) == task_status::complete && live(x, now))
       return std::optional<found>{found{id, x.outputs}};
   }
   return std::optional<found>{};
@@ -200,8 +196,8 @@ size_t sim_driver::creates() const {
   return infra_.size();
 }
 
-std::optional<create_request>
-sim_driver::received_create(const std::string& infrastructure_id) const {
+std::optional<create_request> sim_driver::received_create(
+  const std::string& infrastructure_id) const {
   std::lock_guard<std::mutex> guard{mtx_};
   auto i = infra_.find(infrastructure_id);
   if (i == infra_.end())
@@ -216,12 +212,10 @@ std::optional<error> sim_driver::refuse_call() {
   // else: a call refused this way changes nothing.
   if (injected_calls_ > 0) {
     --injected_calls_;
-    return error{injected_kind_,
-                 "simulated " + std::string(to_string(injected_kind_)) + " error"};
+    return error{injected_kind_, "simulated " + std::string(to_string(injected_kind_)) + " error"};
   }
   if (cfg_.temporary_error_rate > 0.0
-      && std::uniform_real_distribution<double>{0.0, 1.0}(rng_)
-           < cfg_.temporary_error_rate)
+      && std::uniform_real_distribution<double>{0.0, 1.0}(rng_) < cfg_.temporary_error_rate)
     return error{error_kind::temporary, "simulated temporary error; try again later"};
   return std::nullopt;
 }
@@ -248,8 +242,7 @@ std::optional<error> sim_driver::refuse_location(const deployment_location& loc)
 std::string sim_driver::fresh_id(const char* prefix) {
   for (;;) {
     char buf[24];
-    std::snprintf(buf, sizeof(buf), "%s%016llx", prefix,
-                  static_cast<unsigned long long>(rng_()));
+    std::snprintf(buf, sizeof(buf), "%s%016llx", prefix, static_cast<unsigned long long>(rng_()));
     std::string id{buf};
     if (infra_.count(id) == 0 && tasks_.count(id) == 0)
       return id;
@@ -259,8 +252,7 @@ std::string sim_driver::fresh_id(const char* prefix) {
 time_point sim_driver::draw_due(const std::optional<duration>& latency) {
   if (latency)
     return clock_->now() + *latency;
-  std::uniform_int_distribution<int64_t> pick{cfg_.min_latency.count(),
-                                              cfg_.max_latency.count()};
+  std::uniform_int_distribution<int64_t> pick{cfg_.min_latency.count(), cfg_.max_latency.count()};
   return clock_->now() + duration{pick(rng_)};
 }
 
@@ -269,8 +261,7 @@ std::optional<failure_details> sim_driver::draw_failure() {
   if (cfg_.failure_rate <= 0.0 || unit(rng_) >= cfg_.failure_rate)
     return std::nullopt;
   if (unit(rng_) < 0.5)
-    return failure_details{failure_code::insufficient_capacity,
-                           "simulated: not enough capacity"};
+    return failure_details{failure_code::insufficient_capacity, "simulated: not enough capacity"};
   return failure_details{failure_code::infrastructure_error,
                          "simulated: the infrastructure failed"};
 }

@@ -61,8 +61,7 @@ public:
 
   // -- driver methods ---------------------------------------------------------
 
-  void create(const create_request& req, callback<accepted> done,
-              const stop_token& stop) override;
+  void create(const create_request& req, callback<accepted> done, const stop_token& stop) override;
 
   void get_task(const std::string& infrastructure_id, const std::string& request_id,
                 const deployment_location& loc, callback<task> done) override;
@@ -111,10 +110,9 @@ private:
 
   // The answers, decided at once.
   result<accepted> do_create(const create_request& req);
-  result<task> do_get_task(const std::string& infrastructure_id,
-                           const std::string& request_id, const deployment_location& loc);
-  result<accepted> do_remove(const std::string& infrastructure_id,
-                             const deployment_location& loc);
+  result<task> do_get_task(const std::string& infrastructure_id, const std::string& request_id,
+                           const deployment_location& loc);
+  result<accepted> do_remove(const std::string& infrastructure_id, const deployment_location& loc);
   result<std::optional<found>> do_find(const std::string& template_text,
                                        const std::string& instance_name,
                                        const deployment_location& loc);

@@ -18,8 +18,7 @@ std::string_view trim(std::string_view s) {
 
 error invalid(size_t line, std::string_view why) {
   return error{error_kind::invalid_template,
-               "invalid template: line " + std::to_string(line) + ": "
-                 + std::string(why)};
+               "invalid template: line " + std::to_string(line) + ": " + std::string(why)};
 }
 
 constexpr std::string_view outputs_prefix = "outputs.";
@@ -64,10 +63,9 @@ result<sim_template> parse_sim_template(std::string_view text) {
       auto code = parse_failure_code(value.substr(0, space));
       if (!code)
         return invalid(line_no, "unknown failure code");
-      auto desc = space == std::string_view::npos ? std::string_view{}
-                                                  : trim(value.substr(space + 1));
-      out.fail = failure_details{*code, desc.empty() ? "simulated failure"
-                                                     : std::string(desc)};
+      auto desc =
+        space == std::string_view::npos ? std::string_view{} : trim(value.substr(space + 1));
+      out.fail = failure_details{*code, desc.empty() ? "simulated failure" : std::string(desc)};
     }
   }
   if (entries == 0)

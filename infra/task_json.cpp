@@ -32,9 +32,8 @@ boost::json::object task_event(const task& t) {
   out["request_id"] = t.request_id;
   out["status"] = to_string(t.status);
   if (t.failure)
-    out["failure_details"] = boost::json::object{
-      {"failureCode", to_string(t.failure->code)},
-      {"description", t.failure->description}};
+    out["failure_details"] = boost::json::object{{"failureCode", to_string(t.failure->code)},
+                                                 {"description", t.failure->description}};
   else
     out["failure_details"] = nullptr;
   out["outputs"] = t.outputs;
@@ -42,8 +41,7 @@ boost::json::object task_event(const task& t) {
 }
 
 boost::json::object internal_error_event(const std::string& infrastructure_id,
-                                         const std::string& request_id,
-                                         std::string description) {
+                                         const std::string& request_id, std::string description) {
   task t;
   t.infrastructure_id = infrastructure_id;
   t.request_id = request_id;
@@ -53,8 +51,7 @@ boost::json::object internal_error_event(const std::string& infrastructure_id,
 }
 
 boost::json::object ids_json(const accepted& ids) {
-  return {{"infrastructure_id", ids.infrastructure_id},
-          {"request_id", ids.request_id}};
+  return {{"infrastructure_id", ids.infrastructure_id}, {"request_id", ids.request_id}};
 }
 
 std::optional<accepted> ids_from_json(const boost::json::value* v) {

@@ -21,8 +21,7 @@ boost::json::object task_event(const task& t);
 /// Returns the event fields of a task the monitor gave up on (not found,
 /// a driver error, its deadline): FAILED with INTERNAL_ERROR.
 boost::json::object internal_error_event(const std::string& infrastructure_id,
-                                         const std::string& request_id,
-                                         std::string description);
+                                         const std::string& request_id, std::string description);
 
 /// Returns `{"infrastructure_id", "request_id"}`.
 boost::json::object ids_json(const accepted& ids);

@@ -34,8 +34,7 @@ http_error shutting_down() {
 }
 
 http_error no_connection() {
-  return {http_error_kind::timeout,
-          "no connection came free within the timeout (connection caps)"};
+  return {http_error_kind::timeout, "no connection came free within the timeout (connection caps)"};
 }
 
 /// How often requests waiting for a connection are checked for their
@@ -48,22 +47,32 @@ constexpr auto expiry_check = std::chrono::milliseconds(100);
 
 std::string_view to_string(http_method x) {
   switch (x) {
-    case http_method::get: return "GET";
-    case http_method::post: return "POST";
-    case http_method::put: return "PUT";
-    case http_method::del: return "DELETE";
+    case http_method::get:
+      return "GET";
+    case http_method::post:
+      return "POST";
+    case http_method::put:
+      return "PUT";
+    case http_method::del:
+      return "DELETE";
   }
   return "?";
 }
 
 std::string_view to_string(http_error_kind x) {
   switch (x) {
-    case http_error_kind::timeout: return "timeout";
-    case http_error_kind::connect_failed: return "connect_failed";
-    case http_error_kind::tls: return "tls";
-    case http_error_kind::shutting_down: return "shutting_down";
-    case http_error_kind::canceled: return "canceled";
-    case http_error_kind::other: return "other";
+    case http_error_kind::timeout:
+      return "timeout";
+    case http_error_kind::connect_failed:
+      return "connect_failed";
+    case http_error_kind::tls:
+      return "tls";
+    case http_error_kind::shutting_down:
+      return "shutting_down";
+    case http_error_kind::canceled:
+      return "canceled";
+    case http_error_kind::other:
+      return "other";
   }
   return "?";
 }
@@ -153,8 +162,7 @@ struct http_client::impl {
   http_queue::clock::time_point next_expiry{};
   /// Transfers libcurl holds, by easy handle, and their origins (I/O
   /// thread only).
-  std::unordered_map<CURL*, std::pair<std::unique_ptr<http_transfer>, http_queue::origin*>>
-    active;
+  std::unordered_map<CURL*, std::pair<std::unique_ptr<http_transfer>, http_queue::origin*>> active;
 };
 
 std::string http_client::impl::init() {
@@ -164,11 +172,10 @@ std::string http_client::impl::init() {
   if (multi == nullptr)
     return "curl_multi_init failed";
   auto cap = [](int32_t x) { return static_cast<long>(std::max(x, int32_t{0})); };
-  CURLMcode rc = curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS,
-                                   cap(opts.max_host_connections));
+  CURLMcode rc =
+    curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, cap(opts.max_host_connections));
   if (rc == CURLM_OK)
-    rc = curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS,
-                           cap(opts.max_total_connections));
+    rc = curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, cap(opts.max_total_connections));
   if (rc == CURLM_OK && opts.max_total_connections > 0)
     rc = curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, cap(opts.max_total_connections));
   if (rc == CURLM_OK) // HTTP/1.1 only: one request at a time per connection.
@@ -238,10 +245,9 @@ void http_client::impl::run() {
 void http_client::impl::take(std::vector<std::unique_ptr<http_transfer>>& batch) {
   auto now = http_queue::clock::now();
   for (auto& t : batch) {
-    auto timeout = t->request().timeout.count() > 0 ? t->request().timeout
-                                                     : opts.default_timeout;
-    queue.push(std::move(t), timeout.count() > 0 ? now + timeout
-                                                 : http_queue::clock::time_point::max());
+    auto timeout = t->request().timeout.count() > 0 ? t->request().timeout : opts.default_timeout;
+    queue.push(std::move(t),
+               timeout.count() > 0 ? now + timeout : http_queue::clock::time_point::max());
   }
   batch.clear();
 }
@@ -259,8 +265,7 @@ void http_client::impl::start() {
   while (auto r = queue.next()) {
     auto left = std::chrono::milliseconds{0}; // none
     if (r->deadline != http_queue::clock::time_point::max()) {
-      left = std::chrono::ceil<std::chrono::milliseconds>(r->deadline
-                                                          - http_queue::clock::now());
+      left = std::chrono::ceil<std::chrono::milliseconds>(r->deadline - http_queue::clock::now());
       if (left.count() <= 0) {
         queue.finished(r->from);
         r->t->answer(no_connection());
@@ -275,9 +280,8 @@ void http_client::impl::start() {
     auto easy = r->t->handle();
     if (auto rc = curl_multi_add_handle(multi, easy); rc != CURLM_OK) {
       queue.finished(r->from);
-      r->t->answer(http_error{http_error_kind::other,
-                              std::string{"curl_multi_add_handle failed: "}
-                                + curl_multi_strerror(rc)});
+      r->t->answer(http_error{http_error_kind::other, std::string{"curl_multi_add_handle failed: "}
+                                                        + curl_multi_strerror(rc)});
       continue;
     }
     active.emplace(easy, std::make_pair(std::move(r->t), r->from));

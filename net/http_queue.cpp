@@ -23,9 +23,8 @@ std::string http_queue::origin_of(const std::string& url) {
   if (sep == std::string::npos)
     return url;
   auto key = url.substr(0, url.find_first_of("/?#", sep + 3));
-  std::transform(key.begin(), key.end(), key.begin(), [](unsigned char ch) {
-    return static_cast<char>(std::tolower(ch));
-  });
+  std::transform(key.begin(), key.end(), key.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
   return key;
 }
 
@@ -67,8 +66,8 @@ std::vector<std::unique_ptr<http_transfer>> http_queue::expired(clock::time_poin
   std::vector<std::unique_ptr<http_transfer>> late;
   for (auto i = origins_.begin(); i != origins_.end();) {
     auto& w = i->second.waiting;
-    auto keep = std::stable_partition(w.begin(), w.end(),
-                                      [now](auto& x) { return x.second > now; });
+    auto keep =
+      std::stable_partition(w.begin(), w.end(), [now](auto& x) { return x.second > now; });
     for (auto j = keep; j != w.end(); ++j)
       late.push_back(std::move(j->first));
     w.erase(keep, w.end());

@@ -23,11 +23,10 @@ bool is_token(std::string_view s) {
 }
 
 bool same_name(std::string_view a, std::string_view b) {
-  return a.size() == b.size()
-         && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-              return std::tolower(static_cast<unsigned char>(x))
-                     == std::tolower(static_cast<unsigned char>(y));
-            });
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x))
+                  == std::tolower(static_cast<unsigned char>(y));
+         });
 }
 
 std::string_view trim(std::string_view s) {
@@ -130,8 +129,8 @@ std::optional<http_error> http_transfer::prepare(const http_client_options& opts
 }
 
 std::optional<http_error> http_transfer::set_headers() {
-  bool has_body = req_.method == http_method::post || req_.method == http_method::put
-                  || !req_.body.empty();
+  bool has_body =
+    req_.method == http_method::post || req_.method == http_method::put || !req_.body.empty();
   bool has_type = false;
   auto append = [this](const std::string& line) {
     auto next = curl_slist_append(header_list_, line.c_str());
@@ -157,7 +156,8 @@ std::optional<http_error> http_transfer::set_headers() {
 bool http_transfer::set_method() {
   auto with_body = [this] {
     return curl_easy_setopt(easy_, CURLOPT_POSTFIELDSIZE_LARGE,
-                            static_cast<curl_off_t>(req_.body.size())) == CURLE_OK
+                            static_cast<curl_off_t>(req_.body.size()))
+             == CURLE_OK
            && curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, req_.body.data()) == CURLE_OK;
   };
   auto custom = [this](const char* verb) {
@@ -203,9 +203,8 @@ size_t http_transfer::on_header(char* data, size_t size, size_t n, void* self) {
       headers.back().second.append(" ").append(trim(line));
   } else if (auto colon = line.find(':'); colon != std::string_view::npos) {
     std::string name{trim(line.substr(0, colon))};
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) {
-      return static_cast<char>(std::tolower(ch));
-    });
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
     headers.emplace_back(std::move(name), std::string{trim(line.substr(colon + 1))});
   }
   return len;
@@ -248,8 +247,7 @@ http_result http_transfer::finish(CURLcode code) {
   } else if (code == CURLE_OPERATION_TIMEDOUT) {
     // Not sent: it timed out setting up its connection (DNS, TCP, TLS) or,
     // with no set-up begun, waiting for a free one under the caps.
-    kind = !sent_ && connecting_ ? http_error_kind::connect_failed
-                                 : http_error_kind::timeout;
+    kind = !sent_ && connecting_ ? http_error_kind::connect_failed : http_error_kind::timeout;
     if (!sent_ && !connecting_)
       message = "no connection came free within the timeout (connection caps)";
   } else if (is_tls_error(code)) {

@@ -67,8 +67,8 @@ private:
 
   static size_t on_body(char* data, size_t size, size_t n, void* self);
   static size_t on_header(char* data, size_t size, size_t n, void* self);
-  static int on_prereq(void* self, char* remote_ip, char* local_ip,
-                       int remote_port, int local_port);
+  static int on_prereq(void* self, char* remote_ip, char* local_ip, int remote_port,
+                       int local_port);
   static int on_resolve(void* resolver, void* reserved, void* self);
   static int on_socket(void* self, curl_socket_t fd, curlsocktype purpose);
 

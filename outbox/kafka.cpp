@@ -15,8 +15,7 @@ namespace {
 
 caf::error failure(const std::string& sink, const std::string& what,
                    const std::vector<std::string>& secrets) {
-  return make_error(errc::delivery_failed,
-                    "kafka sink '" + sink + "': " + scrub(what, secrets));
+  return make_error(errc::delivery_failed, "kafka sink '" + sink + "': " + scrub(what, secrets));
 }
 
 /// One batch in flight: counts its messages' delivery reports down.
@@ -116,8 +115,7 @@ struct kafka_destination::producer {
                          info->secrets));
   }
 
-  static void on_log(const rd_kafka_t* rk, int level, const char* fac,
-                     const char* buf) {
+  static void on_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
     auto* info = static_cast<producer_opaque*>(rd_kafka_opaque(rk));
     // The gap-less guarantee is experimental and says so at every start.
     if (info == nullptr || level > 4
@@ -128,8 +126,7 @@ struct kafka_destination::producer {
 };
 
 kafka_destination::kafka_destination(std::string sink, kafka_settings settings,
-                                     std::string password,
-                                     std::shared_ptr<blocking_pool> pool,
+                                     std::string password, std::shared_ptr<blocking_pool> pool,
                                      std::function<void(const std::string&)> warn)
   : sink_(std::move(sink)),
     settings_(std::move(settings)),
@@ -143,13 +140,11 @@ kafka_destination::~kafka_destination() {
   stop();
 }
 
-caf::expected<std::shared_ptr<kafka_destination>>
-kafka_destination::make(std::string sink, kafka_settings settings,
-                        std::string password, std::shared_ptr<blocking_pool> pool,
-                        std::function<void(const std::string&)> warn) {
-  std::shared_ptr<kafka_destination> d{
-    new kafka_destination(std::move(sink), std::move(settings),
-                          std::move(password), std::move(pool), std::move(warn))};
+caf::expected<std::shared_ptr<kafka_destination>> kafka_destination::make(
+  std::string sink, kafka_settings settings, std::string password,
+  std::shared_ptr<blocking_pool> pool, std::function<void(const std::string&)> warn) {
+  std::shared_ptr<kafka_destination> d{new kafka_destination(
+    std::move(sink), std::move(settings), std::move(password), std::move(pool), std::move(warn))};
   // The producer is made at the first send: an idempotent producer made
   // with nothing to send waits about a second for its producer id once
   // messages come (librdkafka 2.0), one made with messages at hand does not.
@@ -189,8 +184,7 @@ caf::expected<rd_kafka_conf_t*> kafka_destination::make_conf() const {
   for (auto& [key, value] : props) {
     if (value.empty())
       continue;
-    if (rd_kafka_conf_set(conf, key, value.c_str(), err, sizeof err)
-        != RD_KAFKA_CONF_OK) {
+    if (rd_kafka_conf_set(conf, key, value.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
       rd_kafka_conf_destroy(conf);
       return failure(sink_, std::string{key} + ": " + err, secrets());
     }
@@ -198,8 +192,8 @@ caf::expected<rd_kafka_conf_t*> kafka_destination::make_conf() const {
   return conf;
 }
 
-caf::expected<std::shared_ptr<kafka_destination::producer>>
-kafka_destination::make_producer() const {
+caf::expected<std::shared_ptr<kafka_destination::producer>> kafka_destination::make_producer()
+  const {
   auto made = make_conf();
   if (!made)
     return std::move(made.error());
@@ -216,8 +210,7 @@ kafka_destination::make_producer() const {
   p->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
   if (p->rk == nullptr) {
     rd_kafka_conf_destroy(conf);
-    return failure(sink_, std::string{"cannot make the producer: "} + err,
-                   secrets());
+    return failure(sink_, std::string{"cannot make the producer: "} + err, secrets());
   }
   auto* queue = rd_kafka_queue_get_main(p->rk);
   rd_kafka_queue_cb_event_enable(queue, &producer::on_queue, p.get());
@@ -255,8 +248,7 @@ void kafka_destination::produce(producer& p, const event_batch_ptr& batch,
     auto id = message_id(e);
     auto type = std::string{to_string(e.type)};
     auto err = rd_kafka_producev(
-      p.rk, RD_KAFKA_V_TOPIC(settings_.topic.c_str()),
-      RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+      p.rk, RD_KAFKA_V_TOPIC(settings_.topic.c_str()), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
       RD_KAFKA_V_KEY(e.operation_id.data(), e.operation_id.size()),
       RD_KAFKA_V_VALUE(value.data(), value.size()),
       RD_KAFKA_V_HEADER("message_id", id.data(), static_cast<ssize_t>(id.size())),
@@ -264,8 +256,7 @@ void kafka_destination::produce(producer& p, const event_batch_ptr& batch,
       RD_KAFKA_V_OPAQUE(b), RD_KAFKA_V_END);
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
       // The rest of the batch is not produced: it fails as a whole.
-      b->settle(n - i, failure(sink_, std::string{"produce: "}
-                                        + rd_kafka_err2str(err), {}));
+      b->settle(n - i, failure(sink_, std::string{"produce: "} + rd_kafka_err2str(err), {}));
       return;
     }
   }
@@ -284,8 +275,7 @@ void kafka_destination::rebuild(event_batch_ptr batch, delivery_callback done) {
   if (old && old->fatal()) {
     char why[512] = "";
     rd_kafka_fatal_error(old->rk, why, sizeof why);
-    warn_("kafka sink '" + sink_ + "': producer stopped, making a new one: "
-          + std::string{why});
+    warn_("kafka sink '" + sink_ + "': producer stopped, making a new one: " + std::string{why});
   }
   pool_->post([self = shared_from_this(), old = std::move(old)]() mutable {
     old.reset(); // blocks until librdkafka's threads are gone

@@ -39,10 +39,9 @@ public:
   /// Checks the settings; the producer is made (and connects) at the first
   /// send. `password` is the SASL password (may be empty); errors name the
   /// setting, never a secret.
-  [[nodiscard]] static caf::expected<std::shared_ptr<kafka_destination>>
-  make(std::string sink, kafka_settings settings, std::string password,
-       std::shared_ptr<blocking_pool> pool,
-       std::function<void(const std::string&)> warn);
+  [[nodiscard]] static caf::expected<std::shared_ptr<kafka_destination>> make(
+    std::string sink, kafka_settings settings, std::string password,
+    std::shared_ptr<blocking_pool> pool, std::function<void(const std::string&)> warn);
 
   ~kafka_destination() override;
 
@@ -63,8 +62,8 @@ public:
   struct producer;
 
 private:
-  kafka_destination(std::string sink, kafka_settings settings,
-                    std::string password, std::shared_ptr<blocking_pool> pool,
+  kafka_destination(std::string sink, kafka_settings settings, std::string password,
+                    std::shared_ptr<blocking_pool> pool,
                     std::function<void(const std::string&)> warn);
 
   /// Returns the strings to scrub from messages (the SASL password).
@@ -76,8 +75,7 @@ private:
   /// Returns a new producer, or why not.
   caf::expected<std::shared_ptr<producer>> make_producer() const;
 
-  void produce(producer& p, const event_batch_ptr& batch,
-               delivery_callback done) const;
+  void produce(producer& p, const event_batch_ptr& batch, delivery_callback done) const;
 
   /// Replaces a producer that raised a fatal error, on the pool; `batch`
   /// and whatever comes meanwhile go out on the new one.

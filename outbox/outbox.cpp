@@ -38,16 +38,14 @@ caf::expected<std::string> read_secret(const sink_config& c, const char* what,
     return std::string{};
   std::ifstream in{path, std::ios::binary};
   if (!in)
-    return make_error(errc::invalid_argument, "sink '" + c.name
-                                                + "': cannot read " + what
-                                                + " '" + path + "'");
+    return make_error(errc::invalid_argument,
+                      "sink '" + c.name + "': cannot read " + what + " '" + path + "'");
   std::string s{std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{}};
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
     s.pop_back();
   if (s.empty())
-    return make_error(errc::invalid_argument, "sink '" + c.name + "': "
-                                                + what + " '" + path
-                                                + "' is empty");
+    return make_error(errc::invalid_argument,
+                      "sink '" + c.name + "': " + what + " '" + path + "' is empty");
   return s;
 }
 
@@ -57,9 +55,8 @@ std::string url_password(const std::string& url) {
   if (scheme == std::string::npos)
     return {};
   auto end = url.find_first_of("/?#", scheme + 3);
-  auto authority = url.substr(scheme + 3, end == std::string::npos
-                                            ? std::string::npos
-                                            : end - scheme - 3);
+  auto authority =
+    url.substr(scheme + 3, end == std::string::npos ? std::string::npos : end - scheme - 3);
   auto at = authority.rfind('@');
   auto colon = authority.find(':');
   if (at == std::string::npos || colon == std::string::npos || colon > at)
@@ -88,9 +85,8 @@ outbox::outbox(caf::actor_system& sys, store_ptr st, sink_store* sinks)
   // nop
 }
 
-caf::expected<std::unique_ptr<outbox>>
-outbox::start(caf::actor_system& sys, engine& eng, store_ptr st,
-              outbox_config cfg) {
+caf::expected<std::unique_ptr<outbox>> outbox::start(caf::actor_system& sys, engine& eng,
+                                                     store_ptr st, outbox_config cfg) {
   auto* sinks = st->sinks();
   if (sinks == nullptr)
     return make_error(errc::invalid_argument,
@@ -98,12 +94,10 @@ outbox::start(caf::actor_system& sys, engine& eng, store_ptr st,
   std::set<std::string> names;
   for (auto& c : cfg.sinks)
     if (!names.insert(c.name).second)
-      return make_error(errc::invalid_argument,
-                        "sink '" + c.name + "' is configured twice");
+      return make_error(errc::invalid_argument, "sink '" + c.name + "' is configured twice");
   std::unique_ptr<outbox> ob{new outbox(sys, st, sinks)};
-  ob->warn_ = cfg.warn ? cfg.warn : [](const std::string& msg) {
-    write_log(nullptr, log_level::warn, msg);
-  };
+  ob->warn_ =
+    cfg.warn ? cfg.warn : [](const std::string& msg) { write_log(nullptr, log_level::warn, msg); };
   ob->pool_ = std::make_shared<blocking_pool>(cfg.store_threads);
   // A store serving one process: whoever held a sink before is this
   // process's dead predecessor; a shared one is read for others' events.
@@ -117,8 +111,7 @@ outbox::start(caf::actor_system& sys, engine& eng, store_ptr st,
     ctx->cfg = c;
     auto webhook = c.kind == sink_kind::webhook;
     auto secret = webhook ? read_secret(c, "secret-file", c.webhook.secret_file)
-                          : read_secret(c, "sasl-password-file",
-                                        c.kafka.sasl_password_file);
+                          : read_secret(c, "sasl-password-file", c.kafka.sasl_password_file);
     if (!secret)
       return std::move(secret.error());
     if (!secret->empty())
@@ -128,11 +121,9 @@ outbox::start(caf::actor_system& sys, engine& eng, store_ptr st,
         ctx->secrets.push_back(pw);
       if (!ob->http_)
         ob->http_ = std::make_shared<net::http_client>(cfg.http);
-      ctx->dest = std::make_shared<webhook_destination>(ob->http_, c.name,
-                                                        c.webhook, *secret);
+      ctx->dest = std::make_shared<webhook_destination>(ob->http_, c.name, c.webhook, *secret);
     } else {
-      auto k = kafka_destination::make(c.name, c.kafka, *secret, ob->pool_,
-                                       ob->warn_);
+      auto k = kafka_destination::make(c.name, c.kafka, *secret, ob->pool_, ob->warn_);
       if (!k)
         return std::move(k.error());
       ctx->dest = std::move(*k);
@@ -172,9 +163,7 @@ void outbox::stop() {
     // cursor then trails, and a few events are delivered again.
     self->request(s.actor, std::chrono::seconds(5), ob_stop_atom::value)
       .receive([](bool) {},
-               [&](caf::error&) {
-                 caf::anon_send_exit(s.actor, caf::exit_reason::user_shutdown);
-               });
+               [&](caf::error&) { caf::anon_send_exit(s.actor, caf::exit_reason::user_shutdown); });
   }
   for (auto& s : items_)
     s.dest->stop();
@@ -183,8 +172,7 @@ void outbox::stop() {
   pool_->stop();
 }
 
-std::vector<std::pair<std::string, std::shared_ptr<const sink_stats>>>
-outbox::stats() const {
+std::vector<std::pair<std::string, std::shared_ptr<const sink_stats>>> outbox::stats() const {
   std::vector<std::pair<std::string, std::shared_ptr<const sink_stats>>> out;
   for (auto& s : items_)
     out.emplace_back(s.cfg.name, s.stats);
@@ -214,8 +202,8 @@ caf::expected<std::vector<sink_status>> outbox::status() const {
     x.lag_bounds.assign(st.lag_seconds.bounds.begin(), st.lag_seconds.bounds.end());
     for (auto& b : st.lag_seconds.buckets)
       x.lag_counts.push_back(b.load(std::memory_order_relaxed));
-    x.lag_sum_s = static_cast<double>(st.lag_seconds.sum_micro.load(std::memory_order_relaxed))
-                  / 1e6;
+    x.lag_sum_s =
+      static_cast<double>(st.lag_seconds.sum_micro.load(std::memory_order_relaxed)) / 1e6;
     auto rec = std::find_if(records->begin(), records->end(),
                             [&](const sink_record& r) { return r.name == x.name; });
     if (rec != records->end()) {

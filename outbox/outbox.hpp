@@ -50,8 +50,9 @@ public:
   /// one actor per sink. Fails when the store keeps no sink cursors, a sink
   /// name repeats, a secret file cannot be read, or a Kafka setting is
   /// wrong; errors never hold a secret.
-  [[nodiscard]] static caf::expected<std::unique_ptr<outbox>>
-  start(caf::actor_system& sys, engine& eng, store_ptr st, outbox_config cfg);
+  [[nodiscard]] static caf::expected<std::unique_ptr<outbox>> start(caf::actor_system& sys,
+                                                                    engine& eng, store_ptr st,
+                                                                    outbox_config cfg);
 
   /// Stops (see `stop`).
   ~outbox();
@@ -68,8 +69,7 @@ public:
   [[nodiscard]] caf::expected<std::vector<sink_status>> status() const;
 
   /// Returns this process's counters of each sink, by name.
-  std::vector<std::pair<std::string, std::shared_ptr<const sink_stats>>>
-  stats() const;
+  std::vector<std::pair<std::string, std::shared_ptr<const sink_stats>>> stats() const;
 
   /// Returns this process's id in the sinks' leases.
   const std::string& holder() const {

@@ -69,9 +69,7 @@ void pipeline::requeue() {
     if (b.state == batch_state::failed)
       again.insert(again.end(), b.events->begin(), b.events->end());
   batches_.erase(std::remove_if(batches_.begin(), batches_.end(),
-                                [](const batch& b) {
-                                  return b.state == batch_state::failed;
-                                }),
+                                [](const batch& b) { return b.state == batch_state::failed; }),
                  batches_.end());
   while (!batches_.empty() && batches_.front().state == batch_state::acked)
     batches_.pop_front();

@@ -9,8 +9,7 @@ std::string hmac_sha256_hex(std::string_view key, std::string_view body) {
   unsigned char mac[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(body.data()), body.size(), mac,
-       &len);
+       reinterpret_cast<const unsigned char*>(body.data()), body.size(), mac, &len);
   static constexpr char digits[] = "0123456789abcdef";
   std::string out;
   out.reserve(len * 2);

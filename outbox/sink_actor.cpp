@@ -38,8 +38,7 @@ void runner::on_tick(uint64_t gen) {
     return;
   auto t = ctx_->timing;
   auto every = std::min(t.poll, t.lease_ttl / 3);
-  ctx_->clock->schedule(now() + every, me(),
-                        caf::make_message(ob_tick_atom::value, gen));
+  ctx_->clock->schedule(now() + every, me(), caf::make_message(ob_tick_atom::value, gen));
   if (!held_) {
     acquire();
     return;
@@ -112,8 +111,8 @@ void runner::on_sent(sent& s) {
       record_delivery(*events);
     if (failures_ > 0) {
       if (failure_logged_)
-        ctx_->warn("sink '" + ctx_->cfg.name + "' delivers again after "
-                   + std::to_string(failures_) + " failed attempts");
+        ctx_->warn("sink '" + ctx_->cfg.name + "' delivers again after " + std::to_string(failures_)
+                   + " failed attempts");
       failure_logged_ = false;
       failures_ = 0;
       backoff_ = ctx_->timing.backoff_initial;
@@ -171,14 +170,16 @@ void runner::back_off(const std::string& msg) {
   backoff_ = std::min(backoff_ * 2, t.backoff_max);
   // A receiver that fails now and then would fill the log: one line per
   // streak of failures, at most one every minute.
-  if (failures_ == 1 && (!failure_logged_at_ || now() >= *failure_logged_at_ + std::chrono::minutes(1))) {
-    ctx_->warn("sink '" + ctx_->cfg.name + "': delivery failed, retrying with "
-               "backoff: " + msg);
+  if (failures_ == 1
+      && (!failure_logged_at_ || now() >= *failure_logged_at_ + std::chrono::minutes(1))) {
+    ctx_->warn("sink '" + ctx_->cfg.name
+               + "': delivery failed, retrying with "
+                 "backoff: "
+               + msg);
     failure_logged_ = true;
     failure_logged_at_ = now();
   }
-  ctx_->clock->schedule(now() + wait, me(),
-                        caf::make_message(ob_retry_atom::value, ++retry_gen_));
+  ctx_->clock->schedule(now() + wait, me(), caf::make_message(ob_retry_atom::value, ++retry_gen_));
 }
 
 void runner::resume() {
@@ -188,8 +189,9 @@ void runner::resume() {
 }
 
 void runner::lose_lease() {
-  ctx_->warn("sink '" + ctx_->cfg.name + "': lease lost, another process "
-             "delivers it now");
+  ctx_->warn("sink '" + ctx_->cfg.name
+             + "': lease lost, another process "
+               "delivers it now");
   held_ = false;
   ++epoch_;
   backing_off_ = false;
@@ -208,8 +210,7 @@ void runner::warn_once(const std::string& msg) {
 
 namespace {
 
-caf::behavior sink_behavior(caf::event_based_actor* self,
-                            std::shared_ptr<const sink_context> ctx) {
+caf::behavior sink_behavior(caf::event_based_actor* self, std::shared_ptr<const sink_context> ctx) {
   auto r = std::make_shared<detail::runner>(self, std::move(ctx));
   auto stop = std::make_shared<caf::response_promise>();
   r->start();
@@ -236,8 +237,7 @@ caf::behavior sink_behavior(caf::event_based_actor* self,
 
 } // namespace
 
-caf::actor spawn_sink(caf::actor_system& sys,
-                      std::shared_ptr<const sink_context> ctx) {
+caf::actor spawn_sink(caf::actor_system& sys, std::shared_ptr<const sink_context> ctx) {
   return sys.spawn<caf::detached>(sink_behavior, std::move(ctx));
 }
 

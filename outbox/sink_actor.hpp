@@ -72,7 +72,6 @@ struct sink_context {
 /// Messages: `(ob_wake_atom, seq)` says events up to `seq` are committed;
 /// `(ob_stop_atom)` writes the cursor, releases the lease and answers true
 /// (then the actor quits).
-caf::actor spawn_sink(caf::actor_system& sys,
-                      std::shared_ptr<const sink_context> ctx);
+caf::actor spawn_sink(caf::actor_system& sys, std::shared_ptr<const sink_context> ctx);
 
 } // namespace stepwise::outbox

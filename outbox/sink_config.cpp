@@ -23,8 +23,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
   size_t pos = 0;
   for (;;) {
     auto next = s.find(sep, pos);
-    out.push_back(s.substr(pos, next == std::string::npos ? std::string::npos
-                                                          : next - pos));
+    out.push_back(s.substr(pos, next == std::string::npos ? std::string::npos : next - pos));
     if (next == std::string::npos)
       return out;
     pos = next + 1;
@@ -32,18 +31,16 @@ std::vector<std::string> split(const std::string& s, char sep) {
 }
 
 bool valid_name(const std::string& s) {
-  return !s.empty() && s.size() <= 64
-         && std::all_of(s.begin(), s.end(), [](char c) {
-              return std::islower(static_cast<unsigned char>(c))
-                     || std::isdigit(static_cast<unsigned char>(c)) || c == '_'
-                     || c == '-';
-            });
+  return !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::islower(static_cast<unsigned char>(c))
+           || std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
 }
 
 bool to_count(const std::string& s, size_t lo, size_t hi, size_t& out) {
-  if (s.empty() || s.size() > 9
-      || !std::all_of(s.begin(), s.end(),
-                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+  if (s.empty() || s.size() > 9 || !std::all_of(s.begin(), s.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c));
+      }))
     return false;
   out = std::stoul(s);
   return out >= lo && out <= hi;
@@ -51,9 +48,8 @@ bool to_count(const std::string& s, size_t lo, size_t hi, size_t& out) {
 
 constexpr const char* common_keys[] = {"events", "workflows", "from", "timeout-ms"};
 constexpr const char* webhook_keys[] = {"secret-file", "batch"};
-constexpr const char* kafka_keys[] = {"security-protocol", "sasl-mechanism",
-                                      "sasl-username", "sasl-password-file",
-                                      "ca-file"};
+constexpr const char* kafka_keys[] = {"security-protocol", "sasl-mechanism", "sasl-username",
+                                      "sasl-password-file", "ca-file"};
 
 template <size_t N>
 bool one_of(const std::string& key, const char* const (&keys)[N]) {
@@ -62,12 +58,10 @@ bool one_of(const std::string& key, const char* const (&keys)[N]) {
 
 bool known_key(sink_kind kind, const std::string& key) {
   return one_of(key, common_keys)
-         || (kind == sink_kind::webhook ? one_of(key, webhook_keys)
-                                        : one_of(key, kafka_keys));
+         || (kind == sink_kind::webhook ? one_of(key, webhook_keys) : one_of(key, kafka_keys));
 }
 
-caf::error set_filter(sink_config& c, const std::string& key,
-                      const std::string& value) {
+caf::error set_filter(sink_config& c, const std::string& key, const std::string& value) {
   for (auto& item : split(value, '|')) {
     if (item.empty())
       return bad(c.name, key + " has an empty item");
@@ -82,8 +76,7 @@ caf::error set_filter(sink_config& c, const std::string& key,
   return caf::error{};
 }
 
-caf::error set_option(sink_config& c, const std::string& key,
-                      const std::string& value) {
+caf::error set_option(sink_config& c, const std::string& key, const std::string& value) {
   size_t n = 0;
   if (key == "events" || key == "workflows")
     return set_filter(c, key, value);
@@ -138,8 +131,7 @@ bool sink_filter::matches(const event& e, const std::string& workflow) const {
   if (!types.empty() && std::find(types.begin(), types.end(), e.type) == types.end())
     return false;
   return workflows.empty()
-         || std::find(workflows.begin(), workflows.end(), workflow)
-              != workflows.end();
+         || std::find(workflows.begin(), workflows.end(), workflow) != workflows.end();
 }
 
 const char* to_string(sink_kind x) {
@@ -173,8 +165,7 @@ caf::expected<sink_config> parse_sink(const std::string& spec) {
     if (k != std::string::npos && known_key(c.kind, key))
       options.emplace_back(key, piece.substr(k + 1));
     else if (k != std::string::npos && known_key(other, key))
-      return bad(c.name, "option '" + key + "' is not one of a "
-                           + to_string(c.kind) + " sink");
+      return bad(c.name, "option '" + key + "' is not one of a " + to_string(c.kind) + " sink");
     else if (options.empty() && (k == std::string::npos || c.kind == sink_kind::webhook))
       dest += (dest.empty() ? "" : ",") + piece;
     else if (k == std::string::npos)
@@ -197,9 +188,8 @@ std::string redact_url(const std::string& url) {
     return "***";
   auto host_at = scheme + 3;
   auto path_at = url.find_first_of("/?#", host_at);
-  auto authority = url.substr(host_at, path_at == std::string::npos
-                                         ? std::string::npos
-                                         : path_at - host_at);
+  auto authority =
+    url.substr(host_at, path_at == std::string::npos ? std::string::npos : path_at - host_at);
   if (auto at = authority.rfind('@'); at != std::string::npos)
     authority = authority.substr(at + 1);
   auto out = url.substr(0, host_at) + authority;

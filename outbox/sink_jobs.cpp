@@ -17,8 +17,7 @@ namespace {
 // Reads the next page after `after`. Looking up each event's workflow
 // costs more than reading the event (2.4 against 1.6 µs an event on
 // SQLite): only a sink that filters by workflow pays for it.
-caf::expected<std::vector<routed_event>> read_log(const sink_context& ctx,
-                                                  int64_t after) {
+caf::expected<std::vector<routed_event>> read_log(const sink_context& ctx, int64_t after) {
   auto limit = ctx.timing.read_batch;
   if (!ctx.cfg.filter.workflows.empty())
     return ctx.sinks->routed_events_after(after, limit);
@@ -46,13 +45,15 @@ void runner::on_stop() {
   publish();
   auto job = [ctx = ctx_, me = me(), cursor = pipe_.confirmed()] {
     auto& name = ctx->cfg.name;
-    auto err = ctx->sinks->update_sink(name, ctx->holder, ctx->timing.lease_ttl,
-                                       {cursor, std::nullopt});
+    auto err =
+      ctx->sinks->update_sink(name, ctx->holder, ctx->timing.lease_ttl, {cursor, std::nullopt});
     if (!err)
       err = ctx->sinks->release_sink(name, ctx->holder);
     if (err)
-      ctx->warn("sink '" + name + "': the last cursor write failed (its "
-                "events are delivered again): " + message_of(err));
+      ctx->warn("sink '" + name
+                + "': the last cursor write failed (its "
+                  "events are delivered again): "
+                + message_of(err));
     caf::anon_send(me, ob_done_atom::value);
   };
   ctx_->pool->post(std::move(job));
@@ -78,9 +79,8 @@ void runner::acquire() {
     acquired a;
     a.epoch = epoch;
     a.asked_at = ctx->clock->now();
-    auto res = ctx->sinks->acquire_sink(ctx->cfg.name, ctx->holder,
-                                        ctx->timing.lease_ttl, ctx->cfg.start,
-                                        ctx->steal);
+    auto res = ctx->sinks->acquire_sink(ctx->cfg.name, ctx->holder, ctx->timing.lease_ttl,
+                                        ctx->cfg.start, ctx->steal);
     if (res)
       a.cursor = *res;
     else
@@ -142,15 +142,13 @@ void runner::save() {
   auto c = pipe_.confirmed();
   auto moved = c > durable_;
   auto due = (moved && (pipe_.idle() || now() >= saved_at_ + t.cursor_interval))
-             || error_to_store_.has_value()
-             || now() >= renewed_at_ + t.lease_ttl / 3;
+             || error_to_store_.has_value() || now() >= renewed_at_ + t.lease_ttl / 3;
   if (!due)
     return;
   saving_ = true;
   auto job = [ctx = ctx_, me = me(), epoch = epoch_, c, err = error_to_store_] {
     saved s{epoch, caf::error{}, c, err, ctx->clock->now()};
-    s.err = ctx->sinks->update_sink(ctx->cfg.name, ctx->holder,
-                                    ctx->timing.lease_ttl, {c, err});
+    s.err = ctx->sinks->update_sink(ctx->cfg.name, ctx->holder, ctx->timing.lease_ttl, {c, err});
     caf::anon_send(me, std::move(s));
   };
   ctx_->pool->post(std::move(job));
@@ -174,8 +172,7 @@ void runner::record_delivery(const std::vector<event>& events) {
 void runner::publish() {
   auto& stats = *ctx_->stats;
   stats.held.store(held_, std::memory_order_relaxed);
-  stats.confirmed.store(held_ ? pipe_.confirmed() : durable_,
-                        std::memory_order_relaxed);
+  stats.confirmed.store(held_ ? pipe_.confirmed() : durable_, std::memory_order_relaxed);
 }
 
 } // namespace stepwise::outbox::detail

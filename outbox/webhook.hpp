@@ -26,9 +26,8 @@ inline constexpr const char* sink_header = "X-Stepwise-Sink";
 class webhook_destination final : public destination {
 public:
   /// `secret` is the HMAC key (empty: unsigned).
-  webhook_destination(std::shared_ptr<net::http_client> client,
-                      std::string sink, webhook_settings settings,
-                      std::string secret);
+  webhook_destination(std::shared_ptr<net::http_client> client, std::string sink,
+                      webhook_settings settings, std::string secret);
 
   size_t window() const override {
     return 1;

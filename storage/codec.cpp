@@ -14,15 +14,13 @@ namespace json = boost::json;
 // -- step records -------------------------------------------------------------
 
 caf::error bad_step(size_t index, std::string_view why) {
-  return make_error(errc::store_failure, "decoding steps failed: step "
-                                           + std::to_string(index) + ": "
-                                           + std::string{why});
+  return make_error(errc::store_failure, "decoding steps failed: step " + std::to_string(index)
+                                           + ": " + std::string{why});
 }
 
 // Reads an optional integer member; a present member of another type is an
 // error, so damaged rows are noticed rather than read as defaults.
-bool read_int(const json::object& obj, std::string_view key,
-              std::optional<int64_t>& out) {
+bool read_int(const json::object& obj, std::string_view key, std::optional<int64_t>& out) {
   auto* v = obj.if_contains(key);
   if (v == nullptr)
     return true;
@@ -33,8 +31,7 @@ bool read_int(const json::object& obj, std::string_view key,
   return false;
 }
 
-bool read_string(const json::object& obj, std::string_view key,
-                 std::string& out) {
+bool read_string(const json::object& obj, std::string_view key, std::string& out) {
   auto* v = obj.if_contains(key);
   if (v == nullptr)
     return true;
@@ -51,14 +48,12 @@ caf::expected<step_record> decode_step(const json::value& v, size_t index) {
     return bad_step(index, "not an object");
   step_record rec;
   std::string state, compensation;
-  std::optional<int64_t> weight, attempts, first, last, next, duration,
-    compensation_attempts;
+  std::optional<int64_t> weight, attempts, first, last, next, duration, compensation_attempts;
   if (!read_string(*obj, "n", rec.name) || !read_string(*obj, "s", state)
-      || !read_string(*obj, "e", rec.last_error)
-      || !read_int(*obj, "w", weight) || !read_int(*obj, "a", attempts)
-      || !read_int(*obj, "fa", first) || !read_int(*obj, "la", last)
-      || !read_int(*obj, "na", next) || !read_int(*obj, "d", duration)
-      || !read_string(*obj, "c", compensation)
+      || !read_string(*obj, "e", rec.last_error) || !read_int(*obj, "w", weight)
+      || !read_int(*obj, "a", attempts) || !read_int(*obj, "fa", first)
+      || !read_int(*obj, "la", last) || !read_int(*obj, "na", next)
+      || !read_int(*obj, "d", duration) || !read_string(*obj, "c", compensation)
       || !read_int(*obj, "ca", compensation_attempts))
     return bad_step(index, "a member has the wrong type");
   auto parsed = parse_step_state(state);
@@ -83,8 +78,8 @@ caf::expected<step_record> decode_step(const json::value& v, size_t index) {
 
 // -- base64url (no padding) ---------------------------------------------------
 
-constexpr std::string_view b64_chars
-  = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+constexpr std::string_view b64_chars =
+  "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 std::string b64_encode(std::string_view in) {
   std::string out;
@@ -187,12 +182,10 @@ caf::expected<std::vector<step_record>> decode_steps(std::string_view text) {
   json::error_code ec;
   auto v = json_text::parse(text, ec);
   if (ec)
-    return make_error(errc::store_failure,
-                      "decoding steps failed: " + ec.message());
+    return make_error(errc::store_failure, "decoding steps failed: " + ec.message());
   auto* arr = v.if_array();
   if (arr == nullptr)
-    return make_error(errc::store_failure,
-                      "decoding steps failed: not a JSON array");
+    return make_error(errc::store_failure, "decoding steps failed: not a JSON array");
   std::vector<step_record> out;
   out.reserve(arr->size());
   for (size_t i = 0; i < arr->size(); ++i) {
@@ -214,17 +207,16 @@ void encode_object(std::string& out, const boost::json::object& x) {
   json_text::append_object(out, x);
 }
 
-caf::expected<boost::json::object> decode_object(std::string_view text,
-                                                 std::string_view what) {
+caf::expected<boost::json::object> decode_object(std::string_view text, std::string_view what) {
   json::error_code ec;
   auto v = json_text::parse(text, ec);
   if (ec)
-    return make_error(errc::store_failure, "decoding " + std::string{what}
-                                             + " failed: " + ec.message());
+    return make_error(errc::store_failure,
+                      "decoding " + std::string{what} + " failed: " + ec.message());
   if (auto* obj = v.if_object())
     return std::move(*obj);
-  return make_error(errc::store_failure, "decoding " + std::string{what}
-                                           + " failed: not a JSON object");
+  return make_error(errc::store_failure,
+                    "decoding " + std::string{what} + " failed: not a JSON object");
 }
 
 // -- list cursor --------------------------------------------------------------
@@ -234,9 +226,7 @@ std::string encode_cursor(const list_position& pos) {
 }
 
 caf::expected<list_position> decode_cursor(std::string_view text) {
-  auto fail = [] {
-    return make_error(errc::invalid_argument, "malformed cursor");
-  };
+  auto fail = [] { return make_error(errc::invalid_argument, "malformed cursor"); };
   auto raw = b64_decode(text);
   if (!raw)
     return fail();

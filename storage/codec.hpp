@@ -35,8 +35,7 @@ std::string encode_steps(const std::vector<step_record>& steps);
 void encode_steps(std::string& out, const std::vector<step_record>& steps);
 
 /// Parses what `encode_steps` wrote.
-[[nodiscard]] caf::expected<std::vector<step_record>>
-decode_steps(std::string_view text);
+[[nodiscard]] caf::expected<std::vector<step_record>> decode_steps(std::string_view text);
 
 /// Appends `signals` to `out` as a JSON array of objects: `n` name, `i` id,
 /// `p` payload, `at` received time (us), `c` the step that consumed it
@@ -44,8 +43,7 @@ decode_steps(std::string_view text);
 void encode_signals(std::string& out, const std::vector<signal_record>& signals);
 
 /// Parses what `encode_signals` wrote.
-[[nodiscard]] caf::expected<std::vector<signal_record>>
-decode_signals(std::string_view text);
+[[nodiscard]] caf::expected<std::vector<signal_record>> decode_signals(std::string_view text);
 
 /// Returns `x` as compact JSON text (operation input and data, event extra),
 /// always valid UTF-8 (see json_text.hpp).
@@ -55,8 +53,8 @@ std::string encode_object(const boost::json::object& x);
 void encode_object(std::string& out, const boost::json::object& x);
 
 /// Parses a JSON object; `what` names the field in the error context.
-[[nodiscard]] caf::expected<boost::json::object>
-decode_object(std::string_view text, std::string_view what);
+[[nodiscard]] caf::expected<boost::json::object> decode_object(std::string_view text,
+                                                               std::string_view what);
 
 // -- times --------------------------------------------------------------------
 

@@ -11,9 +11,8 @@ namespace {
 namespace json = boost::json;
 
 caf::error bad_signal(size_t index, std::string_view why) {
-  return make_error(errc::store_failure, "decoding signals failed: signal "
-                                           + std::to_string(index) + ": "
-                                           + std::string{why});
+  return make_error(errc::store_failure, "decoding signals failed: signal " + std::to_string(index)
+                                           + ": " + std::string{why});
 }
 
 caf::expected<signal_record> decode_signal(const json::value& v, size_t index) {
@@ -24,9 +23,8 @@ caf::expected<signal_record> decode_signal(const json::value& v, size_t index) {
   auto* id = obj->if_contains("i");
   auto* at = obj->if_contains("at");
   auto* consumed = obj->if_contains("c");
-  if (name == nullptr || !name->is_string() || id == nullptr || !id->is_string()
-      || at == nullptr || !at->is_int64()
-      || (consumed != nullptr && !consumed->is_string()))
+  if (name == nullptr || !name->is_string() || id == nullptr || !id->is_string() || at == nullptr
+      || !at->is_int64() || (consumed != nullptr && !consumed->is_string()))
     return bad_signal(index, "a member is missing or has the wrong type");
   signal_record rec;
   rec.name = std::string{name->get_string()};

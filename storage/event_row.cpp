@@ -41,10 +41,9 @@ caf::expected<event> decode_event_row(const event_row& row) {
   ev.seq = row.seq;
   auto type = parse_event_type(row.type);
   if (!type)
-    return make_error(errc::store_failure,
-                      "reading event " + std::to_string(row.seq)
-                        + " failed: unknown type '" + std::string{row.type}
-                        + "'");
+    return make_error(errc::store_failure, "reading event " + std::to_string(row.seq)
+                                             + " failed: unknown type '" + std::string{row.type}
+                                             + "'");
   ev.type = *type;
   if (row.extra) {
     auto extra = codec::decode_object(*row.extra, "event extra");

@@ -12,8 +12,7 @@
 
 /// The columns of the `events` table an insert writes (the store assigns
 /// `seq`), in the order of `event_row` after its `seq`.
-#define STEPWISE_EVENT_INSERT_COLUMNS                                          \
-  "time, operation_id, type, step, attempt, state, error, extra"
+#define STEPWISE_EVENT_INSERT_COLUMNS "time, operation_id, type, step, attempt, state, error, extra"
 
 /// The columns of the `events` table in the order of `event_row`: every
 /// backend selects them in this order.
@@ -41,8 +40,7 @@ struct event_row {
 
 /// Returns the row of `ev`; `extra_buf` holds the JSON of `extra` (reused
 /// from event to event, see `op_row_buffers`).
-[[nodiscard]] event_row encode_event_row(const event& ev,
-                                         std::string& extra_buf);
+[[nodiscard]] event_row encode_event_row(const event& ev, std::string& extra_buf);
 
 /// Returns the row at `cols`, selected as `STEPWISE_EVENT_COLUMNS`.
 [[nodiscard]] event_row read_event_row(const column_reader& cols);
@@ -52,8 +50,7 @@ struct event_row {
 [[nodiscard]] caf::expected<event> decode_event_row(const event_row& row);
 
 /// Returns the event at `cols`, selected as `STEPWISE_EVENT_COLUMNS`.
-[[nodiscard]] inline caf::expected<event>
-read_event(const column_reader& cols) {
+[[nodiscard]] inline caf::expected<event> read_event(const column_reader& cols) {
   return decode_event_row(read_event_row(cols));
 }
 

@@ -15,8 +15,8 @@ time_point wall_now() {
 
 } // namespace
 
-caf::expected<std::vector<routed_event>>
-memory_store::routed_events_after(int64_t after, size_t limit) {
+caf::expected<std::vector<routed_event>> memory_store::routed_events_after(int64_t after,
+                                                                           size_t limit) {
   std::lock_guard<std::mutex> guard{mtx_};
   std::vector<routed_event> out;
   for (auto i = static_cast<size_t>(std::max<int64_t>(after, 0));
@@ -27,9 +27,10 @@ memory_store::routed_events_after(int64_t after, size_t limit) {
   return out;
 }
 
-caf::expected<std::optional<int64_t>>
-memory_store::acquire_sink(const std::string& name, const std::string& holder,
-                           duration ttl, sink_start start, bool steal) {
+caf::expected<std::optional<int64_t>> memory_store::acquire_sink(const std::string& name,
+                                                                 const std::string& holder,
+                                                                 duration ttl, sink_start start,
+                                                                 bool steal) {
   std::lock_guard<std::mutex> guard{mtx_};
   auto now = wall_now();
   auto [i, added] = sinks_.try_emplace(name);
@@ -38,17 +39,16 @@ memory_store::acquire_sink(const std::string& name, const std::string& holder,
     rec.name = name;
     rec.cursor = start == sink_start::end ? static_cast<int64_t>(events_.size()) : 0;
   }
-  if (!rec.holder.empty() && rec.holder != holder && !steal
-      && rec.lease_expires_at && *rec.lease_expires_at >= now)
+  if (!rec.holder.empty() && rec.holder != holder && !steal && rec.lease_expires_at
+      && *rec.lease_expires_at >= now)
     return std::optional<int64_t>{};
   rec.holder = holder;
   rec.lease_expires_at = now + ttl;
   return std::optional<int64_t>{rec.cursor};
 }
 
-caf::error memory_store::update_sink(const std::string& name,
-                                     const std::string& holder, duration ttl,
-                                     const sink_progress& p) {
+caf::error memory_store::update_sink(const std::string& name, const std::string& holder,
+                                     duration ttl, const sink_progress& p) {
   std::lock_guard<std::mutex> guard{mtx_};
   auto i = sinks_.find(name);
   if (i == sinks_.end() || i->second.holder != holder)
@@ -68,8 +68,7 @@ caf::error memory_store::update_sink(const std::string& name,
   return caf::error{};
 }
 
-caf::error memory_store::release_sink(const std::string& name,
-                                      const std::string& holder) {
+caf::error memory_store::release_sink(const std::string& name, const std::string& holder) {
   std::lock_guard<std::mutex> guard{mtx_};
   auto i = sinks_.find(name);
   if (i != sinks_.end() && i->second.holder == holder) {

@@ -36,8 +36,7 @@ caf::expected<commit_result> memory_store::commit(const std::vector<checkpoint>&
         // operation that takes part and leaves an end state queues again.
         auto adm = i->second.admission;
         auto blocked = std::move(i->second.blocked_by);
-        if (is_terminal(i->second.state) && !is_terminal(op.state)
-            && adm != admission::none) {
+        if (is_terminal(i->second.state) && !is_terminal(op.state) && adm != admission::none) {
           adm = admission::queued;
           blocked.clear();
         }
@@ -58,8 +57,7 @@ caf::expected<commit_result> memory_store::commit(const std::vector<checkpoint>&
   return res;
 }
 
-caf::expected<admission_round> memory_store::admit(const admission_limits& limits,
-                                                   time_point now) {
+caf::expected<admission_round> memory_store::admit(const admission_limits& limits, time_point now) {
   std::lock_guard<std::mutex> guard{mtx_};
   if (failing_)
     return make_error(errc::store_failure, "memory store: admission failed (injected)");
@@ -72,8 +70,8 @@ caf::expected<admission_round> memory_store::admit(const admission_limits& limit
   });
   std::vector<admission_row> rows;
   for (auto* op : taking_part)
-    rows.push_back({op->id, op->workflow, op->key, op->admission, op->state, op->blocked_by,
-                    op->revision});
+    rows.push_back(
+      {op->id, op->workflow, op->key, op->admission, op->state, op->blocked_by, op->revision});
   auto round = plan_round(rows, limits, now);
   for (auto& u : round.updates) {
     auto& op = ops_.at(u.id);
@@ -103,9 +101,8 @@ caf::expected<std::optional<operation>> memory_store::find_by_key(const std::str
   return std::optional<operation>{ops_.at(k->second)};
 }
 
-caf::expected<std::vector<operation>>
-memory_store::load_active_page(const std::optional<active_position>& after,
-                               size_t limit) {
+caf::expected<std::vector<operation>> memory_store::load_active_page(
+  const std::optional<active_position>& after, size_t limit) {
   std::lock_guard<std::mutex> guard{mtx_};
   auto key = [](const operation& op) { return std::tie(op.created_at, op.id); };
   std::vector<const operation*> found;
@@ -129,8 +126,7 @@ caf::expected<operation_page> memory_store::list(const list_filter& f) {
         && (f.workflow.empty() || kv.second.workflow == f.workflow))
       all.push_back(&kv.second);
   std::sort(all.begin(), all.end(), [](auto* a, auto* b) {
-    return a->created_at != b->created_at ? a->created_at > b->created_at
-                                          : a->id > b->id;
+    return a->created_at != b->created_at ? a->created_at > b->created_at : a->id > b->id;
   });
   size_t start = 0;
   if (!f.cursor.empty()) {

@@ -30,8 +30,8 @@ public:
 
   caf::expected<std::optional<operation>> find_by_key(const std::string& key) override;
 
-  caf::expected<std::vector<operation>>
-  load_active_page(const std::optional<active_position>& after, size_t limit) override;
+  caf::expected<std::vector<operation>> load_active_page(
+    const std::optional<active_position>& after, size_t limit) override;
 
   caf::expected<operation_page> list(const list_filter& filter) override;
 
@@ -39,18 +39,17 @@ public:
 
   caf::expected<int64_t> last_seq() override;
 
-  caf::expected<std::vector<routed_event>>
-  routed_events_after(int64_t after, size_t limit) override;
+  caf::expected<std::vector<routed_event>> routed_events_after(int64_t after,
+                                                               size_t limit) override;
 
-  caf::expected<std::optional<int64_t>>
-  acquire_sink(const std::string& name, const std::string& holder,
-               duration ttl, sink_start start, bool steal) override;
+  caf::expected<std::optional<int64_t>> acquire_sink(const std::string& name,
+                                                     const std::string& holder, duration ttl,
+                                                     sink_start start, bool steal) override;
 
-  caf::error update_sink(const std::string& name, const std::string& holder,
-                         duration ttl, const sink_progress& p) override;
+  caf::error update_sink(const std::string& name, const std::string& holder, duration ttl,
+                         const sink_progress& p) override;
 
-  caf::error release_sink(const std::string& name,
-                          const std::string& holder) override;
+  caf::error release_sink(const std::string& name, const std::string& holder) override;
 
   caf::expected<std::vector<sink_record>> sink_records() override;
 

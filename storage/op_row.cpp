@@ -7,8 +7,7 @@
 
 namespace stepwise {
 
-void encode_op_json(const operation& op, checkpoint::kind what,
-                    op_row_buffers& buf) {
+void encode_op_json(const operation& op, checkpoint::kind what, op_row_buffers& buf) {
   buf.data.clear();
   codec::encode_object(buf.data, op.data);
   buf.steps.clear();
@@ -24,8 +23,7 @@ void encode_op_json(const operation& op, checkpoint::kind what,
   }
 }
 
-op_row op_row_of(const operation& op, checkpoint::kind what,
-                 const op_row_buffers& buf) {
+op_row op_row_of(const operation& op, checkpoint::kind what, const op_row_buffers& buf) {
   op_row row;
   row.id = op.id;
   row.workflow = op.workflow;
@@ -55,14 +53,12 @@ op_row op_row_of(const operation& op, checkpoint::kind what,
   return row;
 }
 
-op_row encode_op_row(const operation& op, checkpoint::kind what,
-                     op_row_buffers& buf) {
+op_row encode_op_row(const operation& op, checkpoint::kind what, op_row_buffers& buf) {
   encode_op_json(op, what, buf);
   return op_row_of(op, what, buf);
 }
 
-std::shared_ptr<const prepared_checkpoint>
-encode_checkpoint(const checkpoint& cp) {
+std::shared_ptr<const prepared_checkpoint> encode_checkpoint(const checkpoint& cp) {
   if (!cp.op)
     return nullptr;
   auto out = std::make_shared<encoded_checkpoint>();
@@ -74,8 +70,7 @@ const char encoded_checkpoint::tag = 0;
 
 op_row checkpoint_row(const checkpoint& cp, op_row_buffers& buf) {
   if (cp.prepared && cp.prepared->maker == &encoded_checkpoint::tag)
-    return op_row_of(*cp.op, cp.what,
-                     static_cast<const encoded_checkpoint&>(*cp.prepared).json);
+    return op_row_of(*cp.op, cp.what, static_cast<const encoded_checkpoint&>(*cp.prepared).json);
   return encode_op_row(*cp.op, cp.what, buf);
 }
 
@@ -109,9 +104,9 @@ caf::expected<operation> decode_op_row(const op_row& row) {
   op.id = std::string{row.id};
   auto state = parse_op_state(row.state);
   if (!state)
-    return make_error(errc::store_failure,
-                      "reading operation '" + op.id + "' failed: unknown state '"
-                        + std::string{row.state} + "'");
+    return make_error(errc::store_failure, "reading operation '" + op.id
+                                             + "' failed: unknown state '" + std::string{row.state}
+                                             + "'");
   op.state = *state;
   auto input = codec::decode_object(row.input, "operation input");
   if (!input)
@@ -143,9 +138,9 @@ caf::expected<operation> decode_op_row(const op_row& row) {
   if (row.admission) {
     auto adm = parse_admission(*row.admission);
     if (!adm)
-      return make_error(errc::store_failure,
-                        "reading operation '" + op.id + "' failed: unknown admission '"
-                          + std::string{*row.admission} + "'");
+      return make_error(errc::store_failure, "reading operation '" + op.id
+                                               + "' failed: unknown admission '"
+                                               + std::string{*row.admission} + "'");
     op.admission = *adm;
   }
   op.blocked_by = std::string{row.blocked_by};

@@ -14,10 +14,10 @@
 /// The columns of the `operations` table that hold an `operation`, in the
 /// order of `op_row`: every backend selects and inserts them in this order.
 /// A macro so that constant SQL statements can contain it as a literal.
-#define STEPWISE_OP_COLUMNS                                                    \
-  "id, workflow, workflow_version, state, input, data, steps, error, "         \
-  "created_at, updated_at, deadline, idempotency_key, request_hash, "          \
-  "revision, wake_at, signals, queue_key, admission, blocked_by, "           \
+#define STEPWISE_OP_COLUMNS                                                                        \
+  "id, workflow, workflow_version, state, input, data, steps, error, "                             \
+  "created_at, updated_at, deadline, idempotency_key, request_hash, "                              \
+  "revision, wake_at, signals, queue_key, admission, blocked_by, "                                 \
   "pause_requested"
 
 namespace stepwise {
@@ -81,8 +81,7 @@ struct op_row_buffers {
 /// the input again on every checkpoint would cost for nothing. Neither
 /// writes `admission` and `blocked_by` on an update: admission rounds own
 /// them once the operation exists.
-[[nodiscard]] op_row encode_op_row(const operation& op, checkpoint::kind what,
-                                   op_row_buffers& buf);
+[[nodiscard]] op_row encode_op_row(const operation& op, checkpoint::kind what, op_row_buffers& buf);
 
 /// Encodes the JSON columns of `op` into `buf` (what `encode_op_row` does
 /// first), for `op_row_of`.
@@ -106,8 +105,7 @@ struct encoded_checkpoint final : prepared_checkpoint {
 };
 
 /// `store::prepare` of the SQL stores.
-[[nodiscard]] std::shared_ptr<const prepared_checkpoint>
-encode_checkpoint(const checkpoint& cp);
+[[nodiscard]] std::shared_ptr<const prepared_checkpoint> encode_checkpoint(const checkpoint& cp);
 
 /// Returns the row of `cp`, from its prepared JSON if it has some, else
 /// encoded into `buf`.
@@ -121,8 +119,7 @@ encode_checkpoint(const checkpoint& cp);
 [[nodiscard]] caf::expected<operation> decode_op_row(const op_row& row);
 
 /// Returns the operation at `cols`, selected as `STEPWISE_OP_COLUMNS`.
-[[nodiscard]] inline caf::expected<operation>
-read_operation(const column_reader& cols) {
+[[nodiscard]] inline caf::expected<operation> read_operation(const column_reader& cols) {
   return decode_op_row(read_op_row(cols));
 }
 

@@ -18,9 +18,8 @@ bool starts_with(std::string_view s, std::string_view prefix) {
 
 std::string upper(std::string_view s) {
   std::string out{s};
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) {
-    return static_cast<char>(std::toupper(c));
-  });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   return out;
 }
 
@@ -33,8 +32,7 @@ caf::expected<store_ptr> open_sqlite(const std::string& uri) {
   if (query != std::string_view::npos) {
     auto param = rest.substr(query + 1);
     constexpr std::string_view key = "synchronous=";
-    auto value = starts_with(param, key) ? upper(param.substr(key.size()))
-                                         : std::string{};
+    auto value = starts_with(param, key) ? upper(param.substr(key.size())) : std::string{};
     if (value == "FULL")
       opts.synchronous = sqlite_sync::full;
     else if (value == "NORMAL")
@@ -45,8 +43,7 @@ caf::expected<store_ptr> open_sqlite(const std::string& uri) {
                           + "': the only option is synchronous=FULL|NORMAL");
   }
   if (path.empty())
-    return make_error(errc::invalid_argument,
-                      "invalid store URI '" + uri + "': the path is empty");
+    return make_error(errc::invalid_argument, "invalid store URI '" + uri + "': the path is empty");
   auto st = sqlite_store::open(path, opts);
   if (!st)
     return std::move(st.error());
@@ -70,8 +67,8 @@ std::string redact_store_uri(const std::string& uri) {
        pos = out.find("password=", pos + 1)) {
     auto start = pos + 9;
     auto end = out.find('&', start);
-    out = out.substr(0, start) + "***"
-          + (end == std::string::npos ? std::string() : out.substr(end));
+    out =
+      out.substr(0, start) + "***" + (end == std::string::npos ? std::string() : out.substr(end));
   }
   return out;
 }
@@ -85,9 +82,8 @@ caf::expected<store_ptr> open_store(const std::string& uri) {
       return std::move(st.error());
     return store_ptr{std::move(*st)};
   }
-  return make_error(errc::invalid_argument,
-                    "invalid store URI '" + redact_store_uri(uri)
-                      + "': expected sqlite:PATH or postgresql://...");
+  return make_error(errc::invalid_argument, "invalid store URI '" + redact_store_uri(uri)
+                                              + "': expected sqlite:PATH or postgresql://...");
 }
 
 } // namespace stepwise

@@ -16,14 +16,14 @@ namespace {
 /// the database do not take).
 constexpr const char* begin_sql = "BEGIN; SELECT pg_advisory_xact_lock(7358320145)";
 
-constexpr const char* pg_queue_sql
-  = "SELECT id, workflow, COALESCE(queue_key, ''), admission, state, blocked_by, revision "
-    "FROM operations WHERE admission IS NOT NULL "
-    "AND state NOT IN ('succeeded', 'failed', 'canceled') ORDER BY created_at, id";
+constexpr const char* pg_queue_sql =
+  "SELECT id, workflow, COALESCE(queue_key, ''), admission, state, blocked_by, revision "
+  "FROM operations WHERE admission IS NOT NULL "
+  "AND state NOT IN ('succeeded', 'failed', 'canceled') ORDER BY created_at, id";
 
-constexpr const char* pg_admission_sql
-  = "UPDATE operations o SET admission = u.a, blocked_by = u.b "
-    "FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[]) AS u(id, a, b) WHERE o.id = u.id";
+constexpr const char* pg_admission_sql =
+  "UPDATE operations o SET admission = u.a, blocked_by = u.b "
+  "FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[]) AS u(id, a, b) WHERE o.id = u.id";
 
 caf::expected<std::vector<admission_row>> read_queue(pg_connection& conn) {
   auto r = conn.exec(pg_queue_sql, "admission round: reading the queue");

@@ -9,7 +9,8 @@ namespace stepwise {
 
 /// Runs one admission round on `conn` in its own transaction (see
 /// `store::admit`), serialized with the rounds of other processes.
-[[nodiscard]] caf::expected<admission_round>
-pg_admit(pg_connection& conn, const admission_limits& limits, time_point now);
+[[nodiscard]] caf::expected<admission_round> pg_admit(pg_connection& conn,
+                                                      const admission_limits& limits,
+                                                      time_point now);
 
 } // namespace stepwise

@@ -6,8 +6,7 @@ namespace stepwise {
 
 namespace {
 
-pg_params binary_params(std::initializer_list<const pg_array*> arrays,
-                        const std::string* owner) {
+pg_params binary_params(std::initializer_list<const pg_array*> arrays, const std::string* owner) {
   pg_params p{arrays.size() + 1};
   for (auto* a : arrays)
     p.add_binary(a->bytes());
@@ -49,14 +48,13 @@ void pg_op_columns::add(const op_row& row) {
 
 pg_params pg_op_columns::params(const std::string* owner) const {
   if (what_ == checkpoint::kind::create)
-    return binary_params({&id_, &workflow_, &version_, &state_, &input_,
-                          &data_, &steps_, &error_, &created_, &updated_,
-                          &deadline_, &key_, &hash_, &revision_, &wake_,
-                          &signals_, &queue_key_, &admission_, &blocked_by_,
-                          &pause_},
+    return binary_params({&id_,       &workflow_,  &version_,   &state_,      &input_,
+                          &data_,     &steps_,     &error_,     &created_,    &updated_,
+                          &deadline_, &key_,       &hash_,      &revision_,   &wake_,
+                          &signals_,  &queue_key_, &admission_, &blocked_by_, &pause_},
                          owner);
-  return binary_params({&id_, &state_, &data_, &steps_, &error_, &updated_,
-                        &deadline_, &revision_, &wake_, &signals_, &pause_},
+  return binary_params({&id_, &state_, &data_, &steps_, &error_, &updated_, &deadline_, &revision_,
+                        &wake_, &signals_, &pause_},
                        owner);
 }
 
@@ -77,8 +75,7 @@ void pg_event_columns::add(const event_row& row) {
 pg_params pg_event_columns::params() const {
   pg_params p{9};
   p.add(rows_);
-  for (auto* a : {&time_, &op_, &type_, &step_, &attempt_, &state_, &error_,
-                  &extra_})
+  for (auto* a : {&time_, &op_, &type_, &step_, &attempt_, &state_, &error_, &extra_})
     p.add_binary(a->bytes());
   return p;
 }

@@ -34,12 +34,11 @@ public:
 private:
   using t = pg_array::type;
   checkpoint::kind what_;
-  pg_array id_{t::text}, workflow_{t::text}, version_{t::int4},
-    state_{t::text}, input_{t::text}, data_{t::text}, steps_{t::text},
-    error_{t::text}, created_{t::int8}, updated_{t::int8}, deadline_{t::int8},
-    key_{t::text}, hash_{t::text}, revision_{t::int8}, wake_{t::int8},
-    signals_{t::text}, queue_key_{t::text}, admission_{t::text},
-    blocked_by_{t::text}, pause_{t::int4};
+  pg_array id_{t::text}, workflow_{t::text}, version_{t::int4}, state_{t::text}, input_{t::text},
+    data_{t::text}, steps_{t::text}, error_{t::text}, created_{t::int8}, updated_{t::int8},
+    deadline_{t::int8}, key_{t::text}, hash_{t::text}, revision_{t::int8}, wake_{t::int8},
+    signals_{t::text}, queue_key_{t::text}, admission_{t::text}, blocked_by_{t::text},
+    pause_{t::int4};
 };
 
 /// The columns of `pg_stmt::append_events`.
@@ -55,8 +54,8 @@ public:
 
 private:
   using t = pg_array::type;
-  pg_array time_{t::int8}, op_{t::text}, type_{t::text}, step_{t::text},
-    attempt_{t::int4}, state_{t::text}, error_{t::text}, extra_{t::text};
+  pg_array time_{t::int8}, op_{t::text}, type_{t::text}, step_{t::text}, attempt_{t::int4},
+    state_{t::text}, error_{t::text}, extra_{t::text};
   int64_t rows_ = 0;
 };
 

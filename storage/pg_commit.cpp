@@ -32,16 +32,14 @@ std::vector<segment> split(const std::vector<checkpoint>& batch) {
       ids.insert(op.id);
     }
     auto& seg = out.back();
-    (batch[i].what == checkpoint::kind::create ? seg.creates : seg.updates)
-      .push_back(i);
+    (batch[i].what == checkpoint::kind::create ? seg.creates : seg.updates).push_back(i);
   }
   return out;
 }
 
 // Sends one multi-row statement for the items at `idx` (none when empty).
 caf::error send_rows(pg_pipeline& pl, const std::vector<checkpoint>& batch,
-                     const std::vector<size_t>& idx, checkpoint::kind what,
-                     const pg_fence* fence) {
+                     const std::vector<size_t>& idx, checkpoint::kind what, const pg_fence* fence) {
   if (idx.empty())
     return caf::none;
   pg_op_columns cols{what};
@@ -52,25 +50,20 @@ caf::error send_rows(pg_pipeline& pl, const std::vector<checkpoint>& batch,
   auto p = cols.params(owner);
   auto create = what == checkpoint::kind::create;
   if (owner != nullptr)
-    return pl.send_prepared(create ? pg_stmt::create_many_owned
-                                   : pg_stmt::update_many_owned,
-                            p);
-  return pl.send_prepared(create ? pg_stmt::create_many : pg_stmt::update_many,
-                          p);
+    return pl.send_prepared(create ? pg_stmt::create_many_owned : pg_stmt::update_many_owned, p);
+  return pl.send_prepared(create ? pg_stmt::create_many : pg_stmt::update_many, p);
 }
 
-caf::error send_segment(pg_pipeline& pl, const std::vector<checkpoint>& batch,
-                        const segment& seg, const pg_fence* fence) {
-  if (auto err = send_rows(pl, batch, seg.creates, checkpoint::kind::create,
-                           fence))
+caf::error send_segment(pg_pipeline& pl, const std::vector<checkpoint>& batch, const segment& seg,
+                        const pg_fence* fence) {
+  if (auto err = send_rows(pl, batch, seg.creates, checkpoint::kind::create, fence))
     return err;
   return send_rows(pl, batch, seg.updates, checkpoint::kind::update, fence);
 }
 
 // Marks the items of `items` whose id the statement did not return.
 void mark_missing(const pg_result& r, const std::vector<checkpoint>& batch,
-                  const std::vector<size_t>& items, write_status why,
-                  commit_result& res) {
+                  const std::vector<size_t>& items, write_status why, commit_result& res) {
   std::unordered_set<std::string_view> written;
   for (int row = 0; row < r.rows(); ++row)
     written.insert(r.text(row, 0));
@@ -101,10 +94,8 @@ caf::error roll_back(pg_connection& conn, caf::error cause) {
 
 // Round trip 1: BEGIN, the lease renewal and the writes. Fills
 // `res.status`; returns whether the lease (if any) was renewed.
-caf::expected<bool> write_items(pg_connection& conn,
-                                const std::vector<checkpoint>& batch,
-                                const pg_fence* fence, bool renew,
-                                commit_result& res) {
+caf::expected<bool> write_items(pg_connection& conn, const std::vector<checkpoint>& batch,
+                                const pg_fence* fence, bool renew, commit_result& res) {
   auto segments = split(batch);
   pg_pipeline pl{conn};
   pg_params none;
@@ -139,8 +130,7 @@ caf::expected<bool> write_items(pg_connection& conn,
     else
       note(std::move(r.error()));
   }
-  auto read = [&](const std::vector<size_t>& items, const char* what,
-                  write_status why) {
+  auto read = [&](const std::vector<size_t>& items, const char* what, write_status why) {
     if (items.empty())
       return;
     if (auto r = pl.result(what))
@@ -161,8 +151,7 @@ caf::expected<bool> write_items(pg_connection& conn,
 
 // Round trip 2: the events of the written items, the commit's mark, then
 // COMMIT.
-caf::error append_and_commit(pg_connection& conn,
-                             const std::vector<checkpoint>& batch,
+caf::error append_and_commit(pg_connection& conn, const std::vector<checkpoint>& batch,
                              const pg_commit_mark& mark, commit_result& res) {
   pg_event_columns cols;
   std::string extra;
@@ -212,12 +201,11 @@ caf::error append_and_commit(pg_connection& conn,
 } // namespace
 
 caf::error pg_fence::lost() const {
-  return make_error(errc::stale_revision, "pg: lease lost: owner '" + owner
-                                            + "' expired or was taken over");
+  return make_error(errc::stale_revision,
+                    "pg: lease lost: owner '" + owner + "' expired or was taken over");
 }
 
-caf::expected<commit_result> pg_commit(pg_connection& conn,
-                                       const std::vector<checkpoint>& batch,
+caf::expected<commit_result> pg_commit(pg_connection& conn, const std::vector<checkpoint>& batch,
                                        const pg_fence* fence, bool renew,
                                        const pg_commit_mark& mark,
                                        std::optional<commit_result>& unsure,
@@ -227,8 +215,7 @@ caf::expected<commit_result> pg_commit(pg_connection& conn,
   for (size_t i = 0; i < batch.size(); ++i)
     if (!batch[i].op)
       return make_error(errc::invalid_argument,
-                        "commit failed: checkpoint " + std::to_string(i)
-                          + " has no operation");
+                        "commit failed: checkpoint " + std::to_string(i) + " has no operation");
   commit_result res;
   res.status.assign(batch.size(), write_status::ok);
   res.renewed_lease = renew && fence != nullptr;
@@ -251,10 +238,9 @@ caf::expected<commit_result> pg_commit(pg_connection& conn,
       for (auto& ev : res.events)
         ev.seq = 0;
       unsure = std::move(res);
-      return make_error(errc::store_failure,
-                        "pg: connection lost during COMMIT (whether it was "
-                        "written is read back once connected): "
-                          + message_of(err));
+      return make_error(errc::store_failure, "pg: connection lost during COMMIT (whether it was "
+                                             "written is read back once connected): "
+                                               + message_of(err));
     }
     // A failed COMMIT ended the transaction already; after an earlier
     // failure the ROLLBACK ends it.
@@ -263,9 +249,9 @@ caf::expected<commit_result> pg_commit(pg_connection& conn,
   return res;
 }
 
-caf::expected<std::optional<commit_result>>
-pg_resolve(pg_connection& conn, const pg_commit_mark& mark,
-           commit_result& unsure) {
+caf::expected<std::optional<commit_result>> pg_resolve(pg_connection& conn,
+                                                       const pg_commit_mark& mark,
+                                                       commit_result& unsure) {
   pg_params p{1};
   p.add(mark.writer);
   // FOR UPDATE waits for a transaction of the broken connection that the

@@ -74,17 +74,19 @@ struct pg_commit_mark {
 /// commits with `renew` renew the lease (its row would otherwise make the
 /// others wait for their turn): the others' updates are still fenced by
 /// each operation's owner.
-[[nodiscard]] caf::expected<commit_result>
-pg_commit(pg_connection& conn, const std::vector<checkpoint>& batch,
-          const pg_fence* fence, bool renew, const pg_commit_mark& mark,
-          std::optional<commit_result>& unsure, std::unique_lock<std::mutex>& order);
+[[nodiscard]] caf::expected<commit_result> pg_commit(pg_connection& conn,
+                                                     const std::vector<checkpoint>& batch,
+                                                     const pg_fence* fence, bool renew,
+                                                     const pg_commit_mark& mark,
+                                                     std::optional<commit_result>& unsure,
+                                                     std::unique_lock<std::mutex>& order);
 
 /// Tells whether the commit `mark` (which left `unsure`) was written: once
 /// no transaction that may still write the mark is open, reads it. Returns
 /// the commit's answer, its events numbered, when it was written; none
 /// when it was not (and will not be).
-[[nodiscard]] caf::expected<std::optional<commit_result>>
-pg_resolve(pg_connection& conn, const pg_commit_mark& mark,
-           commit_result& unsure);
+[[nodiscard]] caf::expected<std::optional<commit_result>> pg_resolve(pg_connection& conn,
+                                                                     const pg_commit_mark& mark,
+                                                                     commit_result& unsure);
 
 } // namespace stepwise

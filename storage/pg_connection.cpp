@@ -39,12 +39,10 @@ std::string pg_result::error_message() const {
 
 // -- pg_connection ------------------------------------------------------------
 
-caf::expected<std::unique_ptr<pg_connection>>
-pg_connection::open(const std::string& uri) {
+caf::expected<std::unique_ptr<pg_connection>> pg_connection::open(const std::string& uri) {
   // Defaults come first: later keywords, including those the URI expands
   // to, override them.
-  const char* keys[] = {"connect_timeout", "application_name", "dbname",
-                        nullptr};
+  const char* keys[] = {"connect_timeout", "application_name", "dbname", nullptr};
   const char* vals[] = {"10", "stepwise", uri.c_str(), nullptr};
   auto* conn = PQconnectdbParams(keys, vals, 1);
   if (conn == nullptr)
@@ -56,7 +54,8 @@ pg_connection::open(const std::string& uri) {
   }
   // Silence NOTICEs (e.g. "relation already exists, skipping"): they
   // would go to stderr.
-  PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+    conn, [](void*, const char*) {}, nullptr);
   // Errors without DETAIL: a constraint's "Failing row contains (...)"
   // quotes the row, input values included, and errors reach the log,
   // /readyz and 503 bodies.
@@ -74,52 +73,44 @@ pg_connection::~pg_connection() {
   PQfinish(conn_);
 }
 
-caf::expected<pg_result> pg_connection::exec(const char* sql,
-                                             std::string_view what) {
+caf::expected<pg_result> pg_connection::exec(const char* sql, std::string_view what) {
   return check(PQexec(conn_, sql), what);
 }
 
-caf::expected<pg_result> pg_connection::exec(const char* sql,
-                                             pg_params& params,
+caf::expected<pg_result> pg_connection::exec(const char* sql, pg_params& params,
                                              std::string_view what) {
-  return check(PQexecParams(conn_, sql, params.size(), nullptr,
-                            params.values(), params.lengths(),
+  return check(PQexecParams(conn_, sql, params.size(), nullptr, params.values(), params.lengths(),
                             params.formats(), 0),
                what);
 }
 
-caf::expected<pg_result> pg_connection::exec_prepared(const char* name,
-                                                      pg_params& params,
+caf::expected<pg_result> pg_connection::exec_prepared(const char* name, pg_params& params,
                                                       std::string_view what) {
-  return check(PQexecPrepared(conn_, name, params.size(), params.values(),
-                              params.lengths(), params.formats(), 0),
+  return check(PQexecPrepared(conn_, name, params.size(), params.values(), params.lengths(),
+                              params.formats(), 0),
                what);
 }
 
 caf::error pg_connection::prepare(const char* name, const char* sql) {
-  auto r = check(PQprepare(conn_, name, sql, 0, nullptr),
-                 std::string{"prepare "} + name);
+  auto r = check(PQprepare(conn_, name, sql, 0, nullptr), std::string{"prepare "} + name);
   if (!r)
     return std::move(r.error());
   return caf::none;
 }
 
 caf::error pg_connection::fail(std::string_view what) const {
-  return make_error(errc::store_failure, "pg: " + std::string{what} + ": "
-                                           + one_line(PQerrorMessage(conn_)));
+  return make_error(errc::store_failure,
+                    "pg: " + std::string{what} + ": " + one_line(PQerrorMessage(conn_)));
 }
 
-caf::error pg_connection::fail(std::string_view what,
-                               const pg_result& r) const {
+caf::error pg_connection::fail(std::string_view what, const pg_result& r) const {
   auto msg = r ? r.error_message() : std::string{};
   if (msg.empty())
     return fail(what);
-  return make_error(errc::store_failure,
-                    "pg: " + std::string{what} + ": " + msg);
+  return make_error(errc::store_failure, "pg: " + std::string{what} + ": " + msg);
 }
 
-caf::expected<pg_result> pg_connection::check(PGresult* raw,
-                                              std::string_view what) {
+caf::expected<pg_result> pg_connection::check(PGresult* raw, std::string_view what) {
   pg_result r{raw};
   if (!r)
     return fail(what);

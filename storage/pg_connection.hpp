@@ -42,8 +42,7 @@ public:
   }
 
   std::string_view text(int row, int col) const noexcept {
-    return {PQgetvalue(r_.get(), row, col),
-            static_cast<size_t>(PQgetlength(r_.get(), row, col))};
+    return {PQgetvalue(r_.get(), row, col), static_cast<size_t>(PQgetlength(r_.get(), row, col))};
   }
 
   /// Returns the column as an integer (0 for NULL or garbage).
@@ -73,8 +72,7 @@ private:
 class pg_connection {
 public:
   /// Connects with `uri` (a `postgresql://` URI or a `key=value` string).
-  [[nodiscard]] static caf::expected<std::unique_ptr<pg_connection>>
-  open(const std::string& uri);
+  [[nodiscard]] static caf::expected<std::unique_ptr<pg_connection>> open(const std::string& uri);
 
   ~pg_connection();
 
@@ -96,16 +94,15 @@ public:
   }
 
   /// Runs `sql` (no parameters; may hold several statements).
-  [[nodiscard]] caf::expected<pg_result> exec(const char* sql,
-                                              std::string_view what);
+  [[nodiscard]] caf::expected<pg_result> exec(const char* sql, std::string_view what);
 
   /// Runs `sql` with `params` (planned for these values).
-  [[nodiscard]] caf::expected<pg_result>
-  exec(const char* sql, pg_params& params, std::string_view what);
+  [[nodiscard]] caf::expected<pg_result> exec(const char* sql, pg_params& params,
+                                              std::string_view what);
 
   /// Runs the prepared statement `name` with `params`.
-  [[nodiscard]] caf::expected<pg_result>
-  exec_prepared(const char* name, pg_params& params, std::string_view what);
+  [[nodiscard]] caf::expected<pg_result> exec_prepared(const char* name, pg_params& params,
+                                                       std::string_view what);
 
   /// Prepares `sql` as `name` on this connection.
   [[nodiscard]] caf::error prepare(const char* name, const char* sql);

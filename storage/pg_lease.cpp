@@ -13,10 +13,9 @@ namespace stepwise {
 
 namespace {
 
-constexpr auto join_sql
-  = "INSERT INTO process_leases (owner, started_at, renewed_at, "
-    "lease_expires_at) SELECT $1, n, n, n + $2 FROM stepwise_now_us() AS n "
-    "ON CONFLICT DO NOTHING RETURNING 1";
+constexpr auto join_sql = "INSERT INTO process_leases (owner, started_at, renewed_at, "
+                          "lease_expires_at) SELECT $1, n, n, n + $2 FROM stepwise_now_us() AS n "
+                          "ON CONFLICT DO NOTHING RETURNING 1";
 
 // Ending expired leases and claiming orphans happen in one transaction.
 // The UPDATE locks each expired lease row, so an owner renewing at the same
@@ -25,9 +24,8 @@ constexpr auto join_sql
 // it, so orphans are found through the owner index, not by scanning every
 // live operation. SKIP LOCKED leaves operations a concurrent claimer or a
 // live owner is writing to.
-constexpr auto end_expired_sql
-  = "UPDATE process_leases SET ended = true WHERE NOT ended "
-    "AND lease_expires_at < stepwise_now_us() AND owner <> $1";
+constexpr auto end_expired_sql = "UPDATE process_leases SET ended = true WHERE NOT ended "
+                                 "AND lease_expires_at < stepwise_now_us() AND owner <> $1";
 
 #define SW_ACTIVE "o.state NOT IN ('succeeded', 'failed', 'canceled')"
 
@@ -35,27 +33,25 @@ constexpr auto end_expired_sql
 // next to nothing with millions of live operations: operations of ended
 // owners, and operations without owner. No ORDER BY: with one the planner
 // walks every live operation in creation order.
-constexpr auto claim_sql
-  = "WITH ended AS (SELECT o.id FROM operations o WHERE o.owner = ANY(ARRAY("
-    "SELECT owner FROM process_leases WHERE ended)) AND " SW_ACTIVE " LIMIT $2 "
-    "FOR UPDATE OF o SKIP LOCKED), "
-    "unowned AS (SELECT o.id FROM operations o WHERE o.owner IS NULL AND "
-    SW_ACTIVE " LIMIT $2 FOR UPDATE OF o SKIP LOCKED) "
-    "UPDATE operations SET owner = $1, revision = revision + 1 "
-    "WHERE id IN (SELECT id FROM ended UNION ALL SELECT id FROM unowned "
-    "LIMIT $2) RETURNING " STEPWISE_OP_COLUMNS;
+constexpr auto claim_sql =
+  "WITH ended AS (SELECT o.id FROM operations o WHERE o.owner = ANY(ARRAY("
+  "SELECT owner FROM process_leases WHERE ended)) AND " SW_ACTIVE " LIMIT $2 "
+  "FOR UPDATE OF o SKIP LOCKED), "
+  "unowned AS (SELECT o.id FROM operations o WHERE o.owner IS NULL AND " SW_ACTIVE
+  " LIMIT $2 FOR UPDATE OF o SKIP LOCKED) "
+  "UPDATE operations SET owner = $1, revision = revision + 1 "
+  "WHERE id IN (SELECT id FROM ended UNION ALL SELECT id FROM unowned "
+  "LIMIT $2) RETURNING " STEPWISE_OP_COLUMNS;
 
 // Ended leases that no live operation names any more.
-constexpr auto forget_ended_sql
-  = "DELETE FROM process_leases e WHERE ended AND NOT EXISTS (SELECT 1 "
-    "FROM operations o WHERE o.owner = e.owner AND " SW_ACTIVE ")";
+constexpr auto forget_ended_sql =
+  "DELETE FROM process_leases e WHERE ended AND NOT EXISTS (SELECT 1 "
+  "FROM operations o WHERE o.owner = e.owner AND " SW_ACTIVE ")";
 
-constexpr auto leave_sql
-  = "UPDATE process_leases SET ended = true WHERE owner = $1";
+constexpr auto leave_sql = "UPDATE process_leases SET ended = true WHERE owner = $1";
 
-constexpr auto owners_sql
-  = "SELECT owner, started_at, renewed_at, lease_expires_at "
-    "FROM process_leases WHERE NOT ended ORDER BY owner";
+constexpr auto owners_sql = "SELECT owner, started_at, renewed_at, lease_expires_at "
+                            "FROM process_leases WHERE NOT ended ORDER BY owner";
 
 // Renews the lease of `fence` on `c`; an ended lease is lost.
 caf::error renew_on(pg_connection& c, const pg_fence& fence) {
@@ -70,8 +66,8 @@ caf::error renew_on(pg_connection& c, const pg_fence& fence) {
 
 // Ends expired leases and claims orphans in one transaction on `c`; a
 // failure leaves it open for the caller to roll back.
-caf::expected<std::vector<operation>>
-claim_in_transaction(pg_connection& c, const pg_fence& fence, size_t limit) {
+caf::expected<std::vector<operation>> claim_in_transaction(pg_connection& c, const pg_fence& fence,
+                                                           size_t limit) {
   // The planner, trusting statistics that say orphans are many, would
   // scan every live operation even when none is orphaned; the index
   // probes cost next to nothing either way.
@@ -108,8 +104,7 @@ claim_in_transaction(pg_connection& c, const pg_fence& fence, size_t limit) {
 
 caf::error pg_store::join(const std::string& owner, duration ttl) {
   if (owner.empty() || ttl.count() <= 0)
-    return make_error(errc::invalid_argument,
-                      "pg: join: needs an owner id and a positive ttl");
+    return make_error(errc::invalid_argument, "pg: join: needs an owner id and a positive ttl");
   return on_writer(needs_join::no, [&](pg_connection& c) -> caf::error {
     pg_fence lease{owner, ttl};
     auto p = lease.lease_params();
@@ -117,16 +112,14 @@ caf::error pg_store::join(const std::string& owner, duration ttl) {
     if (!r)
       return std::move(r.error());
     if (r->rows() == 0)
-      return make_error(errc::invalid_argument,
-                        "pg: join: owner id '" + owner + "' is in use");
+      return make_error(errc::invalid_argument, "pg: join: owner id '" + owner + "' is in use");
     fence_ = std::move(lease);
     return caf::none;
   });
 }
 
 caf::error pg_store::renew() {
-  return on_writer(needs_join::yes,
-                   [this](pg_connection& c) { return renew_on(c, *fence_); });
+  return on_writer(needs_join::yes, [this](pg_connection& c) { return renew_on(c, *fence_); });
 }
 
 caf::expected<std::vector<operation>> pg_store::claim_orphans(size_t limit) {
@@ -148,10 +141,8 @@ caf::expected<std::vector<owner_info>> pg_store::owners() {
       return std::move(r.error());
     std::vector<owner_info> out;
     for (int i = 0; i < r->rows(); ++i)
-      out.push_back(owner_info{std::string{r->text(i, 0)},
-                               from_micros(r->int64(i, 1)),
-                               from_micros(r->int64(i, 2)),
-                               from_micros(r->int64(i, 3))});
+      out.push_back(owner_info{std::string{r->text(i, 0)}, from_micros(r->int64(i, 1)),
+                               from_micros(r->int64(i, 2)), from_micros(r->int64(i, 3))});
     return out;
   });
 }

@@ -155,10 +155,9 @@ caf::error migrate_locked(pg_connection& conn) {
     return std::move(cur.error());
   auto have = cur->int64(0, 0);
   if (have > pg_schema_version())
-    return make_error(errc::store_failure,
-                      "pg: the database schema is version "
-                        + std::to_string(have) + ", newer than this build ("
-                        + std::to_string(pg_schema_version()) + ")");
+    return make_error(errc::store_failure, "pg: the database schema is version "
+                                             + std::to_string(have) + ", newer than this build ("
+                                             + std::to_string(pg_schema_version()) + ")");
   for (auto& m : pg_migrations)
     if (m.version > have)
       if (auto err = apply(conn, m))
@@ -173,13 +172,11 @@ int pg_schema_version() {
 }
 
 caf::error pg_migrate(pg_connection& conn) {
-  auto schema = conn.exec("SELECT current_schema() IS NOT NULL",
-                          "read current schema");
+  auto schema = conn.exec("SELECT current_schema() IS NOT NULL", "read current schema");
   if (!schema)
     return std::move(schema.error());
   if (schema->text(0, 0) != "t")
-    return make_error(errc::store_failure,
-                      "pg: no schema of the search_path exists");
+    return make_error(errc::store_failure, "pg: no schema of the search_path exists");
   // Keyed by schema so that test schemas of one database migrate in
   // parallel; 0x5753 ("SW") keeps our keys apart from other programs'.
   constexpr auto lock_sql = "SELECT pg_advisory_lock(22355, "

@@ -8,8 +8,8 @@ namespace {
 
 // The wire format is big-endian.
 void append32(std::string& out, uint32_t x) {
-  char b[4] = {static_cast<char>(x >> 24), static_cast<char>(x >> 16),
-               static_cast<char>(x >> 8), static_cast<char>(x)};
+  char b[4] = {static_cast<char>(x >> 24), static_cast<char>(x >> 16), static_cast<char>(x >> 8),
+               static_cast<char>(x)};
   out.append(b, 4);
 }
 
@@ -26,8 +26,7 @@ void append_text(std::string& out, std::string_view s) {
     auto c = static_cast<unsigned char>(s[i]);
     if (c != 0 && c < 0x80) {
       out += s[i++];
-    } else if (auto n = c == 0 ? 0 : utf8::sequence_length(s.substr(i));
-               n > 0) {
+    } else if (auto n = c == 0 ? 0 : utf8::sequence_length(s.substr(i)); n > 0) {
       out.append(s.data() + i, n);
       i += n;
     } else {

@@ -6,8 +6,7 @@
 
 namespace stepwise {
 
-pg_pipeline::pg_pipeline(pg_connection& conn,
-                         std::chrono::milliseconds io_timeout)
+pg_pipeline::pg_pipeline(pg_connection& conn, std::chrono::milliseconds io_timeout)
   : conn_(conn), io_timeout_(io_timeout) {
   // nop
 }
@@ -34,16 +33,16 @@ caf::error pg_pipeline::start() {
 }
 
 caf::error pg_pipeline::send(const char* sql, pg_params& params) {
-  if (PQsendQueryParams(conn_.get(), sql, params.size(), nullptr,
-                        params.values(), params.lengths(), params.formats(), 0)
+  if (PQsendQueryParams(conn_.get(), sql, params.size(), nullptr, params.values(), params.lengths(),
+                        params.formats(), 0)
       != 1)
     return conn_.fail("send");
   return caf::none;
 }
 
 caf::error pg_pipeline::send_prepared(const char* name, pg_params& params) {
-  if (PQsendQueryPrepared(conn_.get(), name, params.size(), params.values(),
-                          params.lengths(), params.formats(), 0)
+  if (PQsendQueryPrepared(conn_.get(), name, params.size(), params.values(), params.lengths(),
+                          params.formats(), 0)
       != 1)
     return conn_.fail(std::string{"send "} + name);
   return caf::none;
@@ -66,8 +65,7 @@ caf::error pg_pipeline::flush() {
     pollfd pfd{PQsocket(c), POLLIN | POLLOUT, 0};
     auto n = ::poll(&pfd, 1, static_cast<int>(io_timeout_.count()));
     if (n == 0)
-      return make_error(errc::store_failure,
-                        "pg: flush: no progress within the I/O timeout");
+      return make_error(errc::store_failure, "pg: flush: no progress within the I/O timeout");
     if (n < 0 && errno != EINTR)
       return make_error(errc::store_failure, "pg: flush: poll failed");
     // Reading what the server sent lets it go on reading our statements.
@@ -92,11 +90,10 @@ caf::expected<pg_result> pg_pipeline::result(std::string_view what) {
     case PGRES_TUPLES_OK:
       return r;
     case PGRES_PIPELINE_ABORTED:
-      return make_error(errc::store_failure, "pg: " + std::string{what}
-                                               + ": skipped after an error");
+      return make_error(errc::store_failure,
+                        "pg: " + std::string{what} + ": skipped after an error");
     case PGRES_PIPELINE_SYNC:
-      return make_error(errc::store_failure, "pg: " + std::string{what}
-                                               + ": result missing");
+      return make_error(errc::store_failure, "pg: " + std::string{what} + ": result missing");
     default:
       return conn_.fail(what, r);
   }

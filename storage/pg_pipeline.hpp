@@ -25,8 +25,7 @@ namespace stepwise {
 class pg_pipeline {
 public:
   explicit pg_pipeline(pg_connection& conn,
-                       std::chrono::milliseconds io_timeout
-                       = std::chrono::seconds(60));
+                       std::chrono::milliseconds io_timeout = std::chrono::seconds(60));
 
   ~pg_pipeline();
 

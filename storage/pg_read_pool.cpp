@@ -12,8 +12,7 @@ pg_read_pool::pg_read_pool(std::string uri, size_t max_open)
 caf::expected<pg_read_pool::lease> pg_read_pool::acquire() {
   {
     std::unique_lock guard{mtx_};
-    returned_.wait(guard,
-                   [this] { return !idle_.empty() || open_ < max_open_; });
+    returned_.wait(guard, [this] { return !idle_.empty() || open_ < max_open_; });
     if (!idle_.empty()) {
       auto conn = std::move(idle_.back());
       idle_.pop_back();

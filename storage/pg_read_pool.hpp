@@ -29,8 +29,7 @@ public:
   /// A connection lent to one thread; returned to the pool on destruction.
   class lease {
   public:
-    lease(pg_read_pool* pool, std::unique_ptr<pg_connection> conn,
-          bool reused)
+    lease(pg_read_pool* pool, std::unique_ptr<pg_connection> conn, bool reused)
       : pool_(pool), conn_(std::move(conn)), reused_(reused) {
       // nop
     }

@@ -18,8 +18,8 @@ int64_t clamp_limit(size_t n) {
   return static_cast<int64_t>(n < most ? n : most);
 }
 
-caf::expected<std::optional<operation>>
-load_one(pg_connection& conn, const char* stmt, const std::string& arg) {
+caf::expected<std::optional<operation>> load_one(pg_connection& conn, const char* stmt,
+                                                 const std::string& arg) {
   pg_params p{1};
   p.add(arg);
   auto r = conn.exec_prepared(stmt, p, stmt);
@@ -35,21 +35,19 @@ load_one(pg_connection& conn, const char* stmt, const std::string& arg) {
 
 } // namespace
 
-caf::expected<std::optional<operation>> load(pg_connection& conn,
-                                             const std::string& id) {
+caf::expected<std::optional<operation>> load(pg_connection& conn, const std::string& id) {
   return load_one(conn, pg_stmt::load, id);
 }
 
-caf::expected<std::optional<operation>> find_by_key(pg_connection& conn,
-                                                    const std::string& key) {
+caf::expected<std::optional<operation>> find_by_key(pg_connection& conn, const std::string& key) {
   if (key.empty())
     return std::optional<operation>{};
   return load_one(conn, pg_stmt::find_by_key, key);
 }
 
-caf::expected<std::vector<operation>>
-load_active_page(pg_connection& conn, const std::optional<active_position>& after,
-                 size_t limit) {
+caf::expected<std::vector<operation>> load_active_page(pg_connection& conn,
+                                                       const std::optional<active_position>& after,
+                                                       size_t limit) {
   pg_params p{3};
   p.add(after ? to_micros(after->created_at) : INT64_MIN);
   p.add(after ? after->id : std::string{});
@@ -60,8 +58,7 @@ load_active_page(pg_connection& conn, const std::optional<active_position>& afte
   return pg_read_operations(*r);
 }
 
-caf::expected<operation_page> list(pg_connection& conn,
-                                   const list_filter& filter) {
+caf::expected<operation_page> list(pg_connection& conn, const list_filter& filter) {
   if (filter.limit == 0)
     return make_error(errc::invalid_argument, "list limit must be positive");
   // Built per call so the planner sees which filters are present and picks
@@ -88,8 +85,8 @@ caf::expected<operation_page> list(pg_connection& conn,
       return std::move(pos.error());
     p.add(to_micros(pos->created_at));
     p.add(pos->id);
-    where("(created_at, id) < ($" + std::to_string(p.size() - 1) + ", $"
-          + std::to_string(p.size()) + ")");
+    where("(created_at, id) < ($" + std::to_string(p.size() - 1) + ", $" + std::to_string(p.size())
+          + ")");
   }
   // One row more than asked tells whether another page follows.
   p.add(clamp_limit(filter.limit) + 1);
@@ -112,8 +109,7 @@ caf::expected<operation_page> list(pg_connection& conn,
   return page;
 }
 
-caf::expected<std::vector<event>> events_after(pg_connection& conn,
-                                               int64_t after, size_t limit) {
+caf::expected<std::vector<event>> events_after(pg_connection& conn, int64_t after, size_t limit) {
   pg_params p{2};
   p.add(after);
   p.add(clamp_limit(limit));
@@ -123,8 +119,8 @@ caf::expected<std::vector<event>> events_after(pg_connection& conn,
   return pg_read_events(*r);
 }
 
-caf::expected<std::vector<routed_event>>
-routed_events_after(pg_connection& conn, int64_t after, size_t limit) {
+caf::expected<std::vector<routed_event>> routed_events_after(pg_connection& conn, int64_t after,
+                                                             size_t limit) {
   pg_params p{2};
   p.add(after);
   p.add(clamp_limit(limit));

@@ -19,25 +19,24 @@ class pg_connection;
 /// `store` functions of the same names.
 namespace pg_reads {
 
-[[nodiscard]] caf::expected<std::optional<operation>>
-load(pg_connection& conn, const std::string& id);
+[[nodiscard]] caf::expected<std::optional<operation>> load(pg_connection& conn,
+                                                           const std::string& id);
 
-[[nodiscard]] caf::expected<std::optional<operation>>
-find_by_key(pg_connection& conn, const std::string& key);
+[[nodiscard]] caf::expected<std::optional<operation>> find_by_key(pg_connection& conn,
+                                                                  const std::string& key);
 
-[[nodiscard]] caf::expected<std::vector<operation>>
-load_active_page(pg_connection& conn, const std::optional<active_position>& after,
-                 size_t limit);
+[[nodiscard]] caf::expected<std::vector<operation>> load_active_page(
+  pg_connection& conn, const std::optional<active_position>& after, size_t limit);
 
-[[nodiscard]] caf::expected<operation_page> list(pg_connection& conn,
-                                                 const list_filter& filter);
+[[nodiscard]] caf::expected<operation_page> list(pg_connection& conn, const list_filter& filter);
 
-[[nodiscard]] caf::expected<std::vector<event>>
-events_after(pg_connection& conn, int64_t after, size_t limit);
+[[nodiscard]] caf::expected<std::vector<event>> events_after(pg_connection& conn, int64_t after,
+                                                             size_t limit);
 
 /// `sink_store::routed_events_after`.
-[[nodiscard]] caf::expected<std::vector<routed_event>>
-routed_events_after(pg_connection& conn, int64_t after, size_t limit);
+[[nodiscard]] caf::expected<std::vector<routed_event>> routed_events_after(pg_connection& conn,
+                                                                           int64_t after,
+                                                                           size_t limit);
 
 [[nodiscard]] caf::expected<int64_t> last_seq(pg_connection& conn);
 

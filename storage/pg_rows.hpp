@@ -37,11 +37,9 @@ private:
 };
 
 /// Decodes every row of `r`, selected as `STEPWISE_OP_COLUMNS`.
-[[nodiscard]] caf::expected<std::vector<operation>>
-pg_read_operations(const pg_result& r);
+[[nodiscard]] caf::expected<std::vector<operation>> pg_read_operations(const pg_result& r);
 
 /// Decodes every row of `r`, selected as `STEPWISE_EVENT_COLUMNS`.
-[[nodiscard]] caf::expected<std::vector<event>>
-pg_read_events(const pg_result& r);
+[[nodiscard]] caf::expected<std::vector<event>> pg_read_events(const pg_result& r);
 
 } // namespace stepwise

@@ -15,12 +15,12 @@ namespace stepwise {
 
 namespace {
 
-constexpr const char* pg_sealed_select_sql
-  = "SELECT id, revision, input, data FROM operations WHERE id > $1 AND " STEPWISE_SEALED_WHERE
-    " ORDER BY id LIMIT $2";
+constexpr const char* pg_sealed_select_sql =
+  "SELECT id, revision, input, data FROM operations WHERE id > $1 AND " STEPWISE_SEALED_WHERE
+  " ORDER BY id LIMIT $2";
 
-constexpr const char* pg_sealed_update_sql
-  = "UPDATE operations SET input = $1, data = $2 WHERE id = $3 AND revision = $4";
+constexpr const char* pg_sealed_update_sql =
+  "UPDATE operations SET input = $1, data = $2 WHERE id = $3 AND revision = $4";
 
 caf::expected<size_t> rewrite(pg_connection& c, const std::vector<sealed_row>& rows) {
   size_t written = 0;

@@ -58,8 +58,7 @@ caf::expected<std::shared_ptr<pg_store>> pg_store::open(const std::string& uri,
 
 pg_store::pg_store(std::string uri, std::unique_ptr<pg_connection> first, size_t lanes,
                    std::unique_ptr<pg_read_pool> readers)
-  : uri_(std::move(uri)),
-    readers_(std::move(readers)) {
+  : uri_(std::move(uri)), readers_(std::move(readers)) {
   for (size_t i = 0; i < lanes; ++i) {
     lanes_.push_back(std::make_unique<lane>());
     lanes_.back()->mark.writer = random_hex(16);
@@ -154,16 +153,14 @@ caf::error pg_store::not_joined() {
 
 // -- writes -------------------------------------------------------------------
 
-caf::expected<commit_result>
-pg_store::commit(const std::vector<checkpoint>& batch) {
+caf::expected<commit_result> pg_store::commit(const std::vector<checkpoint>& batch) {
   std::optional<commit_result> out;
   if (auto err = commit_then(batch, [&out](commit_result& res) { out = std::move(res); }))
     return err;
   return std::move(*out);
 }
 
-caf::error pg_store::commit_then(const std::vector<checkpoint>& batch,
-                                 const durable_fn& durable) {
+caf::error pg_store::commit_then(const std::vector<checkpoint>& batch, const durable_fn& durable) {
   std::shared_lock duty{duty_mtx_};
   auto& l = take_lane(batch);
   struct holder {
@@ -215,10 +212,8 @@ caf::error pg_store::ping() {
   });
 }
 
-caf::expected<admission_round> pg_store::admit(const admission_limits& limits,
-                                               time_point now) {
-  return on_writer(needs_join::no,
-                   [&](pg_connection& c) { return pg_admit(c, limits, now); });
+caf::expected<admission_round> pg_store::admit(const admission_limits& limits, time_point now) {
+  return on_writer(needs_join::no, [&](pg_connection& c) { return pg_admit(c, limits, now); });
 }
 
 // -- reads --------------------------------------------------------------------
@@ -227,32 +222,26 @@ caf::expected<std::optional<operation>> pg_store::load(const std::string& id) {
   return readers_->run([&](pg_connection& c) { return pg_reads::load(c, id); });
 }
 
-caf::expected<std::optional<operation>>
-pg_store::find_by_key(const std::string& key) {
-  return readers_->run(
-    [&](pg_connection& c) { return pg_reads::find_by_key(c, key); });
+caf::expected<std::optional<operation>> pg_store::find_by_key(const std::string& key) {
+  return readers_->run([&](pg_connection& c) { return pg_reads::find_by_key(c, key); });
 }
 
-caf::expected<std::vector<operation>>
-pg_store::load_active_page(const std::optional<active_position>& after, size_t limit) {
+caf::expected<std::vector<operation>> pg_store::load_active_page(
+  const std::optional<active_position>& after, size_t limit) {
   return readers_->run(
     [&](pg_connection& c) { return pg_reads::load_active_page(c, after, limit); });
 }
 
 caf::expected<operation_page> pg_store::list(const list_filter& filter) {
-  return readers_->run(
-    [&](pg_connection& c) { return pg_reads::list(c, filter); });
+  return readers_->run([&](pg_connection& c) { return pg_reads::list(c, filter); });
 }
 
-caf::expected<std::vector<event>> pg_store::events_after(int64_t after,
-                                                         size_t limit) {
-  return readers_->run(
-    [&](pg_connection& c) { return pg_reads::events_after(c, after, limit); });
+caf::expected<std::vector<event>> pg_store::events_after(int64_t after, size_t limit) {
+  return readers_->run([&](pg_connection& c) { return pg_reads::events_after(c, after, limit); });
 }
 
 caf::expected<int64_t> pg_store::last_seq() {
-  return readers_->run(
-    [](pg_connection& c) { return pg_reads::last_seq(c); });
+  return readers_->run([](pg_connection& c) { return pg_reads::last_seq(c); });
 }
 
 } // namespace stepwise

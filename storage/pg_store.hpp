@@ -67,8 +67,8 @@ class pg_store : public store, public lease_store, public sink_store, public sea
 public:
   /// Connects to `uri` (`postgresql://...`, `postgres://...` or a libpq
   /// `key=value` string) and migrates the schema.
-  [[nodiscard]] static caf::expected<std::shared_ptr<pg_store>>
-  open(const std::string& uri, pg_options options = {});
+  [[nodiscard]] static caf::expected<std::shared_ptr<pg_store>> open(const std::string& uri,
+                                                                     pg_options options = {});
 
   ~pg_store() override;
 
@@ -88,37 +88,31 @@ public:
     return this;
   }
 
-  caf::expected<commit_result>
-  commit(const std::vector<checkpoint>& batch) override;
+  caf::expected<commit_result> commit(const std::vector<checkpoint>& batch) override;
 
-  caf::error commit_then(const std::vector<checkpoint>& batch,
-                         const durable_fn& durable) override;
+  caf::error commit_then(const std::vector<checkpoint>& batch, const durable_fn& durable) override;
 
   size_t commit_lanes() const override {
     return lanes_.size();
   }
 
-  std::shared_ptr<const prepared_checkpoint>
-  prepare(const checkpoint& cp) const override {
+  std::shared_ptr<const prepared_checkpoint> prepare(const checkpoint& cp) const override {
     return encode_checkpoint(cp);
   }
 
-  caf::expected<admission_round> admit(const admission_limits& limits,
-                                       time_point now) override;
+  caf::expected<admission_round> admit(const admission_limits& limits, time_point now) override;
   caf::error ping() override;
 
   caf::expected<std::optional<operation>> load(const std::string& id) override;
 
-  caf::expected<std::optional<operation>>
-  find_by_key(const std::string& key) override;
+  caf::expected<std::optional<operation>> find_by_key(const std::string& key) override;
 
-  caf::expected<std::vector<operation>>
-  load_active_page(const std::optional<active_position>& after, size_t limit) override;
+  caf::expected<std::vector<operation>> load_active_page(
+    const std::optional<active_position>& after, size_t limit) override;
 
   caf::expected<operation_page> list(const list_filter& filter) override;
 
-  caf::expected<std::vector<event>> events_after(int64_t after,
-                                                 size_t limit) override;
+  caf::expected<std::vector<event>> events_after(int64_t after, size_t limit) override;
 
   caf::expected<int64_t> last_seq() override;
 
@@ -136,18 +130,17 @@ public:
 
   // -- sink_store interface ---------------------------------------------------
 
-  caf::expected<std::vector<routed_event>>
-  routed_events_after(int64_t after, size_t limit) override;
+  caf::expected<std::vector<routed_event>> routed_events_after(int64_t after,
+                                                               size_t limit) override;
 
-  caf::expected<std::optional<int64_t>>
-  acquire_sink(const std::string& name, const std::string& holder,
-               duration ttl, sink_start start, bool steal) override;
+  caf::expected<std::optional<int64_t>> acquire_sink(const std::string& name,
+                                                     const std::string& holder, duration ttl,
+                                                     sink_start start, bool steal) override;
 
-  caf::error update_sink(const std::string& name, const std::string& holder,
-                         duration ttl, const sink_progress& p) override;
+  caf::error update_sink(const std::string& name, const std::string& holder, duration ttl,
+                         const sink_progress& p) override;
 
-  caf::error release_sink(const std::string& name,
-                          const std::string& holder) override;
+  caf::error release_sink(const std::string& name, const std::string& holder) override;
 
   caf::expected<std::vector<sink_record>> sink_records() override;
 
@@ -204,8 +197,7 @@ private:
   /// (`errc::invalid_state` when it needs `join` and this process has not
   /// joined).
   template <class F>
-  auto on_writer(needs_join join, F&& fun)
-    -> std::invoke_result_t<F&, pg_connection&>;
+  auto on_writer(needs_join join, F&& fun) -> std::invoke_result_t<F&, pg_connection&>;
 
   const std::string uri_;
   /// Shared by commits, held alone by everything else that writes.
@@ -221,8 +213,7 @@ private:
 };
 
 template <class F>
-auto pg_store::on_writer(needs_join join, F&& fun)
-  -> std::invoke_result_t<F&, pg_connection&> {
+auto pg_store::on_writer(needs_join join, F&& fun) -> std::invoke_result_t<F&, pg_connection&> {
   std::unique_lock guard{duty_mtx_};
   if (join == needs_join::yes && !fence_)
     return not_joined();

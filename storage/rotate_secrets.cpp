@@ -9,8 +9,8 @@ namespace stepwise {
 namespace {
 
 /// Seals the values of one JSON column again; returns whether any changed.
-caf::expected<bool> reseal_column(std::string& text, const key_ring& keys,
-                                  const std::string& owner, std::string_view what) {
+caf::expected<bool> reseal_column(std::string& text, const key_ring& keys, const std::string& owner,
+                                  std::string_view what) {
   auto doc = codec::decode_object(text, what);
   if (!doc)
     return std::move(doc.error());
@@ -36,8 +36,8 @@ caf::expected<bool> reseal_row(sealed_row& row, const key_ring& keys) {
 
 } // namespace
 
-caf::expected<rotation_report>
-rotate_secrets(sealed_rows& rows, const key_ring& keys, const rotation_options& opts) {
+caf::expected<rotation_report> rotate_secrets(sealed_rows& rows, const key_ring& keys,
+                                              const rotation_options& opts) {
   rotation_report rep;
   auto batch = opts.batch > 0 ? opts.batch : 1;
   do {

@@ -43,7 +43,7 @@ struct rotation_options {
 /// batches, while servers may run: a row that changed meanwhile is left to
 /// the next pass. Fails only when the store fails; values it cannot open
 /// are listed in `failures`.
-[[nodiscard]] caf::expected<rotation_report>
-rotate_secrets(sealed_rows& rows, const key_ring& keys, const rotation_options& opts);
+[[nodiscard]] caf::expected<rotation_report> rotate_secrets(sealed_rows& rows, const key_ring& keys,
+                                                            const rotation_options& opts);
 
 } // namespace stepwise

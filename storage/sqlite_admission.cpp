@@ -10,13 +10,13 @@ namespace stepwise {
 
 namespace {
 
-constexpr const char* sqlite_queue_sql
-  = "SELECT id, workflow, COALESCE(queue_key, ''), admission, state, blocked_by, revision "
-    "FROM operations WHERE admission IS NOT NULL AND state <> 'succeeded' "
-    "AND state <> 'failed' AND state <> 'canceled' ORDER BY created_at, id";
+constexpr const char* sqlite_queue_sql =
+  "SELECT id, workflow, COALESCE(queue_key, ''), admission, state, blocked_by, revision "
+  "FROM operations WHERE admission IS NOT NULL AND state <> 'succeeded' "
+  "AND state <> 'failed' AND state <> 'canceled' ORDER BY created_at, id";
 
-constexpr const char* sqlite_admission_sql
-  = "UPDATE operations SET admission = ?1, blocked_by = ?2 WHERE id = ?3";
+constexpr const char* sqlite_admission_sql =
+  "UPDATE operations SET admission = ?1, blocked_by = ?2 WHERE id = ?3";
 
 caf::expected<std::vector<admission_row>> read_queue(sqlite_connection& conn) {
   auto stmt = conn.prepare(sqlite_queue_sql);
@@ -30,11 +30,10 @@ caf::expected<std::vector<admission_row>> read_queue(sqlite_connection& conn) {
     auto adm = parse_admission(s.text(3));
     auto state = parse_op_state(s.text(4));
     if (!adm || !state)
-      return make_error(errc::store_failure, "admission round: operation '"
-                                               + std::string{s.text(0)}
+      return make_error(errc::store_failure, "admission round: operation '" + std::string{s.text(0)}
                                                + "' has an unknown admission or state");
-    rows.push_back({std::string{s.text(0)}, std::string{s.text(1)}, std::string{s.text(2)},
-                    *adm, *state, std::string{s.text(5)}, s.int64(6)});
+    rows.push_back({std::string{s.text(0)}, std::string{s.text(1)}, std::string{s.text(2)}, *adm,
+                    *state, std::string{s.text(5)}, s.int64(6)});
   }
   if (rc != SQLITE_DONE)
     return conn.failure("admission round: reading the queue", rc);
@@ -43,8 +42,7 @@ caf::expected<std::vector<admission_row>> read_queue(sqlite_connection& conn) {
 
 } // namespace
 
-caf::expected<admission_round> sqlite_store::admit(const admission_limits& limits,
-                                                   time_point now) {
+caf::expected<admission_round> sqlite_store::admit(const admission_limits& limits, time_point now) {
   return in_write_transaction<admission_round>([&]() -> caf::expected<admission_round> {
     auto rows = read_queue(*writer_);
     if (!rows)

@@ -4,18 +4,15 @@
 
 namespace stepwise {
 
-caf::expected<std::unique_ptr<sqlite_connection>>
-sqlite_connection::open(const std::string& path, int flags,
-                        std::chrono::milliseconds busy) {
+caf::expected<std::unique_ptr<sqlite_connection>> sqlite_connection::open(
+  const std::string& path, int flags, std::chrono::milliseconds busy) {
   sqlite3* db = nullptr;
-  auto rc = sqlite3_open_v2(path.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX,
-                            nullptr);
+  auto rc = sqlite3_open_v2(path.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     // SQLite allocates a handle even on failure, to carry the message.
     std::string msg = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close_v2(db);
-    return make_error(errc::store_failure,
-                      "opening " + path + " failed: " + msg);
+    return make_error(errc::store_failure, "opening " + path + " failed: " + msg);
   }
   std::unique_ptr<sqlite_connection> conn{new sqlite_connection(db)};
   sqlite3_extended_result_codes(db, 1);
@@ -30,8 +27,7 @@ sqlite_connection::~sqlite_connection() {
   sqlite3_close_v2(db_);
 }
 
-caf::expected<sqlite_statement*>
-sqlite_connection::prepare(const std::string& sql) {
+caf::expected<sqlite_statement*> sqlite_connection::prepare(const std::string& sql) {
   if (auto i = cache_.find(sql); i != cache_.end())
     return i->second.get();
   sqlite3_stmt* handle = nullptr;
@@ -52,8 +48,7 @@ caf::error sqlite_connection::exec(const char* sql, std::string_view what) {
     return caf::error{};
   std::string text = msg != nullptr ? msg : sqlite3_errstr(rc);
   sqlite3_free(msg);
-  return make_error(errc::store_failure,
-                    std::string{what} + " failed: " + text);
+  return make_error(errc::store_failure, std::string{what} + " failed: " + text);
 }
 
 caf::error sqlite_connection::run(sqlite_statement& stmt, std::string_view what) {
@@ -65,10 +60,8 @@ caf::error sqlite_connection::run(sqlite_statement& stmt, std::string_view what)
 }
 
 caf::error sqlite_connection::failure(std::string_view what, int rc) const {
-  const char* msg = sqlite3_errcode(db_) != SQLITE_OK ? sqlite3_errmsg(db_)
-                                                      : sqlite3_errstr(rc);
-  return make_error(errc::store_failure,
-                    std::string{what} + " failed: " + msg);
+  const char* msg = sqlite3_errcode(db_) != SQLITE_OK ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+  return make_error(errc::store_failure, std::string{what} + " failed: " + msg);
 }
 
 } // namespace stepwise

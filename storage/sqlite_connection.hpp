@@ -25,8 +25,8 @@ class sqlite_connection {
 public:
   /// Opens `path` with `flags` (`SQLITE_OPEN_*`; `NOMUTEX` is added) and
   /// sets the busy timeout.
-  [[nodiscard]] static caf::expected<std::unique_ptr<sqlite_connection>>
-  open(const std::string& path, int flags, std::chrono::milliseconds busy);
+  [[nodiscard]] static caf::expected<std::unique_ptr<sqlite_connection>> open(
+    const std::string& path, int flags, std::chrono::milliseconds busy);
 
   sqlite_connection(const sqlite_connection&) = delete;
   sqlite_connection& operator=(const sqlite_connection&) = delete;

@@ -114,8 +114,7 @@ caf::expected<int64_t> current_version(sqlite_connection& conn) {
 }
 
 caf::error apply(sqlite_connection& conn, const sqlite_migration& m) {
-  auto what = "applying migration " + std::to_string(m.version) + " ("
-              + m.name + ")";
+  auto what = "applying migration " + std::to_string(m.version) + " (" + m.name + ")";
   if (auto err = conn.exec(m.sql, what))
     return err;
   auto stmt = conn.prepare("INSERT INTO schema_migrations (version, "
@@ -123,8 +122,7 @@ caf::error apply(sqlite_connection& conn, const sqlite_migration& m) {
   if (!stmt)
     return std::move(stmt.error());
   statement_reset guard{**stmt};
-  auto now = std::chrono::time_point_cast<duration>(
-    std::chrono::system_clock::now());
+  auto now = std::chrono::time_point_cast<duration>(std::chrono::system_clock::now());
   (*stmt)->bind(1, m.version);
   (*stmt)->bind(2, to_micros(now));
   auto rc = (*stmt)->step();
@@ -133,8 +131,7 @@ caf::error apply(sqlite_connection& conn, const sqlite_migration& m) {
   return caf::error{};
 }
 
-caf::error migrate_in_transaction(sqlite_connection& conn,
-                                  const std::string& path) {
+caf::error migrate_in_transaction(sqlite_connection& conn, const std::string& path) {
   if (auto err = conn.exec("CREATE TABLE IF NOT EXISTS schema_migrations ("
                            "version INTEGER PRIMARY KEY, "
                            "applied_at INTEGER NOT NULL)",
@@ -144,12 +141,11 @@ caf::error migrate_in_transaction(sqlite_connection& conn,
   if (!have)
     return std::move(have.error());
   if (*have > sqlite_schema_version())
-    return make_error(errc::store_failure,
-                      "database " + path + " has schema version "
-                        + std::to_string(*have) + ", newer than version "
-                        + std::to_string(sqlite_schema_version())
-                        + " that this stepwise binary knows: upgrade "
-                          "stepwise to open it");
+    return make_error(errc::store_failure, "database " + path + " has schema version "
+                                             + std::to_string(*have) + ", newer than version "
+                                             + std::to_string(sqlite_schema_version())
+                                             + " that this stepwise binary knows: upgrade "
+                                               "stepwise to open it");
   for (auto& m : sqlite_migrations)
     if (m.version > *have)
       if (auto err = apply(conn, m))

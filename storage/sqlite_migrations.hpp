@@ -18,7 +18,6 @@ int64_t sqlite_schema_version();
 /// none). A database with a newer version than this binary knows is an
 /// error: an older binary must not write a schema it does not understand.
 /// `path` names the database in errors.
-[[nodiscard]] caf::error migrate(sqlite_connection& conn,
-                                 const std::string& path);
+[[nodiscard]] caf::error migrate(sqlite_connection& conn, const std::string& path);
 
 } // namespace stepwise

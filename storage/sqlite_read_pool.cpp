@@ -2,8 +2,7 @@
 
 namespace stepwise {
 
-sqlite_read_pool::sqlite_read_pool(std::string path,
-                                   std::chrono::milliseconds busy,
+sqlite_read_pool::sqlite_read_pool(std::string path, std::chrono::milliseconds busy,
                                    size_t max_idle)
   : path_(std::move(path)), busy_(busy), max_idle_(max_idle) {
   // nop

@@ -52,8 +52,7 @@ public:
     std::unique_ptr<sqlite_connection> conn_;
   };
 
-  sqlite_read_pool(std::string path, std::chrono::milliseconds busy,
-                   size_t max_idle);
+  sqlite_read_pool(std::string path, std::chrono::milliseconds busy, size_t max_idle);
 
   /// Returns a connection for the calling thread.
   [[nodiscard]] caf::expected<lease> acquire();

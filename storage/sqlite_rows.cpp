@@ -6,10 +6,10 @@ namespace stepwise::sqlite_rows {
 
 // Without a conflict target, DO NOTHING covers both the id and the
 // idempotency key; the caller sees zero changes either way.
-const char* const insert_operation_sql
-  = "INSERT INTO operations (" STEPWISE_OP_COLUMNS ") VALUES (?1, ?2, ?3, "
-    "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
-    "?20) ON CONFLICT DO NOTHING";
+const char* const insert_operation_sql =
+  "INSERT INTO operations (" STEPWISE_OP_COLUMNS ") VALUES (?1, ?2, ?3, "
+  "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
+  "?20) ON CONFLICT DO NOTHING";
 
 // Parameters numbered as the insert's, so that one binding serves both.
 // Input, creation time, idempotency key, request hash and serialization key
@@ -17,16 +17,16 @@ const char* const insert_operation_sql
 // admission columns belong to admission rounds, except that an operation
 // taking part in admission that leaves an end state (a retry) queues again
 // (the right-hand sides read the row as it was).
-#define SW_ENDED                                                               \
-  "state IN ('succeeded', 'failed', 'canceled') AND admission IS NOT NULL "    \
+#define SW_ENDED                                                                                   \
+  "state IN ('succeeded', 'failed', 'canceled') AND admission IS NOT NULL "                        \
   "AND ?4 NOT IN ('succeeded', 'failed', 'canceled')"
-const char* const update_operation_sql
-  = "UPDATE operations SET workflow = ?2, workflow_version = ?3, state = ?4, "
-    "data = ?6, steps = ?7, error = ?8, updated_at = ?10, deadline = ?11, "
-    "revision = ?14, wake_at = ?15, signals = ?16, pause_requested = ?20, "
-    "admission = CASE WHEN " SW_ENDED " THEN 'queued' ELSE admission END, "
-    "blocked_by = CASE WHEN " SW_ENDED " THEN '' ELSE blocked_by END "
-    "WHERE id = ?1 AND revision = ?14 - 1";
+const char* const update_operation_sql =
+  "UPDATE operations SET workflow = ?2, workflow_version = ?3, state = ?4, "
+  "data = ?6, steps = ?7, error = ?8, updated_at = ?10, deadline = ?11, "
+  "revision = ?14, wake_at = ?15, signals = ?16, pause_requested = ?20, "
+  "admission = CASE WHEN " SW_ENDED " THEN 'queued' ELSE admission END, "
+  "blocked_by = CASE WHEN " SW_ENDED " THEN '' ELSE blocked_by END "
+  "WHERE id = ?1 AND revision = ?14 - 1";
 #undef SW_ENDED
 
 // The columns an update that keeps the state writes: indexes on `state`,
@@ -34,12 +34,12 @@ const char* const update_operation_sql
 // their entries for every row whose SET names those columns, changed or
 // not (three index updates of most checkpoints: a step's result keeps the
 // state). `?4` and `?20` are named so that one binding serves.
-const char* const update_same_state_sql
-  = "UPDATE operations SET workflow = ?2, workflow_version = ?3, "
-    "data = ?6, steps = ?7, error = ?8, updated_at = ?10, deadline = ?11, "
-    "revision = ?14, wake_at = ?15, signals = ?16, pause_requested = ?20 "
-    "WHERE id = ?1 AND revision = ?14 - 1 AND state = ?4 "
-    "AND state <> 'succeeded' AND state <> 'failed' AND state <> 'canceled'";
+const char* const update_same_state_sql =
+  "UPDATE operations SET workflow = ?2, workflow_version = ?3, "
+  "data = ?6, steps = ?7, error = ?8, updated_at = ?10, deadline = ?11, "
+  "revision = ?14, wake_at = ?15, signals = ?16, pause_requested = ?20 "
+  "WHERE id = ?1 AND revision = ?14 - 1 AND state = ?4 "
+  "AND state <> 'succeeded' AND state <> 'failed' AND state <> 'canceled'";
 
 void bind_operation(sqlite_statement& stmt, const op_row& row) {
   stmt.bind_ref(1, row.id);
@@ -64,10 +64,10 @@ void bind_operation(sqlite_statement& stmt, const op_row& row) {
   stmt.bind(20, int64_t{row.pause_requested});
 }
 
-const char* const select_active_sql
-  = "SELECT " STEPWISE_OP_COLUMNS " FROM operations WHERE state <> "
-    "'succeeded' AND state <> 'failed' AND state <> 'canceled' "
-    "AND (created_at, id) > (?1, ?2) ORDER BY created_at, id LIMIT ?3";
+const char* const select_active_sql =
+  "SELECT " STEPWISE_OP_COLUMNS " FROM operations WHERE state <> "
+  "'succeeded' AND state <> 'failed' AND state <> 'canceled' "
+  "AND (created_at, id) > (?1, ?2) ORDER BY created_at, id LIMIT ?3";
 
 std::string select_list_sql(bool by_state, bool by_workflow, bool after) {
   std::string sql = "SELECT " STEPWISE_OP_COLUMNS " FROM operations WHERE 1";

@@ -12,12 +12,12 @@ namespace stepwise {
 
 namespace {
 
-constexpr const char* sqlite_sealed_select_sql
-  = "SELECT id, revision, input, data FROM operations WHERE id > ?1 AND " STEPWISE_SEALED_WHERE
-    " ORDER BY id LIMIT ?2";
+constexpr const char* sqlite_sealed_select_sql =
+  "SELECT id, revision, input, data FROM operations WHERE id > ?1 AND " STEPWISE_SEALED_WHERE
+  " ORDER BY id LIMIT ?2";
 
-constexpr const char* sqlite_sealed_update_sql
-  = "UPDATE operations SET input = ?1, data = ?2 WHERE id = ?3 AND revision = ?4";
+constexpr const char* sqlite_sealed_update_sql =
+  "UPDATE operations SET input = ?1, data = ?2 WHERE id = ?3 AND revision = ?4";
 
 } // namespace
 
@@ -36,8 +36,8 @@ caf::expected<std::vector<sealed_row>> sqlite_store::sealed_after(const std::str
   std::vector<sealed_row> rows;
   int rc;
   while ((rc = s.step()) == SQLITE_ROW)
-    rows.push_back({std::string{s.text(0)}, s.int64(1), std::string{s.text(2)},
-                    std::string{s.text(3)}});
+    rows.push_back(
+      {std::string{s.text(0)}, s.int64(1), std::string{s.text(2)}, std::string{s.text(3)}});
   if (rc != SQLITE_DONE)
     return (*conn)->failure("reading operations with sealed values", rc);
   return rows;

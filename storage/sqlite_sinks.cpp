@@ -17,38 +17,35 @@ namespace stepwise {
 namespace {
 
 int64_t now_us() {
-  return to_micros(std::chrono::time_point_cast<duration>(
-    std::chrono::system_clock::now()));
+  return to_micros(std::chrono::time_point_cast<duration>(std::chrono::system_clock::now()));
 }
 
-constexpr auto insert_sink_sql
-  = "INSERT INTO sink_cursors (name, cursor, created_at) VALUES (?1, "
-    "CASE WHEN ?2 THEN COALESCE((SELECT seq FROM sqlite_sequence WHERE name "
-    "= 'events'), 0) ELSE 0 END, ?3) ON CONFLICT (name) DO NOTHING";
+constexpr auto insert_sink_sql =
+  "INSERT INTO sink_cursors (name, cursor, created_at) VALUES (?1, "
+  "CASE WHEN ?2 THEN COALESCE((SELECT seq FROM sqlite_sequence WHERE name "
+  "= 'events'), 0) ELSE 0 END, ?3) ON CONFLICT (name) DO NOTHING";
 
-constexpr auto take_sink_sql
-  = "UPDATE sink_cursors SET holder = ?2, lease_expires_at = ?3 + ?4 "
-    "WHERE name = ?1 AND (holder = ?2 OR holder = '' OR lease_expires_at < ?3 "
-    "OR ?5) RETURNING cursor";
+constexpr auto take_sink_sql =
+  "UPDATE sink_cursors SET holder = ?2, lease_expires_at = ?3 + ?4 "
+  "WHERE name = ?1 AND (holder = ?2 OR holder = '' OR lease_expires_at < ?3 "
+  "OR ?5) RETURNING cursor";
 
 // Right-hand sides see the old row: delivered_at moves with the cursor.
-constexpr auto update_sink_sql
-  = "UPDATE sink_cursors SET "
-    "delivered_at = CASE WHEN ?3 > cursor THEN ?4 ELSE delivered_at END, "
-    "cursor = MAX(cursor, ?3), lease_expires_at = ?4 + ?5, "
-    "last_error = COALESCE(?6, last_error), "
-    "failed_at = CASE WHEN ?6 IS NULL OR ?6 = '' THEN failed_at ELSE ?4 END "
-    "WHERE name = ?1 AND holder = ?2";
+constexpr auto update_sink_sql =
+  "UPDATE sink_cursors SET "
+  "delivered_at = CASE WHEN ?3 > cursor THEN ?4 ELSE delivered_at END, "
+  "cursor = MAX(cursor, ?3), lease_expires_at = ?4 + ?5, "
+  "last_error = COALESCE(?6, last_error), "
+  "failed_at = CASE WHEN ?6 IS NULL OR ?6 = '' THEN failed_at ELSE ?4 END "
+  "WHERE name = ?1 AND holder = ?2";
 
-constexpr auto release_sink_sql
-  = "UPDATE sink_cursors SET holder = '', lease_expires_at = 0 "
-    "WHERE name = ?1 AND holder = ?2";
+constexpr auto release_sink_sql = "UPDATE sink_cursors SET holder = '', lease_expires_at = 0 "
+                                  "WHERE name = ?1 AND holder = ?2";
 
 } // namespace
 
-caf::error sqlite_store::light_write(
-  std::string_view what,
-  const std::function<caf::error(sqlite_connection&)>& fun) {
+caf::error sqlite_store::light_write(std::string_view what,
+                                     const std::function<caf::error(sqlite_connection&)>& fun) {
   std::lock_guard<std::mutex> guard{write_mtx_};
   auto& conn = *writer_;
   // NORMAL in WAL mode: the transaction survives a crash of the process,
@@ -63,21 +60,21 @@ caf::error sqlite_store::light_write(
     if (!err)
       err = conn.exec("COMMIT", what);
   } catch (const std::exception& ex) {
-    err = make_error(errc::store_failure,
-                     std::string{what} + " failed: " + ex.what());
+    err = make_error(errc::store_failure, std::string{what} + " failed: " + ex.what());
   }
   if (err && sqlite3_get_autocommit(conn.handle()) == 0)
     static_cast<void>(conn.exec("ROLLBACK", what));
-  auto restore = sync_ == sqlite_sync::full ? "PRAGMA synchronous = FULL"
-                                            : "PRAGMA synchronous = NORMAL";
+  auto restore =
+    sync_ == sqlite_sync::full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL";
   if (auto again = conn.exec(restore, what); again && !err)
     err = std::move(again);
   return err;
 }
 
-caf::expected<std::optional<int64_t>>
-sqlite_store::acquire_sink(const std::string& name, const std::string& holder,
-                           duration ttl, sink_start start, bool steal) {
+caf::expected<std::optional<int64_t>> sqlite_store::acquire_sink(const std::string& name,
+                                                                 const std::string& holder,
+                                                                 duration ttl, sink_start start,
+                                                                 bool steal) {
   std::optional<int64_t> granted;
   auto what = "acquiring sink " + name;
   auto err = light_write(what, [&](sqlite_connection& conn) -> caf::error {
@@ -114,9 +111,8 @@ sqlite_store::acquire_sink(const std::string& name, const std::string& holder,
   return granted;
 }
 
-caf::error sqlite_store::update_sink(const std::string& name,
-                                     const std::string& holder, duration ttl,
-                                     const sink_progress& p) {
+caf::error sqlite_store::update_sink(const std::string& name, const std::string& holder,
+                                     duration ttl, const sink_progress& p) {
   auto what = "updating sink " + name;
   bool held = false;
   auto err = light_write(what, [&](sqlite_connection& conn) -> caf::error {
@@ -143,8 +139,7 @@ caf::error sqlite_store::update_sink(const std::string& name,
   return held ? caf::error{} : sink_lease_lost(name);
 }
 
-caf::error sqlite_store::release_sink(const std::string& name,
-                                      const std::string& holder) {
+caf::error sqlite_store::release_sink(const std::string& name, const std::string& holder) {
   auto what = "releasing sink " + name;
   return light_write(what, [&](sqlite_connection& conn) -> caf::error {
     auto stmt = conn.prepare(release_sink_sql);
@@ -160,8 +155,7 @@ caf::expected<std::vector<sink_record>> sqlite_store::sink_records() {
   auto conn = readers_->acquire();
   if (!conn)
     return std::move(conn.error());
-  auto stmt = (*conn)->prepare("SELECT " STEPWISE_SINK_COLUMNS
-                               " FROM sink_cursors ORDER BY name");
+  auto stmt = (*conn)->prepare("SELECT " STEPWISE_SINK_COLUMNS " FROM sink_cursors ORDER BY name");
   if (!stmt)
     return std::move(stmt.error());
   std::vector<sink_record> out;

@@ -59,15 +59,15 @@ public:
   }
 
   void bind(int index, std::string_view value) {
-    note(sqlite3_bind_text64(handle_, index, value.data(), value.size(),
-                             SQLITE_TRANSIENT, SQLITE_UTF8));
+    note(sqlite3_bind_text64(handle_, index, value.data(), value.size(), SQLITE_TRANSIENT,
+                             SQLITE_UTF8));
   }
 
   /// Binds `value` without copying it: it must stay valid and unchanged
   /// until the statement is reset.
   void bind_ref(int index, std::string_view value) {
-    note(sqlite3_bind_text64(handle_, index, value.data(), value.size(),
-                             SQLITE_STATIC, SQLITE_UTF8));
+    note(
+      sqlite3_bind_text64(handle_, index, value.data(), value.size(), SQLITE_STATIC, SQLITE_UTF8));
   }
 
   void bind(int index, const std::string& value) {

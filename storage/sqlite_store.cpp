@@ -38,18 +38,15 @@ caf::error set_pragmas(sqlite_connection& conn, const sqlite_options& opts) {
       return conn.failure("setting journal_mode = WAL");
     if ((*mode)->text(0) != "wal")
       return make_error(errc::store_failure,
-                        "setting journal_mode = WAL failed: got "
-                          + std::string{(*mode)->text(0)});
+                        "setting journal_mode = WAL failed: got " + std::string{(*mode)->text(0)});
   }
-  auto sync = opts.synchronous == sqlite_sync::full
-                ? "PRAGMA synchronous = FULL"
-                : "PRAGMA synchronous = NORMAL";
+  auto sync = opts.synchronous == sqlite_sync::full ? "PRAGMA synchronous = FULL"
+                                                    : "PRAGMA synchronous = NORMAL";
   if (auto err = conn.exec(sync, sync))
     return err;
   // A larger WAL lets many commits' versions of the same hot pages reach
   // the database file in one checkpoint (see sqlite_options).
-  auto checkpoint = "PRAGMA wal_autocheckpoint = "
-                    + std::to_string(opts.wal_autocheckpoint_pages);
+  auto checkpoint = "PRAGMA wal_autocheckpoint = " + std::to_string(opts.wal_autocheckpoint_pages);
   if (auto err = conn.exec(checkpoint.c_str(), checkpoint))
     return err;
   auto cache = "PRAGMA cache_size = -" + std::to_string(opts.cache_kib);
@@ -58,14 +55,13 @@ caf::error set_pragmas(sqlite_connection& conn, const sqlite_options& opts) {
 
 } // namespace
 
-caf::expected<std::shared_ptr<sqlite_store>>
-sqlite_store::open(const std::string& path, sqlite_options opts) {
+caf::expected<std::shared_ptr<sqlite_store>> sqlite_store::open(const std::string& path,
+                                                                sqlite_options opts) {
   if (path.empty() || path == ":memory:" || path.rfind("file:", 0) == 0)
     return make_error(errc::invalid_argument,
-                      "the SQLite store needs a file path, got '" + path
-                        + "'");
-  auto writer = sqlite_connection::open(
-    path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, opts.busy_timeout);
+                      "the SQLite store needs a file path, got '" + path + "'");
+  auto writer =
+    sqlite_connection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, opts.busy_timeout);
   if (!writer)
     return std::move(writer.error());
   auto& conn = **writer;
@@ -92,11 +88,9 @@ sqlite_store::open(const std::string& path, sqlite_options opts) {
       return std::move(stmt.error());
     *slot = *stmt;
   }
-  auto readers = std::make_unique<sqlite_read_pool>(path, opts.busy_timeout,
-                                                    opts.idle_readers);
-  return std::shared_ptr<sqlite_store>{
-    new sqlite_store(path, opts.synchronous, std::move(*writer),
-                     std::move(stmts), std::move(readers))};
+  auto readers = std::make_unique<sqlite_read_pool>(path, opts.busy_timeout, opts.idle_readers);
+  return std::shared_ptr<sqlite_store>{new sqlite_store(path, opts.synchronous, std::move(*writer),
+                                                        std::move(stmts), std::move(readers))};
 }
 
 sqlite_store::sqlite_store(std::string path, sqlite_sync sync,
@@ -121,8 +115,7 @@ std::string sqlite_store::backend() const {
 // -- writes -------------------------------------------------------------------
 
 template <class T>
-caf::expected<T>
-sqlite_store::in_write_transaction(const std::function<caf::expected<T>()>& body) {
+caf::expected<T> sqlite_store::in_write_transaction(const std::function<caf::expected<T>()>& body) {
   std::lock_guard<std::mutex> guard{write_mtx_};
   if (auto err = writer_->run(*stmts_->begin, "BEGIN IMMEDIATE"))
     return err;
@@ -130,8 +123,7 @@ sqlite_store::in_write_transaction(const std::function<caf::expected<T>()>& body
   try {
     result = body();
   } catch (const std::exception& ex) {
-    result = make_error(errc::store_failure,
-                        std::string{"commit failed: "} + ex.what());
+    result = make_error(errc::store_failure, std::string{"commit failed: "} + ex.what());
   }
   if (result) {
     if (auto err = writer_->run(*stmts_->commit, "COMMIT"))
@@ -150,8 +142,7 @@ template caf::expected<admission_round> sqlite_store::in_write_transaction(
 template caf::expected<size_t> sqlite_store::in_write_transaction(
   const std::function<caf::expected<size_t>()>&);
 
-caf::expected<commit_result>
-sqlite_store::commit(const std::vector<checkpoint>& batch) {
+caf::expected<commit_result> sqlite_store::commit(const std::vector<checkpoint>& batch) {
   if (batch.empty())
     return commit_result{};
   return in_write_transaction<commit_result>([&] { return write_batch(batch); });
@@ -171,9 +162,7 @@ caf::error sqlite_store::insert_events(std::vector<event>& evs, size_t from) {
       sqlite_rows::bind_event(ins, encode_event_row(evs[from + i], extras[i]), i);
     auto rc = ins.step();
     if (rc != SQLITE_DONE)
-      return writer_->failure("inserting an event of operation "
-                                + evs[from].operation_id,
-                              rc);
+      return writer_->failure("inserting an event of operation " + evs[from].operation_id, rc);
     auto last = sqlite3_last_insert_rowid(writer_->handle());
     for (size_t i = 0; i < rows; ++i)
       evs[from + i].seq = last - static_cast<int64_t>(rows - 1 - i);
@@ -182,8 +171,7 @@ caf::error sqlite_store::insert_events(std::vector<event>& evs, size_t from) {
   return caf::error{};
 }
 
-caf::expected<commit_result>
-sqlite_store::write_batch(const std::vector<checkpoint>& batch) {
+caf::expected<commit_result> sqlite_store::write_batch(const std::vector<checkpoint>& batch) {
   auto* db = writer_->handle();
   commit_result out;
   out.status.reserve(batch.size());
@@ -191,8 +179,7 @@ sqlite_store::write_batch(const std::vector<checkpoint>& batch) {
     auto& item = batch[i];
     if (!item.op)
       return make_error(errc::invalid_argument,
-                        "commit failed: checkpoint " + std::to_string(i)
-                          + " has no operation");
+                        "commit failed: checkpoint " + std::to_string(i) + " has no operation");
     auto& op = *item.op;
     auto create = item.what == checkpoint::kind::create;
     auto row = checkpoint_row(item, buffers_->op);
@@ -201,8 +188,7 @@ sqlite_store::write_batch(const std::vector<checkpoint>& batch) {
       sqlite_rows::bind_operation(stmt, row);
       auto rc = stmt.step();
       if (rc != SQLITE_DONE)
-        return writer_->failure((create ? "inserting operation " : "updating operation ")
-                                  + op.id,
+        return writer_->failure((create ? "inserting operation " : "updating operation ") + op.id,
                                 rc);
       return caf::none;
     };
@@ -224,8 +210,7 @@ sqlite_store::write_batch(const std::vector<checkpoint>& batch) {
     }
     if (sqlite3_changes(db) == 0) {
       // Its events describe a transition that did not happen: skip them.
-      out.status.push_back(create ? write_status::duplicate_key
-                                  : write_status::stale_revision);
+      out.status.push_back(create ? write_status::duplicate_key : write_status::stale_revision);
       continue;
     }
     out.status.push_back(write_status::ok);

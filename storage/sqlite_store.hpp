@@ -73,8 +73,8 @@ class sqlite_store : public store, public sink_store, public sealed_rows {
 public:
   /// Opens (creating if needed) the database file at `path` and migrates
   /// its schema.
-  [[nodiscard]] static caf::expected<std::shared_ptr<sqlite_store>>
-  open(const std::string& path, sqlite_options options = {});
+  [[nodiscard]] static caf::expected<std::shared_ptr<sqlite_store>> open(
+    const std::string& path, sqlite_options options = {});
 
   ~sqlite_store() override;
 
@@ -95,46 +95,40 @@ public:
     return this;
   }
 
-  caf::expected<commit_result>
-  commit(const std::vector<checkpoint>& batch) override;
+  caf::expected<commit_result> commit(const std::vector<checkpoint>& batch) override;
 
-  std::shared_ptr<const prepared_checkpoint>
-  prepare(const checkpoint& cp) const override {
+  std::shared_ptr<const prepared_checkpoint> prepare(const checkpoint& cp) const override {
     return encode_checkpoint(cp);
   }
 
-  caf::expected<admission_round> admit(const admission_limits& limits,
-                                       time_point now) override;
+  caf::expected<admission_round> admit(const admission_limits& limits, time_point now) override;
 
   caf::expected<std::optional<operation>> load(const std::string& id) override;
 
-  caf::expected<std::optional<operation>>
-  find_by_key(const std::string& key) override;
+  caf::expected<std::optional<operation>> find_by_key(const std::string& key) override;
 
-  caf::expected<std::vector<operation>>
-  load_active_page(const std::optional<active_position>& after, size_t limit) override;
+  caf::expected<std::vector<operation>> load_active_page(
+    const std::optional<active_position>& after, size_t limit) override;
 
   caf::expected<operation_page> list(const list_filter& filter) override;
 
-  caf::expected<std::vector<event>> events_after(int64_t after,
-                                                 size_t limit) override;
+  caf::expected<std::vector<event>> events_after(int64_t after, size_t limit) override;
 
   caf::expected<int64_t> last_seq() override;
 
   // -- sink_store interface ---------------------------------------------------
 
-  caf::expected<std::vector<routed_event>>
-  routed_events_after(int64_t after, size_t limit) override;
+  caf::expected<std::vector<routed_event>> routed_events_after(int64_t after,
+                                                               size_t limit) override;
 
-  caf::expected<std::optional<int64_t>>
-  acquire_sink(const std::string& name, const std::string& holder,
-               duration ttl, sink_start start, bool steal) override;
+  caf::expected<std::optional<int64_t>> acquire_sink(const std::string& name,
+                                                     const std::string& holder, duration ttl,
+                                                     sink_start start, bool steal) override;
 
-  caf::error update_sink(const std::string& name, const std::string& holder,
-                         duration ttl, const sink_progress& p) override;
+  caf::error update_sink(const std::string& name, const std::string& holder, duration ttl,
+                         const sink_progress& p) override;
 
-  caf::error release_sink(const std::string& name,
-                          const std::string& holder) override;
+  caf::error release_sink(const std::string& name, const std::string& holder) override;
 
   caf::expected<std::vector<sink_record>> sink_records() override;
 
@@ -149,10 +143,8 @@ private:
   /// The prepared statements of the write path, prepared once at open.
   struct write_statements;
 
-  sqlite_store(std::string path, sqlite_sync sync,
-               std::unique_ptr<sqlite_connection> writer,
-               std::unique_ptr<write_statements> stmts,
-               std::unique_ptr<sqlite_read_pool> readers);
+  sqlite_store(std::string path, sqlite_sync sync, std::unique_ptr<sqlite_connection> writer,
+               std::unique_ptr<write_statements> stmts, std::unique_ptr<sqlite_read_pool> readers);
 
   /// Runs `fun(writer)` in a transaction of its own on the write
   /// connection, without an fsync (sink writes, see sink_store).

@@ -24,15 +24,14 @@ auto guarded(std::string_view what, F&& fun) -> decltype(fun()) {
   try {
     return fun();
   } catch (const std::exception& ex) {
-    return make_error(errc::store_failure,
-                      std::string{what} + " failed: " + ex.what());
+    return make_error(errc::store_failure, std::string{what} + " failed: " + ex.what());
   }
 }
 
 // Runs `stmt` (bound already) and reads each row with `read` into `out`.
 template <class T, class Read>
-caf::error collect(sqlite_connection& conn, sqlite_statement& stmt,
-                   std::string_view what, Read read, std::vector<T>& out) {
+caf::error collect(sqlite_connection& conn, sqlite_statement& stmt, std::string_view what,
+                   Read read, std::vector<T>& out) {
   statement_reset guard{stmt};
   for (;;) {
     auto rc = stmt.step();
@@ -56,10 +55,8 @@ int64_t clamp_limit(size_t limit) {
 // Reads up to `limit` rows of `sql` (events after `?1`, at most `?2`),
 // oldest first, each with `read`.
 template <class T, class Read>
-caf::expected<std::vector<T>> read_log(sqlite_read_pool& readers,
-                                       const char* sql, int64_t after,
-                                       size_t limit, std::string_view what,
-                                       Read read) {
+caf::expected<std::vector<T>> read_log(sqlite_read_pool& readers, const char* sql, int64_t after,
+                                       size_t limit, std::string_view what, Read read) {
   std::vector<T> out;
   if (limit == 0)
     return out;
@@ -78,43 +75,36 @@ caf::expected<std::vector<T>> read_log(sqlite_read_pool& readers,
 
 } // namespace
 
-caf::expected<std::optional<operation>>
-sqlite_store::load_one(const std::string& where, const std::string& arg) {
+caf::expected<std::optional<operation>> sqlite_store::load_one(const std::string& where,
+                                                               const std::string& arg) {
   auto conn = readers_->acquire();
   if (!conn)
     return std::move(conn.error());
-  auto stmt = (*conn)->prepare("SELECT " STEPWISE_OP_COLUMNS
-                               " FROM operations WHERE "
-                               + where);
+  auto stmt = (*conn)->prepare("SELECT " STEPWISE_OP_COLUMNS " FROM operations WHERE " + where);
   if (!stmt)
     return std::move(stmt.error());
   (*stmt)->bind(1, arg);
   std::vector<operation> found;
-  if (auto err = collect(**conn, **stmt, "loading an operation",
-                         read_operation, found))
+  if (auto err = collect(**conn, **stmt, "loading an operation", read_operation, found))
     return err;
   if (found.empty())
     return std::optional<operation>{};
   return std::optional<operation>{std::move(found.front())};
 }
 
-caf::expected<std::optional<operation>>
-sqlite_store::load(const std::string& id) {
+caf::expected<std::optional<operation>> sqlite_store::load(const std::string& id) {
   return guarded("load", [&] { return load_one("id = ?1", id); });
 }
 
-caf::expected<std::optional<operation>>
-sqlite_store::find_by_key(const std::string& key) {
+caf::expected<std::optional<operation>> sqlite_store::find_by_key(const std::string& key) {
   // No operation has an empty key: absent keys are stored as NULL.
   if (key.empty())
     return std::optional<operation>{};
-  return guarded("find_by_key",
-                 [&] { return load_one("idempotency_key = ?1", key); });
+  return guarded("find_by_key", [&] { return load_one("idempotency_key = ?1", key); });
 }
 
-caf::expected<std::vector<operation>>
-sqlite_store::load_active_page(const std::optional<active_position>& after,
-                               size_t limit) {
+caf::expected<std::vector<operation>> sqlite_store::load_active_page(
+  const std::optional<active_position>& after, size_t limit) {
   return guarded("load_active", [&]() -> caf::expected<std::vector<operation>> {
     auto conn = readers_->acquire();
     if (!conn)
@@ -126,8 +116,7 @@ sqlite_store::load_active_page(const std::optional<active_position>& after,
     (*stmt)->bind(2, after ? after->id : std::string{});
     (*stmt)->bind(3, limit > INT64_MAX ? int64_t{-1} : static_cast<int64_t>(limit));
     std::vector<operation> out;
-    if (auto err = collect(**conn, **stmt, "loading active operations",
-                           read_operation, out))
+    if (auto err = collect(**conn, **stmt, "loading active operations", read_operation, out))
       return err;
     return out;
   });
@@ -163,8 +152,7 @@ caf::expected<operation_page> sqlite_store::list(const list_filter& filter) {
     // One row more than asked tells whether another page follows.
     s.bind(5, clamp_limit(filter.limit) + 1);
     operation_page page;
-    if (auto err = collect(**conn, s, "listing operations",
-                           read_operation, page.items))
+    if (auto err = collect(**conn, s, "listing operations", read_operation, page.items))
       return err;
     if (page.items.size() > filter.limit) {
       page.items.pop_back();
@@ -175,8 +163,7 @@ caf::expected<operation_page> sqlite_store::list(const list_filter& filter) {
   });
 }
 
-caf::expected<std::vector<event>> sqlite_store::events_after(int64_t after,
-                                                             size_t limit) {
+caf::expected<std::vector<event>> sqlite_store::events_after(int64_t after, size_t limit) {
   return guarded("events_after", [&] {
     return read_log<event>(*readers_,
                            "SELECT " STEPWISE_EVENT_COLUMNS " FROM events "
@@ -185,15 +172,14 @@ caf::expected<std::vector<event>> sqlite_store::events_after(int64_t after,
   });
 }
 
-caf::expected<std::vector<routed_event>>
-sqlite_store::routed_events_after(int64_t after, size_t limit) {
+caf::expected<std::vector<routed_event>> sqlite_store::routed_events_after(int64_t after,
+                                                                           size_t limit) {
   return guarded("routed_events_after", [&] {
     return read_log<routed_event>(*readers_,
                                   "SELECT " STEPWISE_ROUTED_EVENT_COLUMNS
                                   " FROM events WHERE seq > ?1 ORDER BY seq "
                                   "LIMIT ?2",
-                                  after, limit, "reading events for sinks",
-                                  read_routed_event);
+                                  after, limit, "reading events for sinks", read_routed_event);
   });
 }
 

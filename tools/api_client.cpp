@@ -34,14 +34,12 @@ api_result api_client::finish(const httplib::Result& r) {
       out.body = nullptr;
   }
   if (r->status >= 400) {
-    auto err = out.body.is_object() ? out.body.as_object().if_contains("error")
-                                    : nullptr;
+    auto err = out.body.is_object() ? out.body.as_object().if_contains("error") : nullptr;
     if (err != nullptr && err->is_object() && err->as_object().contains("code")
         && err->as_object().contains("message")) {
       auto& e = err->as_object();
-      out.error = std::to_string(r->status) + " "
-                  + boost::json::value_to<std::string>(e.at("code")) + ": "
-                  + boost::json::value_to<std::string>(e.at("message"));
+      out.error = std::to_string(r->status) + " " + boost::json::value_to<std::string>(e.at("code"))
+                  + ": " + boost::json::value_to<std::string>(e.at("message"));
     } else {
       out.error = "HTTP " + std::to_string(r->status);
     }
@@ -55,8 +53,7 @@ api_result api_client::get(const std::string& target) {
   return finish(cli_->Get(target));
 }
 
-api_result api_client::post(const std::string& target,
-                            const std::string& body) {
+api_result api_client::post(const std::string& target, const std::string& body) {
   return finish(cli_->Post(target, body, "application/json"));
 }
 

@@ -55,8 +55,7 @@ client_flags take_client_flags(std::vector<std::string>& args) {
   client_flags f;
   bool missing = false;
   auto env = std::getenv("STEPWISE_URL");
-  f.url = take_flag(args, "url", env != nullptr ? env : "http://127.0.0.1:8080",
-                    missing);
+  f.url = take_flag(args, "url", env != nullptr ? env : "http://127.0.0.1:8080", missing);
   auto token = std::getenv("STEPWISE_TOKEN");
   f.token = take_flag(args, "token", token != nullptr ? token : "", missing);
   auto ca = std::getenv("STEPWISE_CA");

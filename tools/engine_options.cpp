@@ -30,8 +30,8 @@ template <size_t serve_options::*Field, size_t Lo, size_t Hi>
 std::optional<std::string> set_size(serve_options& o, const std::string& v) {
   auto n = to_size(v);
   if (!n || *n < Lo || *n > Hi)
-    return "must be an integer from " + std::to_string(Lo) + " to "
-           + std::to_string(Hi) + ", not '" + v + "'";
+    return "must be an integer from " + std::to_string(Lo) + " to " + std::to_string(Hi) + ", not '"
+           + v + "'";
   o.*Field = *n;
   return std::nullopt;
 }
@@ -40,8 +40,8 @@ template <int64_t serve_options::*Field, size_t Lo, size_t Hi>
 std::optional<std::string> set_seconds(serve_options& o, const std::string& v) {
   auto n = to_size(v);
   if (!n || *n < Lo || *n > Hi)
-    return "must be a number of seconds from " + std::to_string(Lo) + " to "
-           + std::to_string(Hi) + ", not '" + v + "'";
+    return "must be a number of seconds from " + std::to_string(Lo) + " to " + std::to_string(Hi)
+           + ", not '" + v + "'";
   o.*Field = static_cast<int64_t>(*n);
   return std::nullopt;
 }
@@ -131,8 +131,7 @@ std::optional<std::string> set_sim_latency(serve_options& o, const std::string& 
   return std::nullopt;
 }
 
-std::optional<std::string> set_sim_failure_rate(serve_options& o,
-                                                const std::string& v) {
+std::optional<std::string> set_sim_failure_rate(serve_options& o, const std::string& v) {
   char* end = nullptr;
   auto x = v.empty() ? -1.0 : std::strtod(v.c_str(), &end);
   if (v.empty() || end != v.c_str() + v.size() || !(x >= 0.0 && x <= 1.0))
@@ -159,11 +158,9 @@ namespace {
 
 const option_spec engine_table[] = {
   {"listen", "STEPWISE_LISTEN", "HOST:PORT",
-   "address to serve HTTP on (default 127.0.0.1:8080; port 0: any free port)",
-   set_listen},
+   "address to serve HTTP on (default 127.0.0.1:8080; port 0: any free port)", set_listen},
   {"store", "STEPWISE_STORE", "URI",
-   "sqlite:PATH or postgresql://... (default sqlite:./stepwise.db)",
-   set_store},
+   "sqlite:PATH or postgresql://... (default sqlite:./stepwise.db)", set_store},
   {"config", "STEPWISE_CONFIG", "FILE",
    "read settings from FILE: one 'name = value' per line, names as the flags "
    "without '--', '#' starts a comment",
@@ -187,8 +184,7 @@ const option_spec engine_table[] = {
    "milliseconds (default 100:1000)",
    set_sim_latency},
   {"sim-failure-rate", "STEPWISE_SIM_FAILURE_RATE", "R",
-   "simulated cloud: probability from 0 to 1 that a task fails (default 0)",
-   set_sim_failure_rate},
+   "simulated cloud: probability from 0 to 1 that a task fails (default 0)", set_sim_failure_rate},
   {"sim-seed", "STEPWISE_SIM_SEED", "S",
    "simulated cloud: seed of its random choices; the same seed replays the "
    "same run (default 1)",
@@ -209,8 +205,7 @@ const option_spec engine_table[] = {
    "HTTP worker threads (default 128); each open keep-alive connection, long "
    "poll and event stream holds one, and a connection beyond them waits",
    set_size<&serve_options::http_threads, 2, 4096>},
-  {"step-workers", "STEPWISE_STEP_WORKERS", "N",
-   "threads that run step functions (default 4)",
+  {"step-workers", "STEPWISE_STEP_WORKERS", "N", "threads that run step functions (default 4)",
    set_size<&serve_options::step_workers, 1, 1024>},
   {"read-workers", "STEPWISE_READ_WORKERS", "N",
    "threads that read operations not in memory (default 2)",
@@ -219,8 +214,7 @@ const option_spec engine_table[] = {
    "CAF scheduler threads (default 0: one per core)",
    set_size<&serve_options::scheduler_threads, 0, 256>},
   {"log-level", "STEPWISE_LOG_LEVEL", "LEVEL",
-   "error, warn, info (default) or debug (debug logs every request)",
-   set_level},
+   "error, warn, info (default) or debug (debug logs every request)", set_level},
   {"max-body", "STEPWISE_MAX_BODY", "BYTES",
    "largest request body accepted (default 1048576; 413 above)",
    set_size<&serve_options::max_body, 1024, 1 << 30>},

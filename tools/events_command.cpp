@@ -21,17 +21,16 @@ std::string detail(const boost::json::value& e) {
 }
 
 std::vector<std::string> row(const boost::json::value& e) {
-  return {text_of(e, "seq"), text_of(e, "time"), text_of(e, "operation_id"),
+  return {text_of(e, "seq"),  text_of(e, "time"), text_of(e, "operation_id"),
           text_of(e, "type"), text_of(e, "step"), detail(e)};
 }
 
-const std::vector<std::string> header{"SEQ", "TIME", "OPERATION", "TYPE",
-                                      "STEP", "DETAIL"};
+const std::vector<std::string> header{"SEQ", "TIME", "OPERATION", "TYPE", "STEP", "DETAIL"};
 
 // Streamed rows cannot be measured in advance: fixed widths instead.
 void print_row(const std::vector<std::string>& r) {
-  std::printf("%-8s %-24s %-36s %-28s %-14s %s\n", r[0].c_str(), r[1].c_str(),
-              r[2].c_str(), r[3].c_str(), r[4].c_str(), r[5].c_str());
+  std::printf("%-8s %-24s %-36s %-28s %-14s %s\n", r[0].c_str(), r[1].c_str(), r[2].c_str(),
+              r[3].c_str(), r[4].c_str(), r[5].c_str());
   std::fflush(stdout);
 }
 
@@ -58,8 +57,7 @@ int follow(api_client& api, int64_t after, bool json) {
     if (!r.ok() && r.status >= 400 && r.status < 500)
       return fail(r);
     if (!r.ok())
-      std::fprintf(stderr, "stream interrupted (%s); reconnecting\n",
-                   r.error.c_str());
+      std::fprintf(stderr, "stream interrupted (%s); reconnecting\n", r.error.c_str());
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }
 }
@@ -91,8 +89,8 @@ int run_events(const std::vector<std::string>& all) {
   api_client api{flags};
   if (follow_flag)
     return follow(api, after, flags.json);
-  auto r = api.get("/api/v1/events?after=" + url_encode(after_text)
-                   + "&limit=" + url_encode(limit));
+  auto r =
+    api.get("/api/v1/events?after=" + url_encode(after_text) + "&limit=" + url_encode(limit));
   if (flags.json || !r.ok())
     return print_json_or_error(r);
   table t(header);
@@ -126,12 +124,11 @@ int run_workflows(const std::vector<std::string>& all) {
   if (flags.json || !r.ok())
     return print_json_or_error(r);
   std::printf("%s v%s (versions: %s)\n\n", text_of(r.body, "name").c_str(),
-              text_of(r.body, "version").c_str(),
-              text_of(r.body, "versions").c_str());
+              text_of(r.body, "version").c_str(), text_of(r.body, "versions").c_str());
   table t({"STEP", "WEIGHT", "KIND", "BEST EFFORT", "RETRY POLICY"});
   for (auto& s : r.body.at("steps").as_array())
-    t.add({text_of(s, "name"), text_of(s, "weight"), text_of(s, "kind"),
-           text_of(s, "best_effort"), cell(text_of(s, "retry_policy"), 80)});
+    t.add({text_of(s, "name"), text_of(s, "weight"), text_of(s, "kind"), text_of(s, "best_effort"),
+           cell(text_of(s, "retry_policy"), 80)});
   std::printf("%s", t.render().c_str());
   return 0;
 }

@@ -85,8 +85,7 @@ const std::vector<option_spec>& front_door_specs() {
     {"tls-cert", "STEPWISE_TLS_CERT", "FILE",
      "serve HTTPS with this PEM certificate (chain); needs --tls-key",
      set_path<&serve_options::tls_cert>},
-    {"tls-key", "STEPWISE_TLS_KEY", "FILE",
-     "the PEM private key of --tls-cert",
+    {"tls-key", "STEPWISE_TLS_KEY", "FILE", "the PEM private key of --tls-cert",
      set_path<&serve_options::tls_key>},
     {"osb", "STEPWISE_OSB", "",
      "mount the Open Service Broker API (v2.17) on /v2/: provisions "

@@ -74,12 +74,11 @@ caf::expected<std::shared_ptr<const key_ring>> read_key_file(const std::string& 
   fd_guard f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (f.fd < 0)
     return failed("cannot read the key file '" + path + "'");
-  struct stat st{};
+  struct stat st {};
   if (::fstat(f.fd, &st) != 0)
     return failed("cannot read the key file '" + path + "'");
   if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0)
-    log(log_level::warn, "the key file " + path
-                           + " may be read by other users: chmod 600 it");
+    log(log_level::warn, "the key file " + path + " may be read by other users: chmod 600 it");
   std::string text;
   char buf[4096];
   for (;;) {
@@ -139,20 +138,21 @@ caf::expected<std::shared_ptr<const key_ring>> keys_for(const serve_options& o, 
                         "a PostgreSQL store needs a key to encrypt secret values: "
                           + how_to_make_one());
     path = default_key_file(sqlite_path(o.store));
-    struct stat st{};
+    struct stat st {};
     if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) {
       if (!create)
-        return make_error(errc::invalid_argument,
-                          "no key file " + path + " beside the database, and no "
-                            "--secret-key-file");
+        return make_error(errc::invalid_argument, "no key file " + path
+                                                    + " beside the database, and no "
+                                                      "--secret-key-file");
       auto sealed = probe ? probe() : caf::expected<bool>{false};
       if (!sealed)
         return std::move(sealed.error());
       if (*sealed)
         return make_error(errc::invalid_argument,
-                          "the key file " + path + " is missing, but the database holds "
-                            "secret values encrypted with it: restore it (or name the "
-                            "key file with --secret-key-file)");
+                          "the key file " + path
+                            + " is missing, but the database holds "
+                              "secret values encrypted with it: restore it (or name the "
+                              "key file with --secret-key-file)");
       auto made = create_key_file(path, dated_id());
       if (!made)
         return made;

@@ -19,14 +19,13 @@ std::string default_key_file(const std::string& db_path);
 
 /// Reads the key ring in `path`; warns when others than its owner may
 /// read the file.
-[[nodiscard]] caf::expected<std::shared_ptr<const key_ring>>
-read_key_file(const std::string& path);
+[[nodiscard]] caf::expected<std::shared_ptr<const key_ring>> read_key_file(const std::string& path);
 
 /// Writes a new key file at `path` holding one fresh key named `id`, mode
 /// 0600 and flushed to disk with its directory entry; fails when the file
 /// exists.
-[[nodiscard]] caf::expected<std::shared_ptr<const key_ring>>
-create_key_file(const std::string& path, const std::string& id);
+[[nodiscard]] caf::expected<std::shared_ptr<const key_ring>> create_key_file(
+  const std::string& path, const std::string& id);
 
 /// Says whether the store holds sealed values already.
 using sealed_probe = std::function<caf::expected<bool>()>;
@@ -37,7 +36,7 @@ using sealed_probe = std::function<caf::expected<bool>()>;
 /// `create` (`stepwise serve`) and `probe` (when given) finds no sealed
 /// value (a lost key file is an error, not a new key); else an error
 /// saying how to make a key.
-[[nodiscard]] caf::expected<std::shared_ptr<const key_ring>>
-keys_for(const serve_options& o, bool create, const sealed_probe& probe = nullptr);
+[[nodiscard]] caf::expected<std::shared_ptr<const key_ring>> keys_for(
+  const serve_options& o, bool create, const sealed_probe& probe = nullptr);
 
 } // namespace stepwise::tools

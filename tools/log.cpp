@@ -15,10 +15,14 @@ std::mutex out_mtx;
 
 const char* name(log_level x) {
   switch (x) {
-    case log_level::error: return "error";
-    case log_level::warn: return "warn";
-    case log_level::info: return "info";
-    case log_level::debug: return "debug";
+    case log_level::error:
+      return "error";
+    case log_level::warn:
+      return "warn";
+    case log_level::info:
+      return "info";
+    case log_level::debug:
+      return "debug";
   }
   return "?";
 }
@@ -26,8 +30,7 @@ const char* name(log_level x) {
 } // namespace
 
 std::optional<log_level> parse_log_level(std::string_view s) {
-  for (auto x : {log_level::error, log_level::warn, log_level::info,
-                 log_level::debug})
+  for (auto x : {log_level::error, log_level::warn, log_level::info, log_level::debug})
     if (s == name(x))
       return x;
   return std::nullopt;

@@ -20,8 +20,7 @@ int main(int argc, char** argv) {
   // SIGPIPE, its client does not.
   std::signal(SIGPIPE, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "-h" || args[0] == "--help"
-      || args[0] == "help") {
+  if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
     std::printf("%s", client_help().c_str());
     return args.empty() ? 2 : 0;
   }
@@ -30,8 +29,7 @@ int main(int argc, char** argv) {
   if (cmd == "serve") {
     auto opts = parse_serve_options(args, process_env());
     if (!opts) {
-      std::fprintf(stderr, "error: %s\n",
-                   stepwise::message_of(opts.error()).c_str());
+      std::fprintf(stderr, "error: %s\n", stepwise::message_of(opts.error()).c_str());
       return 2;
     }
     if (opts->help) {
@@ -50,7 +48,6 @@ int main(int argc, char** argv) {
     return run_sinks(args);
   if (cmd == "secrets")
     return run_secrets(args);
-  std::fprintf(stderr, "error: unknown command '%s'\n\n%s", cmd.c_str(),
-               client_help().c_str());
+  std::fprintf(stderr, "error: unknown command '%s'\n\n%s", cmd.c_str(), client_help().c_str());
   return 2;
 }

@@ -6,9 +6,9 @@
 
 namespace stepwise::tools {
 
-caf::expected<std::shared_ptr<infra::driver>>
-make_driver(const serve_options& opts, std::shared_ptr<const clock> clk,
-            std::shared_ptr<infra::delayed_calls> later) {
+caf::expected<std::shared_ptr<infra::driver>> make_driver(
+  const serve_options& opts, std::shared_ptr<const clock> clk,
+  std::shared_ptr<infra::delayed_calls> later) {
   if (opts.driver != "sim") {
     infra::ignition_driver_config cfg;
     cfg.base_url = opts.driver;

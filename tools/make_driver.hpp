@@ -18,8 +18,8 @@ namespace stepwise::tools {
 /// the Infrastructure API.
 /// The simulated cloud reads time from `clk` (the engine's clock) and
 /// delays its answers by `--sim-call-ms` through `later` (none: at once).
-[[nodiscard]] caf::expected<std::shared_ptr<infra::driver>>
-make_driver(const serve_options& opts, std::shared_ptr<const clock> clk,
-            std::shared_ptr<infra::delayed_calls> later = nullptr);
+[[nodiscard]] caf::expected<std::shared_ptr<infra::driver>> make_driver(
+  const serve_options& opts, std::shared_ptr<const clock> clk,
+  std::shared_ptr<infra::delayed_calls> later = nullptr);
 
 } // namespace stepwise::tools

@@ -25,8 +25,7 @@ std::pair<std::string, std::string> progress(const boost::json::value& op) {
     else if (current == "-")
       current = text_of(s, "name");
   }
-  return {std::to_string(settled) + "/" + std::to_string(steps->get_array().size()),
-          current};
+  return {std::to_string(settled) + "/" + std::to_string(steps->get_array().size()), current};
 }
 
 int list(api_client& api, std::vector<std::string> args, bool json) {
@@ -45,8 +44,7 @@ int list(api_client& api, std::vector<std::string> args, bool json) {
   table t({"ID", "WORKFLOW", "STATE", "STEPS", "CURRENT", "UPDATED", "ERROR"});
   for (auto& op : r.body.at("items").as_array()) {
     auto [done, current] = progress(op);
-    t.add({text_of(op, "id"),
-           text_of(op, "workflow") + " v" + text_of(op, "version"),
+    t.add({text_of(op, "id"), text_of(op, "workflow") + " v" + text_of(op, "version"),
            text_of(op, "state"), done, current, text_of(op, "updated_at"),
            cell(text_of(op, "error"), 50)});
   }
@@ -81,14 +79,14 @@ void print_operation(const boost::json::value& op) {
                + ")";
   kv.add({"signals", signals.empty() ? "-" : cell(signals, 100)});
   std::printf("%s\n", kv.render().c_str());
-  table steps({"#", "STEP", "WEIGHT", "STATE", "ATTEMPTS", "DURATION",
-               "NEXT ATTEMPT", "COMPENSATION", "LAST ERROR"});
+  table steps({"#", "STEP", "WEIGHT", "STATE", "ATTEMPTS", "DURATION", "NEXT ATTEMPT",
+               "COMPENSATION", "LAST ERROR"});
   size_t i = 0;
   for (auto& s : op.at("steps").as_array())
-    steps.add({std::to_string(++i), text_of(s, "name"), text_of(s, "weight"),
-               text_of(s, "state"), text_of(s, "attempts"),
-               text_of(s, "duration_ms") + " ms", text_of(s, "next_attempt_at"),
-               text_of(s, "compensation"), cell(text_of(s, "last_error"), 50)});
+    steps.add({std::to_string(++i), text_of(s, "name"), text_of(s, "weight"), text_of(s, "state"),
+               text_of(s, "attempts"), text_of(s, "duration_ms") + " ms",
+               text_of(s, "next_attempt_at"), text_of(s, "compensation"),
+               cell(text_of(s, "last_error"), 50)});
   std::printf("%s", steps.render().c_str());
 }
 
@@ -131,23 +129,20 @@ int start(api_client& api, std::vector<std::string> args, bool json) {
     return print_json_or_error(r);
   std::printf("%s %s (%s v%s, %s)\n", r.status == 201 ? "started" : "existing",
               text_of(r.body, "id").c_str(), text_of(r.body, "workflow").c_str(),
-              text_of(r.body, "version").c_str(),
-              text_of(r.body, "state").c_str());
+              text_of(r.body, "version").c_str(), text_of(r.body, "state").c_str());
   std::printf("follow it: stepwise ops show %s   or: stepwise events --follow\n",
               text_of(r.body, "id").c_str());
   return 0;
 }
 
-int command(api_client& api, std::vector<std::string> args, bool json,
-            const char* verb) {
+int command(api_client& api, std::vector<std::string> args, bool json, const char* verb) {
   if (args.size() != 1)
     return usage(std::string("ops ") + verb + " takes one operation id");
-  auto r = api.post(std::string(ops_path) + "/" + url_encode(args[0]) + "/" + verb,
-                    "");
+  auto r = api.post(std::string(ops_path) + "/" + url_encode(args[0]) + "/" + verb, "");
   if (json || !r.ok())
     return print_json_or_error(r);
-  std::printf("%s requested for %s (state now: %s)\n", verb,
-              text_of(r.body, "id").c_str(), text_of(r.body, "state").c_str());
+  std::printf("%s requested for %s (state now: %s)\n", verb, text_of(r.body, "id").c_str(),
+              text_of(r.body, "state").c_str());
   return 0;
 }
 
@@ -164,14 +159,13 @@ int signal(api_client& api, std::vector<std::string> args, bool json) {
     return usage("--data must be a JSON object, e.g. '{\"image_id\":\"img-1\"}'");
   if (!id.empty())
     payload.as_object()["signal_id"] = id;
-  auto r = api.post(std::string(ops_path) + "/" + url_encode(args[0]) + "/signals/"
-                      + url_encode(args[1]),
-                    boost::json::serialize(payload));
+  auto r =
+    api.post(std::string(ops_path) + "/" + url_encode(args[0]) + "/signals/" + url_encode(args[1]),
+             boost::json::serialize(payload));
   if (json || !r.ok())
     return print_json_or_error(r);
-  std::printf("%s signal %s to %s (state now: %s)\n",
-              r.status == 200 ? "already had" : "sent", args[1].c_str(),
-              text_of(r.body, "id").c_str(), text_of(r.body, "state").c_str());
+  std::printf("%s signal %s to %s (state now: %s)\n", r.status == 200 ? "already had" : "sent",
+              args[1].c_str(), text_of(r.body, "id").c_str(), text_of(r.body, "state").c_str());
   return 0;
 }
 

@@ -50,8 +50,8 @@ int rotate(std::vector<std::string> args) {
   }
   auto st = open_store(opts->store);
   if (!st) {
-    log(log_level::error, "cannot open the store " + redact_uri(opts->store) + ": "
-                            + message_of(st.error()));
+    log(log_level::error,
+        "cannot open the store " + redact_uri(opts->store) + ": " + message_of(st.error()));
     return 1;
   }
   auto rows = std::dynamic_pointer_cast<sealed_rows>(*st);
@@ -62,8 +62,8 @@ int rotate(std::vector<std::string> args) {
   ropts.progress = [](const rotation_report& rep) { log(log_level::info, report_line(rep)); };
   auto rep = rotate_secrets(*rows, **keys, ropts);
   if (!rep) {
-    log(log_level::error, "rotation stopped: " + message_of(rep.error())
-                            + " (what was written stays; run it again)");
+    log(log_level::error,
+        "rotation stopped: " + message_of(rep.error()) + " (what was written stays; run it again)");
     return 1;
   }
   auto key = (*keys)->current().id;

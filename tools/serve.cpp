@@ -53,8 +53,7 @@ void reload_secrets(http::authenticator* auth, http::basic_credentials* broker) 
     log(log_level::info, "SIGHUP: no --auth-tokens or --osb-credentials file to read again");
   if (auth != nullptr) {
     if (auto n = auth->reload())
-      log(log_level::info, "SIGHUP: read " + std::to_string(*n) + " tokens from "
-                             + auth->path());
+      log(log_level::info, "SIGHUP: read " + std::to_string(*n) + " tokens from " + auth->path());
     else
       log(log_level::error, "SIGHUP: kept the tokens in use: " + message_of(n.error()));
   }
@@ -62,16 +61,16 @@ void reload_secrets(http::authenticator* auth, http::basic_credentials* broker) 
     if (auto ok = broker->reload())
       log(log_level::info, "SIGHUP: read the broker's credentials from " + broker->path());
     else
-      log(log_level::error, "SIGHUP: kept the broker's credentials in use: "
-                              + message_of(ok.error()));
+      log(log_level::error,
+          "SIGHUP: kept the broker's credentials in use: " + message_of(ok.error()));
   }
 }
 
 // Every workflow the server offers. Add new definitions here. The
 // infrastructure workflows come with a driver.
 caf::expected<registry> make_registry(const std::vector<std::string>& sets,
-                                      std::shared_ptr<infra::driver> drv,
-                                      caf::actor monitor, store_ptr st) {
+                                      std::shared_ptr<infra::driver> drv, caf::actor monitor,
+                                      store_ptr st) {
   registry reg;
   if (drv) {
     workflows::infrastructure_deps deps;
@@ -112,15 +111,13 @@ int run_serve(const serve_options& opts) {
     }
     auth = std::move(*opened);
   } else {
-    log(log_level::info, "no --auth-tokens: every route is open to whoever reaches "
-                           + opts.listen);
+    log(log_level::info, "no --auth-tokens: every route is open to whoever reaches " + opts.listen);
   }
   std::shared_ptr<http::basic_credentials> broker;
   if (opts.osb) {
     auto opened = http::basic_credentials::open(opts.osb_credentials);
     if (!opened) {
-      log(log_level::error, "cannot read the broker's credentials: "
-                              + message_of(opened.error()));
+      log(log_level::error, "cannot read the broker's credentials: " + message_of(opened.error()));
       return 2;
     }
     broker = std::move(*opened);
@@ -197,23 +194,20 @@ int run_serve(const serve_options& opts) {
     }
     ob = std::move(*started);
     for (auto& s : opts.sinks)
-      log(log_level::info, std::string("sink ") + s.name + ": " + to_string(s.kind)
-                             + " " + outbox::describe_destination(s));
+      log(log_level::info, std::string("sink ") + s.name + ": " + to_string(s.kind) + " "
+                             + outbox::describe_destination(s));
   }
   auto scfg = opts.server_config();
   if (ob)
     scfg.sinks = [o = ob.get()] { return o->status(); };
   scfg.auth = auth;
   if (log_enabled(log_level::debug))
-    scfg.access_log = [](const httplib::Request& req,
-                         const httplib::Response& res) {
-      log(log_level::debug, req.method + " " + req.path + " "
-                              + std::to_string(res.status));
+    scfg.access_log = [](const httplib::Request& req, const httplib::Response& res) {
+      log(log_level::debug, req.method + " " + req.path + " " + std::to_string(res.status));
     };
   http::server srv{sys, *eng, scfg};
   if (!drv) {
-    log(log_level::warn, "the Infrastructure API is not mounted: "
-                           + message_of(drv.error()));
+    log(log_level::warn, "the Infrastructure API is not mounted: " + message_of(drv.error()));
   } else {
     http::infrastructure_context ictx;
     ictx.eng = *eng;
@@ -252,10 +246,9 @@ int run_serve(const serve_options& opts) {
   // only one served.
   auto every = scfg.host == "0.0.0.0" || scfg.host == "::" ? "every address, " : "";
   log(log_level::info, "stepwise listening on " + url + " (" + every + "store "
-                         + redact_uri(opts.store) + ", "
-                         + std::to_string(scfg.threads) + " HTTP threads)");
-  auto cli_auth = std::string(auth ? " --token TOKEN" : "")
-                  + (srv.tls() ? " --ca CA.pem" : "");
+                         + redact_uri(opts.store) + ", " + std::to_string(scfg.threads)
+                         + " HTTP threads)");
+  auto cli_auth = std::string(auth ? " --token TOKEN" : "") + (srv.tls() ? " --ca CA.pem" : "");
   auto curl_auth = std::string(auth ? " -H 'Authorization: Bearer TOKEN'" : "")
                    + (srv.tls() ? " --cacert CA.pem" : "");
   log(log_level::info, "console: " + url + "/ui/");
@@ -270,9 +263,8 @@ int run_serve(const serve_options& opts) {
       break;
     reload_secrets(auth.get(), broker.get());
   }
-  log(log_level::info, std::string("received ")
-                         + (sig == SIGTERM ? "SIGTERM" : "SIGINT")
-                         + ", shutting down");
+  log(log_level::info,
+      std::string("received ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT") + ", shutting down");
   // A second signal means "now": do not wait for the graceful path.
   std::thread([] {
     auto stops = stop_signals();

@@ -117,8 +117,8 @@ env_reader process_env() {
   };
 }
 
-caf::expected<serve_options>
-parse_serve_options(const std::vector<std::string>& args, const env_reader& env) {
+caf::expected<serve_options> parse_serve_options(const std::vector<std::string>& args,
+                                                 const env_reader& env) {
   // Split the flags first: the config file they may name is read before the
   // environment and the flags are applied over it.
   std::vector<std::pair<const option_spec*, std::string>> flags;
@@ -180,14 +180,13 @@ parse_serve_options(const std::vector<std::string>& args, const env_reader& env)
 }
 
 std::string serve_help() {
-  std::string out =
-    "usage: stepwise serve [FLAGS]\n\n"
-    "Runs the workflow engine with its HTTP API (registers the 'demo' "
-    "workflow).\nStops on SIGTERM or SIGINT: stops accepting, lets requests "
-    "in flight finish,\nwrites pending checkpoints and exits 0; a restart "
-    "resumes every operation.\n\n"
-    "Each flag can also be set by its environment variable or in the config "
-    "file;\nflags win over the environment, which wins over the file.\n\n";
+  std::string out = "usage: stepwise serve [FLAGS]\n\n"
+                    "Runs the workflow engine with its HTTP API (registers the 'demo' "
+                    "workflow).\nStops on SIGTERM or SIGINT: stops accepting, lets requests "
+                    "in flight finish,\nwrites pending checkpoints and exits 0; a restart "
+                    "resumes every operation.\n\n"
+                    "Each flag can also be set by its environment variable or in the config "
+                    "file;\nflags win over the environment, which wins over the file.\n\n";
   for (auto& s : specs()) {
     auto left = std::string("  --") + s.name + (s.is_switch ? "" : " ") + s.arg;
     out += left + "\n      " + s.help + "\n      env: " + s.env + "\n";

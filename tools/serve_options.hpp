@@ -107,8 +107,8 @@ env_reader process_env();
 
 /// Parses the arguments after `serve`, the environment and the config file.
 /// Errors name the flag, variable or file line that is wrong.
-[[nodiscard]] caf::expected<serve_options>
-parse_serve_options(const std::vector<std::string>& args, const env_reader& env);
+[[nodiscard]] caf::expected<serve_options> parse_serve_options(const std::vector<std::string>& args,
+                                                               const env_reader& env);
 
 /// Returns the `--help` text of `stepwise serve`.
 std::string serve_help();

@@ -10,8 +10,7 @@ std::optional<std::string> add_sinks(std::vector<outbox::sink_config>& sinks,
   size_t pos = 0;
   while (pos <= value.size()) {
     auto end = value.find(';', pos);
-    auto spec = value.substr(pos, end == std::string::npos ? std::string::npos
-                                                           : end - pos);
+    auto spec = value.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
     if (!spec.empty()) {
       auto c = outbox::parse_sink(spec);
       if (!c)

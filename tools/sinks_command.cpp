@@ -18,19 +18,17 @@ int run_sinks(const std::vector<std::string>& all) {
   auto r = api.get("/api/v1/sinks");
   if (flags.json || !r.ok())
     return print_json_or_error(r);
-  table t({"NAME", "KIND", "DESTINATION", "CURSOR", "LAG", "DELIVERED", "FAILED",
-           "LAST DELIVERY", "HOLDER", "LAST ERROR"});
+  table t({"NAME", "KIND", "DESTINATION", "CURSOR", "LAG", "DELIVERED", "FAILED", "LAST DELIVERY",
+           "HOLDER", "LAST ERROR"});
   for (auto& s : r.body.at("items").as_array()) {
     auto holder = text_of(s, "holder");
     if (s.at("held_here").as_bool())
       holder += " (this server)";
     t.add({text_of(s, "name"), text_of(s, "kind"), cell(text_of(s, "destination")),
-           text_of(s, "cursor"), text_of(s, "lag"), text_of(s, "delivered"),
-           text_of(s, "failed"), text_of(s, "last_delivery_at"), holder,
-           cell(text_of(s, "last_error"))});
+           text_of(s, "cursor"), text_of(s, "lag"), text_of(s, "delivered"), text_of(s, "failed"),
+           text_of(s, "last_delivery_at"), holder, cell(text_of(s, "last_error"))});
   }
-  std::printf("%s", t.empty() ? "no sinks (stepwise serve --sink ...)\n"
-                              : t.render().c_str());
+  std::printf("%s", t.empty() ? "no sinks (stepwise serve --sink ...)\n" : t.render().c_str());
   return 0;
 }
 

@@ -62,10 +62,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "embed_assets: %s is over 64 KiB: split it\n", argv[i]);
       return 1;
     }
-    out << "const char asset_" << i << "[] = R\"" << delimiter << "(" << body << ")"
-        << delimiter << "\";\n\n";
-    table << "    {\"" << base_name(argv[i]) << "\", \"" << content_type(argv[i])
-          << "\", {asset_" << i << ", sizeof(asset_" << i << ") - 1}},\n";
+    out << "const char asset_" << i << "[] = R\"" << delimiter << "(" << body << ")" << delimiter
+        << "\";\n\n";
+    table << "    {\"" << base_name(argv[i]) << "\", \"" << content_type(argv[i]) << "\", {asset_"
+          << i << ", sizeof(asset_" << i << ") - 1}},\n";
   }
   out << "} // namespace\n\n"
       << "const std::vector<console_asset>& console_assets() {\n"

@@ -21,10 +21,11 @@ void record(step_context& ctx, boost::json::object extra = {}) {
 }
 
 step_def plain(const std::string& name, bool here) {
-  return make_step(name, [](step_context& ctx) {
-           record(ctx);
-           return done();
-         })
+  return make_step(name,
+                   [](step_context& ctx) {
+                     record(ctx);
+                     return done();
+                   })
     .running_inline(here);
 }
 
@@ -41,41 +42,39 @@ void add_workflows(registry& reg, bool here, const std::string& suffix, duration
   workflow steps("bench_steps" + suffix, 1);
   for (int i = 1; i <= 5; ++i)
     steps.step(i, plain("s" + std::to_string(i), here));
-  (void) reg.add(std::move(steps));
+  (void)reg.add(std::move(steps));
 
   auto times = std::make_shared<fail_times>();
   workflow retry("bench_retry" + suffix, 1);
   retry.step(1, plain("s1", here)).step(2, plain("s2", here));
   retry.step(3, make_step("s3", [times](step_context& ctx) {
-    auto now = wall_us();
-    if (ctx.attempt() == 1) {
-      std::lock_guard<std::mutex> g{times->mtx};
-      times->at[ctx.operation_id()] = now;
-      return retry_after(std::chrono::milliseconds(100), "planned failure");
-    }
-    int64_t failed_at;
-    {
-      std::lock_guard<std::mutex> g{times->mtx};
-      failed_at = times->at[ctx.operation_id()];
-      times->at.erase(ctx.operation_id());
-    }
-    record(ctx, {{"late_us", now - failed_at - 100000}});
-    return done();
-  }).running_inline(here));
+                  auto now = wall_us();
+                  if (ctx.attempt() == 1) {
+                    std::lock_guard<std::mutex> g{times->mtx};
+                    times->at[ctx.operation_id()] = now;
+                    return retry_after(std::chrono::milliseconds(100), "planned failure");
+                  }
+                  int64_t failed_at;
+                  {
+                    std::lock_guard<std::mutex> g{times->mtx};
+                    failed_at = times->at[ctx.operation_id()];
+                    times->at.erase(ctx.operation_id());
+                  }
+                  record(ctx, {{"late_us", now - failed_at - 100000}});
+                  return done();
+                }).running_inline(here));
   retry.step(4, plain("s4", here)).step(5, plain("s5", here));
-  (void) reg.add(std::move(retry));
+  (void)reg.add(std::move(retry));
 
   workflow timers("bench_timers" + suffix, 1);
-  timers.step(1, plain("s1", here))
-    .step(2, make_sleep("sleep", nap))
-    .step(3, plain("s2", here));
-  (void) reg.add(std::move(timers));
+  timers.step(1, plain("s1", here)).step(2, make_sleep("sleep", nap)).step(3, plain("s2", here));
+  (void)reg.add(std::move(timers));
 
   workflow sleepers("bench_sleepers" + suffix, 1);
   sleepers.step(1, plain("s1", here))
     .step(2, make_sleep("sleep", std::chrono::hours(1)))
     .step(3, plain("s2", here));
-  (void) reg.add(std::move(sleepers));
+  (void)reg.add(std::move(sleepers));
 }
 
 } // namespace
@@ -89,8 +88,7 @@ registry bench_workflows(duration timer_sleep) {
 
 std::string bench_workflow_of(const std::string& workload, bool inline_steps) {
   std::string name;
-  if (workload == "steps" || workload == "retry" || workload == "timers"
-      || workload == "sleepers")
+  if (workload == "steps" || workload == "retry" || workload == "timers" || workload == "sleepers")
     name = "bench_" + workload;
   if (!name.empty() && inline_steps)
     name += "_inline";

@@ -59,8 +59,11 @@ workflow build_and_launch(const infrastructure_deps& deps) {
     }
     auto& in = ctx.input();
     create_once(*drv, call, "image",
-                {string_at(in, "image_template"), string_at(in, "template_type"),
-                 string_at(in, "name") + "-image", {}, *location(ctx)});
+                {string_at(in, "image_template"),
+                 string_at(in, "template_type"),
+                 string_at(in, "name") + "-image",
+                 {},
+                 *location(ctx)});
   };
   auto launch = [drv](async_call call) {
     auto& ctx = call.context();
@@ -88,8 +91,8 @@ workflow build_and_launch(const infrastructure_deps& deps) {
                 .with_async_compensation(undo(drv, "image", "image_deletion")))
     // The image builder may say first that the image is ready: whichever
     // of its signal and the monitor's report comes first ends the wait.
-    .step(20, infra::make_monitor_step("await_image", deps.monitor, image_src)
-                .or_signal("image_ready"))
+    .step(20,
+          infra::make_monitor_step("await_image", deps.monitor, image_src).or_signal("image_ready"))
     .step(30, make_async_step("launch_instance", launch)
                 .with_policy(deps.calls)
                 .with_async_compensation(undo(drv, "instance", "instance_deletion")))

@@ -31,8 +31,7 @@ outcome notify(step_context&) {
 }
 
 outcome finish(step_context& ctx) {
-  if (auto v = ctx.input().if_contains("fail"); v != nullptr && v->is_bool()
-                                                && v->get_bool())
+  if (auto v = ctx.input().if_contains("fail"); v != nullptr && v->is_bool() && v->get_bool())
     return fail("asked to fail by the input (\"fail\": true)");
   ctx.data()["finished"] = true;
   return done();

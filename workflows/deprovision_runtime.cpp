@@ -12,8 +12,7 @@ constexpr const char* location_key = "deployment_location";
 
 /// Reads the provisioning operation named by the input. A store failure is
 /// temporary (the step is retried); a missing operation is not.
-infra::result<operation> read_provisioning(const read_operation_fn& read,
-                                           const step_context& ctx) {
+infra::result<operation> read_provisioning(const read_operation_fn& read, const step_context& ctx) {
   auto id = string_at(ctx.input(), "provision_operation_id");
   if (id.empty())
     return infra::error{infra::error_kind::infrastructure_error,
@@ -33,7 +32,7 @@ infra::result<operation> read_provisioning(const read_operation_fn& read,
 /// operation's data would store a secret once more, and keeping it as a
 /// transient value would keep a sleeping monitor from being passivated.
 infra::result<infra::deployment_location> location_of(const read_operation_fn& read,
-                                                       step_context& ctx) {
+                                                      step_context& ctx) {
   auto op = read_provisioning(read, ctx);
   if (auto err = std::get_if<infra::error>(&op))
     return *err;
@@ -52,7 +51,7 @@ outcome load_provisioning(const read_operation_fn& read, step_context& ctx) {
   auto res = read_provisioning(read, ctx);
   if (auto err = std::get_if<infra::error>(&res))
     return err->kind == infra::error_kind::temporary ? retry_after(duration{0}, err->message)
-                                                      : fail(err->message);
+                                                     : fail(err->message);
   auto& op = std::get<operation>(res);
   if (op.workflow != "provision_runtime")
     return fail("operation " + op.id + " is a " + op.workflow
@@ -63,11 +62,11 @@ outcome load_provisioning(const read_operation_fn& read, step_context& ctx) {
   auto loc = location_of(read, ctx);
   if (auto err = std::get_if<infra::error>(&loc))
     return fail(err->message);
-  ctx.data()["target"] = boost::json::object{
-    {"provision_operation_id", op.id},
-    {"infrastructure_id", ids->infrastructure_id},
-    {"name", string_at(*op.input, "name")},
-    {"location", std::get<infra::deployment_location>(loc).name}};
+  ctx.data()["target"] =
+    boost::json::object{{"provision_operation_id", op.id},
+                        {"infrastructure_id", ids->infrastructure_id},
+                        {"name", string_at(*op.input, "name")},
+                        {"location", std::get<infra::deployment_location>(loc).name}};
   // Only the infrastructure id matters to a delete; the request id of the
   // create is kept for the record.
   ctx.data()["infrastructure"] = infra::ids_json(*ids);
@@ -108,9 +107,8 @@ workflow deprovision_runtime(const infrastructure_deps& deps) {
   src.outputs_key.clear();
   src.location = locate;
   auto best_effort = [&](const char* name) {
-    return make_step(name, [cleanup, task = std::string(name)](step_context& ctx) {
-             return cleanup(task, ctx);
-           })
+    return make_step(name, [cleanup, task = std::string(name)](
+                             step_context& ctx) { return cleanup(task, ctx); })
       .with_policy(deps.calls)
       .as_best_effort();
   };
@@ -118,9 +116,9 @@ workflow deprovision_runtime(const infrastructure_deps& deps) {
   wf.step(10, make_step("load_provisioning",
                         [read](step_context& ctx) { return load_provisioning(read, ctx); })
                 .with_policy(deps.calls))
-    .step(20, make_async_step("delete_infrastructure", remove)
-                .starting_on_worker()
-                .with_policy(deps.calls))
+    .step(
+      20,
+      make_async_step("delete_infrastructure", remove).starting_on_worker().with_policy(deps.calls))
     .step(30, infra::make_monitor_step("await_deletion", deps.monitor, src).when(not_gone))
     .step(40, best_effort("release_dns"))
     .step(50, best_effort("remove_monitoring"))

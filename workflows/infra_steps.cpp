@@ -28,20 +28,23 @@ void create_once(infra::driver& drv, const async_call& call, const std::string& 
   infra::create_request req;
   req.template_text = std::move(spec.template_text);
   req.template_type = std::move(spec.template_type);
-  req.system_properties["requestId"]
-    = boost::json::object{{"value", ctx.idempotency_key()}, {"type", "string"}};
-  req.system_properties["resourceName"]
-    = boost::json::object{{"value", spec.resource_name}, {"type", "string"}};
+  req.system_properties["requestId"] =
+    boost::json::object{{"value", ctx.idempotency_key()}, {"type", "string"}};
+  req.system_properties["resourceName"] =
+    boost::json::object{{"value", spec.resource_name}, {"type", "string"}};
   req.properties = std::move(spec.properties);
   req.location = std::move(spec.location);
-  drv.create(req, [call, data_key](infra::result<infra::accepted> res) {
-    if (auto err = std::get_if<infra::error>(&res)) {
-      call.complete(refused("create", *err));
-      return;
-    }
-    call.context().data()[data_key] = infra::ids_json(std::get<infra::accepted>(res));
-    call.complete(done());
-  }, ctx.stop());
+  drv.create(
+    req,
+    [call, data_key](infra::result<infra::accepted> res) {
+      if (auto err = std::get_if<infra::error>(&res)) {
+        call.complete(refused("create", *err));
+        return;
+      }
+      call.context().data()[data_key] = infra::ids_json(std::get<infra::accepted>(res));
+      call.complete(done());
+    },
+    ctx.stop());
 }
 
 void remove_once(infra::driver& drv, const async_call& call, const std::string& ids_key,
@@ -52,19 +55,22 @@ void remove_once(infra::driver& drv, const async_call& call, const std::string& 
     call.complete(done());
     return;
   }
-  drv.remove(ids->infrastructure_id, loc, [call, data_key](infra::result<infra::accepted> res) {
-    if (auto err = std::get_if<infra::error>(&res)) {
-      if (err->kind == infra::error_kind::not_found) {
-        call.context().data()[data_key] = boost::json::object{{"already_gone", true}};
-        call.complete(done());
-      } else {
-        call.complete(refused("delete", *err));
+  drv.remove(
+    ids->infrastructure_id, loc,
+    [call, data_key](infra::result<infra::accepted> res) {
+      if (auto err = std::get_if<infra::error>(&res)) {
+        if (err->kind == infra::error_kind::not_found) {
+          call.context().data()[data_key] = boost::json::object{{"already_gone", true}};
+          call.complete(done());
+        } else {
+          call.complete(refused("delete", *err));
+        }
+        return;
       }
-      return;
-    }
-    call.context().data()[data_key] = infra::ids_json(std::get<infra::accepted>(res));
-    call.complete(done());
-  }, ctx.stop());
+      call.context().data()[data_key] = infra::ids_json(std::get<infra::accepted>(res));
+      call.complete(done());
+    },
+    ctx.stop());
 }
 
 } // namespace stepwise::workflows

@@ -31,8 +31,8 @@ caf::expected<void> add_infrastructure_workflows(registry& reg, infrastructure_d
   if (!deps.read_operation)
     return make_error(errc::invalid_definition,
                       "deprovision_runtime needs a function that reads operations");
-  for (auto wf : {infrastructure_task(deps), provision_runtime(deps),
-                  deprovision_runtime(deps), build_and_launch(deps)})
+  for (auto wf : {infrastructure_task(deps), provision_runtime(deps), deprovision_runtime(deps),
+                  build_and_launch(deps)})
     if (auto res = reg.add(std::move(wf)); !res)
       return res;
   return {};

@@ -20,8 +20,8 @@ namespace stepwise::workflows {
 /// Reads a stored operation by id, as stored: its secret values sealed
 /// (a step opens them with `step_context::open_secrets`). The server wires
 /// it to the store. Runs on a step worker, so it may block.
-using read_operation_fn
-  = std::function<caf::expected<std::optional<operation>>(const std::string& id)>;
+using read_operation_fn =
+  std::function<caf::expected<std::optional<operation>>(const std::string& id)>;
 
 /// Runs one best-effort cleanup task of `deprovision_runtime` (`"release_dns"`,
 /// `"remove_monitoring"`); the default records it as done in the data.

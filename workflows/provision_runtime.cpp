@@ -48,8 +48,10 @@ workflow provision_runtime(const infrastructure_deps& deps) {
   auto drv = deps.driver;
   auto create = [drv](async_call call) {
     auto& in = call.context().input();
-    create_spec spec{string_at(in, "template"), string_at(in, "template_type"),
-                     string_at(in, "name"), {},
+    create_spec spec{string_at(in, "template"),
+                     string_at(in, "template_type"),
+                     string_at(in, "name"),
+                     {},
                      *infra::location_from_json(in.if_contains("deployment_location"))};
     if (auto p = in.if_contains("properties"); p != nullptr && p->is_object())
       spec.properties = p->get_object();
@@ -64,9 +66,9 @@ workflow provision_runtime(const infrastructure_deps& deps) {
   src.outputs_key = "outputs";
   workflow wf("provision_runtime", deps.provision_version);
   wf.step(10, make_step("validate", validate_runtime))
-    .step(20, make_async_step("create_infrastructure", create)
-                .with_policy(deps.calls)
-                .using_transient())
+    .step(
+      20,
+      make_async_step("create_infrastructure", create).with_policy(deps.calls).using_transient())
     .step(30, infra::make_monitor_step("await_infrastructure", deps.monitor, src))
     .step(40, make_step("record_runtime", record_runtime))
     .secret(location_secret)

@@ -46,7 +46,8 @@ registry keyed(const std::string& engine, run_log& log, std::shared_future<void>
   REQUIRE(reg.add(workflow("keyed", 1)
                     .step(1, make_step("only",
                                        [&log, engine, gate](step_context& ctx) {
-                                         std::string tag = ctx.input().at("tag").as_string().c_str();
+                                         std::string tag =
+                                           ctx.input().at("tag").as_string().c_str();
                                          log.add(engine, tag);
                                          if (tag == "first")
                                            gate.wait();

@@ -77,26 +77,25 @@ struct delayed_harness {
 
 } // namespace
 
-TEST_CASE("one step thread carries 1,000 operations waiting on 500 ms calls",
-          "[actors][async]") {
+TEST_CASE("one step thread carries 1,000 operations waiting on 500 ms calls", "[actors][async]") {
   std::atomic<int> started{0};
   engine_config ec;
   ec.step_workers = 1;
-  delayed_harness dh{[&](infra::delayed_calls& later, std::shared_ptr<virtual_clock> clk) {
-                       auto call = [&started, &later, clk](async_call c) {
-                         // Counted last: the test advances the clock once all
-                         // 1,000 are counted, so each must have read the time
-                         // and scheduled its answer by then.
-                         auto due = clk->now() + 500ms;
-                         c.context().data()["answered_at"] = format_time(due);
-                         later.at(due, [c] { c.complete(done()); });
-                         ++started;
-                       };
-                       return one(workflow("w", 1)
-                                    .step(1, make_async_step("call", call))
-                                    .step(2, test::ok("after")));
-                     },
-                     ec};
+  delayed_harness dh{
+    [&](infra::delayed_calls& later, std::shared_ptr<virtual_clock> clk) {
+      auto call = [&started, &later, clk](async_call c) {
+        // Counted last: the test advances the clock once all
+        // 1,000 are counted, so each must have read the time
+        // and scheduled its answer by then.
+        auto due = clk->now() + 500ms;
+        c.context().data()["answered_at"] = format_time(due);
+        later.at(due, [c] { c.complete(done()); });
+        ++started;
+      };
+      return one(
+        workflow("w", 1).step(1, make_async_step("call", call)).step(2, test::ok("after")));
+    },
+    ec};
   auto& h = *dh.h;
   std::vector<std::string> ids;
   for (int i = 0; i < 1000; ++i)
@@ -162,8 +161,7 @@ TEST_CASE("an asynchronous step's exception and late completion", "[actors][asyn
   }
 }
 
-TEST_CASE("a crash with an asynchronous attempt in flight runs it again once",
-          "[actors][async]") {
+TEST_CASE("a crash with an asynchronous attempt in flight runs it again once", "[actors][async]") {
   call_log calls;
   auto wf = [&] { return one(workflow("w", 1).step(1, make_async_step("call", calls.keeper()))); };
   auto st = std::make_shared<memory_store>();
@@ -229,10 +227,9 @@ TEST_CASE("a step actor of the host carries out the attempts", "[actors][async]"
   auto hold = std::make_shared<std::atomic<int>>(0);
   caf::actor host;
   harness h{[&](caf::actor_system& sys, std::shared_ptr<virtual_clock>) {
-              host = sys.spawn(step_host, hold);
-              return one(workflow("w", 1).step(
-                1, make_actor_step("remote", host).with_timeout(2s)));
-            }};
+    host = sys.spawn(step_host, hold);
+    return one(workflow("w", 1).step(1, make_actor_step("remote", host).with_timeout(2s)));
+  }};
   SECTION("its reply is the attempt's result") {
     auto op = h.finish(h.start("w"));
     CHECK(op.state == op_state::succeeded);

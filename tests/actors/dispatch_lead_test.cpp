@@ -34,10 +34,13 @@ struct run_log {
 /// on a worker or (`here`) inline.
 harness::registry_maker retrying(run_log& log, bool here = false) {
   return [&log, here](caf::actor_system&, std::shared_ptr<virtual_clock> clk) {
-    auto step = make_step("call", [&log, clk](step_context& ctx) {
-                  log.add(clk->now());
-                  return ctx.attempt() == 1 ? retry_after(5s, "later") : done();
-                }).with_timeout(10s).running_inline(here);
+    auto step = make_step("call",
+                          [&log, clk](step_context& ctx) {
+                            log.add(clk->now());
+                            return ctx.attempt() == 1 ? retry_after(5s, "later") : done();
+                          })
+                  .with_timeout(10s)
+                  .running_inline(here);
     return one(workflow("w", 1).step(1, step));
   };
 }

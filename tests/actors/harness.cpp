@@ -52,21 +52,21 @@ std::string stored_text(memory_store& st, const std::string& id) {
   return out;
 }
 
-harness::harness(registry reg, std::shared_ptr<memory_store> st,
-                 engine_config ec, std::shared_ptr<virtual_clock> clock)
+harness::harness(registry reg, std::shared_ptr<memory_store> st, engine_config ec,
+                 std::shared_ptr<virtual_clock> clock)
   : harness([&reg](caf::actor_system&, std::shared_ptr<virtual_clock>) { return std::move(reg); },
             std::move(st), std::move(ec), std::move(clock)) {
   // nop
 }
 
-harness::harness(registry_maker make, std::shared_ptr<memory_store> st,
-                 engine_config ec, std::shared_ptr<virtual_clock> clock) {
+harness::harness(registry_maker make, std::shared_ptr<memory_store> st, engine_config ec,
+                 std::shared_ptr<virtual_clock> clock) {
   tune_actor_system(cfg);
   cfg.set("scheduler.max-threads", 2);
   cfg.set("logger.console", caf::atom("none"));
   sys = std::make_unique<caf::actor_system>(cfg);
-  clk = clock ? std::move(clock)
-              : std::make_shared<virtual_clock>(from_micros(1'800'000'000'000'000));
+  clk =
+    clock ? std::move(clock) : std::make_shared<virtual_clock>(from_micros(1'800'000'000'000'000));
   store = st ? st : std::make_shared<memory_store>();
   ec.clock = clk;
   auto e = engine::launch(*sys, ec, make(*sys, clk), store);
@@ -89,8 +89,8 @@ harness::~harness() {
   clk->ended(gone);
 }
 
-std::string harness::start(const std::string& workflow,
-                           boost::json::object input, std::string key) {
+std::string harness::start(const std::string& workflow, boost::json::object input,
+                           std::string key) {
   start_request req;
   req.workflow = workflow;
   req.input = std::move(input);
@@ -152,9 +152,8 @@ bool harness::await(const std::string& id, event_type type, const std::string& s
 
 bool harness::await_count(const std::string& id, event_type type, size_t n) {
   size_t seen_n = 0;
-  return await([&](const event& e) {
-    return e.operation_id == id && e.type == type && ++seen_n == n;
-  });
+  return await(
+    [&](const event& e) { return e.operation_id == id && e.type == type && ++seen_n == n; });
 }
 
 size_t harness::count(const std::string& id, event_type type) const {

@@ -51,12 +51,13 @@ struct harness {
 
   /// `clock`: share one virtual clock between harnesses (a restart) or with
   /// components built before the engine (a driver); a new one when null.
-  explicit harness(registry reg, std::shared_ptr<memory_store> st = nullptr,
-                   engine_config ec = {}, std::shared_ptr<virtual_clock> clock = nullptr);
+  explicit harness(registry reg, std::shared_ptr<memory_store> st = nullptr, engine_config ec = {},
+                   std::shared_ptr<virtual_clock> clock = nullptr);
 
   /// Builds the workflows in the harness's actor system: for workflows
   /// whose steps need actors of their own (a monitor, a step actor).
-  using registry_maker = std::function<registry(caf::actor_system&, std::shared_ptr<virtual_clock>)>;
+  using registry_maker =
+    std::function<registry(caf::actor_system&, std::shared_ptr<virtual_clock>)>;
   explicit harness(registry_maker make, std::shared_ptr<memory_store> st = nullptr,
                    engine_config ec = {}, std::shared_ptr<virtual_clock> clock = nullptr);
 

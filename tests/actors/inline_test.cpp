@@ -55,13 +55,14 @@ TEST_CASE("an inline step keeps the data, retries on the clock and fails like an
   std::atomic<int> runs{0};
   retry_policy p;
   p.max_attempts = 3;
-  auto flaky = make_step("flaky", [&](step_context& ctx) -> outcome {
-                 auto n = ++runs;
-                 ctx.data()["tries"] = n;
-                 if (n < 2)
-                   return retry_after(5s, "not yet");
-                 return done();
-               })
+  auto flaky = make_step("flaky",
+                         [&](step_context& ctx) -> outcome {
+                           auto n = ++runs;
+                           ctx.data()["tries"] = n;
+                           if (n < 2)
+                             return retry_after(5s, "not yet");
+                           return done();
+                         })
                  .with_policy(p)
                  .running_inline();
   auto throws = make_step("throws", [](step_context& ctx) -> outcome {
@@ -69,7 +70,8 @@ TEST_CASE("an inline step keeps the data, retries on the clock and fails like an
                     throw std::runtime_error("inline boom");
                   return done();
                 }).running_inline();
-  harness h{one(workflow("w", 1).step(1, where("first").running_inline()).step(2, flaky).step(3, throws))};
+  harness h{
+    one(workflow("w", 1).step(1, where("first").running_inline()).step(2, flaky).step(3, throws))};
 
   auto id = h.start("w");
   REQUIRE(h.await(id, event_type::step_retry_scheduled, "flaky"));

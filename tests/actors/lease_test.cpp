@@ -42,10 +42,11 @@ bool eventually(Pred pred, std::chrono::seconds limit = 20s) {
 registry two_steps(std::function<void()> first) {
   registry reg;
   auto ok = reg.add(workflow("leased", 1)
-                      .step(1, make_step("one", [first](step_context&) {
-                              first();
-                              return done();
-                            }))
+                      .step(1, make_step("one",
+                                         [first](step_context&) {
+                                           first();
+                                           return done();
+                                         }))
                       .step(2, make_step("two", [](step_context&) { return done(); })));
   REQUIRE(ok);
   return reg;
@@ -121,8 +122,7 @@ TEST_CASE("engine lease: a taken-over operation completes once, the old "
 
   // A stops renewing (as if paused): its lease expires. B's recovery at
   // launch ends it and claims the operation.
-  schema->admin("UPDATE " + schema->name()
-                + ".process_leases SET lease_expires_at = 0");
+  schema->admin("UPDATE " + schema->name() + ".process_leases SET lease_expires_at = 0");
   auto b = launch(sys, two_steps([&] { b_runs += 1; }), schema->open());
   auto done_on_b = b.wait(id, 20s);
   REQUIRE(done_on_b);
@@ -184,8 +184,7 @@ TEST_CASE("engine lease: a taken-over operation completes once, the old "
   CHECK(owners->empty());
 }
 
-TEST_CASE("engine lease: an engine on a shared store resumes only orphans",
-          "[actors][pg][lease]") {
+TEST_CASE("engine lease: an engine on a shared store resumes only orphans", "[actors][pg][lease]") {
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
@@ -216,8 +215,7 @@ TEST_CASE("engine lease: an engine on a shared store resumes only orphans",
   b.shutdown();
 }
 
-TEST_CASE("engine lease: no step begins while the lease may have expired",
-          "[actors][pg][lease]") {
+TEST_CASE("engine lease: no step begins while the lease may have expired", "[actors][pg][lease]") {
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
@@ -226,13 +224,12 @@ TEST_CASE("engine lease: no step begins while the lease may have expired",
   caf::actor_system sys{cfg};
   std::atomic<int> runs{0};
   registry reg;
-  REQUIRE(reg.add(workflow("retrying", 1)
-                    .step(1, make_step("one", [&](step_context& ctx) {
-                            runs += 1;
-                            if (ctx.attempt() == 1)
-                              return retry_after(1500ms, "later");
-                            return done();
-                          }))));
+  REQUIRE(reg.add(workflow("retrying", 1).step(1, make_step("one", [&](step_context& ctx) {
+                                                 runs += 1;
+                                                 if (ctx.attempt() == 1)
+                                                   return retry_after(1500ms, "later");
+                                                 return done();
+                                               }))));
   engine_config ec;
   ec.lease_ttl = std::chrono::duration_cast<duration>(1s);
   // The actor stays and its own timer begins the next attempt without a
@@ -251,8 +248,8 @@ TEST_CASE("engine lease: no step begins while the lease may have expired",
   // From here no renewal gets through: the retry falls due after the
   // lease period, when another process could own the operation.
   auto t0 = std::chrono::steady_clock::now();
-  lock_session lock{*pg_test_uri(), "SELECT 1 FROM " + schema->name()
-                                      + ".process_leases FOR UPDATE"};
+  lock_session lock{*pg_test_uri(),
+                    "SELECT 1 FROM " + schema->name() + ".process_leases FOR UPDATE"};
   std::this_thread::sleep_until(t0 + 2200ms); // retry due at about 1.5 s
   CHECK(runs == 1);
   lock.release();
@@ -277,8 +274,8 @@ TEST_CASE("engine lease: a failed operation can be retried through any "
   auto flaky = [&] {
     registry reg;
     REQUIRE(reg.add(workflow("flaky", 1).step(1, make_step("one", [&](step_context&) {
-      return broken ? fail("broken") : done();
-    }))));
+                                                return broken ? fail("broken") : done();
+                                              }))));
     return reg;
   };
   auto a = launch(sys, flaky(), schema->open());

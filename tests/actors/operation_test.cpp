@@ -160,8 +160,8 @@ TEST_CASE("an operation whose deadline is nearer than wake_lead keeps its actor"
 }
 
 TEST_CASE("a best-effort step that fails is recorded incomplete", "[actors]") {
-  auto bad = make_step("cleanup", [](step_context&) { return fail("bucket busy"); })
-               .as_best_effort();
+  auto bad =
+    make_step("cleanup", [](step_context&) { return fail("bucket busy"); }).as_best_effort();
   harness h{one(workflow("w", 1).step(1, bad).step(2, ok("b")))};
   auto id = h.start("w");
   auto op = h.finish(id);
@@ -188,8 +188,8 @@ TEST_CASE("a false condition skips the step and records it", "[actors]") {
 TEST_CASE("a retry policy bounds attempts and fails the operation", "[actors]") {
   retry_policy p;
   p.max_attempts = 3;
-  auto never = make_step("never", [](step_context&) { return retry_after(1s, "nope"); })
-                 .with_policy(p);
+  auto never =
+    make_step("never", [](step_context&) { return retry_after(1s, "nope"); }).with_policy(p);
   harness h{one(workflow("w", 1).step(1, never))};
   auto id = h.start("w");
   for (int i = 1; i < 3; ++i) {
@@ -207,8 +207,8 @@ TEST_CASE("a retry policy bounds attempts and fails the operation", "[actors]") 
 TEST_CASE("max elapsed counts from the first attempt", "[actors]") {
   retry_policy p;
   p.max_elapsed = 10s;
-  auto never = make_step("never", [](step_context&) { return retry_after(4s, "nope"); })
-                 .with_policy(p);
+  auto never =
+    make_step("never", [](step_context&) { return retry_after(4s, "nope"); }).with_policy(p);
   harness h{one(workflow("w", 1).step(1, never))};
   // Time spent before the first attempt must not count: move the clock
   // before starting.
@@ -231,13 +231,14 @@ TEST_CASE("a step that overruns its timeout is timed out and retried", "[actors]
   std::atomic<int> runs{0};
   retry_policy p;
   p.initial_interval = 2s;
-  auto stuck = make_step("stuck", [&](step_context& ctx) {
-                 ++runs;
-                 if (ctx.attempt() == 1)
-                   while (!release)
-                     std::this_thread::yield();
-                 return done();
-               })
+  auto stuck = make_step("stuck",
+                         [&](step_context& ctx) {
+                           ++runs;
+                           if (ctx.attempt() == 1)
+                             while (!release)
+                               std::this_thread::yield();
+                           return done();
+                         })
                  .with_timeout(30s)
                  .with_policy(p);
   harness h{one(workflow("w", 1).step(1, stuck))};
@@ -282,9 +283,8 @@ TEST_CASE("cancel while waiting makes the timer stale", "[actors]") {
 TEST_CASE("retry resumes a failed operation at its failed step", "[actors]") {
   std::atomic<int> first{0};
   std::atomic<int> second{0};
-  auto shaky = make_step("shaky", [&](step_context&) {
-    return ++second == 1 ? fail("boom") : done();
-  });
+  auto shaky =
+    make_step("shaky", [&](step_context&) { return ++second == 1 ? fail("boom") : done(); });
   harness h{one(workflow("w", 1).step(1, ok("a", &first)).step(2, shaky).step(3, ok("c")))};
   auto id = h.start("w");
   auto failed = h.finish(id);
@@ -316,9 +316,8 @@ TEST_CASE("a deadline fails an operation that is still running", "[actors]") {
 }
 
 TEST_CASE("a thrown exception is a failure with its message", "[actors]") {
-  auto thrower = make_step("thrower", [](step_context&) -> outcome {
-    throw std::runtime_error("disk on fire");
-  });
+  auto thrower = make_step(
+    "thrower", [](step_context&) -> outcome { throw std::runtime_error("disk on fire"); });
   harness h{one(workflow("w", 1).step(1, thrower))};
   auto op = h.finish(h.start("w"));
   CHECK(op.state == op_state::failed);

@@ -214,8 +214,7 @@ TEST_CASE("retry of a succeeded operation runs only its incomplete steps again",
   auto cleanup = make_step("cleanup", [&](step_context&) {
                    return bucket_free ? done() : fail("bucket busy");
                  }).as_best_effort();
-  auto other = make_step("other", [](step_context&) { return fail("dns busy"); })
-                 .as_best_effort();
+  auto other = make_step("other", [](step_context&) { return fail("dns busy"); }).as_best_effort();
   harness h{one(workflow("w", 1)
                   .step(1, ok("first", &firsts))
                   .step(2, cleanup)
@@ -239,8 +238,7 @@ TEST_CASE("retry of a succeeded operation runs only its incomplete steps again",
   CHECK(lasts == 1);
 }
 
-TEST_CASE("retry of a succeeded operation with nothing incomplete is refused",
-          "[actors][retry]") {
+TEST_CASE("retry of a succeeded operation with nothing incomplete is refused", "[actors][retry]") {
   harness h{one(workflow("w", 1).step(1, ok("a")))};
   auto id = h.start("w");
   REQUIRE(h.finish(id).state == op_state::succeeded);

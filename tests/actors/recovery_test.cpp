@@ -106,8 +106,7 @@ TEST_CASE("get and cancel never fail while operations finish", "[actors]") {
   for (auto& id : ids) {
     auto op = h.finish(id);
     CHECK((op.state == op_state::succeeded || op.state == op_state::canceled));
-    CHECK(h.count(id, event_type::operation_succeeded)
-            + h.count(id, event_type::operation_canceled)
+    CHECK(h.count(id, event_type::operation_succeeded) + h.count(id, event_type::operation_canceled)
           == 1);
   }
 }
@@ -118,8 +117,8 @@ namespace {
 /// test lets them through.
 class held_pages_store : public memory_store {
 public:
-  caf::expected<std::vector<operation>>
-  load_active_page(const std::optional<active_position>& after, size_t limit) override {
+  caf::expected<std::vector<operation>> load_active_page(
+    const std::optional<active_position>& after, size_t limit) override {
     if (after && hold_) {
       std::unique_lock<std::mutex> guard{mtx_};
       waiting_ = true;
@@ -158,8 +157,7 @@ private:
 
 } // namespace
 
-TEST_CASE("recovery reads a page at a time and holds requests until the last page",
-          "[actors]") {
+TEST_CASE("recovery reads a page at a time and holds requests until the last page", "[actors]") {
   auto later = make_step("later", [](step_context& ctx) {
     return ctx.attempt() == 1 ? retry_after(1h, "later") : done();
   });
@@ -187,8 +185,8 @@ TEST_CASE("recovery reads a page at a time and holds requests until the last pag
   // A cancel of an operation on the last page, in the engine's mailbox
   // before that page is read: it must not find the operation absent.
   caf::scoped_actor self{*h.sys};
-  auto asked = self->request(h.eng.dispatcher(), caf::infinite, command_atom::value,
-                             ids.back(), command::cancel);
+  auto asked = self->request(h.eng.dispatcher(), caf::infinite, command_atom::value, ids.back(),
+                             command::cancel);
   st->release();
   bool answered = false;
   asked.receive(

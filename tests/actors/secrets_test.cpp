@@ -162,7 +162,9 @@ TEST_CASE("a secret a step keeps is stored sealed, masked, and resealed after a 
     // An error quoting the secret reaches nobody.
     return ctx.attempt() == 1 ? retry_after(1s, "token tok-777 refused") : done();
   });
-  auto wf = [&] { return one(workflow("w", 1).step(1, keep).step(2, retries_once("gate")).step(3, use)); };
+  auto wf = [&] {
+    return one(workflow("w", 1).step(1, keep).step(2, retries_once("gate")).step(3, use));
+  };
   auto st = std::make_shared<memory_store>();
   std::string id;
   {

@@ -83,8 +83,7 @@ TEST_CASE("a signal sent during the wait resumes the operation with its payload"
   CHECK(h.count(id, event_type::step_succeeded) == 2);
 }
 
-TEST_CASE("a signal sent before the wait is taken when the wait begins",
-          "[actors][signals]") {
+TEST_CASE("a signal sent before the wait is taken when the wait begins", "[actors][signals]") {
   gate g;
   harness h{waits_for_go(&g)};
   auto id = h.start("w");
@@ -189,8 +188,7 @@ caf::behavior test_watcher(caf::stateful_actor<watcher_state>* self, std::string
     // The test's report: answer the last watch with success.
     [=](watch_done_atom) {
       auto& w = self->state.watches.back();
-      watch_reply reply{w.operation_id, w.step, w.attempt,
-                        watch_result{done(), {{"by", by}}, {}}};
+      watch_reply reply{w.operation_id, w.step, w.attempt, watch_result{done(), {{"by", by}}, {}}};
       caf::anon_send(w.reply_to, watch_done_atom::value, std::move(reply));
     },
   };
@@ -198,8 +196,7 @@ caf::behavior test_watcher(caf::stateful_actor<watcher_state>* self, std::string
 
 } // namespace
 
-TEST_CASE("a watched task and a signal race: one ends the wait, once",
-          "[actors][signals]") {
+TEST_CASE("a watched task and a signal race: one ends the wait, once", "[actors][signals]") {
   caf::actor watcher;
   harness h{[&](caf::actor_system& sys, std::shared_ptr<virtual_clock>) {
     // Hidden: a failed check must not leave the system waiting for it.
@@ -243,8 +240,8 @@ TEST_CASE("a watched task and a signal race: one ends the wait, once",
     CHECK(op.steps[0].state == step_state::succeeded);
     auto succeeded = 0;
     for (auto& e : h.seen)
-      succeeded += e.operation_id == id && e.type == event_type::step_succeeded
-                   && e.step == "await";
+      succeeded +=
+        e.operation_id == id && e.type == event_type::step_succeeded && e.step == "await";
     CHECK(succeeded == 1);
     if (!res) {
       // The report won and the operation (its actor still alive: a watched

@@ -21,14 +21,15 @@ constexpr const char* token = "tok-5ecret";
 /// Adds a public and a secret override; counts its runs. From run
 /// `fail_from` on (0: never) it cannot reach its token service.
 step_def tokens(std::atomic<int>& runs, int fail_from = 0) {
-  return make_step("tokens", [&runs, fail_from](step_context& ctx) {
-           auto n = ++runs;
-           if (n == fail_from)
-             return retry_after(5s, "token service unreachable");
-           ctx.add_override("core", "domain", "example.org");
-           ctx.add_override("lms", "token", token, true);
-           return done();
-         })
+  return make_step("tokens",
+                   [&runs, fail_from](step_context& ctx) {
+                     auto n = ++runs;
+                     if (n == fail_from)
+                       return retry_after(5s, "token service unreachable");
+                     ctx.add_override("core", "domain", "example.org");
+                     ctx.add_override("lms", "token", token, true);
+                     return done();
+                   })
     .producing_transient();
 }
 
@@ -115,7 +116,8 @@ TEST_CASE("a producing step that fails when run again decides the waiting step's
   std::atomic<int> runs{0};
   // Run 2 (the one after the restart) cannot reach the token service.
   auto wf = [&] {
-    return one(workflow("w", 1).step(1, tokens(runs, 2)).step(2, retries_once("gate")).step(3, use()));
+    return one(
+      workflow("w", 1).step(1, tokens(runs, 2)).step(2, retries_once("gate")).step(3, use()));
   };
   auto st = std::make_shared<memory_store>();
   auto id = stopped_at_gate(wf, st);
@@ -137,19 +139,17 @@ TEST_CASE("a producing step that fails when run again decides the waiting step's
   CHECK(op.data.at("seen") == expected_seen);
 }
 
-TEST_CASE("rebuildable transient values do not keep an actor; others do",
-          "[actors][transient]") {
+TEST_CASE("rebuildable transient values do not keep an actor; others do", "[actors][transient]") {
   std::atomic<int> runs{0};
   auto pins = make_step("pins", [](step_context& ctx) {
     ctx.set_transient("session", "s-1");
     return done();
   });
   registry reg;
-  REQUIRE(reg.add(workflow("rebuilt", 1)
-                    .step(1, tokens(runs))
-                    .step(2, make_sleep("nap", 1h))
-                    .step(3, use())));
-  REQUIRE(reg.add(workflow("pinned", 1).step(1, pins).step(2, make_sleep("nap", 1h)).step(3, use())));
+  REQUIRE(reg.add(
+    workflow("rebuilt", 1).step(1, tokens(runs)).step(2, make_sleep("nap", 1h)).step(3, use())));
+  REQUIRE(
+    reg.add(workflow("pinned", 1).step(1, pins).step(2, make_sleep("nap", 1h)).step(3, use())));
   harness h{std::move(reg)};
   auto& m = h.eng.stats();
   // The pinned one keeps its actor and arms its own timer. (A request

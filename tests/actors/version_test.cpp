@@ -36,8 +36,7 @@ registry both(std::atomic<int>* b1_runs, std::atomic<int>* b2_runs) {
 
 /// Starts `w` (v1: the only version registered) and stops the engine while
 /// its gate waits for its retry.
-std::string started_on_v1(const std::shared_ptr<memory_store>& st,
-                          boost::json::object input = {}) {
+std::string started_on_v1(const std::shared_ptr<memory_store>& st, boost::json::object input = {}) {
   harness h{test::one(w_v1()), st};
   auto id = h.start("w", std::move(input));
   REQUIRE(h.await(id, event_type::step_retry_scheduled, "gate"));
@@ -98,8 +97,9 @@ TEST_CASE("an operation whose version is gone after a restart fails, naming it",
   REQUIRE(op);
   CHECK(op->state == op_state::failed);
   CHECK(op->workflow_version == 1);
-  CHECK(op->error == "unknown workflow 'w' version 1: not registered in this process "
-                     "(registered: 2)");
+  CHECK(op->error
+        == "unknown workflow 'w' version 1: not registered in this process "
+           "(registered: 2)");
   // The step that waited fails with it; the steps before keep their record.
   CHECK(op->steps[0].state == step_state::succeeded);
   CHECK(op->steps[1].state == step_state::failed);
@@ -139,8 +139,9 @@ TEST_CASE("a passivated operation whose version is gone fails at start, not when
   // No time passes: the day-long sleep is not waited for.
   auto op = h.eng.wait(id, 10s);
   REQUIRE(op);
-  CHECK(op->error == "unknown workflow 'nap' version 1: not registered in this process "
-                     "(no version is registered)");
+  CHECK(op->error
+        == "unknown workflow 'nap' version 1: not registered in this process "
+           "(no version is registered)");
   CHECK(op->steps[1].state == step_state::failed);
   CHECK(stored_events(*st, id, event_type::operation_failed) == 1);
   CHECK(h.eng.stats().operations_failed.load() == 1);

@@ -10,8 +10,7 @@
 
 using namespace stepwise;
 
-TEST_CASE("the pool runs timed jobs first, then the earliest rank, then in order",
-          "[pool]") {
+TEST_CASE("the pool runs timed jobs first, then the earliest rank, then in order", "[pool]") {
   worker_pool pool{"test", 1};
   std::mutex mtx;
   std::condition_variable cv;

@@ -52,19 +52,15 @@ browser::browser(int width, int height) {
     return;
   }
   dir_ = tmpl;
-  std::vector<std::string> args{chromium_path, "--headless", "--no-sandbox", "--disable-gpu",
-                                "--disable-quic", "--no-first-run",
-                                "--disable-background-networking", "--disable-component-update",
-                                "--disable-sync", "--remote-debugging-port=0",
-                                // A headless page counts as hidden: without these its
-                                // timers are throttled to a crawl (as Puppeteer does).
-                                "--disable-background-timer-throttling",
-                                "--disable-backgrounding-occluded-windows",
-                                "--disable-renderer-backgrounding",
-                                "--user-data-dir=" + dir_ + "/profile",
-                                "--window-size=" + std::to_string(width) + ","
-                                  + std::to_string(height),
-                                "about:blank"};
+  std::vector<std::string> args{
+    chromium_path, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+    "--no-first-run", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--remote-debugging-port=0",
+    // A headless page counts as hidden: without these its
+    // timers are throttled to a crawl (as Puppeteer does).
+    "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows",
+    "--disable-renderer-backgrounding", "--user-data-dir=" + dir_ + "/profile",
+    "--window-size=" + std::to_string(width) + "," + std::to_string(height), "about:blank"};
   auto log_path = dir_ + "/chromium.log";
   pid_ = ::fork();
   if (pid_ == 0) {
@@ -155,9 +151,8 @@ json::value browser::call(const std::string& method, json::object params) {
 }
 
 json::value browser::eval(const std::string& expr) {
-  auto r = call("Runtime.evaluate", {{"expression", expr},
-                                     {"returnByValue", true},
-                                     {"awaitPromise", true}});
+  auto r = call("Runtime.evaluate",
+                {{"expression", expr}, {"returnByValue", true}, {"awaitPromise", true}});
   if (!r.is_object())
     return nullptr;
   if (r.as_object().contains("exceptionDetails")) {

@@ -67,9 +67,10 @@ TEST_CASE("the console retries a failed operation", "[console]") {
   INFO(s.srv->err);
   s.sign_in();
   // The simulated cloud refuses this template: the first step fails.
-  auto id = s.start("build_and_launch",
-                    R"({"name":"app9","deployment_location":{"name":"dc1"},"template_type":"TOSCA",)"
-                    R"("image_template":"fail: quota","instance_template":"type: vm"})");
+  auto id =
+    s.start("build_and_launch",
+            R"({"name":"app9","deployment_location":{"name":"dc1"},"template_type":"TOSCA",)"
+            R"("image_template":"fail: quota","instance_template":"type: vm"})");
   s.show(id);
   REQUIRE(b.wait_for("document.querySelector('.title-row')?.dataset.state === 'failed'"
                      " && !!document.querySelector('[data-action=retry]')",

@@ -33,9 +33,11 @@ std::string js(const std::string& s) {
 }
 
 console_session::console_session(bool with_tokens) {
-  std::vector<std::string> args{stepwise_binary(), "serve", "--listen", "127.0.0.1:0",
-                                "--store", "sqlite:" + dir.path + "/sw.db",
-                                "--sim-latency-ms", "100:400", "--log-level", "debug"};
+  std::vector<std::string> args{stepwise_binary(),  "serve",
+                                "--listen",         "127.0.0.1:0",
+                                "--store",          "sqlite:" + dir.path + "/sw.db",
+                                "--sim-latency-ms", "100:400",
+                                "--log-level",      "debug"};
   if (with_tokens) {
     auto tokens = dir.path + "/tokens";
     std::ofstream(tokens) << "write console " << console_token << "\n";
@@ -55,8 +57,9 @@ void console_session::sign_in() {
   b->navigate(base + "/ui/");
   REQUIRE(b->wait_for("document.getElementById('token-dialog')?.open === true",
                       std::chrono::seconds(20)));
-  b->eval("document.getElementById('token-input').value = " + js(console_token) + ";"
-          "document.querySelector('#token-form button[type=submit]').click(); true");
+  b->eval("document.getElementById('token-input').value = " + js(console_token)
+          + ";"
+            "document.querySelector('#token-form button[type=submit]').click(); true");
   REQUIRE(b->wait_for("!document.getElementById('token-dialog').open"
                       " && !!document.querySelector('#operations tbody')",
                       std::chrono::seconds(20)));

@@ -19,8 +19,8 @@ TEST_CASE("the console starts an operation and shows it succeed, live", "[consol
   INFO(s.srv->err);
   // The root redirects to the console, which finds it needs a token.
   b.navigate(s.base + "/");
-  REQUIRE(b.wait_for("document.getElementById('token-dialog')?.open === true",
-                     std::chrono::seconds(20)));
+  REQUIRE(
+    b.wait_for("document.getElementById('token-dialog')?.open === true", std::chrono::seconds(20)));
   CHECK(b.eval("location.pathname") == "/ui/");
   REQUIRE(b.screenshot(artifact("console-token.png")));
   // A wrong token is refused in the dialog.
@@ -28,8 +28,9 @@ TEST_CASE("the console starts an operation and shows it succeed, live", "[consol
          "document.querySelector('#token-form button[type=submit]').click(); true");
   CHECK(b.wait_for("document.getElementById('token-error').textContent.includes('refused')",
                    std::chrono::seconds(10)));
-  b.eval("document.getElementById('token-input').value = " + js(console_token) + ";"
-         "document.querySelector('#token-form button[type=submit]').click(); true");
+  b.eval("document.getElementById('token-input').value = " + js(console_token)
+         + ";"
+           "document.querySelector('#token-form button[type=submit]').click(); true");
   REQUIRE(b.wait_for("!document.getElementById('token-dialog').open"
                      " && !!document.querySelector('#operations tbody')",
                      std::chrono::seconds(20)));

@@ -45,8 +45,8 @@ void add_keyed(test::child_setup& s) {
 void add_starts(test::child_setup& s, int n) {
   for (int i = 0; i < n; ++i) {
     auto wf = i % 4 < 2 ? "provision" : "deprovision";
-    s.more_starts.push_back({wf, std::nullopt, {{"name", "k" + std::to_string(i % 2)}}, {},
-                             std::nullopt});
+    s.more_starts.push_back(
+      {wf, std::nullopt, {{"name", "k" + std::to_string(i % 2)}}, {}, std::nullopt});
     s.more_starts.push_back({"limited", std::nullopt, {{"i", i}}, {}, std::nullopt});
   }
 }

@@ -11,8 +11,8 @@ namespace stepwise::test {
 namespace {
 
 /// Spans of each key, in the order they started.
-std::map<std::string, std::vector<const op_span*>>
-by_key(const std::map<std::string, op_span>& spans) {
+std::map<std::string, std::vector<const op_span*>> by_key(
+  const std::map<std::string, op_span>& spans) {
   std::map<std::string, std::vector<const op_span*>> out;
   for (auto& [id, s] : spans)
     if (!s.key.empty())

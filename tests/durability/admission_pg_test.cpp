@@ -60,8 +60,8 @@ TEST_CASE("two processes on PostgreSQL share keys and limits; the survivor runs 
   std::vector<std::string> acked{dir + "/acked-a", dir + "/acked-b"};
   std::vector<pid_t> pids;
   for (auto& file : acked) {
-    pids.push_back(spawn({child, schema->uri(), fx, file, "share", std::to_string(per_kind),
-                          std::to_string(ttl_ms)}));
+    pids.push_back(spawn(
+      {child, schema->uri(), fx, file, "share", std::to_string(per_kind), std::to_string(ttl_ms)}));
     REQUIRE(pids.back() > 0);
   }
   auto victim = pids[0], survivor = pids[1];
@@ -133,10 +133,10 @@ TEST_CASE("two processes on PostgreSQL share keys and limits; the survivor runs 
     std::sort(list.begin(), list.end(),
               [](auto* a, auto* b) { return a->start_seq < b->start_seq; });
     for (size_t i = 1; i < list.size(); ++i)
-      handoffs += creator[list[i]->id] != creator[list[i - 1]->id]
-                      && list[i]->first_effect_us < killed_at
-                    ? 1
-                    : 0;
+      handoffs +=
+        creator[list[i]->id] != creator[list[i - 1]->id] && list[i]->first_effect_us < killed_at
+          ? 1
+          : 0;
   }
   std::cout << "two processes: " << ops.size() << " operations, " << handoffs
             << " handoffs of a key between the processes before the kill, " << taken_queued

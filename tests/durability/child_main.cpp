@@ -27,7 +27,7 @@ effect_stamp stamp = effect_stamp::none;
 // page cache outlives the process.
 void append(int fd, const std::string& line) {
   auto n = ::write(fd, line.data(), line.size());
-  (void) n;
+  (void)n;
 }
 
 int open_for_append(const std::string& path) {
@@ -62,8 +62,7 @@ std::optional<child_args> parse_child_args(int argc, char** argv, size_t min_own
   return child_args{argv[1], argv[2], argv[3], {argv + 4, argv + argc}};
 }
 
-step_def effect_step(const std::string& name,
-                     std::optional<duration> first_retry, duration busy) {
+step_def effect_step(const std::string& name, std::optional<duration> first_retry, duration busy) {
   return make_step(name, [name, first_retry, busy](step_context& ctx) {
     auto line = ctx.operation_id() + " " + name + " " + std::to_string(ctx.attempt());
     if (stamp == effect_stamp::pid_and_time)
@@ -101,8 +100,7 @@ int run_child(const child_args& args, child_setup setup) {
     return exit_launch_failed;
   }
   for (int i = 0; i < setup.starts; ++i) {
-    auto res = eng->start({setup.start_workflow, std::nullopt, {{"i", i}}, {},
-                           std::nullopt});
+    auto res = eng->start({setup.start_workflow, std::nullopt, {{"i", i}}, {}, std::nullopt});
     if (res)
       acknowledge(res->op.id);
   }

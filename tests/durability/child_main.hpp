@@ -49,8 +49,7 @@ enum class effect_stamp {
 /// attempt in the operation's data. With `first_retry`, its first attempt
 /// retries after that long. It then works for `busy` (a step that takes
 /// time, as real ones do) before it answers.
-step_def effect_step(const std::string& name,
-                     std::optional<duration> first_retry = std::nullopt,
+step_def effect_step(const std::string& name, std::optional<duration> first_retry = std::nullopt,
                      duration busy = duration::zero());
 
 /// What a child runs.

@@ -32,8 +32,7 @@ void file_driver::create(const infra::create_request&, infra::callback<infra::ac
 }
 
 void file_driver::get_task(const std::string& infrastructure_id, const std::string& request_id,
-                           const infra::deployment_location&,
-                           infra::callback<infra::task> done) {
+                           const infra::deployment_location&, infra::callback<infra::task> done) {
   infra::task t;
   t.infrastructure_id = infrastructure_id;
   t.request_id = request_id;
@@ -49,7 +48,7 @@ void file_driver::get_task(const std::string& infrastructure_id, const std::stri
   auto line = infrastructure_id + " " + std::to_string(::getpid()) + " "
               + std::string{infra::to_string(t.status)} + " " + std::to_string(us) + "\n";
   auto n = ::write(polls_fd_, line.data(), line.size());
-  (void) n;
+  (void)n;
   done(std::move(t));
 }
 

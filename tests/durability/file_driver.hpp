@@ -24,8 +24,7 @@ public:
               const stop_token& stop) override;
 
   void get_task(const std::string& infrastructure_id, const std::string& request_id,
-                const infra::deployment_location& loc,
-                infra::callback<infra::task> done) override;
+                const infra::deployment_location& loc, infra::callback<infra::task> done) override;
 
   void remove(const std::string& infrastructure_id, const infra::deployment_location& loc,
               infra::callback<infra::accepted> done, const stop_token& stop) override;

@@ -42,14 +42,13 @@ piped_child::~piped_child() {
 void piped_child::tell(const std::string& line) {
   auto text = line + "\n";
   auto n = ::write(in_fd_, text.data(), text.size());
-  (void) n;
+  (void)n;
 }
 
 std::string piped_child::answer(std::chrono::seconds limit) {
   auto until = std::chrono::steady_clock::now() + limit;
   for (;;) {
-    for (auto eol = buffered_.find('\n'); eol != std::string::npos;
-         eol = buffered_.find('\n')) {
+    for (auto eol = buffered_.find('\n'); eol != std::string::npos; eol = buffered_.find('\n')) {
       auto line = buffered_.substr(0, eol);
       buffered_.erase(0, eol + 1);
       if (line.rfind("> ", 0) == 0)

@@ -34,8 +34,7 @@ public:
   std::string answer(std::chrono::seconds limit = std::chrono::seconds(90));
 
   /// `tell` then `answer`.
-  std::string ask(const std::string& line,
-                  std::chrono::seconds limit = std::chrono::seconds(90));
+  std::string ask(const std::string& line, std::chrono::seconds limit = std::chrono::seconds(90));
 
   /// Kills the child with SIGKILL; returns its wait status.
   int kill();

@@ -182,8 +182,7 @@ TEST_CASE("signals to an ended operation are refused before and after a restart"
   wait_run run;
   std::string id;
   auto refused = [](const std::string& answer) {
-    return answer.rfind("err " + std::to_string(static_cast<int>(errc::invalid_state)) + " ",
-                        0)
+    return answer.rfind("err " + std::to_string(static_cast<int>(errc::invalid_state)) + " ", 0)
            == 0;
   };
   {

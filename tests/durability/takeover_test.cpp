@@ -56,8 +56,7 @@ std::vector<effect_line> effects(const std::string& path) {
 }
 
 int64_t micros(time_point t) {
-  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch())
-    .count();
+  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
 }
 
 template <class Pred>
@@ -91,8 +90,8 @@ TEST_CASE("three processes, one killed: the others take over and finish "
   std::vector<pid_t> pids;
   for (int i = 0; i < 3; ++i) {
     acked.push_back(dir + "/acked" + std::to_string(i));
-    pids.push_back(spawn({child, schema->uri(), fx, acked.back(),
-                          std::to_string(ops_per_child), std::to_string(ttl_ms)}));
+    pids.push_back(spawn({child, schema->uri(), fx, acked.back(), std::to_string(ops_per_child),
+                          std::to_string(ttl_ms)}));
     REQUIRE(pids.back() > 0);
   }
   // Kill the victim mid-run: all its operations acknowledged, about half
@@ -102,8 +101,7 @@ TEST_CASE("three processes, one killed: the others take over and finish "
     size_t first_steps = 0;
     for (auto& e : effects(fx))
       first_steps += e.pid == victim && e.step == "a" ? 1 : 0;
-    return lines(acked[0]).size() == ops_per_child
-           && first_steps >= ops_per_child / 2;
+    return lines(acked[0]).size() == ops_per_child && first_steps >= ops_per_child / 2;
   };
   REQUIRE(eventually(victim_progress, std::chrono::seconds(120)));
   auto killed_at = wall_us();
@@ -189,9 +187,9 @@ TEST_CASE("three processes, one killed: the others take over and finish "
   }
   REQUIRE(resumed > 0);
   auto takeover_ms = (first_resumed_us - killed_at) / 1000;
-  std::cout << "takeover_ms=" << takeover_ms << " (ttl_ms=" << ttl_ms
-            << ", claim period " << ttl_ms / 3 << " ms, bound "
-            << takeover_bound_ms << " ms); steps resumed from the killed "
+  std::cout << "takeover_ms=" << takeover_ms << " (ttl_ms=" << ttl_ms << ", claim period "
+            << ttl_ms / 3 << " ms, bound " << takeover_bound_ms
+            << " ms); steps resumed from the killed "
             << "process: " << resumed << '\n';
   WARN("takeover_ms=" << takeover_ms);
   CHECK(takeover_ms <= takeover_bound_ms);

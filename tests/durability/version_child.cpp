@@ -23,9 +23,8 @@ int main(int argc, char** argv) {
   // `hold` lets operations through only once v2 exists: until then they
   // wait in it (a durable retry), where the kill finds them.
   bool release = mode != "start";
-  auto hold = make_step("hold", [release](step_context&) {
-    return release ? done() : retry_after(20ms, "held");
-  });
+  auto hold = make_step(
+    "hold", [release](step_context&) { return release ? done() : retry_after(20ms, "held"); });
   test::child_setup s;
   if (mode != "v2")
     s.workflows.push_back(workflow("pinned", 1)

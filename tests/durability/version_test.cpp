@@ -27,7 +27,8 @@ namespace {
 /// (it then holds), and kills it.
 std::vector<std::string> started_then_killed(const std::string& dir, int n) {
   auto db = dir + "/ops.db", effects = dir + "/effects", acked = dir + "/acked";
-  auto pid = spawn({env_or_empty("STEPWISE_VERSION_CHILD"), db, effects, acked, "start", std::to_string(n)});
+  auto pid =
+    spawn({env_or_empty("STEPWISE_VERSION_CHILD"), db, effects, acked, "start", std::to_string(n)});
   REQUIRE(pid > 0);
   auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   auto want = static_cast<size_t>(n);
@@ -76,7 +77,8 @@ struct killed_on_v1 {
   /// Runs the child in `mode` until it exits on its own (nothing active
   /// is left), and opens the store it leaves.
   store_ptr restarted_as(const std::string& mode) {
-    auto pid = spawn({env_or_empty("STEPWISE_VERSION_CHILD"), dir + "/ops.db", effects(), dir + "/acked", mode});
+    auto pid = spawn(
+      {env_or_empty("STEPWISE_VERSION_CHILD"), dir + "/ops.db", effects(), dir + "/acked", mode});
     REQUIRE(WEXITSTATUS(reap(pid)) == 0);
     auto st = open_store("sqlite:" + dir + "/ops.db");
     REQUIRE(st);
@@ -97,7 +99,8 @@ operation loaded(store& st, const std::string& id) {
 
 } // namespace
 
-TEST_CASE("operations started on v1 finish on v1 after a SIGKILL and v2", "[durability][versions]") {
+TEST_CASE("operations started on v1 finish on v1 after a SIGKILL and v2",
+          "[durability][versions]") {
   killed_on_v1 run;
   auto st = run.restarted_as("both");
   for (auto& id : run.ids) {

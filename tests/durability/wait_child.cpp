@@ -66,15 +66,14 @@ int main(int argc, char** argv) {
     opts.initial_backoff = 5ms;
     opts.max_backoff = 10ms;
     opts.deadline = 10min;
-    auto mon = infra::spawn_monitor(sys, std::make_shared<test::file_driver>(dir),
-                                    setup.engine.clock, opts);
+    auto mon =
+      infra::spawn_monitor(sys, std::make_shared<test::file_driver>(dir), setup.engine.clock, opts);
     setup.workflows.push_back(workflow("signalled", 1)
                                 .step(1, gated(dir))
                                 .step(2, await_signal("wait", "go"))
                                 .step(3, test::effect_step("after")));
     setup.workflows.push_back(workflow("watched", 1)
-                                .step(1, infra::make_monitor_step("await", mon)
-                                           .or_signal("ready"))
+                                .step(1, infra::make_monitor_step("await", mon).or_signal("ready"))
                                 .step(2, test::effect_step("after")));
   };
   s.script = [](engine& eng) {

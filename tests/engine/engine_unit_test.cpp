@@ -104,7 +104,10 @@ TEST_CASE("registration checks definitions and orders steps by weight", "[engine
 }
 
 TEST_CASE("a definition is in execution order before it is registered", "[engine]") {
-  auto wf = workflow("w", 1).step(30, noop("c")).step(10, noop("a")).step(20, noop("b"))
+  auto wf = workflow("w", 1)
+              .step(30, noop("c"))
+              .step(10, noop("a"))
+              .step(20, noop("b"))
               .step(10, noop("a2"));
   std::vector<std::string> names;
   for (auto& s : wf.steps())
@@ -121,8 +124,9 @@ TEST_CASE("commands are allowed by state and refused with the reason", "[engine]
   CHECK(!allows(op, command::retry, t0));
   auto no = refusal(op, command::retry, t0);
   CHECK(code_of(no) == static_cast<uint8_t>(errc::invalid_state));
-  CHECK(message_of(no) == "operation 'op-1' is in_progress: only failed operations, and "
-                          "succeeded ones with incomplete steps, can be retried");
+  CHECK(message_of(no)
+        == "operation 'op-1' is in_progress: only failed operations, and "
+           "succeeded ones with incomplete steps, can be retried");
   CHECK(allows(op, command::pause, t0));
   CHECK(!allows(op, command::resume, t0));
   op.state = op_state::failed;
@@ -131,7 +135,8 @@ TEST_CASE("commands are allowed by state and refused with the reason", "[engine]
   CHECK(!allows(op, command::pause, t0));
   op.state = op_state::succeeded;
   CHECK(!allows(op, command::retry, t0));
-  CHECK(message_of(refusal(op, command::retry, t0)).find("no incomplete steps") != std::string::npos);
+  CHECK(message_of(refusal(op, command::retry, t0)).find("no incomplete steps")
+        != std::string::npos);
   op.steps[0].state = step_state::incomplete;
   CHECK(allows(op, command::retry, t0));
   op.state = op_state::paused;
@@ -180,8 +185,9 @@ TEST_CASE("an admission round admits by key and limit in creation order", "[engi
   std::map<std::string, std::string> changed;
   for (auto& u : round.updates)
     changed[u.id] = u.admission == a::admitted ? "admitted" : u.blocked_by;
-  CHECK(changed == std::map<std::string, std::string>{
-                     {"o2", "o1"}, {"o4", "admitted"}, {"o5", "limit:prov"}, {"o6", "limit:prov"}});
+  CHECK(changed
+        == std::map<std::string, std::string>{
+          {"o2", "o1"}, {"o4", "admitted"}, {"o5", "limit:prov"}, {"o6", "limit:prov"}});
   CHECK(round.events.size() == 3); // o2, o5, o6: blockers that changed
   for (auto& e : round.events)
     CHECK(e.type == event_type::operation_queued);
@@ -252,7 +258,8 @@ TEST_CASE("secrets are masked by path and scrubbed from text", "[engine]") {
   auto masked = mask_paths(in, {"/a/pw", "/missing"});
   CHECK(masked.at("a").at("pw") == "***");
   CHECK(masked.at("b") == 1);
-  transient_map tr{{"tok", {boost::json::value("t0k"), true}}, {"pub", {boost::json::value("open"), false}}};
+  transient_map tr{{"tok", {boost::json::value("t0k"), true}},
+                   {"pub", {boost::json::value("open"), false}}};
   auto secrets = secret_strings(in, {"/a/pw"}, tr);
   CHECK(scrub("s3cret and t0k and open", secrets) == "*** and *** and open");
 }

@@ -26,8 +26,8 @@ boost::json::object parse_object(const char* text) {
 } // namespace
 
 TEST_CASE("a key file is one 'ID BASE64' a line; the first key seals", "[engine][secrets]") {
-  auto r = test_ring("# rotated on Monday\n\nnew " + key_b + "\nold " + key_a
-                     + "  # the first key\n");
+  auto r =
+    test_ring("# rotated on Monday\n\nnew " + key_b + "\nold " + key_a + "  # the first key\n");
   CHECK(r.current().id == "new");
   CHECK(r.ids() == std::vector<std::string>{"new", "old"});
   CHECK(r.find("old") != nullptr);
@@ -97,8 +97,7 @@ TEST_CASE("a value opens only with its key, unchanged, for its owner", "[engine]
   // Missing: no ring at all, or no key of that id.
   CHECK(fails(nullptr, *sealed, "op-1").find("no key ring") != std::string::npos);
   auto other = test_ring("k2 " + key_b + "\n");
-  CHECK(fails(&other, *sealed, "op-1").find("has no key 'k1' (it has: k2)")
-        != std::string::npos);
+  CHECK(fails(&other, *sealed, "op-1").find("has no key 'k1' (it has: k2)") != std::string::npos);
   // Wrong: another key under the same id.
   auto impostor = test_ring("k1 " + key_b + "\n");
   CHECK(fails(&impostor, *sealed, "op-1").find("not the one it was sealed with")
@@ -181,8 +180,8 @@ TEST_CASE("resealing puts every value under the current key", "[engine][secrets]
 
 TEST_CASE("a step keeps a secret sealed in its data and reads it back", "[engine][secrets]") {
   auto keys = std::make_shared<const key_ring>(test_ring("k1 " + key_a + "\n"));
-  step_context ctx{"op-1", "s", 1, std::make_shared<boost::json::object>(), {}, {}, nullptr,
-                   {}, keys};
+  step_context ctx{"op-1",  "s", 1,   std::make_shared<boost::json::object>(), {}, {},
+                   nullptr, {},  keys};
   REQUIRE(ctx.keep_secret("api_token", "tok-9"));
   CHECK(is_sealed(ctx.data().at("api_token")));
   CHECK(boost::json::serialize(ctx.data()).find("tok-9") == std::string::npos);
@@ -195,8 +194,8 @@ TEST_CASE("a step keeps a secret sealed in its data and reads it back", "[engine
   CHECK(!*none);
   CHECK(ctx.take_revealed() == std::vector<std::string>{"tok-9", "tok-9"});
   // Read by an engine whose ring lost the key: an error naming it.
-  step_context later{"op-1", "s", 2, std::make_shared<boost::json::object>(), ctx.data(), {},
-                     nullptr};
+  step_context later{"op-1",     "s", 2,      std::make_shared<boost::json::object>(),
+                     ctx.data(), {},  nullptr};
   auto lost = later.secret("api_token");
   REQUIRE(!lost);
   CHECK(code_of(lost.error()) == static_cast<uint8_t>(errc::secret_key));
@@ -210,8 +209,8 @@ TEST_CASE("a step opens the secrets of another operation it reads", "[engine][se
   auto input = parse_object(R"({"loc":{"properties":{"password":"pw7"}}})");
   REQUIRE(!seal_paths(input, {"/loc/properties"}, keys.get(), other.id));
   other.input = std::make_shared<const boost::json::object>(std::move(input));
-  step_context ctx{"op-1", "s", 1, std::make_shared<boost::json::object>(), {}, {}, nullptr,
-                   {}, keys};
+  step_context ctx{"op-1",  "s", 1,   std::make_shared<boost::json::object>(), {}, {},
+                   nullptr, {},  keys};
   auto opened = ctx.open_secrets(other);
   REQUIRE(opened);
   CHECK(opened->input->at("loc").at("properties").at("password") == "pw7");

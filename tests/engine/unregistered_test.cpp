@@ -64,8 +64,9 @@ TEST_CASE("a compensating operation whose version is gone says its undo did not 
   op.steps[1].state = step_state::failed;
   std::vector<event> out;
   progress::fail_unregistered(op, {}, t0, out);
-  CHECK(op.error == "unknown workflow 'w' version 1: not registered in this process "
-                    "(no version is registered); the compensations left did not run");
+  CHECK(op.error
+        == "unknown workflow 'w' version 1: not registered in this process "
+           "(no version is registered); the compensations left did not run");
   // No step was in flight: only the terminal event.
   REQUIRE(out.size() == 1);
   CHECK(out[0].type == event_type::operation_failed);

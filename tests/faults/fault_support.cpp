@@ -194,8 +194,8 @@ creator::creator(const fault_server& srv, std::vector<std::string> workflows, si
       c.set_read_timeout(60, 0);
       for (auto i = st->next++; i < n && !st->quit; i = st->next++) {
         auto& wf = st->workflows[i % st->workflows.size()];
-        auto body = R"({"workflow":")" + wf + R"(","idempotency_key":"fault-)"
-                    + std::to_string(i) + R"(","input":{"i":)" + std::to_string(i) + "}}";
+        auto body = R"({"workflow":")" + wf + R"(","idempotency_key":"fault-)" + std::to_string(i)
+                    + R"(","input":{"i":)" + std::to_string(i) + "}}";
         while (!st->quit) {
           auto r = c.Post("/api/v1/operations", body, "application/json");
           if (r && (r->status == 201 || r->status == 200)) {
@@ -270,8 +270,7 @@ std::vector<json::object> read_log(const fault_server& srv) {
   }
 }
 
-std::vector<json::object> await_ended(const fault_server& srv,
-                                      const std::vector<std::string>& ids,
+std::vector<json::object> await_ended(const fault_server& srv, const std::vector<std::string>& ids,
                                       std::chrono::seconds bound) {
   auto deadline = steady::now() + bound;
   std::set<std::string> wanted(ids.begin(), ids.end());

@@ -39,9 +39,10 @@ void pg_cluster::restart() {
 }
 
 int pg_cluster::terminate_backends() {
-  auto out = run_command("psql '" + uri_ + "' -Atc \"SELECT count(pg_terminate_backend(pid)) "
-                   "FROM pg_stat_activity WHERE datname = current_database() "
-                   "AND pid <> pg_backend_pid()\"");
+  auto out = run_command("psql '" + uri_
+                         + "' -Atc \"SELECT count(pg_terminate_backend(pid)) "
+                           "FROM pg_stat_activity WHERE datname = current_database() "
+                           "AND pid <> pg_backend_pid()\"");
   INFO(out);
   return std::atoi(out.c_str());
 }

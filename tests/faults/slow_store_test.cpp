@@ -54,8 +54,8 @@ public:
   caf::expected<std::optional<operation>> find_by_key(const std::string& key) override {
     return inner_->find_by_key(key);
   }
-  caf::expected<std::vector<operation>>
-  load_active_page(const std::optional<active_position>& after, size_t limit) override {
+  caf::expected<std::vector<operation>> load_active_page(
+    const std::optional<active_position>& after, size_t limit) override {
     return inner_->load_active_page(after, limit);
   }
   caf::expected<operation_page> list(const list_filter& f) override {
@@ -76,9 +76,9 @@ registry one_step() {
   registry reg;
   workflow wf("one", 1);
   wf.step(10, make_step("only", [](step_context& ctx) {
-    ctx.data()["done"] = true;
-    return done();
-  }));
+            ctx.data()["done"] = true;
+            return done();
+          }));
   REQUIRE(reg.add(std::move(wf)));
   return reg;
 }

@@ -24,8 +24,9 @@ namespace {
 struct small_fs {
   std::string path;
   explicit small_fs(const std::string& dir, int mib) : path(dir + "/fs") {
-    auto out = run_command("mkdir -p '" + path + "' && mount -t tmpfs -o size=" + std::to_string(mib)
-                     + "m stepwise-test '" + path + "' && echo mounted");
+    auto out =
+      run_command("mkdir -p '" + path + "' && mount -t tmpfs -o size=" + std::to_string(mib)
+                  + "m stepwise-test '" + path + "' && echo mounted");
     INFO(out);
     REQUIRE(out.find("mounted") != std::string::npos);
   }
@@ -124,6 +125,7 @@ TEST_CASE("SQLite on a full disk: 503 with the reason, and on by itself once spa
   auto events = (*st)->events_after(0, 1000000);
   REQUIRE(events);
   CHECK(events->size() == log.size());
-  print_figure({{"test", "sqlite_full_disk"}, {"acknowledged", ids.size()},
+  print_figure({{"test", "sqlite_full_disk"},
+                {"acknowledged", ids.size()},
                 {"ready_after_space_s", ready_after}});
 }

@@ -20,7 +20,7 @@ namespace {
 constexpr size_t operations = 1000;
 
 std::vector<std::string> serve_args(const pg_cluster& pg) {
-  return {"--store", pg.uri(), "--workflows", "bench", "--insecure-plaintext-secrets",
+  return {"--store",           pg.uri(), "--workflows", "bench", "--insecure-plaintext-secrets",
           "--request-timeout", "5"};
 }
 
@@ -60,8 +60,7 @@ struct under_load {
 
 } // namespace
 
-TEST_CASE("PostgreSQL crashes under load and comes back 5 s later",
-          "[faults][pg][process]") {
+TEST_CASE("PostgreSQL crashes under load and comes back 5 s later", "[faults][pg][process]") {
   under_load run;
   auto& srv = run.srv;
   REQUIRE(await_acknowledged(*run.make, operations / 3));
@@ -81,13 +80,13 @@ TEST_CASE("PostgreSQL crashes under load and comes back 5 s later",
   auto ready_after = seconds_since(back);
   run.check_outcome();
   CHECK(srv.log().find("store answers again after") != std::string::npos);
-  print_figure({{"test", "pg_crash"}, {"operations", operations},
+  print_figure({{"test", "pg_crash"},
+                {"operations", operations},
                 {"down_s", std::chrono::duration<double>(back - crashed).count()},
                 {"ready_after_restart_s", ready_after}});
 }
 
-TEST_CASE("stepwise's PostgreSQL sessions are ended under load",
-          "[faults][pg][process]") {
+TEST_CASE("stepwise's PostgreSQL sessions are ended under load", "[faults][pg][process]") {
   under_load run;
   auto& srv = run.srv;
   int ended = 0;
@@ -100,6 +99,8 @@ TEST_CASE("stepwise's PostgreSQL sessions are ended under load",
   CHECK(srv.await_readyz(200, 30s));
   auto ready_after = seconds_since(t0);
   run.check_outcome();
-  print_figure({{"test", "pg_terminate_backend"}, {"operations", operations},
-                {"sessions_ended", ended}, {"ready_after_last_s", ready_after}});
+  print_figure({{"test", "pg_terminate_backend"},
+                {"operations", operations},
+                {"sessions_ended", ended},
+                {"ready_after_last_s", ready_after}});
 }

@@ -32,8 +32,9 @@ struct limited_server {
 
   explicit limited_server(std::vector<std::string> more)
     : proc([&] {
-        std::vector<std::string> args{stepwise_binary(), "serve", "--listen", "127.0.0.1:0",
-                                      "--store", "sqlite:" + dir.path + "/sw.db"};
+        std::vector<std::string> args{stepwise_binary(), "serve",
+                                      "--listen",        "127.0.0.1:0",
+                                      "--store",         "sqlite:" + dir.path + "/sw.db"};
         args.insert(args.end(), more.begin(), more.end());
         return args;
       }()) {
@@ -50,8 +51,8 @@ struct limited_server {
   }
 
   std::string start(const std::string& workflow, const std::string& input) {
-    auto r = to_reply(http->Post(ops.c_str(), R"({"workflow":")" + workflow + R"(","input":)"
-                                                 + input + "}",
+    auto r = to_reply(http->Post(ops.c_str(),
+                                 R"({"workflow":")" + workflow + R"(","input":)" + input + "}",
                                  "application/json"));
     INFO(r.body);
     REQUIRE(r.status == 201);

@@ -111,8 +111,9 @@ TEST_CASE("missing, wrong and read-only tokens are refused", "[http][auth]") {
   SECTION("a write token does everything") {
     auto r = call(fx, "POST", "/api/v1/operations", writer, start);
     CHECK(r.status == 201);
-    CHECK(call(fx, "GET", "/api/v1/operations/" + std::string(r.json.at("id").as_string()),
-               writer).status == 200);
+    CHECK(call(fx, "GET", "/api/v1/operations/" + std::string(r.json.at("id").as_string()), writer)
+            .status
+          == 200);
   }
   SECTION("probes, metrics and the console are open") {
     CHECK(call(fx, "GET", "/healthz", nullptr).status == 200);
@@ -154,8 +155,9 @@ TEST_CASE("token files: lines are checked and never quoted", "[http][auth]") {
     REQUIRE_FALSE(set);
     return message_of(set.error());
   };
-  CHECK(msg("write ci\n") .find("tokens:1") != std::string::npos);
-  CHECK(msg("# c\nadmin ci s3cret-s3cret-s3cret\n").find("tokens:2: the role") != std::string::npos);
+  CHECK(msg("write ci\n").find("tokens:1") != std::string::npos);
+  CHECK(msg("# c\nadmin ci s3cret-s3cret-s3cret\n").find("tokens:2: the role")
+        != std::string::npos);
   CHECK(msg("write ci short-secret\n").find("shorter than 16") != std::string::npos);
   CHECK(msg("write ci short-secret\n").find("short-secret") == std::string::npos);
   CHECK(msg("read ci sha256:abc\n").find("64 hex digits") != std::string::npos);

@@ -30,44 +30,39 @@ TEST_CASE("malformed JSON is 400 malformed_json", "[http][errors]") {
   http_fixture fx;
   check_error(fx.post(ops, R"({"workflow":)"), 400, "malformed_json", "byte");
   check_error(fx.post(ops, ""), 400, "malformed_json", "empty");
-  check_error(fx.post(ops, R"({"workflow":"quick","input":{}} trailing)"), 400,
-              "malformed_json");
+  check_error(fx.post(ops, R"({"workflow":"quick","input":{}} trailing)"), 400, "malformed_json");
   check_error(fx.post(ops, "\xff\xfe{}"), 400, "malformed_json");
   std::string deep(100, '[');
   deep += std::string(100, ']');
-  check_error(fx.post(ops, R"({"workflow":"quick","input":{"x":)" + deep + "}}"),
-              400, "malformed_json", "deeper");
+  check_error(fx.post(ops, R"({"workflow":"quick","input":{"x":)" + deep + "}}"), 400,
+              "malformed_json", "deeper");
   CHECK(fx.count_ops() == 0);
 }
 
-TEST_CASE("missing, wrong-typed and unknown fields are 400 naming the field",
-          "[http][errors]") {
+TEST_CASE("missing, wrong-typed and unknown fields are 400 naming the field", "[http][errors]") {
   http_fixture fx;
   check_error(fx.post(ops, "[1,2]"), 400, "invalid_argument", "object");
   check_error(fx.post(ops, R"({"input":{}})"), 400, "invalid_argument", "'workflow'");
   check_error(fx.post(ops, R"({"workflow":"quick"})"), 400, "invalid_argument", "'input'");
-  check_error(fx.post(ops, R"({"workflow":5,"input":{}})"), 400, "invalid_argument",
-              "'workflow'");
-  check_error(fx.post(ops, R"({"workflow":"","input":{}})"), 400, "invalid_argument",
-              "'workflow'");
-  check_error(fx.post(ops, R"({"workflow":"quick","input":[]})"), 400,
-              "invalid_argument", "'input'");
+  check_error(fx.post(ops, R"({"workflow":5,"input":{}})"), 400, "invalid_argument", "'workflow'");
+  check_error(fx.post(ops, R"({"workflow":"","input":{}})"), 400, "invalid_argument", "'workflow'");
+  check_error(fx.post(ops, R"({"workflow":"quick","input":[]})"), 400, "invalid_argument",
+              "'input'");
   check_error(fx.post(ops, R"({"workflow":"quick","input":{},"version":"1"})"), 400,
               "invalid_argument", "'version'");
   check_error(fx.post(ops, R"({"workflow":"quick","input":{},"version":1.5})"), 400,
               "invalid_argument", "'version'");
   check_error(fx.post(ops, R"({"workflow":"quick","input":{},"version":0})"), 400,
               "invalid_argument", "'version'");
-  check_error(fx.post(ops, R"({"workflow":"quick","input":{},"deadline":"tomorrow"})"),
-              400, "invalid_argument", "'deadline'");
-  check_error(fx.post(ops, R"({"workflow":"quick","input":{},"idempotency_key":""})"),
-              400, "invalid_argument", "'idempotency_key'");
-  check_error(fx.post(ops, R"({"workflow":"quick","input":{},"idempotency_key":7})"),
-              400, "invalid_argument", "'idempotency_key'");
-  check_error(fx.post(ops, R"({"workflow":"quick","input":{},"extra":1})"), 400,
-              "invalid_argument", "unknown field 'extra'");
-  check_error(fx.post(ops, R"({"workflow":"nope","input":{}})"), 400,
-              "unknown_workflow", "nope");
+  check_error(fx.post(ops, R"({"workflow":"quick","input":{},"deadline":"tomorrow"})"), 400,
+              "invalid_argument", "'deadline'");
+  check_error(fx.post(ops, R"({"workflow":"quick","input":{},"idempotency_key":""})"), 400,
+              "invalid_argument", "'idempotency_key'");
+  check_error(fx.post(ops, R"({"workflow":"quick","input":{},"idempotency_key":7})"), 400,
+              "invalid_argument", "'idempotency_key'");
+  check_error(fx.post(ops, R"({"workflow":"quick","input":{},"extra":1})"), 400, "invalid_argument",
+              "unknown field 'extra'");
+  check_error(fx.post(ops, R"({"workflow":"nope","input":{}})"), 400, "unknown_workflow", "nope");
   CHECK(fx.count_ops() == 0);
 }
 
@@ -76,8 +71,7 @@ TEST_CASE("unknown paths are 404 and unknown ids are 404", "[http][errors]") {
   check_error(fx.get("/api/v1/nothing"), 404, "not_found");
   check_error(fx.get("/nothing"), 404, "not_found");
   check_error(fx.get("/api/v1/operations/"), 404, "not_found");
-  check_error(fx.get("/api/v1/operations/op-unknown"), 404, "not_found",
-              "op-unknown");
+  check_error(fx.get("/api/v1/operations/op-unknown"), 404, "not_found", "op-unknown");
 }
 
 TEST_CASE("a method a path does not serve is 405 with Allow", "[http][errors]") {
@@ -115,8 +109,7 @@ TEST_CASE("a method a path does not serve is 405 with Allow", "[http][errors]") 
 
 TEST_CASE("bodies over the limit are 413", "[http][errors]") {
   http_fixture fx{small_limits()};
-  std::string big = R"({"workflow":"quick","input":{"x":")" + std::string(5000, 'a')
-                    + "\"}}";
+  std::string big = R"({"workflow":"quick","input":{"x":")" + std::string(5000, 'a') + "\"}}";
   check_error(fx.post(ops, big), 413, "payload_too_large");
   // Chunked: no Content-Length to judge up front.
   auto c = fx.client();
@@ -137,12 +130,10 @@ TEST_CASE("bodies over the limit are 413", "[http][errors]") {
   CHECK(fx.count_ops() == 1);
 }
 
-TEST_CASE("a non-JSON Content-Type is 415; a missing one is JSON",
-          "[http][errors]") {
+TEST_CASE("a non-JSON Content-Type is 415; a missing one is JSON", "[http][errors]") {
   http_fixture fx;
   auto body = std::string(R"({"workflow":"quick","input":{}})");
-  check_error(fx.post(ops, body, "text/plain"), 415, "unsupported_media_type",
-              "text/plain");
+  check_error(fx.post(ops, body, "text/plain"), 415, "unsupported_media_type", "text/plain");
   check_error(fx.post(ops, body, "application/x-www-form-urlencoded"), 415,
               "unsupported_media_type");
   check_error(fx.post(ops, body, "multipart/form-data; boundary=xyz"), 415,
@@ -151,25 +142,33 @@ TEST_CASE("a non-JSON Content-Type is 415; a missing one is JSON",
   CHECK(fx.post(ops, body, "Application/JSON").status == 201);
   auto raw = raw_exchange(fx.port(), "POST /api/v1/operations HTTP/1.1\r\nHost: x\r\n"
                                      "Connection: close\r\nContent-Length: "
-                                       + std::to_string(body.size()) + "\r\n\r\n"
-                                       + body);
+                                       + std::to_string(body.size()) + "\r\n\r\n" + body);
   CHECK(raw_status(raw) == 201);
   CHECK(fx.count_ops() == 3);
 }
 
 TEST_CASE("malformed query parameters are 400", "[http][errors]") {
   http_fixture fx;
-  for (auto target :
-       {"/api/v1/operations?limit=abc", "/api/v1/operations?limit=0",
-        "/api/v1/operations?limit=100000", "/api/v1/operations?limit=-1",
-        "/api/v1/operations?limit=1&limit=2", "/api/v1/operations?state=bogus",
-        "/api/v1/operations?stat=failed", "/api/v1/operations?state=",
-        "/api/v1/events?after=-1", "/api/v1/events?after=x",
-        "/api/v1/events?limit=5000", "/api/v1/events?wait=abc",
-        "/api/v1/events?wait=61", "/api/v1/events?wait=-1",
-        "/api/v1/events?wait=1e3", "/api/v1/events/stream?after=-5",
-        "/api/v1/operations/x?verbose=1", "/healthz?x", "/metrics?a=b",
-        "/api/v1/workflows?x=1"}) {
+  for (auto target : {"/api/v1/operations?limit=abc",
+                      "/api/v1/operations?limit=0",
+                      "/api/v1/operations?limit=100000",
+                      "/api/v1/operations?limit=-1",
+                      "/api/v1/operations?limit=1&limit=2",
+                      "/api/v1/operations?state=bogus",
+                      "/api/v1/operations?stat=failed",
+                      "/api/v1/operations?state=",
+                      "/api/v1/events?after=-1",
+                      "/api/v1/events?after=x",
+                      "/api/v1/events?limit=5000",
+                      "/api/v1/events?wait=abc",
+                      "/api/v1/events?wait=61",
+                      "/api/v1/events?wait=-1",
+                      "/api/v1/events?wait=1e3",
+                      "/api/v1/events/stream?after=-5",
+                      "/api/v1/operations/x?verbose=1",
+                      "/healthz?x",
+                      "/metrics?a=b",
+                      "/api/v1/workflows?x=1"}) {
     INFO(target);
     check_error(fx.get(target), 400, "invalid_argument");
   }
@@ -196,11 +195,9 @@ TEST_CASE("cancel and retry take an empty body or {} only", "[http][errors]") {
   http_fixture fx;
   auto id = fx.start_op("sleepy");
   auto base = std::string(ops) + "/" + id;
-  check_error(fx.post(base + "/cancel", R"({"reason":"x"})"), 400, "invalid_argument",
-              "'reason'");
+  check_error(fx.post(base + "/cancel", R"({"reason":"x"})"), 400, "invalid_argument", "'reason'");
   check_error(fx.post(base + "/cancel", "[]"), 400, "invalid_argument");
   check_error(fx.post(base + "/cancel", "{"), 400, "malformed_json");
-  check_error(fx.post(base + "/cancel", "{}", "text/plain"), 415,
-              "unsupported_media_type");
+  check_error(fx.post(base + "/cancel", "{}", "text/plain"), 415, "unsupported_media_type");
   CHECK(fx.post(base + "/cancel", "{}").status == 202);
 }

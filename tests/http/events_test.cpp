@@ -36,8 +36,7 @@ struct sse_frame {
 
 // Reads the event stream until `count` events arrived (bounded by the
 // client's read timeout and the stop condition).
-std::vector<sse_frame> read_stream(const http_fixture& fx, int64_t last_id,
-                                   size_t count) {
+std::vector<sse_frame> read_stream(const http_fixture& fx, int64_t last_id, size_t count) {
   auto c = fx.client();
   c->set_read_timeout(10, 0);
   std::vector<sse_frame> frames;
@@ -46,36 +45,34 @@ std::vector<sse_frame> read_stream(const http_fixture& fx, int64_t last_id,
   httplib::Headers headers;
   if (last_id >= 0)
     headers.emplace("Last-Event-ID", std::to_string(last_id));
-  auto res = c->Get("/api/v1/events/stream", headers,
-                    [&](const char* d, size_t n) {
-                      buf.append(d, n);
-                      size_t pos;
-                      while ((pos = buf.find('\n')) != std::string::npos) {
-                        auto line = buf.substr(0, pos);
-                        buf.erase(0, pos + 1);
-                        if (line.empty()) {
-                          if (cur.id != 0)
-                            frames.push_back(cur);
-                          cur = sse_frame{};
-                          if (frames.size() >= count)
-                            return false;
-                        } else if (line.rfind("id: ", 0) == 0) {
-                          cur.id = std::stoll(line.substr(4));
-                        } else if (line.rfind("event: ", 0) == 0) {
-                          cur.type = line.substr(7);
-                        } else if (line.rfind("data: ", 0) == 0) {
-                          cur.data = boost::json::parse(line.substr(6));
-                        }
-                      }
-                      return true;
-                    });
+  auto res = c->Get("/api/v1/events/stream", headers, [&](const char* d, size_t n) {
+    buf.append(d, n);
+    size_t pos;
+    while ((pos = buf.find('\n')) != std::string::npos) {
+      auto line = buf.substr(0, pos);
+      buf.erase(0, pos + 1);
+      if (line.empty()) {
+        if (cur.id != 0)
+          frames.push_back(cur);
+        cur = sse_frame{};
+        if (frames.size() >= count)
+          return false;
+      } else if (line.rfind("id: ", 0) == 0) {
+        cur.id = std::stoll(line.substr(4));
+      } else if (line.rfind("event: ", 0) == 0) {
+        cur.type = line.substr(7);
+      } else if (line.rfind("data: ", 0) == 0) {
+        cur.data = boost::json::parse(line.substr(6));
+      }
+    }
+    return true;
+  });
   return frames;
 }
 
 } // namespace
 
-TEST_CASE("events are listed oldest first with strictly increasing seq",
-          "[http][events]") {
+TEST_CASE("events are listed oldest first with strictly increasing seq", "[http][events]") {
   http_fixture fx;
   auto id = fx.start_op("quick");
   REQUIRE(fx.finish(id) == "succeeded");
@@ -121,8 +118,7 @@ TEST_CASE("a long poll returns as soon as an event exists", "[http][events]") {
   CHECK(took < std::chrono::seconds(10));
 }
 
-TEST_CASE("a long poll without events answers empty after its wait",
-          "[http][events]") {
+TEST_CASE("a long poll without events answers empty after its wait", "[http][events]") {
   http_fixture fx;
   auto started = steady::now();
   auto r = fx.get("/api/v1/events?wait=0.3&after=1000000");
@@ -155,17 +151,16 @@ TEST_CASE("the event stream resumes after Last-Event-ID with no gap and no "
   std::vector<int64_t> got;
   for (auto& f : rest)
     got.push_back(f.id);
-  CHECK(got == std::vector<int64_t>(log.begin() + static_cast<ptrdiff_t>(log.size() / 2 + 1),
-                                    log.end()));
+  CHECK(
+    got
+    == std::vector<int64_t>(log.begin() + static_cast<ptrdiff_t>(log.size() / 2 + 1), log.end()));
 }
 
 TEST_CASE("the event stream delivers new events live", "[http][events][sse]") {
   http_fixture fx;
   auto before = all_seqs(fx);
   int64_t last = before.empty() ? 0 : before.back();
-  auto reader = std::async(std::launch::async, [&] {
-    return read_stream(fx, last, 3);
-  });
+  auto reader = std::async(std::launch::async, [&] { return read_stream(fx, last, 3); });
   CHECK(reader.wait_for(std::chrono::milliseconds(100)) == std::future_status::timeout);
   auto id = fx.start_op("quick");
   auto frames = reader.get();
@@ -175,8 +170,7 @@ TEST_CASE("the event stream delivers new events live", "[http][events][sse]") {
   CHECK(frames[0].data.at("operation_id") == id.c_str());
 }
 
-TEST_CASE("the event stream resumes across a server restart",
-          "[http][events][sse]") {
+TEST_CASE("the event stream resumes across a server restart", "[http][events][sse]") {
   http_fixture fx;
   auto a = fx.start_op("quick");
   REQUIRE(fx.await_event(a, "operation_succeeded"));
@@ -207,17 +201,15 @@ TEST_CASE("waiting requests are bounded", "[http][events]") {
   auto holder = std::async(std::launch::async, [&] {
     auto c = fx.client();
     bool first = true;
-    return c->Get("/api/v1/events/stream?after=1000000",
-                  [&](const char*, size_t) {
-                    if (first)
-                      admitted.set_value();
-                    first = false;
-                    // The server's heartbeats bring us back here.
-                    return !release.load();
-                  });
+    return c->Get("/api/v1/events/stream?after=1000000", [&](const char*, size_t) {
+      if (first)
+        admitted.set_value();
+      first = false;
+      // The server's heartbeats bring us back here.
+      return !release.load();
+    });
   });
-  REQUIRE(admitted.get_future().wait_for(std::chrono::seconds(5))
-          == std::future_status::ready);
+  REQUIRE(admitted.get_future().wait_for(std::chrono::seconds(5)) == std::future_status::ready);
   auto r = fx.get("/api/v1/events?wait=1&after=1000000");
   CHECK(r.status == 503);
   CHECK(r.error_code() == "too_many_waiters");
@@ -230,8 +222,7 @@ TEST_CASE("waiting requests are bounded", "[http][events]") {
   holder.get();
   // The server notices the stream's client left and frees the slot.
   auto deadline = steady::now() + std::chrono::seconds(5);
-  while (fx.get("/api/v1/events?wait=0.05&after=1000000").status != 200
-         && steady::now() < deadline)
+  while (fx.get("/api/v1/events?wait=0.05&after=1000000").status != 200 && steady::now() < deadline)
     continue;
   CHECK(fx.get("/api/v1/events?wait=0.05&after=1000000").status == 200);
 }

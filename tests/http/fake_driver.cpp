@@ -48,8 +48,8 @@ std::string fake_driver::last_template_type() const {
   return locked_read(last_template_type_);
 }
 
-void fake_driver::create(const infra::create_request& req,
-                         infra::callback<infra::accepted> done, const stop_token&) {
+void fake_driver::create(const infra::create_request& req, infra::callback<infra::accepted> done,
+                         const stop_token&) {
   done(do_create(req));
 }
 
@@ -71,8 +71,7 @@ void fake_driver::find(const std::string&, const std::string& template_type,
   done(do_find(template_type, instance_name, loc));
 }
 
-infra::result<infra::accepted>
-fake_driver::do_create(const infra::create_request& req) {
+infra::result<infra::accepted> fake_driver::do_create(const infra::create_request& req) {
   std::lock_guard<std::mutex> g{mtx_};
   ++calls_.create;
   last_create_ = req;
@@ -82,10 +81,9 @@ fake_driver::do_create(const infra::create_request& req) {
   return accepted_;
 }
 
-infra::result<infra::task>
-fake_driver::do_get_task(const std::string& infrastructure_id,
-                      const std::string& request_id,
-                      const infra::deployment_location& loc) {
+infra::result<infra::task> fake_driver::do_get_task(const std::string& infrastructure_id,
+                                                    const std::string& request_id,
+                                                    const infra::deployment_location& loc) {
   std::lock_guard<std::mutex> g{mtx_};
   ++calls_.get_task;
   last_infrastructure_id_ = infrastructure_id;
@@ -96,9 +94,8 @@ fake_driver::do_get_task(const std::string& infrastructure_id,
   return task_;
 }
 
-infra::result<infra::accepted>
-fake_driver::do_remove(const std::string& infrastructure_id,
-                    const infra::deployment_location& loc) {
+infra::result<infra::accepted> fake_driver::do_remove(const std::string& infrastructure_id,
+                                                      const infra::deployment_location& loc) {
   std::lock_guard<std::mutex> g{mtx_};
   ++calls_.remove;
   last_infrastructure_id_ = infrastructure_id;
@@ -108,10 +105,9 @@ fake_driver::do_remove(const std::string& infrastructure_id,
   return accepted_;
 }
 
-infra::result<std::optional<infra::found>>
-fake_driver::do_find(const std::string& template_type,
-                  const std::string& instance_name,
-                  const infra::deployment_location& loc) {
+infra::result<std::optional<infra::found>> fake_driver::do_find(
+  const std::string& template_type, const std::string& instance_name,
+  const infra::deployment_location& loc) {
   std::lock_guard<std::mutex> g{mtx_};
   ++calls_.find;
   last_instance_name_ = instance_name;

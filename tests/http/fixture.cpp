@@ -23,22 +23,21 @@ registry test_registry() {
   registry reg;
   workflow quick("quick", 1);
   quick.step(1, make_step("only", [](step_context& ctx) {
-    ctx.data()["ran"] = true;
-    return done();
-  }));
+               ctx.data()["ran"] = true;
+               return done();
+             }));
   REQUIRE(reg.add(std::move(quick)));
   workflow flip("flip", 1);
   flip.step(1, make_step("flip", [](step_context&) {
-    return flip_allowed ? done() : fail("not allowed yet");
-  }));
+              return flip_allowed ? done() : fail("not allowed yet");
+            }));
   REQUIRE(reg.add(std::move(flip)));
   workflow sleepy("sleepy", 1);
   sleepy.step(1, make_step("first", [](step_context&) { return done(); }))
     .step(2, make_sleep("nap", std::chrono::hours(1)));
   REQUIRE(reg.add(std::move(sleepy)));
   workflow secretive("secretive", 1);
-  secretive.step(1, make_step("only", [](step_context&) { return done(); }))
-    .secret("/password");
+  secretive.step(1, make_step("only", [](step_context&) { return done(); })).secret("/password");
   REQUIRE(reg.add(std::move(secretive)));
   REQUIRE(reg.add(workflows::demo()));
   return reg;
@@ -83,15 +82,14 @@ reply to_reply(const httplib::Result& r) {
   return out;
 }
 
-http_fixture::http_fixture(http::server_config cfg,
-                           std::shared_ptr<infra::driver> drv,
+http_fixture::http_fixture(http::server_config cfg, std::shared_ptr<infra::driver> drv,
                            std::function<void(http::server&, engine&)> mount_more)
   : scfg(std::move(cfg)), driver(std::move(drv)), mount(std::move(mount_more)) {
   start();
 }
 
-http_fixture::http_fixture(http::server_config cfg,
-                           std::shared_ptr<infra::driver> drv, registry_maker make)
+http_fixture::http_fixture(http::server_config cfg, std::shared_ptr<infra::driver> drv,
+                           registry_maker make)
   : make_registry(std::move(make)), scfg(std::move(cfg)), driver(std::move(drv)) {
   start();
 }
@@ -167,10 +165,9 @@ reply http_fixture::post(const std::string& target, const std::string& body,
   return to_reply(client()->Post(target, body, content_type));
 }
 
-std::string http_fixture::start_op(const std::string& workflow,
-                                   const std::string& input) const {
-  auto r = post("/api/v1/operations",
-                R"({"workflow":")" + workflow + R"(","input":)" + input + "}");
+std::string http_fixture::start_op(const std::string& workflow, const std::string& input) const {
+  auto r =
+    post("/api/v1/operations", R"({"workflow":")" + workflow + R"(","input":)" + input + "}");
   INFO(r.body);
   REQUIRE(r.status == 201);
   return std::string(r.json.at("id").as_string());
@@ -182,14 +179,12 @@ std::string http_fixture::finish(const std::string& id) {
   return std::string(to_string(op->state));
 }
 
-bool http_fixture::await_event(const std::string& id,
-                               const std::string& type) const {
+bool http_fixture::await_event(const std::string& id, const std::string& type) const {
   int64_t after = 0;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   auto c = client();
   while (std::chrono::steady_clock::now() < deadline) {
-    auto r = to_reply(c->Get("/api/v1/events?limit=1000&wait=5&after="
-                             + std::to_string(after)));
+    auto r = to_reply(c->Get("/api/v1/events?limit=1000&wait=5&after=" + std::to_string(after)));
     if (r.status != 200)
       return false;
     for (auto& e : r.json.at("items").as_array())
@@ -206,8 +201,8 @@ size_t http_fixture::count_ops() const {
   std::string cursor;
   auto c = client();
   for (;;) {
-    auto r = to_reply(c->Get("/api/v1/operations?limit=500"
-                             + (cursor.empty() ? "" : "&cursor=" + cursor)));
+    auto r = to_reply(
+      c->Get("/api/v1/operations?limit=500" + (cursor.empty() ? "" : "&cursor=" + cursor)));
     REQUIRE(r.status == 200);
     n += r.json.at("items").as_array().size();
     auto& next = r.json.at("next_cursor");
@@ -217,8 +212,7 @@ size_t http_fixture::count_ops() const {
   }
 }
 
-std::string raw_exchange(int port, const std::string& text,
-                         std::chrono::milliseconds timeout) {
+std::string raw_exchange(int port, const std::string& text, std::chrono::milliseconds timeout) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   REQUIRE(fd >= 0);
   sockaddr_in addr{};
@@ -241,8 +235,7 @@ std::string raw_exchange(int port, const std::string& text,
   return out;
 }
 
-bool read_some(int fd, std::string& out,
-               std::chrono::steady_clock::time_point deadline) {
+bool read_some(int fd, std::string& out, std::chrono::steady_clock::time_point deadline) {
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                 deadline - std::chrono::steady_clock::now())
                 .count();

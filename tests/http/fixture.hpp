@@ -88,8 +88,7 @@ struct http_fixture {
                         std::function<void(http::server&, engine&)> mount_more = {});
 
   /// With the workflows `make` builds (instead of `test_registry()`).
-  http_fixture(http::server_config cfg, std::shared_ptr<infra::driver> drv,
-               registry_maker make);
+  http_fixture(http::server_config cfg, std::shared_ptr<infra::driver> drv, registry_maker make);
   ~http_fixture();
 
   static http::server_config default_config();
@@ -113,8 +112,7 @@ struct http_fixture {
              const std::string& content_type = "application/json") const;
 
   /// Starts an operation through the API; fails the test unless 201.
-  std::string start_op(const std::string& workflow,
-                       const std::string& input = "{}") const;
+  std::string start_op(const std::string& workflow, const std::string& input = "{}") const;
 
   /// Waits (bounded) until the operation is terminal; returns its state.
   std::string finish(const std::string& id);
@@ -129,14 +127,12 @@ struct http_fixture {
 /// Waits until `fd` has data or `deadline` passes and appends what it read
 /// to `out`. Returns false at the deadline, at the end of the stream or on
 /// an error: callers loop on it until they have what they wait for.
-bool read_some(int fd, std::string& out,
-               std::chrono::steady_clock::time_point deadline);
+bool read_some(int fd, std::string& out, std::chrono::steady_clock::time_point deadline);
 
 /// Sends `text` on a new TCP connection to 127.0.0.1:`port` and returns
 /// what the server sends until it closes or `timeout` passes.
 std::string raw_exchange(int port, const std::string& text,
-                         std::chrono::milliseconds timeout
-                         = std::chrono::milliseconds(3000));
+                         std::chrono::milliseconds timeout = std::chrono::milliseconds(3000));
 
 /// Returns the status code of the first response in raw HTTP `text` (0
 /// when there is none).

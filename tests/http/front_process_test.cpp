@@ -32,9 +32,10 @@ std::string tokens_file(const std::string& dir, const std::string& token) {
 // `stepwise serve` on a free loopback port with a store in `dir` and the
 // write token `first_token`, then `extra`.
 std::vector<std::string> serve_with_token(const temp_dir& dir, std::vector<std::string> extra) {
-  std::vector<std::string> args{stepwise_binary(), "serve", "--listen", "127.0.0.1:0",
-                                "--store", "sqlite:" + dir.path + "/sw.db",
-                                "--auth-tokens", tokens_file(dir.path, first_token)};
+  std::vector<std::string> args{stepwise_binary(), "serve",
+                                "--listen",        "127.0.0.1:0",
+                                "--store",         "sqlite:" + dir.path + "/sw.db",
+                                "--auth-tokens",   tokens_file(dir.path, first_token)};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -61,15 +62,14 @@ TEST_CASE("serve refuses an exposed address without tokens", "[http][process][au
     CHECK(srv.err.find("--auth-tokens FILE") != std::string::npos);
     CHECK(srv.err.find("--insecure-no-auth") != std::string::npos);
   }
-  child srv({stepwise_binary(), "serve", "--listen", "0.0.0.0:0", "--store", store,
-             "--insecure-no-auth"});
+  child srv(
+    {stepwise_binary(), "serve", "--listen", "0.0.0.0:0", "--store", store, "--insecure-no-auth"});
   INFO(srv.err);
   CHECK(srv.await_port(std::chrono::seconds(20)) > 0);
   CHECK(srv.err.find("(every address, store") != std::string::npos);
 }
 
-TEST_CASE("serve reads its tokens again on SIGHUP and never logs them",
-          "[http][process][auth]") {
+TEST_CASE("serve reads its tokens again on SIGHUP and never logs them", "[http][process][auth]") {
   temp_dir dir;
   child srv(serve_with_token(dir, {"--log-level", "debug"}));
   auto path = dir.path + "/tokens";
@@ -97,8 +97,7 @@ TEST_CASE("serve reads its tokens again on SIGHUP and never logs them",
     CHECK(srv.err.find(secret) == std::string::npos);
 }
 
-TEST_CASE("serve speaks HTTPS; the CLI reaches it with a CA and a token",
-          "[http][process][tls]") {
+TEST_CASE("serve speaks HTTPS; the CLI reaches it with a CA and a token", "[http][process][tls]") {
   tls_files tls;
   REQUIRE(tls.ok);
   temp_dir dir;
@@ -119,8 +118,8 @@ TEST_CASE("serve speaks HTTPS; the CLI reaches it with a CA and a token",
   plain.set_read_timeout(2, 0);
   auto r = plain.Get("/healthz");
   CHECK((!r || r->status != 200));
-  auto started = run_cli("ops start demo --url " + url + " --ca " + tls.cert + " --token "
-                         + first_token);
+  auto started =
+    run_cli("ops start demo --url " + url + " --ca " + tls.cert + " --token " + first_token);
   INFO(started);
   CHECK(started.find("started op-") != std::string::npos);
   CHECK(run_cli("ops list --url " + url + " --insecure --token " + first_token).find("demo")
@@ -132,8 +131,8 @@ TEST_CASE("serve speaks HTTPS; the CLI reaches it with a CA and a token",
   CHECK(no_token.find("--token") != std::string::npos);
   // A refused POST: the server closes the connection unread, and the CLI
   // still says why (it once died of SIGPIPE here, silently).
-  auto refused = run_cli("ops start demo --url " + url + " --ca " + tls.cert
-                         + " --token not-the-token-at-all");
+  auto refused =
+    run_cli("ops start demo --url " + url + " --ca " + tls.cert + " --token not-the-token-at-all");
   CHECK(refused.find("401 unauthorized") != std::string::npos);
   ::setenv("STEPWISE_TOKEN", first_token, 1);
   auto from_env = run_cli("workflows --url " + url + " --ca " + tls.cert);
@@ -149,8 +148,8 @@ TEST_CASE("stepwise-bench --via http takes a token", "[http][process][auth]") {
   auto port = srv.await_port(std::chrono::seconds(20));
   INFO(srv.err);
   REQUIRE(port > 0);
-  auto run = std::string(bench) + " --workload steps --n 20 --via http --url http://127.0.0.1:"
-             + std::to_string(port);
+  auto run = std::string(bench)
+             + " --workload steps --n 20 --via http --url http://127.0.0.1:" + std::to_string(port);
   auto with_flag = run_command(run + " --token " + first_token);
   INFO(with_flag);
   CHECK(with_flag.find("\"completed\":20,\"errors\":0") != std::string::npos);

@@ -35,20 +35,26 @@ struct fuzzer {
   }
 
   std::string word() {
-    static const char* words[] = {"workflow", "input", "version", "deadline",
-                                  "idempotency_key", "quick", "demo", "", "x",
-                                  "\xc3\xa9", "null", "-1", "1e999", "\\u0000"};
+    static const char* words[] = {"workflow", "input", "version", "deadline", "idempotency_key",
+                                  "quick",    "demo",  "",        "x",        "\xc3\xa9",
+                                  "null",     "-1",    "1e999",   "\\u0000"};
     return words[below(sizeof(words) / sizeof(*words))];
   }
 
   json::value value(int depth) {
     switch (below(depth > 4 ? 6 : 8)) {
-      case 0: return nullptr;
-      case 1: return below(2) == 0;
-      case 2: return static_cast<int64_t>(rng());
-      case 3: return std::uniform_real_distribution<double>(-1e9, 1e9)(rng);
-      case 4: return json::string(word());
-      case 5: return json::string(bytes(8));
+      case 0:
+        return nullptr;
+      case 1:
+        return below(2) == 0;
+      case 2:
+        return static_cast<int64_t>(rng());
+      case 3:
+        return std::uniform_real_distribution<double>(-1e9, 1e9)(rng);
+      case 4:
+        return json::string(word());
+      case 5:
+        return json::string(bytes(8));
       case 6: {
         json::array a;
         for (size_t i = below(4); i > 0; --i)
@@ -68,19 +74,30 @@ struct fuzzer {
   std::string mutated_start() {
     json::object o{{"workflow", "quick"}, {"input", json::object{}}};
     switch (below(4)) {
-      case 0: o.erase(below(2) == 0 ? "workflow" : "input"); break;
-      case 1: o[below(2) == 0 ? "workflow" : "input"] = value(3); break;
-      case 2: o[word() + "_extra"] = value(3); break;
-      default: o["version"] = value(3); break;
+      case 0:
+        o.erase(below(2) == 0 ? "workflow" : "input");
+        break;
+      case 1:
+        o[below(2) == 0 ? "workflow" : "input"] = value(3);
+        break;
+      case 2:
+        o[word() + "_extra"] = value(3);
+        break;
+      default:
+        o["version"] = value(3);
+        break;
     }
     return json::serialize(o);
   }
 
   std::string body() {
     switch (below(4)) {
-      case 0: return bytes(64);
-      case 1: return json::serialize(value(0));
-      case 2: return mutated_start();
+      case 0:
+        return bytes(64);
+      case 1:
+        return json::serialize(value(0));
+      case 2:
+        return mutated_start();
       default: {
         auto s = mutated_start();
         s.resize(below(s.size() + 1));
@@ -90,8 +107,8 @@ struct fuzzer {
   }
 
   std::string query() {
-    static const char* keys[] = {"limit", "after", "wait", "state", "cursor",
-                                 "workflow", "version", "zz"};
+    static const char* keys[] = {"limit",  "after",    "wait",    "state",
+                                 "cursor", "workflow", "version", "zz"};
     std::string q;
     for (size_t i = below(3); i > 0; --i) {
       q += q.empty() ? "?" : "&";
@@ -109,8 +126,7 @@ struct fuzzer {
 
 } // namespace
 
-TEST_CASE("random requests at every route are answered 4xx and change nothing",
-          "[http][fuzz]") {
+TEST_CASE("random requests at every route are answered 4xx and change nothing", "[http][fuzz]") {
   http_fixture fx;
   const uint64_t seed = 20261122;
   INFO("seed " << seed);
@@ -136,9 +152,15 @@ TEST_CASE("random requests at every route are answered 4xx and change nothing",
     auto q = f.query();
     reply r;
     switch (f.below(4)) {
-      case 0: r = to_reply(c->Get(target + q)); break;
-      case 1: r = to_reply(c->Put(target, body, "application/json")); break;
-      default: r = to_reply(c->Post(target + q, body, "application/json")); break;
+      case 0:
+        r = to_reply(c->Get(target + q));
+        break;
+      case 1:
+        r = to_reply(c->Put(target, body, "application/json"));
+        break;
+      default:
+        r = to_reply(c->Post(target + q, body, "application/json"));
+        break;
     }
     INFO("round " << round << ": " << target << q << " body " << json::serialize(json::string(body))
                   << " -> " << r.status << " " << r.body.substr(0, 200));
@@ -165,8 +187,7 @@ TEST_CASE("random requests at every route are answered 4xx and change nothing",
   }
   // Garbage straight onto the socket: an answer or a closed connection.
   for (int round = 0; round < 30; ++round) {
-    auto raw = raw_exchange(fx.port(), f.bytes(200) + "\r\n\r\n",
-                            std::chrono::milliseconds(500));
+    auto raw = raw_exchange(fx.port(), f.bytes(200) + "\r\n\r\n", std::chrono::milliseconds(500));
     auto status = raw_status(raw);
     CHECK((status == 0 || status / 100 == 4));
   }

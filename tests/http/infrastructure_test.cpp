@@ -41,8 +41,7 @@ std::string query_body() {
 }
 
 std::string find_body() {
-  return R"({"instanceName":"net-1","template":"t","templateType":"TOSCA",)"
-         + location() + "}";
+  return R"({"instanceName":"net-1","template":"t","templateType":"TOSCA",)" + location() + "}";
 }
 
 // The spec's ErrorResponse, and nothing else.
@@ -80,7 +79,8 @@ struct infra_fixture {
 } // namespace
 
 TEST_CASE("create answers 202 {infrastructureId, requestId} and starts the "
-          "monitor", "[http][infra]") {
+          "monitor",
+          "[http][infra]") {
   infra_fixture f;
   f.drv->set_accepted({"infra-7", "req-7"});
   auto r = f.post("create", create_body());
@@ -111,14 +111,14 @@ TEST_CASE("create answers 202 {infrastructureId, requestId} and starts the "
   again.workflow = "infrastructure_task";
   again.idempotency_key = http::infrastructure_task_key("req-7");
   CHECK(again.idempotency_key == "infrastructure-task:req-7");
-  again.input = {{"infrastructure_id", "infra-7"},
-                 {"request_id", "req-7"},
-                 {"deployment_location",
-                  json::object{{"name", "cloud-a"},
-                               {"type", "Openstack"},
-                               {"properties", json::object{{"username", "ann"},
-                                                           {"password", secret}}}}},
-                 {"kind", "create"}};
+  again.input = {
+    {"infrastructure_id", "infra-7"},
+    {"request_id", "req-7"},
+    {"deployment_location",
+     json::object{{"name", "cloud-a"},
+                  {"type", "Openstack"},
+                  {"properties", json::object{{"username", "ann"}, {"password", secret}}}}},
+    {"kind", "create"}};
   auto replay = f.fx.eng.start(again);
   REQUIRE(replay);
   CHECK_FALSE(replay->created);
@@ -126,7 +126,8 @@ TEST_CASE("create answers 202 {infrastructureId, requestId} and starts the "
 }
 
 TEST_CASE("the same request id is monitored once however often it is "
-          "answered", "[http][infra]") {
+          "answered",
+          "[http][infra]") {
   infra_fixture f;
   f.drv->set_accepted({"infra-1", "req-1"});
   REQUIRE(f.post("create", create_body()).status == 202);
@@ -162,8 +163,9 @@ TEST_CASE("query answers the task as an InfrastructureTask", "[http][infra]") {
     f.drv->set_task(t);
     auto r = f.post("query", query_body());
     REQUIRE(r.status == 200);
-    CHECK(r.json == json::parse(R"({"infrastructureId":"infra-1","requestId":"req-1",)"
-                                R"("status":"IN_PROGRESS","outputs":{}})"));
+    CHECK(r.json
+          == json::parse(R"({"infrastructureId":"infra-1","requestId":"req-1",)"
+                         R"("status":"IN_PROGRESS","outputs":{}})"));
     CHECK(f.drv->last_infrastructure_id() == "infra-1");
     CHECK(f.drv->last_request_id() == "req-1");
     CHECK(f.drv->last_location().name == "cloud-a");
@@ -180,8 +182,7 @@ TEST_CASE("query answers the task as an InfrastructureTask", "[http][infra]") {
   }
   SECTION("failed: failureDetails") {
     t.status = infra::task_status::failed;
-    t.failure = infra::failure_details{infra::failure_code::insufficient_capacity,
-                                       "no room"};
+    t.failure = infra::failure_details{infra::failure_code::insufficient_capacity, "no room"};
     f.drv->set_task(t);
     auto r = f.post("query", query_body());
     REQUIRE(r.status == 200);
@@ -202,11 +203,11 @@ TEST_CASE("find answers {result: null} or the match", "[http][infra]") {
   f.drv->set_found(infra::found{"infra-9", {{"ip", "10.0.0.9"}}});
   r = f.post("find", find_body());
   REQUIRE(r.status == 200);
-  CHECK(r.json == json::parse(R"({"result":{"infrastructureId":"infra-9","outputs":{"ip":"10.0.0.9"}}})"));
+  CHECK(r.json
+        == json::parse(R"({"result":{"infrastructureId":"infra-9","outputs":{"ip":"10.0.0.9"}}})"));
 }
 
-TEST_CASE("bad bodies are 400 naming the field; the driver is not asked",
-          "[http][infra]") {
+TEST_CASE("bad bodies are 400 naming the field; the driver is not asked", "[http][infra]") {
   infra_fixture f;
   struct bad_case {
     const char* route;
@@ -222,17 +223,23 @@ TEST_CASE("bad bodies are 400 naming the field; the driver is not asked",
     {"create", "{" + loc + R"(,"templateType":"T"})", "'template'"},
     {"create", "{" + loc + R"(,"template":"t"})", "'templateType'"},
     {"create", "{" + loc + R"(,"template":7,"templateType":"T"})", "'template' must be a string"},
-    {"create", "{" + loc + R"(,"template":"t","templateType":"T","properties":[]})", "'properties' must be an object"},
-    {"create", R"({"deploymentLocation":{"type":"x"},"template":"t","templateType":"T"})", "'deploymentLocation.name'"},
-    {"create", R"({"deploymentLocation":"cloud","template":"t","templateType":"T"})", "'deploymentLocation' must be an object"},
-    {"create", R"({"deploymentLocation":{"name":"a","properties":"pw"},"template":"t","templateType":"T"})", "'deploymentLocation.properties' must be an object"},
+    {"create", "{" + loc + R"(,"template":"t","templateType":"T","properties":[]})",
+     "'properties' must be an object"},
+    {"create", R"({"deploymentLocation":{"type":"x"},"template":"t","templateType":"T"})",
+     "'deploymentLocation.name'"},
+    {"create", R"({"deploymentLocation":"cloud","template":"t","templateType":"T"})",
+     "'deploymentLocation' must be an object"},
+    {"create",
+     R"({"deploymentLocation":{"name":"a","properties":"pw"},"template":"t","templateType":"T"})",
+     "'deploymentLocation.properties' must be an object"},
     {"delete", "{" + loc + "}", "'infrastructureId'"},
     {"delete", R"({"infrastructureId":"i"})", "'deploymentLocation'"},
     {"delete", R"({"infrastructureId":null,)" + loc + "}", "'infrastructureId' must be a string"},
     {"query", R"({"infrastructureId":"i",)" + loc + "}", "'requestId'"},
     {"query", R"({"requestId":"r",)" + loc + "}", "'infrastructureId'"},
     {"query", R"({"infrastructureId":"i","requestId":"r"})", "'deploymentLocation'"},
-    {"find", R"({"instanceName":5,"template":"t","templateType":"T",)" + loc + "}", "'instanceName' must be a string"},
+    {"find", R"({"instanceName":5,"template":"t","templateType":"T",)" + loc + "}",
+     "'instanceName' must be a string"},
     {"find", R"({"instanceName":"n","templateType":"T",)" + loc + "}", "'template'"},
   };
   for (auto& c : cases) {
@@ -265,12 +272,9 @@ TEST_CASE("driver errors map to the spec's statuses", "[http][infra]") {
     int status;
   };
   const mapping table[] = {
-    {infra::error_kind::invalid_template, 400},
-    {infra::error_kind::not_found, 400},
-    {infra::error_kind::request_not_found, 400},
-    {infra::error_kind::unreachable_location, 400},
-    {infra::error_kind::temporary, 503},
-    {infra::error_kind::infrastructure_error, 500},
+    {infra::error_kind::invalid_template, 400},  {infra::error_kind::not_found, 400},
+    {infra::error_kind::request_not_found, 400}, {infra::error_kind::unreachable_location, 400},
+    {infra::error_kind::temporary, 503},         {infra::error_kind::infrastructure_error, 500},
   };
   const std::pair<const char*, std::string> routes[] = {
     {"create", create_body()},
@@ -292,8 +296,7 @@ TEST_CASE("driver errors map to the spec's statuses", "[http][infra]") {
   CHECK(f.monitors().empty());
 }
 
-TEST_CASE("router errors under /api/infrastructure use the spec's body",
-          "[http][infra]") {
+TEST_CASE("router errors under /api/infrastructure use the spec's body", "[http][infra]") {
   infra_fixture f;
   auto c = f.fx.client();
   for (auto route : {"create", "delete", "query", "find"}) {
@@ -307,14 +310,12 @@ TEST_CASE("router errors under /api/infrastructure use the spec's body",
     check_error(f.fx.post(path, "{}", "text/plain"), 415);
   }
   check_error(f.fx.post(base + "/nope", "{}"), 404);
-  check_error(f.post("create", std::string(f.fx.scfg.lim.max_body_bytes + 1, ' ')),
-              413);
+  check_error(f.post("create", std::string(f.fx.scfg.lim.max_body_bytes + 1, ' ')), 413);
   // The rest of the API keeps its own error body.
   CHECK(f.fx.get("/api/v1/operations/missing").error_code() == "not_found");
 }
 
-TEST_CASE("location credentials never appear in answers or operations",
-          "[http][infra]") {
+TEST_CASE("location credentials never appear in answers or operations", "[http][infra]") {
   infra_fixture f;
   std::vector<reply> seen;
   f.drv->set_accepted({"infra-1", "req-1"});
@@ -344,7 +345,8 @@ TEST_CASE("location credentials never appear in answers or operations",
 }
 
 TEST_CASE("a task the engine cannot monitor is 503 and says it is not "
-          "monitored", "[http][infra]") {
+          "monitored",
+          "[http][infra]") {
   infra_fixture f;
   f.drv->set_accepted({"infra-5", "req-5"});
   f.fx.eng.shutdown();

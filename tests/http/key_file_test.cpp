@@ -17,8 +17,7 @@ using stepwise::test::temp_dir;
 
 namespace {
 
-serve_options options(std::vector<std::string> args,
-                      std::map<std::string, std::string> env = {}) {
+serve_options options(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
   auto o = parse_serve_options(args, fake_env(std::move(env)));
   REQUIRE(o);
   return *o;
@@ -26,8 +25,7 @@ serve_options options(std::vector<std::string> args,
 
 } // namespace
 
-TEST_CASE("a SQLite store's key file sits beside it, outside its own files",
-          "[cli][secrets]") {
+TEST_CASE("a SQLite store's key file sits beside it, outside its own files", "[cli][secrets]") {
   CHECK(default_key_file("./stepwise.db") == "./stepwise.keys");
   CHECK(default_key_file("/var/lib/sw/ops.sqlite3") == "/var/lib/sw/ops.keys");
   CHECK(default_key_file("/var/lib/sw.d/ops") == "/var/lib/sw.d/ops.keys");
@@ -55,8 +53,7 @@ TEST_CASE("serve makes the key file of a SQLite store once, then reads it", "[cl
   CHECK_FALSE(create_key_file(dir.path + "/sw.keys", "k2"));
 }
 
-TEST_CASE("a lost key file is an error, not a new key, once values are sealed",
-          "[cli][secrets]") {
+TEST_CASE("a lost key file is an error, not a new key, once values are sealed", "[cli][secrets]") {
   temp_dir dir;
   auto o = options({"--store", "sqlite:" + dir.path + "/sw.db"});
   auto lost = keys_for(o, true, [] { return caf::expected<bool>{true}; });
@@ -64,9 +61,8 @@ TEST_CASE("a lost key file is an error, not a new key, once values are sealed",
   CHECK(message_of(lost.error()).find("is missing, but the database holds") != std::string::npos);
   struct stat st {};
   CHECK(::stat((dir.path + "/sw.keys").c_str(), &st) != 0);
-  auto broken = keys_for(o, true, [] {
-    return caf::expected<bool>{make_error(errc::store_failure, "disk on fire")};
-  });
+  auto broken = keys_for(
+    o, true, [] { return caf::expected<bool>{make_error(errc::store_failure, "disk on fire")}; });
   REQUIRE_FALSE(broken);
   CHECK(message_of(broken.error()) == "disk on fire");
   CHECK(keys_for(o, true, [] { return caf::expected<bool>{false}; }));
@@ -81,8 +77,8 @@ TEST_CASE("serve takes a key file, or plaintext only when told", "[cli][secrets]
   auto ring = keys_for(o, true);
   REQUIRE(ring);
   CHECK((*ring)->ids() == std::vector<std::string>{"b", "a"});
-  auto plain = keys_for(options({"--store", "postgresql://db/sw", "--insecure-plaintext-secrets"}),
-                        true);
+  auto plain =
+    keys_for(options({"--store", "postgresql://db/sw", "--insecure-plaintext-secrets"}), true);
   REQUIRE(plain);
   CHECK_FALSE(*plain);
   auto refused = keys_for(options({"--store", "postgresql://db/sw"}), true);
@@ -94,8 +90,8 @@ TEST_CASE("serve takes a key file, or plaintext only when told", "[cli][secrets]
   auto missing = keys_for(options({"--secret-key-file", dir.path + "/nope"}), true);
   REQUIRE_FALSE(missing);
   CHECK(message_of(missing.error()).find("nope") != std::string::npos);
-  auto both = parse_serve_options({"--secret-key-file", file, "--insecure-plaintext-secrets"},
-                                  fake_env({}));
+  auto both =
+    parse_serve_options({"--secret-key-file", file, "--insecure-plaintext-secrets"}, fake_env({}));
   REQUIRE_FALSE(both);
   CHECK(message_of(both.error()).find("exclude each other") != std::string::npos);
   auto help = serve_help();

@@ -62,8 +62,7 @@ TEST_CASE("GET /metrics is well-formed Prometheus text", "[http][metrics]") {
     CHECK(types.count(family) == 1);
     samples[name + labels] = std::stod(line.substr(space + 1));
   }
-  for (auto fam : {"stepwise_operations_started_total",
-                   "stepwise_operations_finished_total",
+  for (auto fam : {"stepwise_operations_started_total", "stepwise_operations_finished_total",
                    "stepwise_operations_active", "stepwise_steps_started_total",
                    "stepwise_steps_succeeded_total", "stepwise_steps_failed_total",
                    "stepwise_steps_retried_total", "stepwise_step_duration_seconds",
@@ -75,9 +74,11 @@ TEST_CASE("GET /metrics is well-formed Prometheus text", "[http][metrics]") {
   CHECK(samples["stepwise_operations_started_total"] >= 1);
   CHECK(samples["stepwise_operations_finished_total{state=\"succeeded\"}"] >= 1);
   CHECK(samples["stepwise_http_requests_total{method=\"POST\",route=\"/api/v1/"
-                "operations\",status=\"201\"}"] == 1);
+                "operations\",status=\"201\"}"]
+        == 1);
   CHECK(samples["stepwise_http_requests_total{method=\"GET\",route=\"/api/v1/"
-                "operations/{id}\",status=\"404\"}"] == 1);
+                "operations/{id}\",status=\"404\"}"]
+        == 1);
   CHECK(samples["stepwise_step_duration_seconds_bucket{le=\"+Inf\"}"]
         == samples["stepwise_step_duration_seconds_count"]);
 }

@@ -42,17 +42,14 @@ std::string validator::check(const json::value& v, const json::object& schema_in
     return "";
   }
   if (v.is_null())
-    return s.contains("nullable") && s.at("nullable").as_bool()
-             ? ""
-             : at + ": null but not nullable";
+    return s.contains("nullable") && s.at("nullable").as_bool() ? ""
+                                                                : at + ": null but not nullable";
   if (auto t = s.if_contains("type")) {
     auto type = std::string(t->as_string());
-    bool ok = (type == "object" && v.is_object())
-              || (type == "array" && v.is_array())
+    bool ok = (type == "object" && v.is_object()) || (type == "array" && v.is_array())
               || (type == "string" && v.is_string())
               || (type == "integer" && (v.is_int64() || v.is_uint64()))
-              || (type == "number" && v.is_number())
-              || (type == "boolean" && v.is_bool());
+              || (type == "number" && v.is_number()) || (type == "boolean" && v.is_bool());
     if (!ok)
       return at + ": not of type " + type + ": " + json::serialize(v);
   }
@@ -85,16 +82,15 @@ std::string validator::check(const json::value& v, const json::object& schema_in
   if (v.is_array())
     if (auto items = s.if_contains("items"))
       for (size_t i = 0; i < v.as_array().size(); ++i)
-        if (auto err = check(v.as_array()[i], items->as_object(),
-                             at + "[" + std::to_string(i) + "]");
+        if (auto err =
+              check(v.as_array()[i], items->as_object(), at + "[" + std::to_string(i) + "]");
             !err.empty())
           return err;
   return "";
 }
 
-void check_documented(const validator& val, const json::value& doc,
-                      const std::string& path, const std::string& method,
-                      const reply& r) {
+void check_documented(const validator& val, const json::value& doc, const std::string& path,
+                      const std::string& method, const reply& r) {
   INFO(method << " " << path << " -> " << r.status << " " << r.body.substr(0, 300));
   auto& responses = doc.at("paths").at(path).at(method).at("responses").as_object();
   auto documented = responses.if_contains(std::to_string(r.status));

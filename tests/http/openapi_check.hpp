@@ -29,7 +29,7 @@ private:
 };
 
 /// Checks `r` against the documented responses of `method` on `path`.
-void check_documented(const validator& val, const boost::json::value& doc,
-                      const std::string& path, const std::string& method, const reply& r);
+void check_documented(const validator& val, const boost::json::value& doc, const std::string& path,
+                      const std::string& method, const reply& r);
 
 } // namespace stepwise::test

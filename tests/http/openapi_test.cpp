@@ -14,8 +14,7 @@ using namespace stepwise;
 using namespace stepwise::test;
 namespace json = boost::json;
 
-TEST_CASE("the OpenAPI document is served and lists exactly our routes",
-          "[http][openapi]") {
+TEST_CASE("the OpenAPI document is served and lists exactly our routes", "[http][openapi]") {
   // With a driver and the service broker, so that every API is mounted.
   temp_dir creds;
   http_fixture fx{http_fixture::default_config(), std::make_shared<fake_driver>(),
@@ -40,7 +39,9 @@ TEST_CASE("the OpenAPI document is served and lists exactly our routes",
 
 TEST_CASE("every documented route answers as documented", "[http][openapi]") {
   auto drv = std::make_shared<fake_driver>();
-  infra::task failed{"i1", "r1", infra::task_status::failed,
+  infra::task failed{"i1",
+                     "r1",
+                     infra::task_status::failed,
                      infra::failure_details{infra::failure_code::infrastructure_error, "x"},
                      {}};
   drv->set_task(failed);
@@ -93,12 +94,13 @@ TEST_CASE("every documented route answers as documented", "[http][openapi]") {
         if (pos != std::string::npos)
           target.replace(pos, var.size(), value);
       };
-      sub("{id}", path.find("cancel") != std::string::npos ? sleepy
-                  : path.find("signals") != std::string::npos ? signaled
-                  : path.find("retry") != std::string::npos ? flip
-                  : path.find("pause") != std::string::npos
-                      || path.find("resume") != std::string::npos ? pausable
-                                                                  : quick);
+      sub("{id}",
+          path.find("cancel") != std::string::npos    ? sleepy
+          : path.find("signals") != std::string::npos ? signaled
+          : path.find("retry") != std::string::npos   ? flip
+          : path.find("pause") != std::string::npos || path.find("resume") != std::string::npos
+            ? pausable
+            : quick);
       sub("{name}", "demo");
       sub("{asset}", "app.js");
       // The service broker's answers are checked by its own tests.
@@ -110,35 +112,34 @@ TEST_CASE("every documented route answers as documented", "[http][openapi]") {
         httplib::Headers hs;
         std::string ct;
         int status = 0;
-        c->Get(target, hs,
-               [&](const httplib::Response& res) {
-                 status = res.status;
-                 ct = res.get_header_value("Content-Type");
-                 return true;
-               },
-               [&](const char*, size_t) { return false; });
+        c->Get(
+          target, hs,
+          [&](const httplib::Response& res) {
+            status = res.status;
+            ct = res.get_header_value("Content-Type");
+            return true;
+          },
+          [&](const char*, size_t) { return false; });
         r.status = status;
         r.headers.emplace("Content-Type", ct);
       } else if (path == "/readyz") {
         auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-        while ((r = fx.get(target)).status != 200
-               && std::chrono::steady_clock::now() < deadline)
+        while ((r = fx.get(target)).status != 200 && std::chrono::steady_clock::now() < deadline)
           std::this_thread::sleep_for(std::chrono::milliseconds(10));
       } else if (method == "get") {
         r = to_reply(c->Get(target));
       } else {
         std::string loc = R"("deploymentLocation":{"name":"l","properties":{}})";
-        std::string body
-          = path == "/api/v1/operations" ? R"({"workflow":"quick","input":{"x":1}})"
-            : path == "/api/infrastructure/create"
-              ? "{" + loc + R"(,"template":"t","templateType":"TOSCA"})"
-            : path == "/api/infrastructure/delete"
-              ? R"({"infrastructureId":"i1",)" + loc + "}"
-            : path == "/api/infrastructure/query"
-              ? R"({"infrastructureId":"i1","requestId":"r1",)" + loc + "}"
-            : path == "/api/infrastructure/find"
-              ? R"({"instanceName":"n","template":"t","templateType":"T",)" + loc + "}"
-              : "";
+        std::string body =
+          path == "/api/v1/operations" ? R"({"workflow":"quick","input":{"x":1}})"
+          : path == "/api/infrastructure/create"
+            ? "{" + loc + R"(,"template":"t","templateType":"TOSCA"})"
+          : path == "/api/infrastructure/delete" ? R"({"infrastructureId":"i1",)" + loc + "}"
+          : path == "/api/infrastructure/query"
+            ? R"({"infrastructureId":"i1","requestId":"r1",)" + loc + "}"
+          : path == "/api/infrastructure/find"
+            ? R"({"instanceName":"n","template":"t","templateType":"T",)" + loc + "}"
+            : "";
         r = to_reply(c->Post(target, body, "application/json"));
       }
       CHECK((r.status / 100 == 2 || r.status == 302));
@@ -160,8 +161,7 @@ TEST_CASE("documented error answers match the Error schema", "[http][openapi]") 
   auto c = fx.client();
   check_documented(val, doc, ops, "post", fx.post(ops, "{"));
   check_documented(val, doc, ops, "post", fx.post(ops, "{}", "text/plain"));
-  check_documented(val, doc, ops, "post",
-                   fx.post(ops, std::string(2 << 20, ' ')));
+  check_documented(val, doc, ops, "post", fx.post(ops, std::string(2 << 20, ' ')));
   check_documented(val, doc, ops, "post", to_reply(c->Delete(ops)));
   check_documented(val, doc, ops, "get", fx.get(ops + "?limit=x"));
   check_documented(val, doc, ops + "/{id}", "get", fx.get(ops + "/missing"));
@@ -179,10 +179,8 @@ TEST_CASE("documented error answers match the Error schema", "[http][openapi]") 
   check_documented(val, doc, signals, "post", fx.post(ops + "/" + sleepy + "/signals/go", "{}"));
   check_documented(val, doc, signals, "post", fx.post(ops + "/" + sleepy + "/signals/a%20b", "{}"));
   check_documented(val, doc, signals, "post", fx.post(ops + "/" + sleepy + "/signals/go", "[1]"));
-  check_documented(val, doc, "/api/v1/workflows/{name}", "get",
-                   fx.get("/api/v1/workflows/none"));
-  check_documented(val, doc, "/api/v1/events", "get",
-                   fx.get("/api/v1/events?wait=100"));
+  check_documented(val, doc, "/api/v1/workflows/{name}", "get", fx.get("/api/v1/workflows/none"));
+  check_documented(val, doc, "/api/v1/events", "get", fx.get("/api/v1/events?wait=100"));
   auto create = std::string("/api/infrastructure/create");
   auto good = R"({"deploymentLocation":{"name":"l"},"template":"t","templateType":"T"})";
   check_documented(val, doc, create, "post", fx.post(create, "{"));

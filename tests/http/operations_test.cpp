@@ -8,8 +8,7 @@
 using namespace stepwise;
 using namespace stepwise::test;
 
-TEST_CASE("POST /operations creates an operation and GET returns it",
-          "[http][operations]") {
+TEST_CASE("POST /operations creates an operation and GET returns it", "[http][operations]") {
   http_fixture fx;
   auto r = fx.post(ops, R"({"workflow":"secretive","input":{"user":"ann","password":"hunter2"}})");
   REQUIRE(r.status == 201);
@@ -21,8 +20,7 @@ TEST_CASE("POST /operations creates an operation and GET returns it",
   CHECK(op.at("input").at("user") == "ann");
   CHECK(op.at("input").at("password") == "***");
   CHECK(r.body.find("hunter2") == std::string::npos);
-  for (auto key : {"state", "data", "error", "created_at", "updated_at",
-                   "deadline", "steps"})
+  for (auto key : {"state", "data", "error", "created_at", "updated_at", "deadline", "steps"})
     CHECK(op.contains(key));
   CHECK(fx.finish(id) == "succeeded");
   auto got = fx.get(std::string(ops) + "/" + id);
@@ -33,8 +31,8 @@ TEST_CASE("POST /operations creates an operation and GET returns it",
   CHECK(step.at("name") == "only");
   CHECK(step.at("state") == "succeeded");
   CHECK(step.at("attempts") == 1);
-  for (auto key : {"weight", "first_attempt_at", "last_attempt_at",
-                   "next_attempt_at", "duration_ms", "last_error"})
+  for (auto key : {"weight", "first_attempt_at", "last_attempt_at", "next_attempt_at",
+                   "duration_ms", "last_error"})
     CHECK(step.contains(key));
   // RFC 3339 UTC with milliseconds.
   auto created = std::string(got.json.at("created_at").as_string());
@@ -54,8 +52,7 @@ TEST_CASE("an optional version and deadline are accepted", "[http][operations]")
   CHECK(bad.error_code() == "unknown_workflow");
 }
 
-TEST_CASE("an idempotency key replays the same operation or conflicts",
-          "[http][operations]") {
+TEST_CASE("an idempotency key replays the same operation or conflicts", "[http][operations]") {
   http_fixture fx;
   auto body = R"({"workflow":"quick","input":{"a":1},"idempotency_key":"k-1"})";
   auto first = fx.post(ops, body);
@@ -104,8 +101,7 @@ TEST_CASE("GET /operations pages newest first and filters", "[http][operations]"
   CHECK(by_wf.json.at("items").as_array()[0].at("id") == sleeper.c_str());
 }
 
-TEST_CASE("cancel answers 202, then 409; unknown ids are 404",
-          "[http][operations]") {
+TEST_CASE("cancel answers 202, then 409; unknown ids are 404", "[http][operations]") {
   http_fixture fx;
   auto id = fx.start_op("sleepy");
   REQUIRE(fx.await_event(id, "operation_waiting"));
@@ -123,8 +119,7 @@ TEST_CASE("cancel answers 202, then 409; unknown ids are 404",
   CHECK(fx.get(std::string(ops) + "/op-nope").status == 404);
 }
 
-TEST_CASE("retry resumes a failed operation; other states are 409",
-          "[http][operations]") {
+TEST_CASE("retry resumes a failed operation; other states are 409", "[http][operations]") {
   http_fixture fx;
   flip_allowed = false;
   auto id = fx.start_op("flip");
@@ -176,8 +171,7 @@ TEST_CASE("health and readiness", "[http][health]") {
   // Recovery finishes asynchronously after launch: wait for it, bounded.
   reply r;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while ((r = fx.get("/readyz")).status != 200
-         && std::chrono::steady_clock::now() < deadline)
+  while ((r = fx.get("/readyz")).status != 200 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   CHECK(r.status == 200);
   CHECK(r.json.at("store") == "sqlite");

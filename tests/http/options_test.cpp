@@ -50,8 +50,7 @@ TEST_CASE("flags win over the environment, which wins over the file", "[cli]") {
 }
 
 TEST_CASE("bad options are errors that name the culprit", "[cli]") {
-  auto msg = [](std::vector<std::string> args,
-                std::map<std::string, std::string> env = {}) {
+  auto msg = [](std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
     auto o = parse_serve_options(args, fake_env(env));
     REQUIRE_FALSE(o);
     return message_of(o.error());
@@ -62,8 +61,7 @@ TEST_CASE("bad options are errors that name the culprit", "[cli]") {
   CHECK(msg({"--listen", "h:99999"}).find("port") != std::string::npos);
   CHECK(msg({"--http-threads", "x"}).find("--http-threads") != std::string::npos);
   CHECK(msg({"--store", "mysql://u:pw@h/db"}).find("pw") == std::string::npos);
-  CHECK(msg({}, {{"STEPWISE_LOG_LEVEL", "loud"}}).find("STEPWISE_LOG_LEVEL")
-        != std::string::npos);
+  CHECK(msg({}, {{"STEPWISE_LOG_LEVEL", "loud"}}).find("STEPWISE_LOG_LEVEL") != std::string::npos);
   CHECK(msg({"--config", "/nonexistent/x"}).find("/nonexistent/x") != std::string::npos);
   CHECK(msg({"serve"}).find("unexpected") != std::string::npos);
 }
@@ -73,9 +71,9 @@ TEST_CASE("help lists every flag with its variable", "[cli]") {
   REQUIRE(o);
   CHECK(o->help);
   auto h = serve_help();
-  for (auto s : {"--listen", "STEPWISE_LISTEN", "--store", "STEPWISE_STORE",
-                 "--config", "STEPWISE_CONFIG", "--http-threads",
-                 "--step-workers", "--log-level", "STEPWISE_LOG_LEVEL"})
+  for (auto s :
+       {"--listen", "STEPWISE_LISTEN", "--store", "STEPWISE_STORE", "--config", "STEPWISE_CONFIG",
+        "--http-threads", "--step-workers", "--log-level", "STEPWISE_LOG_LEVEL"})
     CHECK(h.find(s) != std::string::npos);
 }
 
@@ -94,8 +92,7 @@ TEST_CASE("tables pad columns", "[cli]") {
   CHECK(cell("abcdefghij", 6) == "abc...");
 }
 
-TEST_CASE("the infrastructure driver options parse and check their values",
-          "[cli][infra]") {
+TEST_CASE("the infrastructure driver options parse and check their values", "[cli][infra]") {
   auto o = parse_serve_options({}, fake_env({}));
   REQUIRE(o);
   CHECK(o->driver == "sim");
@@ -120,12 +117,16 @@ TEST_CASE("the infrastructure driver options parse and check their values",
   CHECK(o->sim_latency_max_ms == 30);
   CHECK(o->sim_failure_rate == 1.0);
   CHECK(o->sim_seed == 0);
-  for (auto bad : std::vector<std::vector<std::string>>{
-         {"--driver", "ftp://x"}, {"--driver", "simulated"},
-         {"--sim-latency-ms", "50:5"}, {"--sim-latency-ms", "a"},
-         {"--sim-latency-ms", "5:"}, {"--sim-failure-rate", "1.5"},
-         {"--sim-failure-rate", "-0.1"}, {"--sim-failure-rate", "0.5x"},
-         {"--sim-failure-rate", "nan"}, {"--sim-seed", "-1"}}) {
+  for (auto bad : std::vector<std::vector<std::string>>{{"--driver", "ftp://x"},
+                                                        {"--driver", "simulated"},
+                                                        {"--sim-latency-ms", "50:5"},
+                                                        {"--sim-latency-ms", "a"},
+                                                        {"--sim-latency-ms", "5:"},
+                                                        {"--sim-failure-rate", "1.5"},
+                                                        {"--sim-failure-rate", "-0.1"},
+                                                        {"--sim-failure-rate", "0.5x"},
+                                                        {"--sim-failure-rate", "nan"},
+                                                        {"--sim-seed", "-1"}}) {
     INFO(bad[0] << " " << bad[1]);
     auto r = parse_serve_options(bad, fake_env({}));
     REQUIRE_FALSE(r);
@@ -136,13 +137,12 @@ TEST_CASE("the infrastructure driver options parse and check their values",
   REQUIRE_FALSE(r);
   CHECK(message_of(r.error()).find("hunter2") == std::string::npos);
   auto help = serve_help();
-  for (auto flag : {"--driver", "--sim-latency-ms", "--sim-failure-rate",
-                    "--sim-seed", "STEPWISE_DRIVER", "STEPWISE_SIM_SEED"})
+  for (auto flag : {"--driver", "--sim-latency-ms", "--sim-failure-rate", "--sim-seed",
+                    "STEPWISE_DRIVER", "STEPWISE_SIM_SEED"})
     CHECK_THAT(help, Catch::Contains(flag));
 }
 
-TEST_CASE("make_driver builds the HTTP client for a URL, the sim otherwise",
-          "[cli][infra]") {
+TEST_CASE("make_driver builds the HTTP client for a URL, the sim otherwise", "[cli][infra]") {
   serve_options o;
   auto clk = std::make_shared<virtual_clock>(from_micros(1'800'000'000'000'000));
   o.sim_latency_min_ms = o.sim_latency_max_ms = 5000;
@@ -180,8 +180,9 @@ TEST_CASE("--limit sets concurrency limits per workflow", "[cli][admission]") {
   auto o = parse_serve_options({"--limit", "provision_runtime=50", "--limit=demo=2,x=1"},
                                test::fake_env({{"STEPWISE_LIMITS", "demo=9,y=3"}}));
   REQUIRE(o);
-  CHECK(o->limits == std::map<std::string, size_t>{
-                       {"provision_runtime", 50}, {"demo", 2}, {"x", 1}, {"y", 3}});
+  CHECK(
+    o->limits
+    == std::map<std::string, size_t>{{"provision_runtime", 50}, {"demo", 2}, {"x", 1}, {"y", 3}});
   CHECK(o->engine_config().limits.at("demo") == 2);
   for (auto bad : {"demo", "demo=0", "=3", "demo=x", "demo=3x", "demo=,x=1"}) {
     auto r = parse_serve_options({"--limit", bad}, test::fake_env({}));

@@ -27,7 +27,8 @@ const std::string tosca = "5d2e8f61-0b7c-4a93-9e4d-2c6f1a8b3e21";
 const std::string heat = "7a4c1e93-2f5b-4d08-b6a1-9e3d5c7f2b42";
 
 // The sim's task takes 1.5 s: long enough to see it in progress.
-std::string provision_body(const std::string& plan, const std::string& tpl = "outputs.url: http://rt") {
+std::string provision_body(const std::string& plan,
+                           const std::string& tpl = "outputs.url: http://rt") {
   return R"({"service_id":")" + service + R"(","plan_id":")" + plan
          + R"(","organization_guid":"o","space_guid":"s","parameters":{"template":")" + tpl
          + R"(\nlatency_ms: 1500","deployment_location":{"name":"dc1","properties":{"password":"hunter2"}}}})";
@@ -96,7 +97,7 @@ TEST_CASE("broker: credentials, API version and the catalog", "[http][osb]") {
   CHECK(anonymous.json.at("error") == "Unauthorized");
   documented(anonymous, "/v2/catalog", "get");
   CHECK(b.call("GET", "/v2/catalog", "", "2.17", "wrong-password-123").status == 401);
-  for (auto version : {(const char*) nullptr, "2.12", "1.17", "two"}) {
+  for (auto version : {(const char*)nullptr, "2.12", "1.17", "two"}) {
     auto r = b.call("GET", "/v2/catalog", "", version);
     CHECK(r.status == 412);
     CHECK(r.json.at("error") == "UnsupportedApiVersion");
@@ -148,8 +149,8 @@ TEST_CASE("broker: provision, poll, provision again, deprovision", "[http][osb]"
   documented(early, "/v2/service_instances/{instance_id}/last_operation", "get");
   CHECK(early.json.at("state") == "in progress");
   CHECK(early.json.at("description").as_string().find("step") != std::string::npos);
-  auto busy = b.call("DELETE", inst + "?accepts_incomplete=true&service_id=" + service
-                                 + "&plan_id=" + tosca);
+  auto busy =
+    b.call("DELETE", inst + "?accepts_incomplete=true&service_id=" + service + "&plan_id=" + tosca);
   CHECK(busy.status == 422);
   CHECK(busy.json.at("error") == "ConcurrencyError");
   CHECK(settle(b, inst + "/last_operation?operation=" + op) == "succeeded");
@@ -161,8 +162,10 @@ TEST_CASE("broker: provision, poll, provision again, deprovision", "[http][osb]"
   auto del = inst + "?service_id=" + service + "&plan_id=" + tosca;
   CHECK(b.call("DELETE", inst + "?accepts_incomplete=true").status == 400);
   CHECK(b.call("DELETE", del).json.at("error") == "AsyncRequired");
-  CHECK(b.call("DELETE", inst + "?accepts_incomplete=true&service_id=" + service
-                           + "&plan_id=" + heat).status == 400);
+  CHECK(
+    b.call("DELETE", inst + "?accepts_incomplete=true&service_id=" + service + "&plan_id=" + heat)
+      .status
+    == 400);
   auto gone = b.call("DELETE", del + "&accepts_incomplete=true");
   REQUIRE(gone.status == 202);
   documented(gone, "/v2/service_instances/{instance_id}", "delete");
@@ -204,9 +207,10 @@ TEST_CASE("broker: unknown instances and bad requests", "[http][osb]") {
                    std::string("InvalidArgument")),
     std::make_pair(R"({"service_id":")" + service + R"(","plan_id":")" + tosca + R"("})",
                    std::string("InvalidParameters")),
-    std::make_pair(R"({"service_id":")" + service + R"(","plan_id":")" + tosca
-                     + R"(","parameters":{"template":"t","deployment_location":{"name":"dc1"},"size":1}})",
-                   std::string("InvalidParameters")),
+    std::make_pair(
+      R"({"service_id":")" + service + R"(","plan_id":")" + tosca
+        + R"(","parameters":{"template":"t","deployment_location":{"name":"dc1"},"size":1}})",
+      std::string("InvalidParameters")),
   };
   for (auto& [body, code] : cases) {
     auto r = b.call("PUT", async, body);

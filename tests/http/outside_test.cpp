@@ -24,8 +24,8 @@ struct served {
   std::string url;
 
   explicit served(std::vector<std::string> more = {}) {
-    std::vector<std::string> args{stepwise_binary(), "serve", "--listen", "127.0.0.1:0",
-                                  "--store", "sqlite:" + dir.path + "/sw.db"};
+    std::vector<std::string> args{stepwise_binary(), "serve",   "--listen",
+                                  "127.0.0.1:0",     "--store", "sqlite:" + dir.path + "/sw.db"};
     args.insert(args.end(), more.begin(), more.end());
     srv = std::make_unique<child>(args);
     port = srv->await_port(std::chrono::seconds(20));
@@ -65,8 +65,8 @@ std::string post_json(httplib::Client& c, const std::string& path, const std::st
 bool await_type(httplib::Client& c, const std::string& id, const std::string& type) {
   int64_t after = 0;
   for (int i = 0; i < 30; ++i) {
-    auto r = to_reply(c.Get(("/api/v1/events?wait=1&limit=1000&after=" + std::to_string(after))
-                              .c_str()));
+    auto r =
+      to_reply(c.Get(("/api/v1/events?wait=1&limit=1000&after=" + std::to_string(after)).c_str()));
     if (r.status != 200)
       return false;
     for (auto& e : r.json.at("items").as_array())
@@ -105,14 +105,14 @@ TEST_CASE("start, a signal at once, a read: the server survives every try",
     threads.emplace_back([&] {
       auto c = s.client();
       for (auto i = next++; i < tries && failures == 0; i = next++) {
-        auto created = to_reply(c.Post(ops.c_str(), R"({"workflow":"demo","input":{}})",
-                                       "application/json"));
+        auto created =
+          to_reply(c.Post(ops.c_str(), R"({"workflow":"demo","input":{}})", "application/json"));
         if (created.status != 201)
           return fail("try " + std::to_string(i + 1) + ": start answered "
                       + std::to_string(created.status));
         std::string id = created.json.at("id").as_string().c_str();
-        auto sig = to_reply(c.Post((ops + "/" + id + "/signals/ping").c_str(), R"({"n":1})",
-                                   "application/json"));
+        auto sig = to_reply(
+          c.Post((ops + "/" + id + "/signals/ping").c_str(), R"({"n":1})", "application/json"));
         if (sig.status != 202)
           return fail("try " + std::to_string(i + 1) + ": signal answered "
                       + std::to_string(sig.status));
@@ -165,17 +165,16 @@ TEST_CASE("stepwise events --follow prints events as they come", "[http][process
   CHECK_THAT(out, Catch::Contains("greet"));
 }
 
-TEST_CASE("a repeated signal_id over HTTP is 200 with the stored signal, once",
-          "[http][process]") {
+TEST_CASE("a repeated signal_id over HTTP is 200 with the stored signal, once", "[http][process]") {
   served s;
   auto c = s.client();
   auto id = started_id(s.cli("ops start demo"));
   int status = 0;
-  auto first = post_json(c, ops + "/" + id + "/signals/ping", R"({"n":1,"signal_id":"x-1"})",
-                         status);
+  auto first =
+    post_json(c, ops + "/" + id + "/signals/ping", R"({"n":1,"signal_id":"x-1"})", status);
   CHECK(status == 202);
-  auto again = post_json(c, ops + "/" + id + "/signals/ping", R"({"n":2,"signal_id":"x-1"})",
-                         status);
+  auto again =
+    post_json(c, ops + "/" + id + "/signals/ping", R"({"n":2,"signal_id":"x-1"})", status);
   CHECK(status == 200);
   auto op = boost::json::parse(again).as_object();
   size_t with_id = 0;

@@ -101,10 +101,11 @@ struct overrides_setup {
   }
 
   static step_def fetch() {
-    return make_step("fetch_token", [](step_context& ctx) {
-             ctx.add_override("lms", "token", token, true);
-             return done();
-           })
+    return make_step("fetch_token",
+                     [](step_context& ctx) {
+                       ctx.add_override("lms", "token", token, true);
+                       return done();
+                     })
       .producing_transient();
   }
 };
@@ -134,8 +135,8 @@ TEST_CASE("a secret override reaches the driver and nothing else", "[http][overr
   // The driver got it (so the checks below could fail).
   auto shown = fx.get("/api/v1/operations/" + prov);
   REQUIRE(shown.status == 200);
-  auto infra_id = std::string(
-    shown.json.at("data").at("infrastructure").at("infrastructure_id").as_string());
+  auto infra_id =
+    std::string(shown.json.at("data").at("infrastructure").at("infrastructure_id").as_string());
   auto req = setup.drv->received_create(infra_id);
   REQUIRE(req);
   CHECK(req->properties.at("overrides/lms/token").at("value") == token);

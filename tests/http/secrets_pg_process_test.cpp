@@ -21,8 +21,8 @@ const std::string pg_secret = "pg-pw-Qz42-never-stored";
 std::string dump(const pg_test_schema& schema) {
   auto base = pg_test_uri();
   REQUIRE(base);
-  auto out = run_status("/usr/lib/postgresql/15/bin/pg_dump --no-owner --schema="
-                        + schema.name() + " '" + *base + "'");
+  auto out = run_status("/usr/lib/postgresql/15/bin/pg_dump --no-owner --schema=" + schema.name()
+                        + " '" + *base + "'");
   REQUIRE(out.find("exit=0") != std::string::npos);
   return out;
 }
@@ -34,8 +34,8 @@ TEST_CASE("serve on PostgreSQL without a key refuses to start and says how to ma
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
-  auto out = run_status(stepwise_binary() + " serve --listen 127.0.0.1:0 --store '"
-                        + schema->uri() + "'");
+  auto out =
+    run_status(stepwise_binary() + " serve --listen 127.0.0.1:0 --store '" + schema->uri() + "'");
   INFO(out);
   CHECK(out.find("exit=2") != std::string::npos);
   CHECK(out.find("needs a key") != std::string::npos);

@@ -16,8 +16,8 @@
 namespace stepwise::test {
 
 std::string provision_input(const std::string& name, const std::string& password) {
-  boost::json::object loc{{"name", "dc1"}, {"type", "sim"},
-                          {"properties", {{"user", "ops"}, {"password", password}}}};
+  boost::json::object loc{
+    {"name", "dc1"}, {"type", "sim"}, {"properties", {{"user", "ops"}, {"password", password}}}};
   boost::json::object in{{"name", name},
                          {"template", "outputs.url: http://" + name},
                          {"template_type", "TOSCA"},
@@ -27,8 +27,8 @@ std::string provision_input(const std::string& name, const std::string& password
 
 secrets_server::secrets_server(const ignition_stub& stub, std::vector<std::string> more)
   : proc([&] {
-      std::vector<std::string> args{stepwise_binary(), "serve", "--listen", "127.0.0.1:0",
-                                    "--driver", stub.url("/api/infrastructure")};
+      std::vector<std::string> args{stepwise_binary(), "serve",    "--listen",
+                                    "127.0.0.1:0",     "--driver", stub.url("/api/infrastructure")};
       args.insert(args.end(), more.begin(), more.end());
       return args;
     }()) {
@@ -59,8 +59,8 @@ boost::json::object secrets_server::finish(const std::string& id) {
   int64_t after = 0;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline) {
-    auto r = to_reply(http->Get(("/api/v1/events?wait=5&limit=1000&after="
-                                 + std::to_string(after)).c_str()));
+    auto r = to_reply(
+      http->Get(("/api/v1/events?wait=5&limit=1000&after=" + std::to_string(after)).c_str()));
     REQUIRE(r.status == 200);
     for (auto& e : r.json.at("items").as_array()) {
       auto type = std::string{e.at("type").as_string()};
@@ -83,8 +83,8 @@ int secrets_server::stop(int sig) {
 void secrets_server::deprovision(const ignition_stub& stub, const std::string& provision_id,
                                  const std::string& password) {
   auto before = stub.bodies().size();
-  auto gone = finish(
-    start("deprovision_runtime", R"({"provision_operation_id":")" + provision_id + R"("})"));
+  auto gone =
+    finish(start("deprovision_runtime", R"({"provision_operation_id":")" + provision_id + R"("})"));
   CHECK(gone.at("state") == "succeeded");
   auto sent = passwords_sent(stub, before);
   REQUIRE(!sent.empty());

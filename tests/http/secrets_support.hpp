@@ -16,10 +16,10 @@
 namespace stepwise::test {
 
 /// The stub's answer to every call while a task runs, and once it is done.
-inline constexpr const char* task_running
-  = R"({"infrastructureId":"inf-1","requestId":"req-1","status":"IN_PROGRESS"})";
-inline constexpr const char* task_done
-  = R"({"infrastructureId":"inf-1","requestId":"req-1","status":"COMPLETE","outputs":{}})";
+inline constexpr const char* task_running =
+  R"({"infrastructureId":"inf-1","requestId":"req-1","status":"IN_PROGRESS"})";
+inline constexpr const char* task_done =
+  R"({"infrastructureId":"inf-1","requestId":"req-1","status":"COMPLETE","outputs":{}})";
 
 /// A `provision_runtime` input whose deployment location holds `password`.
 std::string provision_input(const std::string& name, const std::string& password);

@@ -12,8 +12,7 @@
 using namespace stepwise::test;
 using steady = std::chrono::steady_clock;
 
-TEST_CASE("stepwise serve stops on SIGTERM with 0 and resumes after a restart",
-          "[http][process]") {
+TEST_CASE("stepwise serve stops on SIGTERM with 0 and resumes after a restart", "[http][process]") {
   temp_dir dir;
   auto store = "sqlite:" + dir.path + "/sw.db";
   std::string id;
@@ -23,7 +22,8 @@ TEST_CASE("stepwise serve stops on SIGTERM with 0 and resumes after a restart",
     INFO(srv.err);
     REQUIRE(port > 0);
     auto url = "http://127.0.0.1:" + std::to_string(port);
-    auto started = run_cli("ops start demo --input '{\"name\":\"t\",\"token\":\"tok-123\"}' --url " + url);
+    auto started =
+      run_cli("ops start demo --input '{\"name\":\"t\",\"token\":\"tok-123\"}' --url " + url);
     INFO(started);
     auto at = started.find("started ");
     REQUIRE(at != std::string::npos);
@@ -50,12 +50,11 @@ TEST_CASE("stepwise serve stops on SIGTERM with 0 and resumes after a restart",
     bool done = false;
     auto deadline = steady::now() + std::chrono::seconds(30);
     while (!done && steady::now() < deadline) {
-      auto r = to_reply(c.Get("/api/v1/events?wait=5&limit=1000&after="
-                              + std::to_string(after)));
+      auto r = to_reply(c.Get("/api/v1/events?wait=5&limit=1000&after=" + std::to_string(after)));
       REQUIRE(r.status == 200);
       for (auto& e : r.json.at("items").as_array())
-        done = done || (e.at("operation_id") == id.c_str()
-                        && e.at("type") == "operation_succeeded");
+        done =
+          done || (e.at("operation_id") == id.c_str() && e.at("type") == "operation_succeeded");
       after = r.json.at("next_after").as_int64();
     }
     CHECK(done);
@@ -66,8 +65,8 @@ TEST_CASE("stepwise serve stops on SIGTERM with 0 and resumes after a restart",
 
 TEST_CASE("stepwise serve --help documents every flag", "[http][process]") {
   auto help = run_cli("serve --help");
-  for (auto s : {"--listen", "STEPWISE_LISTEN", "--store", "--config",
-                 "--http-threads", "--log-level"})
+  for (auto s :
+       {"--listen", "STEPWISE_LISTEN", "--store", "--config", "--http-threads", "--log-level"})
     CHECK(help.find(s) != std::string::npos);
   CHECK(run_cli("serve --bogus").find("unknown flag") != std::string::npos);
 }
@@ -80,13 +79,11 @@ TEST_CASE("a store password never reaches the output", "[http][process]") {
   CHECK(out.find("ann:***@") != std::string::npos);
 }
 
-TEST_CASE("stepwise serve --driver URL mounts the Infrastructure API",
-          "[http][process][infra]") {
+TEST_CASE("stepwise serve --driver URL mounts the Infrastructure API", "[http][process][infra]") {
   temp_dir dir;
   // Port 1 refuses connections: every driver call is a temporary error.
   child srv({stepwise_binary(), "serve", "--listen", "127.0.0.1:0", "--store",
-             "sqlite:" + dir.path + "/sw.db", "--driver",
-             "http://127.0.0.1:1/api/infrastructure"});
+             "sqlite:" + dir.path + "/sw.db", "--driver", "http://127.0.0.1:1/api/infrastructure"});
   auto port = srv.await_port(std::chrono::seconds(20));
   INFO(srv.err);
   REQUIRE(port > 0);

@@ -15,16 +15,14 @@ registry without_sleepy_v1(caf::actor_system&) {
   for (auto& wf : test_registry().all())
     if (wf->name() != "sleepy")
       REQUIRE(reg.add(*wf));
-  REQUIRE(reg.add(workflow("sleepy", 2).step(1, make_step("first", [](step_context&) {
-    return done();
-  }))));
+  REQUIRE(reg.add(
+    workflow("sleepy", 2).step(1, make_step("first", [](step_context&) { return done(); }))));
   return reg;
 }
 
 } // namespace
 
-TEST_CASE("GET shows an operation whose version is gone as failed, naming it",
-          "[http][versions]") {
+TEST_CASE("GET shows an operation whose version is gone as failed, naming it", "[http][versions]") {
   http_fixture fx;
   auto id = fx.start_op("sleepy");
   REQUIRE(fx.await_event(id, "operation_waiting"));

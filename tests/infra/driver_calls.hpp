@@ -33,9 +33,11 @@ inline infra::result<infra::accepted> remove_now(infra::driver& d, const std::st
     driver_wait);
 }
 
-inline infra::result<std::optional<infra::found>>
-find_now(infra::driver& d, const std::string& template_text, const std::string& template_type,
-         const std::string& instance_name, const infra::deployment_location& loc) {
+inline infra::result<std::optional<infra::found>> find_now(infra::driver& d,
+                                                           const std::string& template_text,
+                                                           const std::string& template_type,
+                                                           const std::string& instance_name,
+                                                           const infra::deployment_location& loc) {
   return infra::wait_for<std::optional<infra::found>>(
     [&](infra::callback<std::optional<infra::found>> cb) {
       d.find(template_text, template_type, instance_name, loc, std::move(cb));

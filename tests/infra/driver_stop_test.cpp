@@ -38,10 +38,10 @@ infra::create_request a_create() {
 /// A workflow whose one step creates through `drv` and gives up after 2 s.
 registry one_create(std::shared_ptr<infra::ignition_driver> drv) {
   workflow wf("create", 1);
-  wf.step(10, make_async_step("create", [drv](async_call call) {
-                workflows::create_once(*drv, call, "created",
-                                       {"t", "TOSCA", "rt1", {}, {"dc1", "", {}}});
-              }).with_timeout(2s));
+  wf.step(
+    10, make_async_step("create", [drv](async_call call) {
+          workflows::create_once(*drv, call, "created", {"t", "TOSCA", "rt1", {}, {"dc1", "", {}}});
+        }).with_timeout(2s));
   return test::one(std::move(wf));
 }
 
@@ -52,8 +52,9 @@ TEST_CASE("a stop request ends a driver call under way", "[http][infra][client]"
   auto d = holding_driver(stub);
   stop_source stop;
   std::promise<infra::result<infra::accepted>> answer;
-  d->create(a_create(), [&](infra::result<infra::accepted> r) { answer.set_value(std::move(r)); },
-            stop.token());
+  d->create(
+    a_create(), [&](infra::result<infra::accepted> r) { answer.set_value(std::move(r)); },
+    stop.token());
   REQUIRE(stub.wait_active(1, 10s));
   CHECK(d->stats().in_flight == 1);
   stop.request_stop("the step timed out");

@@ -22,9 +22,8 @@ namespace json = boost::json;
 
 namespace {
 
-std::shared_ptr<infra::ignition_driver> make_client(const std::string& url,
-                                                 std::chrono::milliseconds read
-                                                 = std::chrono::seconds(10)) {
+std::shared_ptr<infra::ignition_driver> make_client(
+  const std::string& url, std::chrono::milliseconds read = std::chrono::seconds(10)) {
   infra::ignition_driver_config cfg;
   cfg.base_url = url;
   cfg.call_timeout = read;
@@ -67,8 +66,9 @@ TEST_CASE("the client driver sends the spec's requests and reads the answers",
     CHECK(sent.at("templateType") == "TOSCA");
     CHECK(sent.at("systemProperties").at("resourceName").at("value") == "n1");
     CHECK(sent.at("properties").as_object().empty());
-    CHECK(sent.at("deploymentLocation")
-          == json::parse(R"({"name":"cloud-a","type":"Openstack","properties":{"password":"pw-9"}})"));
+    CHECK(
+      sent.at("deploymentLocation")
+      == json::parse(R"({"name":"cloud-a","type":"Openstack","properties":{"password":"pw-9"}})"));
   }
   SECTION("delete") {
     stub.answer(202, R"({"infrastructureId":"i1","requestId":"r2"})");
@@ -79,8 +79,9 @@ TEST_CASE("the client driver sends the spec's requests and reads the answers",
     CHECK(stub.last_body().at("infrastructureId") == "i1");
   }
   SECTION("query") {
-    stub.answer(200, R"({"infrastructureId":"i1","requestId":"r1","status":"FAILED",)"
-                     R"("failureDetails":{"failureCode":"RESOURCE_NOT_FOUND","description":"gone"}})");
+    stub.answer(200,
+                R"({"infrastructureId":"i1","requestId":"r1","status":"FAILED",)"
+                R"("failureDetails":{"failureCode":"RESOURCE_NOT_FOUND","description":"gone"}})");
     auto got = test::get_task_now(*d, "i1", "r1", cloud());
     REQUIRE(std::holds_alternative<infra::task>(got));
     auto& t = std::get<infra::task>(got);
@@ -122,8 +123,7 @@ TEST_CASE("the client driver honours a path prefix", "[http][infra][client]") {
   CHECK(stub.paths() == std::vector<std::string>{"/vim/api/find"});
 }
 
-TEST_CASE("the client driver maps error answers to driver error kinds",
-          "[http][infra][client]") {
+TEST_CASE("the client driver maps error answers to driver error kinds", "[http][infra][client]") {
   ignition_stub stub;
   auto d = make_client(stub.url());
   using k = infra::error_kind;
@@ -174,8 +174,7 @@ TEST_CASE("the client driver maps error answers to driver error kinds",
   CHECK(query().kind == k::infrastructure_error);
 }
 
-TEST_CASE("no answer from the driver is a temporary error",
-          "[http][infra][client]") {
+TEST_CASE("no answer from the driver is a temporary error", "[http][infra][client]") {
   SECTION("connection refused") {
     std::string url;
     {
@@ -281,10 +280,9 @@ TEST_CASE("the client driver speaks https to a driver it trusts", "[http][infra]
   CHECK(std::holds_alternative<infra::accepted>(test::remove_now(**unverified, "i1", cloud())));
 }
 
-TEST_CASE("the client driver refuses bad URLs without quoting them",
-          "[http][infra][client]") {
-  for (auto url : {"ftp://host/x", "http://", "http://user:hunter2@host:1/",
-                   "host:8080", "http://h:1/p?q=1"}) {
+TEST_CASE("the client driver refuses bad URLs without quoting them", "[http][infra][client]") {
+  for (auto url : {"ftp://host/x", "http://", "http://user:hunter2@host:1/", "host:8080",
+                   "http://h:1/p?q=1"}) {
     INFO(url);
     infra::ignition_driver_config cfg;
     cfg.base_url = url;

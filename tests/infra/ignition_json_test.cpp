@@ -28,8 +28,7 @@ TEST_CASE("requests round-trip through their JSON", "[http][infra][json]") {
   CHECK(qb.location.name == "loc");
 }
 
-TEST_CASE("unknown fields are ignored and null optionals read as absent",
-          "[http][infra][json]") {
+TEST_CASE("unknown fields are ignored and null optionals read as absent", "[http][infra][json]") {
   find_request f;
   auto err = decode_find_request(
     json::parse(R"({"template":"t","templateType":"T","instanceName":null,)"

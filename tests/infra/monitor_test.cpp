@@ -124,8 +124,7 @@ TEST_CASE("monitor: IN_PROGRESS polls with growing backoff, COMPLETE reports onc
   CHECK(h.eng.stats().operations_sleeping.load() == 0);
 }
 
-TEST_CASE("monitor: a FAILED task fails the operation with its failure code",
-          "[infra][monitor]") {
+TEST_CASE("monitor: a FAILED task fails the operation with its failure code", "[infra][monitor]") {
   cloud c;
   harness h{c.watching(), nullptr, c.engine(), c.clk};
   auto id = h.start("watch", c.create("fail: INSUFFICIENT_CAPACITY zone full\nlatency_ms: 0"));
@@ -135,13 +134,12 @@ TEST_CASE("monitor: a FAILED task fails the operation with its failure code",
   auto evs = completions(h, id);
   REQUIRE(evs.size() == 1);
   CHECK(evs[0].extra.at("status") == "FAILED");
-  CHECK(evs[0].extra.at("failure_details")
-        == boost::json::object{{"failureCode", "INSUFFICIENT_CAPACITY"},
-                               {"description", "zone full"}});
+  CHECK(
+    evs[0].extra.at("failure_details")
+    == boost::json::object{{"failureCode", "INSUFFICIENT_CAPACITY"}, {"description", "zone full"}});
 }
 
-TEST_CASE("monitor: temporary errors and an unreachable location poll again",
-          "[infra][monitor]") {
+TEST_CASE("monitor: temporary errors and an unreachable location poll again", "[infra][monitor]") {
   cloud c;
   harness h{c.watching(), nullptr, c.engine(), c.clk};
   auto input = c.create("outputs.ip: 10.0.0.9\nlatency_ms: 0");
@@ -159,8 +157,7 @@ TEST_CASE("monitor: temporary errors and an unreachable location poll again",
   CHECK(completions(h, id).size() == 1);
 }
 
-TEST_CASE("monitor: an unknown task or request is reported as INTERNAL_ERROR",
-          "[infra][monitor]") {
+TEST_CASE("monitor: an unknown task or request is reported as INTERNAL_ERROR", "[infra][monitor]") {
   cloud c;
   harness h{c.watching(), nullptr, c.engine(), c.clk};
   auto input = c.create("latency_ms: 0");
@@ -290,8 +287,7 @@ TEST_CASE("monitor: a watched wait keeps its actor for passivate_after, then pas
   }
   c.clk->advance(t0 + 5s - c.clk->now());
   auto until = std::chrono::steady_clock::now() + 10s;
-  while (h.eng.stats().operations_sleeping.load() == 0
-         && std::chrono::steady_clock::now() < until)
+  while (h.eng.stats().operations_sleeping.load() == 0 && std::chrono::steady_clock::now() < until)
     h.pump(10ms);
   CHECK(h.eng.stats().operations_sleeping.load() == 1);
   // The report at 15 s wakes it (polls at 7, 11 and 15 s).

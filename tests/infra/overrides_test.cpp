@@ -35,11 +35,12 @@ struct fetchers {
                        ctx.add_override("lms", "token", lms_token, true);
                        return done();
                      })},
-      {14, make_step("avs_evaluation", [avs_runs](step_context& ctx) {
-         ++*avs_runs;
-         ctx.add_override("monitoring", "avs.url", "https://avs.example/e/7");
-         return done();
-       })},
+      {14, make_step("avs_evaluation",
+                     [avs_runs](step_context& ctx) {
+                       ++*avs_runs;
+                       ctx.add_override("monitoring", "avs.url", "https://avs.example/e/7");
+                       return done();
+                     })},
     };
   }
 };
@@ -133,8 +134,8 @@ TEST_CASE("provision_runtime refuses malformed input overrides", "[infra][workfl
 
 TEST_CASE("override properties name component and key", "[infra][workflows][overrides]") {
   boost::json::object props{{"overrides/core/a", prop("from input")}, {"size", "m"}};
-  workflows::add_override_properties(props, {{"core", "a", "from a step", false},
-                                             {"lms", "token", "x", true}});
+  workflows::add_override_properties(
+    props, {{"core", "a", "from a step", false}, {"lms", "token", "x", true}});
   CHECK(props.at("size") == "m");
   CHECK(props.at("overrides/core/a") == prop("from a step"));
   CHECK(props.at("overrides/lms/token") == prop("x", true));

@@ -39,8 +39,7 @@ public:
   }
 
   void get_task(const std::string& infrastructure_id, const std::string& request_id,
-                const infra::deployment_location& loc,
-                infra::callback<infra::task> done) override {
+                const infra::deployment_location& loc, infra::callback<infra::task> done) override {
     auto at = clk_->now();
     // Counted once the inner driver decided its answer: a test that sees
     // the count may change the cloud without racing this poll.

@@ -12,8 +12,8 @@ using namespace std::chrono_literals;
 namespace {
 
 struct fixture {
-  std::shared_ptr<virtual_clock> clk
-    = std::make_shared<virtual_clock>(from_micros(1'800'000'000'000'000));
+  std::shared_ptr<virtual_clock> clk =
+    std::make_shared<virtual_clock>(from_micros(1'800'000'000'000'000));
 
   std::shared_ptr<sim_driver> make(sim_config cfg = {}) {
     return std::make_shared<sim_driver>(std::move(cfg), clk);
@@ -28,8 +28,7 @@ deployment_location here(std::string name = "dc1") {
   return loc;
 }
 
-create_request request(std::string tpl, std::string name = "vm1",
-                       std::string request_key = {}) {
+create_request request(std::string tpl, std::string name = "vm1", std::string request_key = {}) {
   create_request req;
   req.template_text = std::move(tpl);
   req.template_type = "sim";
@@ -57,8 +56,7 @@ const std::string vm = "outputs.ip: 10.0.0.7\nlatency_ms: 5000\n";
 
 } // namespace
 
-TEST_CASE("sim: a create is in progress until due, then complete with outputs",
-          "[infra][sim]") {
+TEST_CASE("sim: a create is in progress until due, then complete with outputs", "[infra][sim]") {
   fixture f;
   auto drv = f.make();
   auto acc = value(test::create_now(*drv, request(vm)));
@@ -78,8 +76,7 @@ TEST_CASE("sim: a create is in progress until due, then complete with outputs",
   CHECK(drv->exists(acc.infrastructure_id));
 }
 
-TEST_CASE("sim: the same seed gives the same ids, latencies and failures",
-          "[infra][sim]") {
+TEST_CASE("sim: the same seed gives the same ids, latencies and failures", "[infra][sim]") {
   auto run = [](uint64_t seed) {
     fixture f;
     sim_config cfg;
@@ -116,8 +113,7 @@ TEST_CASE("sim: the same seed gives the same ids, latencies and failures",
   CHECK(has("IN_PROGRESS"));
 }
 
-TEST_CASE("sim: a failure rate of 1 fails every task with a failure code",
-          "[infra][sim]") {
+TEST_CASE("sim: a failure rate of 1 fails every task with a failure code", "[infra][sim]") {
   fixture f;
   sim_config cfg;
   cfg.failure_rate = 1.0;
@@ -136,7 +132,8 @@ TEST_CASE("sim: a failure rate of 1 fails every task with a failure code",
 TEST_CASE("sim: a template can force a failure", "[infra][sim]") {
   fixture f;
   auto drv = f.make();
-  auto acc = value(test::create_now(*drv, request("fail: INSUFFICIENT_CAPACITY zone full\nlatency_ms: 0")));
+  auto acc =
+    value(test::create_now(*drv, request("fail: INSUFFICIENT_CAPACITY zone full\nlatency_ms: 0")));
   auto t = value(test::get_task_now(*drv, acc.infrastructure_id, acc.request_id, here()));
   CHECK(t.status == task_status::failed);
   REQUIRE(t.failure);
@@ -152,10 +149,12 @@ TEST_CASE("sim: every error kind", "[infra][sim]") {
   auto drv = f.make(cfg);
   SECTION("invalid templates") {
     CHECK(kind(test::create_now(*drv, request(""))) == error_kind::invalid_template);
-    CHECK(kind(test::create_now(*drv, request("# only a comment\n\n"))) == error_kind::invalid_template);
+    CHECK(kind(test::create_now(*drv, request("# only a comment\n\n")))
+          == error_kind::invalid_template);
     CHECK(kind(test::create_now(*drv, request("no colon here"))) == error_kind::invalid_template);
     CHECK(kind(test::create_now(*drv, request(": empty key"))) == error_kind::invalid_template);
-    CHECK(kind(test::create_now(*drv, request("latency_ms: soon"))) == error_kind::invalid_template);
+    CHECK(kind(test::create_now(*drv, request("latency_ms: soon")))
+          == error_kind::invalid_template);
     CHECK(kind(test::create_now(*drv, request("fail: NOPE"))) == error_kind::invalid_template);
     CHECK(kind(test::find_now(*drv, "", "sim", "vm1", here())) == error_kind::invalid_template);
     CHECK(drv->creates() == 0);
@@ -175,11 +174,13 @@ TEST_CASE("sim: every error kind", "[infra][sim]") {
           == error_kind::unreachable_location);
     CHECK(kind(test::remove_now(*drv, acc.infrastructure_id, here("dc2")))
           == error_kind::unreachable_location);
-    CHECK(kind(test::find_now(*drv, vm, "sim", "vm1", here("dc2"))) == error_kind::unreachable_location);
+    CHECK(kind(test::find_now(*drv, vm, "sim", "vm1", here("dc2")))
+          == error_kind::unreachable_location);
   }
   SECTION("not found and request not found") {
     auto acc = value(test::create_now(*drv, request(vm)));
-    CHECK(kind(test::get_task_now(*drv, "inf-unknown", acc.request_id, here())) == error_kind::not_found);
+    CHECK(kind(test::get_task_now(*drv, "inf-unknown", acc.request_id, here()))
+          == error_kind::not_found);
     CHECK(kind(test::get_task_now(*drv, acc.infrastructure_id, "req-unknown", here()))
           == error_kind::request_not_found);
     CHECK(kind(test::remove_now(*drv, "inf-unknown", here())) == error_kind::not_found);
@@ -279,7 +280,8 @@ TEST_CASE("sim: only the configured locations are served", "[infra][sim]") {
   CHECK(err.message.find("dc9") != std::string::npos);
   CHECK(err.message.find("dc1, default") != std::string::npos);
   CHECK(err.message.find("hunter2") == std::string::npos);
-  CHECK(kind(test::find_now(*drv, vm, "sim", "vm1", here("dc9"))) == error_kind::unreachable_location);
+  CHECK(kind(test::find_now(*drv, vm, "sim", "vm1", here("dc9")))
+        == error_kind::unreachable_location);
   sim_config one;
   one.locations = {"eu-1"};
   auto eu = f.make(one);

@@ -93,8 +93,7 @@ tls_files::tls_files() {
   }
   ok = write_pem(cert, [&](FILE* f) { return PEM_write_X509(f, x.get()); })
        && write_pem(key, [&](FILE* f) {
-            return PEM_write_PrivateKey(f, pkey.get(), nullptr, nullptr, 0, nullptr,
-                                        nullptr);
+            return PEM_write_PrivateKey(f, pkey.get(), nullptr, nullptr, 0, nullptr, nullptr);
           });
   if (!ok)
     error = "cannot write the PEM files";

@@ -16,8 +16,8 @@
 namespace stepwise::test {
 
 struct workflow_setup {
-  std::shared_ptr<virtual_clock> clk
-    = std::make_shared<virtual_clock>(from_micros(1'800'000'000'000'000));
+  std::shared_ptr<virtual_clock> clk =
+    std::make_shared<virtual_clock>(from_micros(1'800'000'000'000'000));
   std::shared_ptr<memory_store> st = std::make_shared<memory_store>();
   std::shared_ptr<infra::sim_driver> drv;
   std::shared_ptr<poll_log> log;

@@ -53,8 +53,7 @@ TEST_CASE("provision_runtime then deprovision_runtime", "[infra][workflows]") {
   CHECK(again.steps[2].state == step_state::skipped);
 }
 
-TEST_CASE("provision_runtime fails clearly on bad input and templates",
-          "[infra][workflows]") {
+TEST_CASE("provision_runtime fails clearly on bad input and templates", "[infra][workflows]") {
   setup s;
   auto& h = *s.h;
   auto no_name = provision_input();
@@ -68,8 +67,7 @@ TEST_CASE("provision_runtime fails clearly on bad input and templates",
   CHECK(s.drv->creates() == 0);
 }
 
-TEST_CASE("provision_runtime retries a busy driver and creates once",
-          "[infra][workflows]") {
+TEST_CASE("provision_runtime retries a busy driver and creates once", "[infra][workflows]") {
   setup s;
   auto& h = *s.h;
   s.drv->inject(infra::error_kind::temporary, 2);
@@ -128,8 +126,7 @@ TEST_CASE("build_and_launch builds, then launches", "[infra][workflows][saga]") 
   CHECK(s.of(op.id, event_type::compensation_started).empty());
 }
 
-TEST_CASE("build_and_launch failing at launch compensates in reverse",
-          "[infra][workflows][saga]") {
+TEST_CASE("build_and_launch failing at launch compensates in reverse", "[infra][workflows][saga]") {
   setup s;
   auto op = s.drive(s.h->start(
     "build_and_launch", saga_input("fail: INSUFFICIENT_CAPACITY no room\nlatency_ms: 1000")));

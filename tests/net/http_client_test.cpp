@@ -192,8 +192,7 @@ TEST_CASE("http_client: 10,000 requests queue behind 128 connections", "[http_cl
   CHECK(st.queued + st.in_flight + st.failed == 0);
 }
 
-TEST_CASE("http_client: a request's timeout includes its wait for a connection",
-          "[http_client]") {
+TEST_CASE("http_client: a request's timeout includes its wait for a connection", "[http_client]") {
   local_server srv{8};
   REQUIRE(srv.ok());
   results res{2};
@@ -211,8 +210,7 @@ TEST_CASE("http_client: a request's timeout includes its wait for a connection",
   CHECK(srv.handled() == 1);
 }
 
-TEST_CASE("http_client: a slow call times out, a fast one in parallel does not",
-          "[http_client]") {
+TEST_CASE("http_client: a slow call times out, a fast one in parallel does not", "[http_client]") {
   local_server srv{8};
   REQUIRE(srv.ok());
   results res{2};
@@ -229,8 +227,7 @@ TEST_CASE("http_client: a slow call times out, a fast one in parallel does not",
   CHECK(client.stats().completed == 1);
 }
 
-TEST_CASE("http_client: refused and unresolvable hosts are connect_failed",
-          "[http_client]") {
+TEST_CASE("http_client: refused and unresolvable hosts are connect_failed", "[http_client]") {
   auto port = closed_port();
   REQUIRE(port > 0);
   results res{2};
@@ -287,8 +284,7 @@ TEST_CASE("http_client: methods, headers and bodies", "[http_client]") {
   CHECK(res.response(5)->status == 404);
 }
 
-TEST_CASE("http_client: https with a CA file, without one, and unverified",
-          "[http_client]") {
+TEST_CASE("http_client: https with a CA file, without one, and unverified", "[http_client]") {
   test::tls_files tls;
   REQUIRE(tls.ok);
   local_server srv{8, tls.cert, tls.key};
@@ -312,8 +308,7 @@ TEST_CASE("http_client: https with a CA file, without one, and unverified",
   CHECK(res.response(2)->status == 200);
 }
 
-TEST_CASE("http_client: stop answers every open request shutting_down once",
-          "[http_client]") {
+TEST_CASE("http_client: stop answers every open request shutting_down once", "[http_client]") {
   local_server srv{32};
   REQUIRE(srv.ok());
   constexpr size_t n = 40;
@@ -340,8 +335,7 @@ TEST_CASE("http_client: stop answers every open request shutting_down once",
   client.stop(); // idempotent
 }
 
-TEST_CASE("http_client: a callback may drop the last owner of the client",
-          "[http_client]") {
+TEST_CASE("http_client: a callback may drop the last owner of the client", "[http_client]") {
   local_server srv{8};
   REQUIRE(srv.ok());
   auto client = std::make_shared<http_client>();

@@ -52,8 +52,7 @@ TEST_CASE("http_queue: caps per origin and in total, oldest first", "[http_clien
   rest[0]->answer(http_error{});
 }
 
-TEST_CASE("http_queue: expired takes the waiting past their deadline only",
-          "[http_client]") {
+TEST_CASE("http_queue: expired takes the waiting past their deadline only", "[http_client]") {
   http_counters n;
   http_queue q{1, 0};
   auto t0 = http_queue::clock::now();

@@ -54,8 +54,7 @@ void local_server::start(int threads) {
 }
 
 std::string local_server::url(const std::string& path) const {
-  return (tls_ ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(port_)
-         + path;
+  return (tls_ ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(port_) + path;
 }
 
 template <class F>

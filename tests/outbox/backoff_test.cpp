@@ -63,8 +63,7 @@ private:
 
 } // namespace
 
-TEST_CASE("a failed delivery waits for its backoff on the engine's clock",
-          "[outbox][backoff]") {
+TEST_CASE("a failed delivery waits for its backoff on the engine's clock", "[outbox][backoff]") {
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
   auto st = std::make_shared<memory_store>();
@@ -76,8 +75,7 @@ TEST_CASE("a failed delivery waits for its backoff on the engine's clock",
   std::vector<event> evs(3);
   for (auto& e : evs)
     e.operation_id = "op-1";
-  REQUIRE(st->commit({{checkpoint::kind::create,
-                       std::make_shared<const operation>(op), evs}}));
+  REQUIRE(st->commit({{checkpoint::kind::create, std::make_shared<const operation>(op), evs}}));
   virtual_clock clock{from_micros(1'795'333'200'000'000)};
   auto dest = std::make_shared<flaky_destination>(2);
   auto ctx = std::make_shared<sink_context>();

@@ -37,12 +37,11 @@ TEST_CASE("webhook and kafka sinks parse with their options", "[outbox][config]"
 }
 
 TEST_CASE("bad sink specs are refused with the reason", "[outbox][config]") {
-  for (auto spec : {"hook", "Hook=webhook:http://x", "=webhook:http://x",
-                    "h=ftp:x", "h=webhook:ftp://x", "h=kafka:brokers",
-                    "h=kafka:/t", "h=webhook:http://x,events=nope",
-                    "h=webhook:http://x,batch=0", "h=webhook:http://x,from=middle",
-                    "h=webhook:http://x,secret-file=", "h=kafka:b/t,batch=2",
-                    "h=webhook:http://x,timeout-ms=1,bogus"}) {
+  for (auto spec : {"hook", "Hook=webhook:http://x", "=webhook:http://x", "h=ftp:x",
+                    "h=webhook:ftp://x", "h=kafka:brokers", "h=kafka:/t",
+                    "h=webhook:http://x,events=nope", "h=webhook:http://x,batch=0",
+                    "h=webhook:http://x,from=middle", "h=webhook:http://x,secret-file=",
+                    "h=kafka:b/t,batch=2", "h=webhook:http://x,timeout-ms=1,bogus"}) {
     INFO(spec);
     auto c = parse_sink(spec);
     REQUIRE_FALSE(c);

@@ -5,7 +5,6 @@
 // kill fell between its delivery and the cursor's write (the next process
 // begins right after the stored cursor).
 
-
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -124,8 +123,8 @@ TEST_CASE("no webhook delivery is lost across SIGKILLs", "[outbox][durability]")
 
 TEST_CASE("no Kafka delivery is lost across SIGKILLs", "[outbox][durability]") {
   kafka_mock mock;
-  mock.fail_produce({RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
-                     RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT});
+  mock.fail_produce(
+    {RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION, RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT});
   auto run = kill_and_finish("bus=kafka:" + mock.bootstraps() + "/" + mock.topic());
   // Each partition is one stream in offset order.
   std::map<int32_t, std::vector<kafka_record>> partitions;

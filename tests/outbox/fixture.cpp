@@ -24,8 +24,7 @@ outbox::sink_config sink(const std::string& spec) {
   return *c;
 }
 
-outbox_fixture::outbox_fixture(std::vector<outbox::sink_config> sinks,
-                               outbox::sink_timing timing) {
+outbox_fixture::outbox_fixture(std::vector<outbox::sink_config> sinks, outbox::sink_timing timing) {
   sys_cfg = std::make_unique<caf::actor_system_config>();
   tune_actor_system(*sys_cfg);
   sys = std::make_unique<caf::actor_system>(*sys_cfg);
@@ -50,12 +49,10 @@ outbox_fixture::~outbox_fixture() {
   eng.shutdown();
 }
 
-std::vector<std::string> outbox_fixture::start_ops(const std::string& workflow,
-                                                   size_t n) {
+std::vector<std::string> outbox_fixture::start_ops(const std::string& workflow, size_t n) {
   std::vector<std::string> ids;
   for (size_t i = 0; i < n; ++i) {
-    boost::json::object input{{"request_id", "r-" + std::to_string(ids.size())
-                                               + "-" + workflow}};
+    boost::json::object input{{"request_id", "r-" + std::to_string(ids.size()) + "-" + workflow}};
     auto res = eng.start({workflow, std::nullopt, input, {}, std::nullopt});
     REQUIRE(res);
     ids.push_back(res->op.id);
@@ -87,16 +84,16 @@ outbox::sink_status outbox_fixture::status(const std::string& name) const {
   return {};
 }
 
-bool outbox_fixture::caught_up(const std::string& name,
-                               std::chrono::seconds limit) const {
-  return eventually([&] {
-    auto s = status(name);
-    return s.lag == 0 && s.cursor > 0;
-  }, limit);
+bool outbox_fixture::caught_up(const std::string& name, std::chrono::seconds limit) const {
+  return eventually(
+    [&] {
+      auto s = status(name);
+      return s.lag == 0 && s.cursor > 0;
+    },
+    limit);
 }
 
-std::vector<event> outbox_fixture::run_and_deliver(const std::string& sink,
-                                                   size_t n) {
+std::vector<event> outbox_fixture::run_and_deliver(const std::string& sink, size_t n) {
   auto ids = start_ops("three", n);
   auto tasks = start_ops("task", n / 6);
   finish(ids);

@@ -37,12 +37,10 @@ std::string kafka_mock::bootstraps() const {
 }
 
 void kafka_mock::fail_produce(const std::vector<rd_kafka_resp_err_t>& errs) {
-  rd_kafka_mock_push_request_errors_array(cluster_, 0 /* Produce */,
-                                          errs.size(), errs.data());
+  rd_kafka_mock_push_request_errors_array(cluster_, 0 /* Produce */, errs.size(), errs.data());
 }
 
-std::vector<kafka_record> kafka_mock::read_all(size_t n,
-                                               std::chrono::seconds limit) const {
+std::vector<kafka_record> kafka_mock::read_all(size_t n, std::chrono::seconds limit) const {
   char err[256];
   auto* conf = quiet_conf();
   rd_kafka_conf_set(conf, "bootstrap.servers", bootstraps().c_str(), err, sizeof err);
@@ -52,8 +50,7 @@ std::vector<kafka_record> kafka_mock::read_all(size_t n,
   auto* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
   auto* parts = rd_kafka_topic_partition_list_new(partitions_);
   for (int p = 0; p < partitions_; ++p)
-    rd_kafka_topic_partition_list_add(parts, topic_.c_str(), p)->offset
-      = RD_KAFKA_OFFSET_BEGINNING;
+    rd_kafka_topic_partition_list_add(parts, topic_.c_str(), p)->offset = RD_KAFKA_OFFSET_BEGINNING;
   rd_kafka_assign(rk, parts);
   rd_kafka_topic_partition_list_destroy(parts);
   // Everything written so far: up to each partition's high watermark.
@@ -62,7 +59,8 @@ std::vector<kafka_record> kafka_mock::read_all(size_t n,
     int64_t low = 0;
     int64_t high = 0;
     if (rd_kafka_query_watermark_offsets(rk, topic_.c_str(), p, &low, &high, 5000)
-        == RD_KAFKA_RESP_ERR_NO_ERROR && high > 0)
+          == RD_KAFKA_RESP_ERR_NO_ERROR
+        && high > 0)
       end[p] = high;
   }
   std::map<std::pair<int32_t, int64_t>, kafka_record> got;
@@ -88,8 +86,7 @@ std::vector<kafka_record> kafka_mock::read_all(size_t n,
       const void* v = nullptr;
       size_t len = 0;
       if (rd_kafka_message_headers(m, &hs) == RD_KAFKA_RESP_ERR_NO_ERROR
-          && rd_kafka_header_get_last(hs, "message_id", &v, &len)
-               == RD_KAFKA_RESP_ERR_NO_ERROR)
+          && rd_kafka_header_get_last(hs, "message_id", &v, &len) == RD_KAFKA_RESP_ERR_NO_ERROR)
         r.message_id.assign(static_cast<const char*>(v), len);
       next[r.partition] = std::max(next[r.partition], r.offset + 1);
       got[{r.partition, r.offset}] = std::move(r);

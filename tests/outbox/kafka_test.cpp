@@ -19,8 +19,7 @@ TEST_CASE("every event reaches Kafka in order per operation, across broker "
   // Retriable errors (librdkafka retries them itself), then one that fails
   // the messages: the sink rebuilds the producer and sends them again.
   mock.fail_produce({RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
-                     RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS,
-                     RD_KAFKA_RESP_ERR_INVALID_RECORD});
+                     RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS, RD_KAFKA_RESP_ERR_INVALID_RECORD});
   auto committed = fx.run_and_deliver("bus", 30);
   auto records = mock.read_all(committed.size(), 20s);
   auto got = check_delivery(committed, from_kafka(records));

@@ -77,8 +77,8 @@ int main(int argc, char** argv) {
   auto n = std::stoi(argv[3]);
   for (int i = 0; i < n; ++i) {
     auto wf = i % 5 == 4 ? "task" : "three";
-    boost::json::object input{{"request_id", "r-" + std::to_string(::getpid())
-                                               + "-" + std::to_string(i)}};
+    boost::json::object input{
+      {"request_id", "r-" + std::to_string(::getpid()) + "-" + std::to_string(i)}};
     if (auto res = eng->start({wf, std::nullopt, input, {}, std::nullopt})) {
       auto line = res->op.id + "\n";
       auto w = ::write(acked_fd, line.data(), line.size());

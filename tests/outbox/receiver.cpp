@@ -26,9 +26,8 @@ std::string expected_signature(const std::string& key, const std::string& body) 
 } // namespace
 
 webhook_receiver::webhook_receiver(std::string secret) : secret_(std::move(secret)) {
-  svr_.Post("/hook", [this](const httplib::Request& req, httplib::Response& res) {
-    on_post(req, res);
-  });
+  svr_.Post("/hook",
+            [this](const httplib::Request& req, httplib::Response& res) { on_post(req, res); });
   port_ = svr_.bind_to_any_port("127.0.0.1");
   thread_ = std::thread{[this] { svr_.listen_after_bind(); }};
 }
@@ -74,8 +73,7 @@ void webhook_receiver::on_post(const httplib::Request& req, httplib::Response& r
     return;
   }
   if (!secret_.empty()
-      && req.get_header_value("X-Stepwise-Signature")
-           != expected_signature(secret_, req.body))
+      && req.get_header_value("X-Stepwise-Signature") != expected_signature(secret_, req.body))
     ++bad_signatures_;
   boost::json::error_code ec;
   auto body = boost::json::parse(req.body, ec);

@@ -24,8 +24,7 @@ constexpr const char* url_password = "pw-51d0e8-secret";
 constexpr const char* url_token = "tok-9b2c44-secret";
 constexpr const char* sasl_password = "sasl-0a6e1f-secret";
 
-std::string write(const temp_dir& dir, const std::string& name,
-                  const std::string& text) {
+std::string write(const temp_dir& dir, const std::string& name, const std::string& text) {
   auto path = dir.file(name);
   std::ofstream{path} << text;
   return path;
@@ -39,14 +38,13 @@ void check_clean(const std::string& text) {
 
 } // namespace
 
-TEST_CASE("secrets never show in the sinks route, metrics, errors or logs",
-          "[outbox][secrets]") {
+TEST_CASE("secrets never show in the sinks route, metrics, errors or logs", "[outbox][secrets]") {
   temp_dir keys;
   webhook_receiver rx;
   rx.set_down(true);
-  auto hook = sink("hook=webhook:http://user:" + std::string{url_password} + "@"
-                   + rx.url().substr(7) + "?token=" + url_token + ",secret-file="
-                   + write(keys, "key", hook_key));
+  auto hook =
+    sink("hook=webhook:http://user:" + std::string{url_password} + "@" + rx.url().substr(7)
+         + "?token=" + url_token + ",secret-file=" + write(keys, "key", hook_key));
   // Nothing listens there: the broker is down, which the sink reports.
   auto bus = sink("bus=kafka:127.0.0.1:1/t,sasl-mechanism=PLAIN,sasl-username=u,"
                   "security-protocol=sasl_plaintext,timeout-ms=200,sasl-password-file="
@@ -99,8 +97,7 @@ TEST_CASE("secrets never show in the sinks route, metrics, errors or logs",
   CHECK_FALSE(fx.warnings->all().empty());
 }
 
-TEST_CASE("unreadable secret files stop the start, naming the file only",
-          "[outbox][secrets]") {
+TEST_CASE("unreadable secret files stop the start, naming the file only", "[outbox][secrets]") {
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
   temp_dir dir;

@@ -31,8 +31,7 @@ std::vector<std::string> names(const serve_options& o) {
 
 } // namespace
 
-TEST_CASE("sinks come from flags, else the environment, else the file",
-          "[outbox][cli]") {
+TEST_CASE("sinks come from flags, else the environment, else the file", "[outbox][cli]") {
   test::temp_dir dir;
   auto file = dir.file("stepwise.conf");
   std::ofstream{file} << "sink = f1=webhook:http://h/1\n"
@@ -44,9 +43,8 @@ TEST_CASE("sinks come from flags, else the environment, else the file",
   auto from_env = parse_serve_options({"--config", file}, env);
   REQUIRE(from_env);
   CHECK(names(*from_env) == std::vector<std::string>{"e1", "e2"});
-  auto from_flags = parse_serve_options({"--config", file, "--sink",
-                                         "a=webhook:http://h/a", "--sink=b=kafka:h1:1,h2:2/t"},
-                                        env);
+  auto from_flags = parse_serve_options(
+    {"--config", file, "--sink", "a=webhook:http://h/a", "--sink=b=kafka:h1:1,h2:2/t"}, env);
   REQUIRE(from_flags);
   CHECK(names(*from_flags) == std::vector<std::string>{"a", "b"});
   CHECK(from_flags->sinks[1].kafka.brokers == "h1:1,h2:2");

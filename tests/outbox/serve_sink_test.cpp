@@ -50,13 +50,12 @@ struct server {
   std::string log;
   std::string url;
 
-  server(const std::string& config, std::string log_path, int seed)
-    : log(std::move(log_path)) {
-    pid = spawn({"/bin/sh", "-c", "exec " + binary() + " serve --config " + config
-                                    + " --sim-seed " + std::to_string(seed) + " 2>" + log});
+  server(const std::string& config, std::string log_path, int seed) : log(std::move(log_path)) {
+    pid = spawn({"/bin/sh", "-c",
+                 "exec " + binary() + " serve --config " + config + " --sim-seed "
+                   + std::to_string(seed) + " 2>" + log});
     const std::string marker = "listening on ";
-    REQUIRE(eventually([&] { return slurp(log).find(marker) != std::string::npos; },
-                       20s));
+    REQUIRE(eventually([&] { return slurp(log).find(marker) != std::string::npos; }, 20s));
     auto text = slurp(log);
     auto at = text.find(marker) + marker.size();
     url = text.substr(at, text.find(' ', at) - at);
@@ -86,8 +85,7 @@ TEST_CASE("stepwise serve delivers to a sink of its config file, and the CLI "
   std::ofstream{dir.file("hook.key")} << key << "\n";
   std::ofstream{dir.file("sw.conf")}
     << "listen = 127.0.0.1:0\nstore = sqlite:" << dir.file("sw.db") << "\n"
-    << "sink = hook=webhook:" << rx.url() << ",secret-file=" << dir.file("hook.key")
-    << "\n";
+    << "sink = hook=webhook:" << rx.url() << ",secret-file=" << dir.file("hook.key") << "\n";
   auto input = " --input '{\"name\":\"rt1\",\"template\":\"outputs.url: http://rt1\","
                "\"template_type\":\"TOSCA\",\"deployment_location\":{\"name\":\"dc1\"}}'";
   std::string shown;
@@ -113,8 +111,7 @@ TEST_CASE("stepwise serve delivers to a sink of its config file, and the CLI "
     httplib::Client c{srv.url};
     auto metrics = c.Get("/metrics");
     REQUIRE(metrics);
-    CHECK(metrics->body.find("stepwise_sink_delivered_total{sink=\"hook\"}")
-          != std::string::npos);
+    CHECK(metrics->body.find("stepwise_sink_delivered_total{sink=\"hook\"}") != std::string::npos);
     CHECK(metrics->body.find(key) == std::string::npos);
     CHECK(srv.stop() == 0);
     CHECK(slurp(srv.log).find(key) == std::string::npos);
@@ -132,8 +129,7 @@ TEST_CASE("stepwise serve delivers to a sink of its config file, and the CLI "
   CHECK(rx.bad_signatures() == 0);
 }
 
-TEST_CASE("a bad --sink stops stepwise serve with the reason",
-          "[outbox][cli][process]") {
+TEST_CASE("a bad --sink stops stepwise serve with the reason", "[outbox][cli][process]") {
   auto out = cli("serve --listen 127.0.0.1:0 --sink 'hook=webhook:ftp://u:pw@h/x'");
   CHECK(out.find("--sink sink 'hook': webhook needs an http:// or https:// URL")
         != std::string::npos);

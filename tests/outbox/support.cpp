@@ -14,18 +14,20 @@ registry outbox_workflows() {
   auto step = [](const std::string& name) {
     return make_step(name, [](step_context&) { return done(); });
   };
-  static_cast<void>(reg.add(workflow("three", 1).step(1, step("a")).step(2, step("b")).step(3, step("c"))));
-  static_cast<void>(reg.add(workflow("task", 1).step(1, make_step("monitor", [](step_context& ctx) {
-    auto id = ctx.input().at("request_id").as_string();
-    ctx.emit(event_type::infrastructure_task_completed,
-             {{"infrastructure_id", "i-" + std::string(id)},
-              {"request_id", id},
-              {"status", "FAILED"},
-              {"failure_details", {{"failureCode", "INSUFFICIENT_CAPACITY"},
-                                   {"description", "full"}}},
-              {"outputs", boost::json::object{}}});
-    return done();
-  }))));
+  static_cast<void>(
+    reg.add(workflow("three", 1).step(1, step("a")).step(2, step("b")).step(3, step("c"))));
+  static_cast<void>(reg.add(workflow("task", 1).step(
+    1, make_step("monitor", [](step_context& ctx) {
+      auto id = ctx.input().at("request_id").as_string();
+      ctx.emit(
+        event_type::infrastructure_task_completed,
+        {{"infrastructure_id", "i-" + std::string(id)},
+         {"request_id", id},
+         {"status", "FAILED"},
+         {"failure_details", {{"failureCode", "INSUFFICIENT_CAPACITY"}, {"description", "full"}}},
+         {"outputs", boost::json::object{}}});
+      return done();
+    }))));
   return reg;
 }
 
@@ -82,8 +84,8 @@ delivery_check check_delivery(const std::vector<event>& committed,
     auto& last = last_first[r.operation_id];
     if (i->second->seq < last)
       out.problems.push_back("operation " + r.operation_id + ": seq "
-                             + std::to_string(i->second->seq)
-                             + " first arrived after seq " + std::to_string(last));
+                             + std::to_string(i->second->seq) + " first arrived after seq "
+                             + std::to_string(last));
     last = i->second->seq;
   }
   out.distinct = seen.size();
@@ -114,8 +116,7 @@ std::vector<std::string> check_restarts(const std::vector<event>& committed,
   for (size_t i = 1; i < seqs.size(); ++i)
     if (seqs[i] <= seqs[i - 1] && !restart_points.count(seqs[i]))
       out.push_back("seq " + std::to_string(seqs[i]) + " came again after seq "
-                    + std::to_string(seqs[i - 1])
-                    + ", not where a stored cursor left off");
+                    + std::to_string(seqs[i - 1]) + ", not where a stored cursor left off");
   return out;
 }
 

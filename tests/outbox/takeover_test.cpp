@@ -38,8 +38,7 @@ bool held_by(pg_store& st, pid_t pid) {
 
 } // namespace
 
-TEST_CASE("another process takes the sink over when its holder dies",
-          "[outbox][pg][lease]") {
+TEST_CASE("another process takes the sink over when its holder dies", "[outbox][pg][lease]") {
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
@@ -52,8 +51,7 @@ TEST_CASE("another process takes the sink over when its holder dies",
   auto spec = "hook=webhook:" + rx.url();
   auto ms = std::to_string(lease_ms);
   auto first = spawn({child, schema->uri(), spec, "30", "run", dir.file("a1"), ms});
-  REQUIRE(eventually([&] { return held_by(*st, first) && rx.accepted().size() > 10; },
-                     60s));
+  REQUIRE(eventually([&] { return held_by(*st, first) && rx.accepted().size() > 10; }, 60s));
   auto second = spawn({child, schema->uri(), spec, "30", "finish", dir.file("a2"), ms});
   // Both deliver nothing twice at once: the first keeps the sink while it
   // lives, though the second runs operations of its own.
@@ -96,7 +94,7 @@ TEST_CASE("another process takes the sink over when its holder dies",
   // The sink's lease ends at most `ttl` after the last renewal; the other
   // process asks every poll (200 ms on a shared store).
   CHECK(took_ms <= lease_ms + 200 + 2000);
-  WARN("sink takeover after " << took_ms << " ms; events " << events->size()
-                              << ", duplicates " << c.duplicates);
+  WARN("sink takeover after " << took_ms << " ms; events " << events->size() << ", duplicates "
+                              << c.duplicates);
   CHECK(holder(*st).empty()); // released at the clean stop
 }

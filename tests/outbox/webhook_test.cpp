@@ -35,8 +35,8 @@ TEST_CASE("every event reaches the webhook, signed, in order per operation, "
   temp_dir keys;
   webhook_receiver rx{"hook-key-1"};
   rx.fail_every(5);
-  outbox_fixture fx{{sink("hook=webhook:" + rx.url() + ",secret-file="
-                          + write_secret(keys, "hook-key-1"))}};
+  outbox_fixture fx{
+    {sink("hook=webhook:" + rx.url() + ",secret-file=" + write_secret(keys, "hook-key-1"))}};
   auto committed = fx.run_and_deliver("hook", 30);
   auto got = check_delivery(committed, from_webhook(rx.accepted()));
   require_complete(got);
@@ -49,8 +49,7 @@ TEST_CASE("every event reaches the webhook, signed, in order per operation, "
   CHECK(s.delivered >= committed.size());
   CHECK(s.last_delivery_at.has_value());
   // Every acknowledged event's lag is in the histogram of /metrics.
-  CHECK(std::accumulate(s.lag_counts.begin(), s.lag_counts.end(), uint64_t{0})
-        == s.delivered);
+  CHECK(std::accumulate(s.lag_counts.begin(), s.lag_counts.end(), uint64_t{0}) == s.delivered);
   CHECK(s.lag_counts.size() == s.lag_bounds.size() + 1);
   // The message id of a completion is its request id.
   auto headers = rx.last_headers();
@@ -58,8 +57,7 @@ TEST_CASE("every event reaches the webhook, signed, in order per operation, "
   CHECK(headers.find("X-Stepwise-Sink")->second == "hook");
 }
 
-TEST_CASE("a batching webhook gets arrays, and filters pick events",
-          "[outbox][webhook]") {
+TEST_CASE("a batching webhook gets arrays, and filters pick events", "[outbox][webhook]") {
   webhook_receiver all;
   webhook_receiver some;
   outbox_fixture fx{{sink("all=webhook:" + all.url() + ",batch=50"),
@@ -111,14 +109,13 @@ TEST_CASE("operations complete while the webhook is down, another sink "
   CHECK(fx.status("hook").last_error.empty());
 }
 
-TEST_CASE("a webhook that does not answer within timeout-ms is retried",
-          "[outbox][webhook]") {
+TEST_CASE("a webhook that does not answer within timeout-ms is retried", "[outbox][webhook]") {
   webhook_receiver rx;
   rx.hold(true);
   outbox_fixture fx{{sink("hook=webhook:" + rx.url() + ",timeout-ms=100")}};
   fx.finish(fx.start_ops("three", 5));
-  REQUIRE(eventually([&] { return fx.status("hook").last_error.find("timeout")
-                                  != std::string::npos; }));
+  REQUIRE(
+    eventually([&] { return fx.status("hook").last_error.find("timeout") != std::string::npos; }));
   CHECK(rx.holding() > 0);
   CHECK(rx.accepted().empty());
   rx.hold(false);

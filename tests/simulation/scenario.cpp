@@ -25,8 +25,8 @@ scenario::scenario(engine_config cfg) {
   outside = std::make_shared<sim_world_state>(log, *store);
   cfg.max_backlog = 0;
   cfg.log = [](log_level, std::string_view) {};
-  world_ = std::make_unique<sim_world>(outside, store, cfg, from_micros(1'800'000'000'000'000), 1,
-                                       4);
+  world_ =
+    std::make_unique<sim_world>(outside, store, cfg, from_micros(1'800'000'000'000'000), 1, 4);
   settle();
 }
 

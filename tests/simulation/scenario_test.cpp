@@ -50,7 +50,7 @@ TEST_CASE("a signal while a step runs: one commit at a time, and the read that c
   s.commit();
   INFO(violations(s.log));
   REQUIRE(!s.log.failed()); // before the fix: two commits in flight, then none committed
-  s.get(id); // the read that crashed the server
+  s.get(id);                // the read that crashed the server
   s.deliver();
   REQUIRE(s.answer());
   CHECK(s.answer()->signals.size() == 1);
@@ -65,7 +65,7 @@ TEST_CASE("a retry's timer that fires during a commit is not lost", "[simulation
   s.run_jobs(); // step a asks to be retried in 100 ms
   REQUIRE(s.stored(id)->state == op_state::waiting);
   s.signal(id, "ping");
-  s.deliver(); // its commit is in flight ...
+  s.deliver();      // its commit is in flight ...
   s.advance(100ms); // ... when the retry comes due
   s.run_jobs();
   INFO(violations(s.log));
@@ -89,7 +89,8 @@ TEST_CASE("a step's timeout during a commit: one commit at a time", "[simulation
   CHECK(count_events(*s.store, id, event_type::step_timed_out) == 1);
 }
 
-TEST_CASE("a paused operation that stores a signal gives its actor up", "[simulation][regression]") {
+TEST_CASE("a paused operation that stores a signal gives its actor up",
+          "[simulation][regression]") {
   scenario s;
   auto id = s.start("sim.signal")->id;
   s.run_jobs(); // waits for its signal (passivated)
@@ -106,7 +107,8 @@ TEST_CASE("a paused operation that stores a signal gives its actor up", "[simula
   CHECK(!s.log.failed());
 }
 
-TEST_CASE("two retries of an ended operation at once give it one actor", "[simulation][regression]") {
+TEST_CASE("two retries of an ended operation at once give it one actor",
+          "[simulation][regression]") {
   scenario s;
   auto id = s.start("sim.steps", plan("a", {-1}))->id;
   s.run_jobs();
@@ -188,7 +190,7 @@ TEST_CASE("a commit's own action runs before the timer that fired during it",
   auto id = s.start("sim.watch", plan("t", {60000}))->id;
   s.run_jobs(); // step a; the wait on the watcher begins
   REQUIRE(s.report_watch());
-  s.deliver(); // the report is being written ...
+  s.deliver();    // the report is being written ...
   s.advance(10s); // ... when the wait's timeout fires
   s.run_jobs();
   INFO(violations(s.log));

@@ -89,8 +89,8 @@ void sim_client::start(sim_world& world) {
   }
   if (rng_() % 7 == 0)
     req.deadline = world.clock().now() + std::chrono::milliseconds(500 + rng_() % 10000);
-  auto body = boost::json::serialize(
-    boost::json::object{{"workflow", req.workflow}, {"input", req.input}});
+  auto body =
+    boost::json::serialize(boost::json::object{{"workflow", req.workflow}, {"input", req.input}});
   auto key = req.idempotency_key;
   auto what = "start " + req.workflow + (key.empty() ? "" : " key " + key);
   ask<start_result>(
@@ -102,8 +102,7 @@ void sim_client::start(sim_world& world) {
           keys_[key] = {body, res.op.id};
         } else {
           log_.check_lazy(k->second.second == res.op.id, [&] {
-            return what + " gave " + res.op.id + ", the key's first start gave "
-                   + k->second.second;
+            return what + " gave " + res.op.id + ", the key's first start gave " + k->second.second;
           });
         }
       }
@@ -128,8 +127,9 @@ void sim_client::command_call(sim_world& world, const std::string& id) {
   std::set<uint8_t> allowed{code(errc::invalid_state)};
   if (id == unknown_id)
     allowed.insert(code(errc::not_found));
-  ask<operation>(world, caf::make_message(command_atom::value, id, cmd), what,
-                 [this, what](operation& op) { seen(op, what); }, allowed);
+  ask<operation>(
+    world, caf::make_message(command_atom::value, id, cmd), what,
+    [this, what](operation& op) { seen(op, what); }, allowed);
 }
 
 void sim_client::signal_call(sim_world& world, const std::string& id, std::string name) {
@@ -138,18 +138,19 @@ void sim_client::signal_call(sim_world& world, const std::string& id, std::strin
   sig.payload = boost::json::object{{"n", rng_() % 100}};
   if (rng_() % 2 == 0)
     sig.signal_id = "s" + std::to_string(rng_() % 3);
-  auto what = "signal " + sig.name + (sig.signal_id.empty() ? "" : " id " + sig.signal_id) + " to "
-              + id;
+  auto what =
+    "signal " + sig.name + (sig.signal_id.empty() ? "" : " id " + sig.signal_id) + " to " + id;
   std::set<uint8_t> allowed{code(errc::invalid_state)};
   if (id == unknown_id)
     allowed.insert(code(errc::not_found));
-  ask<signal_result>(world, caf::make_message(signal_atom::value, id, sig), what,
-                     [this, what, sid = sig.signal_id](signal_result& res) {
-                       seen(res.op, what);
-                       if (!sid.empty())
-                         ops_[res.op.id].signals.insert(sid);
-                     },
-                     allowed);
+  ask<signal_result>(
+    world, caf::make_message(signal_atom::value, id, sig), what,
+    [this, what, sid = sig.signal_id](signal_result& res) {
+      seen(res.op, what);
+      if (!sid.empty())
+        ops_[res.op.id].signals.insert(sid);
+    },
+    allowed);
 }
 
 void sim_client::random_call(sim_world& world) {
@@ -164,8 +165,9 @@ void sim_client::random_call(sim_world& world) {
     std::set<uint8_t> allowed;
     if (id == unknown_id)
       allowed.insert(code(errc::not_found));
-    ask<operation>(world, caf::make_message(get_atom::value, id), "get " + id,
-                   [this, id](operation& op) { seen(op, "get " + id); }, allowed);
+    ask<operation>(
+      world, caf::make_message(get_atom::value, id), "get " + id,
+      [this, id](operation& op) { seen(op, "get " + id); }, allowed);
   } else if (kind < 12) {
     command_call(world, id);
   } else if (kind < 15) {
@@ -221,8 +223,9 @@ bool sim_client::nudge(sim_world& world) {
 void sim_client::check_acked() {
   for (auto& [id, known] : ops_) {
     auto op = store_.peek(id);
-    log_.check_lazy(op.has_value(),
-                    [&, id = id] { return "acknowledged operation " + id + " is not in the store"; });
+    log_.check_lazy(op.has_value(), [&, id = id] {
+      return "acknowledged operation " + id + " is not in the store";
+    });
     if (!op)
       continue;
     log_.check_lazy(op->revision >= known.acked, [&, id = id, acked = known.acked] {

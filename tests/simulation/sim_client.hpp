@@ -53,8 +53,8 @@ private:
   };
 
   template <class T>
-  void ask(sim_world& world, caf::message msg, std::string what,
-           std::function<void(T&)> on_answer, std::set<uint8_t> allowed);
+  void ask(sim_world& world, caf::message msg, std::string what, std::function<void(T&)> on_answer,
+           std::set<uint8_t> allowed);
 
   void start(sim_world& world);
   void command_call(sim_world& world, const std::string& id);

@@ -45,8 +45,8 @@ int main(int argc, char** argv) {
       usage(std::cout);
       return 0;
     }
-    uint64_t* target = flag == "--seeds" ? &seeds
-                       : flag == "--from" ? &from
+    uint64_t* target = flag == "--seeds"   ? &seeds
+                       : flag == "--from"  ? &from
                        : flag == "--calls" ? &calls
                        : flag == "--trace" ? &trace
                                            : nullptr;

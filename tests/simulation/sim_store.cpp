@@ -62,7 +62,8 @@ void sim_store::check_settled() {
     bool open = run_open(id);
     log_.check_lazy(is_terminal(op->state) != open, [&] {
       return "operation " + id + " is " + std::string{to_string(op->state)}
-             + (open ? " but its run has no terminal event" : " but its run ended with a terminal event");
+             + (open ? " but its run has no terminal event"
+                     : " but its run ended with a terminal event");
     });
   }
 }
@@ -111,8 +112,8 @@ void sim_store::record(const checkpoint& cp, write_status status) {
   if (cp.what == checkpoint::kind::create)
     order_.push_back(op.id);
   log_.check_lazy(revs.empty() || revs.rbegin()->first < op.revision, [&] {
-    return "operation " + op.id + " went back from revision "
-           + std::to_string(revs.rbegin()->first) + " to " + std::to_string(op.revision);
+    return "operation " + op.id + " went back from revision " + std::to_string(revs.rbegin()->first)
+           + " to " + std::to_string(op.revision);
   });
   revs[op.revision] = fingerprint(op);
   if (op.admission == admission::none || op.state == op_state::pending || is_terminal(op.state))
@@ -159,7 +160,8 @@ caf::expected<commit_result> sim_store::commit(const std::vector<checkpoint>& ba
   for (auto& e : res->events)
     on_event(e);
   if (roll(faults.commit_unsure)) {
-    log_.note("store: commit of " + std::to_string(batch.size()) + " written, answer lost (injected)");
+    log_.note("store: commit of " + std::to_string(batch.size())
+              + " written, answer lost (injected)");
     unsure_ = *res;
     for (auto& cp : batch)
       unsure_batch_.push_back(cp.op.get());
@@ -246,8 +248,8 @@ caf::expected<std::optional<operation>> sim_store::find_by_key(const std::string
   return inner_.find_by_key(key);
 }
 
-caf::expected<std::vector<operation>>
-sim_store::load_active_page(const std::optional<active_position>& after, size_t limit) {
+caf::expected<std::vector<operation>> sim_store::load_active_page(
+  const std::optional<active_position>& after, size_t limit) {
   if (auto err = read_fault("load_active_page"))
     return err;
   return inner_.load_active_page(after, limit);

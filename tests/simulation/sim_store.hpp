@@ -76,8 +76,8 @@ public:
   caf::expected<admission_round> admit(const admission_limits& limits, time_point now) override;
   caf::expected<std::optional<operation>> load(const std::string& id) override;
   caf::expected<std::optional<operation>> find_by_key(const std::string& key) override;
-  caf::expected<std::vector<operation>>
-  load_active_page(const std::optional<active_position>& after, size_t limit) override;
+  caf::expected<std::vector<operation>> load_active_page(
+    const std::optional<active_position>& after, size_t limit) override;
   caf::expected<operation_page> list(const list_filter& filter) override;
   caf::expected<std::vector<event>> events_after(int64_t after, size_t limit) override;
   caf::expected<int64_t> last_seq() override;

@@ -6,14 +6,14 @@
 
 namespace {
 
-using stepwise::sim::simulate;
 using stepwise::sim::sim_options;
 using stepwise::sim::sim_report;
+using stepwise::sim::simulate;
 
 std::string describe(const sim_report& r) {
-  std::string out = "seed " + std::to_string(r.seed) + ": " + r.violations.front()
-                    + "\nsettings: " + r.settings + "\nreplay: STEPWISE_SIM_SEED="
-                    + std::to_string(r.seed) + " build/tests/simulation/stepwise-sim";
+  std::string out = "seed " + std::to_string(r.seed) + ": " + r.violations.front() + "\nsettings: "
+                    + r.settings + "\nreplay: STEPWISE_SIM_SEED=" + std::to_string(r.seed)
+                    + " build/tests/simulation/stepwise-sim";
   for (auto& line : r.trace)
     out += "\n| " + line;
   return out;

@@ -10,7 +10,7 @@ namespace stepwise::sim {
 
 using namespace std::chrono_literals;
 
-const std::vector<std::string> sim_workflow_names = {"sim.steps", "sim.signal", "sim.saga",
+const std::vector<std::string> sim_workflow_names = {"sim.steps", "sim.signal",  "sim.saga",
                                                      "sim.keyed", "sim.limited", "sim.watch"};
 
 std::vector<std::string> signals_of(const std::string& workflow) {
@@ -156,8 +156,8 @@ watch_reply settle(const watch_request& req) {
   out.step = req.step;
   out.attempt = req.attempt;
   auto* plan = req.task.if_contains("input");
-  out.result.result = plan && plan->is_object() ? planned(plan->as_object(), req.step, req.attempt)
-                                                : done();
+  out.result.result =
+    plan && plan->is_object() ? planned(plan->as_object(), req.step, req.attempt) : done();
   out.result.data = {{"watched", req.attempt}};
   return out;
 }
@@ -202,8 +202,9 @@ registry sim_workflows(std::shared_ptr<sim_world_state> w, caf::actor watcher) {
     .step(30, inline_step(w, "b"));
   for (auto* wf : {&steps, &signal, &saga, &keyed, &limited, &watch}) {
     auto added = reg.add(std::move(*wf));
-    w->log.check_lazy(static_cast<bool>(added),
-                      [&] { return "a simulation workflow is invalid: " + to_string(added.error()); });
+    w->log.check_lazy(static_cast<bool>(added), [&] {
+      return "a simulation workflow is invalid: " + to_string(added.error());
+    });
   }
   return reg;
 }

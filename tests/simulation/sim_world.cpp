@@ -45,8 +45,8 @@ sim_world::sim_world(std::shared_ptr<sim_world_state> outside, std::shared_ptr<s
   clk_ = std::make_shared<virtual_clock>(now);
   cfg.clock = clk_;
   watcher_ = sys_->spawn(sim_watcher, outside_);
-  auto parts = launch_runtime(*sys_, cfg, sim_workflows(outside_, watcher_), store_,
-                              drive::by_hand, node);
+  auto parts =
+    launch_runtime(*sys_, cfg, sim_workflows(outside_, watcher_), store_, drive::by_hand, node);
   if (!parts) {
     launch_error_ = std::move(parts.error());
     return;
@@ -128,8 +128,8 @@ void sim_world::ask(bridge_job job) {
 }
 
 bool sim_world::quiet() {
-  return !sched_->has_job() && running_.empty() && pool().backlog() == 0
-         && !writer().has_work() && !writer().admission_due();
+  return !sched_->has_job() && running_.empty() && pool().backlog() == 0 && !writer().has_work()
+         && !writer().admission_due();
 }
 
 } // namespace stepwise::sim

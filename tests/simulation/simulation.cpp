@@ -34,9 +34,9 @@ struct swarm {
     return "faults(commit " + std::to_string(faults.commit_fail) + ", unsure "
            + std::to_string(faults.commit_unsure) + ", read " + std::to_string(faults.read_fail)
            + ", admit " + std::to_string(faults.admit_fail) + ") restarts "
-           + (restarts ? "on" : "off") + " hang_calls " + (hang_calls ? "on" : "off")
-           + " workers " + std::to_string(workers) + " passivate_after "
-           + ms(cfg.passivate_after) + " dispatch_lead " + ms(cfg.dispatch_lead) + " max_batch "
+           + (restarts ? "on" : "off") + " hang_calls " + (hang_calls ? "on" : "off") + " workers "
+           + std::to_string(workers) + " passivate_after " + ms(cfg.passivate_after)
+           + " dispatch_lead " + ms(cfg.dispatch_lead) + " max_batch "
            + std::to_string(cfg.max_batch) + " recovery_page " + std::to_string(cfg.recovery_page)
            + " readers " + std::to_string(cfg.read_workers);
   }
@@ -71,8 +71,7 @@ swarm pick_swarm(std::mt19937_64& rng) {
 /// One run: the shared store and clients, and the process of the moment.
 class run {
 public:
-  run(const sim_options& opts)
-    : opts_(opts), rng_(opts.seed), swarm_(pick_swarm(rng_)) {
+  run(const sim_options& opts) : opts_(opts), rng_(opts.seed), swarm_(pick_swarm(rng_)) {
     log_.trace_keep = opts.trace;
     swarm_.cfg.seed = opts.seed;
     std::set<std::string> admitted;
@@ -110,7 +109,8 @@ public:
         break;
     }
     if (world_ && !log_.failed() && steps_ >= opts_.max_steps)
-      log_.check(false, "the run did not settle within " + std::to_string(opts_.max_steps) + " steps");
+      log_.check(false,
+                 "the run did not settle within " + std::to_string(opts_.max_steps) + " steps");
     if (!log_.failed()) {
       store_->check_settled();
       client_->check_acked();
@@ -127,8 +127,8 @@ private:
   /// Starts a process at `now` (again, if the store cannot be read yet).
   void boot(time_point now) {
     for (int tries = 0; tries < 20; ++tries) {
-      world_ = std::make_unique<sim_world>(outside_, store_, swarm_.cfg, now, ++node_,
-                                           swarm_.workers);
+      world_ =
+        std::make_unique<sim_world>(outside_, store_, swarm_.cfg, now, ++node_, swarm_.workers);
       if (!world_->launch_error())
         return;
       log_.note("launch failed: the store could not be read");
@@ -160,9 +160,9 @@ private:
     bool can_admit = w.writer().admission_due();
     bool can_end_call = !outside_->calls.empty();
     bool can_report = !outside_->watches.empty();
-    uint64_t weights[] = {jobs ? 10u : 0u,        can_take ? 4u : 0u,  can_run ? 4u : 0u,
-                          can_write ? 3u : 0u,    can_admit ? 2u : 0u, can_end_call ? 3u : 0u,
-                          draining ? 0u : 1u,     can_report ? 2u : 0u};
+    uint64_t weights[] = {jobs ? 10u : 0u,     can_take ? 4u : 0u,  can_run ? 4u : 0u,
+                          can_write ? 3u : 0u, can_admit ? 2u : 0u, can_end_call ? 3u : 0u,
+                          draining ? 0u : 1u,  can_report ? 2u : 0u};
     uint64_t total = 0;
     for (auto x : weights)
       total += x;

@@ -14,14 +14,13 @@ constexpr auto invalid_argument = static_cast<uint8_t>(errc::invalid_argument);
 
 TEST_CASE("steps round-trip through their JSON text", "[storage][codec]") {
   std::vector<step_record> steps{
-    {"allocate", 10, step_state::succeeded, 2, from_micros(1),
-     from_micros(-2), std::nullopt, 77, "timeout ⏱ \"quoted\""},
+    {"allocate", 10, step_state::succeeded, 2, from_micros(1), from_micros(-2), std::nullopt, 77,
+     "timeout ⏱ \"quoted\""},
     {"boot", 20, step_state::waiting, 1, std::nullopt, std::nullopt,
      from_micros(1'795'333'200'123'456), 0, ""},
-    {"", 0, step_state::incomplete, 0, std::nullopt, std::nullopt,
-     std::nullopt, 0, ""},
-    {"image", 5, step_state::succeeded, 1, std::nullopt, std::nullopt,
-     from_micros(9), 0, "busy", step_state::waiting, 3},
+    {"", 0, step_state::incomplete, 0, std::nullopt, std::nullopt, std::nullopt, 0, ""},
+    {"image", 5, step_state::succeeded, 1, std::nullopt, std::nullopt, from_micros(9), 0, "busy",
+     step_state::waiting, 3},
   };
   auto text = codec::encode_steps(steps);
   // Compact: no whitespace between tokens.
@@ -68,10 +67,8 @@ TEST_CASE("stored JSON is always valid UTF-8", "[storage][codec]") {
   auto back = codec::decode_steps(text);
   REQUIRE(back);
   CHECK((*back)[0].name == "ok ✓");
-  CHECK((*back)[0].last_error
-        == "bad \uFFFD\uFFFD\uFFFD \uFFFD\uFFFD\uFFFD end\x01");
-  boost::json::object obj{{"s", std::string{"\xFFx\"\\\n"}},
-                          {std::string{"k\xFE"}, 1}};
+  CHECK((*back)[0].last_error == "bad \uFFFD\uFFFD\uFFFD \uFFFD\uFFFD\uFFFD end\x01");
+  boost::json::object obj{{"s", std::string{"\xFFx\"\\\n"}}, {std::string{"k\xFE"}, 1}};
   auto obj_text = codec::encode_object(obj);
   boost::json::parse(obj_text, ec, {}, strict);
   CHECK_FALSE(ec);
@@ -86,7 +83,8 @@ TEST_CASE("stored JSON keeps every value and its type", "[storage][codec]") {
     "d": 3.0, "e": 1e300, "f": -0.5, "i": -9223372036854775808,
     "u": 18446744073709551615, "b": [true, false, null], "s": "\u0000\t",
     "deep": [[[[[[[[[[{"x": {}}]]]]]]]]]], "": ""
-  })").as_object();
+  })")
+               .as_object();
   auto back = codec::decode_object(codec::encode_object(obj), "data");
   REQUIRE(back);
   CHECK(*back == obj);
@@ -96,10 +94,10 @@ TEST_CASE("stored JSON keeps every value and its type", "[storage][codec]") {
 }
 
 TEST_CASE("damaged step text is a store failure", "[storage][codec]") {
-  for (std::string bad : {"", "[", "{}", "[1]", R"([{"name": 5}])",
-                          R"([{"name": "a", "state": "sleepy"}])",
-                          R"([{"name": "a", "state": "pending", "weight": "x"}])",
-                          R"([{"name": "a", "state": "pending", "attempts": 1.5}])"}) {
+  for (std::string bad :
+       {"", "[", "{}", "[1]", R"([{"name": 5}])", R"([{"name": "a", "state": "sleepy"}])",
+        R"([{"name": "a", "state": "pending", "weight": "x"}])",
+        R"([{"name": "a", "state": "pending", "attempts": 1.5}])"}) {
     INFO(bad);
     auto res = codec::decode_steps(bad);
     REQUIRE_FALSE(res);
@@ -108,8 +106,7 @@ TEST_CASE("damaged step text is a store failure", "[storage][codec]") {
 }
 
 TEST_CASE("objects round-trip and non-objects are refused", "[storage][codec]") {
-  auto obj = boost::json::parse(R"({"a": [1, 2.5, null], "ü": {"x": "✓"}})")
-               .as_object();
+  auto obj = boost::json::parse(R"({"a": [1, 2.5, null], "ü": {"x": "✓"}})").as_object();
   auto back = codec::decode_object(codec::encode_object(obj), "data");
   REQUIRE(back);
   CHECK(*back == obj);
@@ -122,11 +119,9 @@ TEST_CASE("objects round-trip and non-objects are refused", "[storage][codec]") 
   }
 }
 
-TEST_CASE("cursors round-trip and malformed cursors are refused",
-          "[storage][codec]") {
+TEST_CASE("cursors round-trip and malformed cursors are refused", "[storage][codec]") {
   for (auto id : {"op-1", "a:b:c", "ü ✓ /?&=", "x"}) {
-    for (int64_t us : {int64_t{0}, int64_t{1'795'333'200'123'456},
-                       int64_t{-5}}) {
+    for (int64_t us : {int64_t{0}, int64_t{1'795'333'200'123'456}, int64_t{-5}}) {
       INFO(id << " @ " << us);
       auto text = codec::encode_cursor({from_micros(us), id});
       // URL-safe: it travels in a query parameter.
@@ -140,10 +135,10 @@ TEST_CASE("cursors round-trip and malformed cursors are refused",
     }
   }
   // Base64url texts of chosen payloads (the decoded payload in comments).
-  for (std::string bad : {"", "!", "a", "====", "MTIz",  /* "123" */
-                          "Omlk",                         /* ":id" */
-                          "MTJ4Omlk",                     /* "12x:id" */
-                          "MTI6",                         /* "12:" */
+  for (std::string bad : {"", "!", "a", "====", "MTIz", /* "123" */
+                          "Omlk",                       /* ":id" */
+                          "MTJ4Omlk",                   /* "12x:id" */
+                          "MTI6",                       /* "12:" */
                           "MTI6aW", /* not canonical */ "MTI6aWQ="}) {
     INFO("'" << bad << "'");
     auto res = codec::decode_cursor(bad);

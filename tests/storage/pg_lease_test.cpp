@@ -55,8 +55,7 @@ TEST_CASE("pg lease: a live owner keeps its operations", "[storage][pg][lease]")
   CHECK(claim_ok(*b).empty());
   // B cannot write A's operation: fenced per item, the rest of the batch
   // goes through.
-  auto res = commit_ok(*b, {update(next(op, op_state::in_progress, 1)),
-                            create(make_op("y"))});
+  auto res = commit_ok(*b, {update(next(op, op_state::in_progress, 1)), create(make_op("y"))});
   CHECK(res.status[0] == write_status::stale_revision);
   CHECK(res.status[1] == write_status::ok);
   // A can, and its commit renews its lease.
@@ -104,8 +103,7 @@ TEST_CASE("pg lease: an expired owner's operations are taken over and it "
   CHECK(taken[0].revision == 2);
   // A wakes up: its lease ended, so nothing it sends is written, not even
   // a create.
-  auto late = a->commit({update(next(x, op_state::in_progress, 5)),
-                         create(make_op("z"))});
+  auto late = a->commit({update(next(x, op_state::in_progress, 5)), create(make_op("z"))});
   REQUIRE_FALSE(late);
   CHECK(is_lease_lost(late.error()));
   require_absent(*b, "z");
@@ -123,8 +121,7 @@ TEST_CASE("pg lease: an expired owner's operations are taken over and it "
   CHECK((*owners)[0].owner == "b");
 }
 
-TEST_CASE("pg lease: a late renewal holds while nobody took over",
-          "[storage][pg][lease]") {
+TEST_CASE("pg lease: a late renewal holds while nobody took over", "[storage][pg][lease]") {
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
@@ -140,8 +137,7 @@ TEST_CASE("pg lease: a late renewal holds while nobody took over",
   CHECK_FALSE(a->renew());
 }
 
-TEST_CASE("pg lease: renewal keeps a lease from being ended",
-          "[storage][pg][lease]") {
+TEST_CASE("pg lease: renewal keeps a lease from being ended", "[storage][pg][lease]") {
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
@@ -156,8 +152,7 @@ TEST_CASE("pg lease: renewal keeps a lease from being ended",
   }
 }
 
-TEST_CASE("pg lease: leaving hands the operations over at once",
-          "[storage][pg][lease]") {
+TEST_CASE("pg lease: leaving hands the operations over at once", "[storage][pg][lease]") {
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
@@ -173,8 +168,7 @@ TEST_CASE("pg lease: leaving hands the operations over at once",
   CHECK(is_lease_lost(late.error()));
 }
 
-TEST_CASE("pg lease: operations written without a lease are orphans",
-          "[storage][pg][lease]") {
+TEST_CASE("pg lease: operations written without a lease are orphans", "[storage][pg][lease]") {
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
@@ -196,8 +190,7 @@ TEST_CASE("pg lease: operations written without a lease are orphans",
   CHECK(claim_ok(*b).empty());
 }
 
-TEST_CASE("pg lease: concurrent claimers split the orphans",
-          "[storage][pg][lease]") {
+TEST_CASE("pg lease: concurrent claimers split the orphans", "[storage][pg][lease]") {
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;

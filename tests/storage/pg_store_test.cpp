@@ -38,29 +38,25 @@ TEST_CASE("pg: processes starting at once migrate once", "[storage][pg]") {
     t.join();
   for (auto& e : errors)
     CHECK(e.empty());
-  CHECK(schema->admin("SELECT count(*) FROM " + schema->name()
-                      + ".schema_migrations")
+  CHECK(schema->admin("SELECT count(*) FROM " + schema->name() + ".schema_migrations")
         == std::to_string(pg_schema_version()));
   commit_ok(*stores[0], {create(make_op("a"))});
   CHECK(load_ok(*stores[3], "a").id == "a");
 }
 
-TEST_CASE("pg: a newer schema than the build knows is refused",
-          "[storage][pg]") {
+TEST_CASE("pg: a newer schema than the build knows is refused", "[storage][pg]") {
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
   schema->open().reset();
-  schema->admin("INSERT INTO " + schema->name()
-                + ".schema_migrations VALUES (9999, 'future', 0)");
+  schema->admin("INSERT INTO " + schema->name() + ".schema_migrations VALUES (9999, 'future', 0)");
   auto st = pg_store::open(schema->uri());
   REQUIRE_FALSE(st);
   CHECK(code_of(st.error()) == static_cast<uint8_t>(errc::store_failure));
   CHECK_THAT(message_of(st.error()), Catch::Contains("newer"));
 }
 
-TEST_CASE("pg: a batch larger than the socket buffers commits",
-          "[storage][pg]") {
+TEST_CASE("pg: a batch larger than the socket buffers commits", "[storage][pg]") {
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
@@ -83,8 +79,7 @@ TEST_CASE("pg: a batch larger than the socket buffers commits",
   CHECK(load_ok(*st, "op-8191").data.at("pad").as_string().size() == 2000);
 }
 
-TEST_CASE("pg: readers never skip an event while processes commit at once",
-          "[storage][pg]") {
+TEST_CASE("pg: readers never skip an event while processes commit at once", "[storage][pg]") {
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
@@ -101,10 +96,8 @@ TEST_CASE("pg: readers never skip an event while processes commit at once",
       for (int i = 0; i < commits; ++i) {
         auto id = "w" + std::to_string(w) + "-" + std::to_string(i);
         // Uneven batches make transactions of different lengths overlap.
-        std::vector<event> evs(1 + (i % 4),
-                               make_event(id, event_type::step_started));
-        auto res = stores[static_cast<size_t>(w)]->commit(
-          {create(make_op(id), evs)});
+        std::vector<event> evs(1 + (i % 4), make_event(id, event_type::step_started));
+        auto res = stores[static_cast<size_t>(w)]->commit({create(make_op(id), evs)});
         if (!res)
           FAIL_CHECK("commit failed: " << message_of(res.error()));
       }
@@ -179,8 +172,7 @@ TEST_CASE("pg: commits on two lanes at once are answered in the order of their s
   CHECK(load_ok(*st, "t1-39-24").id == "t1-39-24");
 }
 
-TEST_CASE("pg: a lost connection fails one call, the next reconnects",
-          "[storage][pg]") {
+TEST_CASE("pg: a lost connection fails one call, the next reconnects", "[storage][pg]") {
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
@@ -203,8 +195,7 @@ TEST_CASE("pg: a lost connection fails one call, the next reconnects",
   CHECK(last_seq_ok(*st) == 0);
 }
 
-TEST_CASE("pg: a server error in either round trip rolls the batch back",
-          "[storage][pg]") {
+TEST_CASE("pg: a server error in either round trip rolls the batch back", "[storage][pg]") {
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
@@ -214,20 +205,23 @@ TEST_CASE("pg: a server error in either round trip rolls the batch back",
   // Triggers make the server fail on chosen rows: a create of operation
   // "bad" (first round trip) or an event of operation "bad-ev" (second).
   auto s = schema->name();
-  schema->admin("CREATE FUNCTION " + s + ".boom() RETURNS trigger LANGUAGE "
-                "plpgsql AS $$ BEGIN RAISE EXCEPTION 'boom'; END $$");
+  schema->admin("CREATE FUNCTION " + s
+                + ".boom() RETURNS trigger LANGUAGE "
+                  "plpgsql AS $$ BEGIN RAISE EXCEPTION 'boom'; END $$");
   schema->admin("CREATE TRIGGER boom_op BEFORE INSERT ON " + s
                 + ".operations FOR EACH ROW WHEN (NEW.id = 'bad') "
-                  "EXECUTE FUNCTION " + s + ".boom()");
+                  "EXECUTE FUNCTION "
+                + s + ".boom()");
   schema->admin("CREATE TRIGGER boom_ev BEFORE INSERT ON " + s
                 + ".events FOR EACH ROW WHEN (NEW.operation_id = 'bad-ev') "
-                  "EXECUTE FUNCTION " + s + ".boom()");
+                  "EXECUTE FUNCTION "
+                + s + ".boom()");
   auto a2 = next(a, op_state::in_progress, 1);
   auto ev = make_event("a", event_type::step_started);
   for (auto bad : {"bad", "bad-ev"}) {
     INFO("failing on " << bad);
-    auto res = st->commit({update(a2, {ev}),
-                           create(make_op(bad), {make_event(bad, event_type::operation_created)})});
+    auto res = st->commit(
+      {update(a2, {ev}), create(make_op(bad), {make_event(bad, event_type::operation_created)})});
     REQUIRE_FALSE(res);
     CHECK(code_of(res.error()) == static_cast<uint8_t>(errc::store_failure));
     CHECK_THAT(message_of(res.error()), Catch::Contains("boom"));
@@ -241,8 +235,7 @@ TEST_CASE("pg: a server error in either round trip rolls the batch back",
   CHECK(load_ok(*st, "a").revision == 2);
 }
 
-TEST_CASE("pg: bytes PostgreSQL refuses in text do not fail the batch",
-          "[storage][pg]") {
+TEST_CASE("pg: bytes PostgreSQL refuses in text do not fail the batch", "[storage][pg]") {
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
@@ -253,20 +246,18 @@ TEST_CASE("pg: bytes PostgreSQL refuses in text do not fail the batch",
   auto ev = make_event("a", event_type::step_failed);
   ev.error = "\xFF\xFE";
   auto res = commit_ok(*st, {create(op, {ev}), create(make_op("b"))});
-  CHECK(res.status == std::vector<write_status>{write_status::ok,
-                                                write_status::ok});
-  CHECK(load_ok(*st, "a").error
-        == "bad \xEF\xBF\xBD byte, nul \xEF\xBF\xBD here, ok \xE2\x9C\x93");
+  CHECK(res.status == std::vector<write_status>{write_status::ok, write_status::ok});
+  CHECK(load_ok(*st, "a").error == "bad \xEF\xBF\xBD byte, nul \xEF\xBF\xBD here, ok \xE2\x9C\x93");
   CHECK(all_events(*st).at(0).error == "\xEF\xBF\xBD\xEF\xBF\xBD");
 }
 
-TEST_CASE("pg: a commit whose answer was lost is read back from its mark",
-          "[storage][pg]") {
+TEST_CASE("pg: a commit whose answer was lost is read back from its mark", "[storage][pg]") {
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
   auto st = schema->open(); // migrated
-  commit_ok(*st, {create(make_op("before"), {make_event("before", event_type::operation_created)})});
+  commit_ok(*st,
+            {create(make_op("before"), {make_event("before", event_type::operation_created)})});
   auto conn = pg_connection::open(schema->uri());
   REQUIRE(conn);
   REQUIRE(!pg_prepare_all(**conn));

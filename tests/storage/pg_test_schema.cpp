@@ -22,15 +22,15 @@ std::string with_param(const std::string& uri, const std::string& kv) {
 
 // Runs `sql` on a connection of its own; returns the first value of the
 // first row, or the error in `err`.
-std::string try_admin(const std::string& uri, const std::string& sql,
-                      std::string& err) {
+std::string try_admin(const std::string& uri, const std::string& sql, std::string& err) {
   auto* conn = PQconnectdb(uri.c_str());
   if (PQstatus(conn) != CONNECTION_OK) {
     err = PQerrorMessage(conn);
     PQfinish(conn);
     return {};
   }
-  PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+    conn, [](void*, const char*) {}, nullptr);
   auto* r = PQexec(conn, sql.c_str());
   auto st = PQresultStatus(r);
   std::string out;
@@ -60,17 +60,14 @@ std::string terminate_sql(const std::string& app) {
 } // namespace
 
 std::optional<std::string> pg_test_uri() {
-  if (const char* uri = std::getenv("STEPWISE_TEST_PG_URI");
-      uri != nullptr && *uri != '\0')
+  if (const char* uri = std::getenv("STEPWISE_TEST_PG_URI"); uri != nullptr && *uri != '\0')
     return std::string{uri};
   return std::nullopt;
 }
 
-pg_test_schema::pg_test_schema(const std::string& base_uri)
-  : base_uri_(base_uri) {
+pg_test_schema::pg_test_schema(const std::string& base_uri) : base_uri_(base_uri) {
   static std::atomic<int> counter{0};
-  name_ = "t_" + std::to_string(::getpid()) + "_"
-          + std::to_string(++counter);
+  name_ = "t_" + std::to_string(::getpid()) + "_" + std::to_string(++counter);
   run_admin(base_uri_, "CREATE SCHEMA " + name_);
   uri_ = with_param(with_param(base_uri_, "options=-csearch_path%3D" + name_),
                     "application_name=" + name_);
@@ -100,7 +97,8 @@ void pg_test_schema::cut_connections() const {
   // Termination is asynchronous: wait until the sessions are gone, so the
   // caller's next call surely meets a dead connection.
   auto count = "SELECT count(*) FROM pg_stat_activity WHERE "
-               "application_name = '" + name_ + "'";
+               "application_name = '"
+               + name_ + "'";
   for (int i = 0; i < 500 && run_admin(base_uri_, count) != "0"; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }

@@ -61,10 +61,8 @@ TEST_CASE("data survives closing and reopening the file", "[storage][sqlite]") {
   a2.wake_at = at(1'000);
   {
     auto st = open_ok(path);
-    commit_ok(*st, {create(a, {make_event("op-a",
-                                          event_type::operation_created)})});
-    commit_ok(*st, {update(a2, {make_event("op-a",
-                                           event_type::operation_waiting)})});
+    commit_ok(*st, {create(a, {make_event("op-a", event_type::operation_created)})});
+    commit_ok(*st, {update(a2, {make_event("op-a", event_type::operation_waiting)})});
   }
   {
     auto st = open_ok(path);
@@ -79,23 +77,22 @@ TEST_CASE("data survives closing and reopening the file", "[storage][sqlite]") {
     // The key is still taken, and the log goes on after the old events.
     auto dup = make_op("op-b", 2);
     dup.idempotency_key = "key-a";
-    auto res = commit_ok(*st, {create(dup), create(make_op("op-c", 3), {
-                                 make_event("op-c", event_type::operation_created)})});
+    auto res =
+      commit_ok(*st, {create(dup), create(make_op("op-c", 3),
+                                          {make_event("op-c", event_type::operation_created)})});
     CHECK(res.status[0] == write_status::duplicate_key);
     REQUIRE(res.events.size() == 1);
     CHECK(res.events[0].seq == 3);
   }
 }
 
-TEST_CASE("a seq is never reused, even after the newest events are deleted",
-          "[storage][sqlite]") {
+TEST_CASE("a seq is never reused, even after the newest events are deleted", "[storage][sqlite]") {
   temp_dir dir;
   auto path = dir.file("store.db");
   {
     auto st = open_ok(path);
-    commit_ok(*st, {create(make_op("op-a"), {
-                      make_event("op-a", event_type::operation_created),
-                      make_event("op-a", event_type::step_started)})});
+    commit_ok(*st, {create(make_op("op-a"), {make_event("op-a", event_type::operation_created),
+                                             make_event("op-a", event_type::step_started)})});
   }
   raw_sql(path, "DELETE FROM events WHERE seq = 2");
   auto st = open_ok(path);
@@ -106,8 +103,7 @@ TEST_CASE("a seq is never reused, even after the newest events are deleted",
   CHECK(res.events[0].seq == 3);
 }
 
-TEST_CASE("opening migrates a new file once to the latest version",
-          "[storage][sqlite]") {
+TEST_CASE("opening migrates a new file once to the latest version", "[storage][sqlite]") {
   temp_dir dir;
   auto path = dir.file("store.db");
   REQUIRE(sqlite_schema_version() >= 1);
@@ -157,33 +153,27 @@ TEST_CASE("reads and writes use their indexes", "[storage][sqlite]") {
   // Returns the query plan of `sql` as one line per step.
   auto plan = [db](const std::string& sql) {
     sqlite3_stmt* stmt = nullptr;
-    auto rc = sqlite3_prepare_v2(db, ("EXPLAIN QUERY PLAN " + sql).c_str(),
-                                 -1, &stmt, nullptr);
+    auto rc = sqlite3_prepare_v2(db, ("EXPLAIN QUERY PLAN " + sql).c_str(), -1, &stmt, nullptr);
     INFO(sqlite3_errmsg(db));
     REQUIRE(rc == SQLITE_OK);
     std::string out;
     while (sqlite3_step(stmt) == SQLITE_ROW)
-      out += std::string{reinterpret_cast<const char*>(
-               sqlite3_column_text(stmt, 3))}
-             + "\n";
+      out += std::string{reinterpret_cast<const char*>(sqlite3_column_text(stmt, 3))} + "\n";
     sqlite3_finalize(stmt);
     return out;
   };
   using namespace sqlite_rows;
   CHECK(contains(plan(select_active_sql), "USING INDEX operations_active"));
-  CHECK(contains(plan(select_list_sql(false, false, false)),
-                 "operations_list_order"));
+  CHECK(contains(plan(select_list_sql(false, false, false)), "operations_list_order"));
   CHECK(contains(plan(select_list_sql(false, false, true)),
                  "SEARCH operations USING INDEX operations_list_order"));
   CHECK(contains(plan(select_list_sql(true, false, true)),
                  "SEARCH operations USING INDEX operations_state_order"));
-  CHECK(contains(plan(select_list_sql(true, true, false)),
-                 "operations_state_order"));
-  for (auto sql : {plan(select_list_sql(false, true, false)),
-                   plan(select_list_sql(true, false, false))})
+  CHECK(contains(plan(select_list_sql(true, true, false)), "operations_state_order"));
+  for (auto sql :
+       {plan(select_list_sql(false, true, false)), plan(select_list_sql(true, false, false))})
     CHECK_FALSE(contains(sql, "TEMP B-TREE")); // no sorting
-  CHECK(contains(plan(update_operation_sql),
-                 "sqlite_autoindex_operations_1 (id=?)"));
+  CHECK(contains(plan(update_operation_sql), "sqlite_autoindex_operations_1 (id=?)"));
   sqlite3_close(db);
 }
 
@@ -194,11 +184,9 @@ TEST_CASE("the file is in WAL mode", "[storage][sqlite]") {
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
   sqlite3_stmt* stmt = nullptr;
-  REQUIRE(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &stmt, nullptr)
-          == SQLITE_OK);
+  REQUIRE(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &stmt, nullptr) == SQLITE_OK);
   REQUIRE(sqlite3_step(stmt) == SQLITE_ROW);
-  CHECK(std::string{reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0))}
-        == "wal");
+  CHECK(std::string{reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0))} == "wal");
   sqlite3_finalize(stmt);
   sqlite3_close(db);
 }
@@ -208,9 +196,9 @@ TEST_CASE("damaged rows are store failures, not crashes", "[storage][sqlite]") {
   auto path = dir.file("store.db");
   {
     auto st = open_ok(path);
-    commit_ok(*st, {create(make_op("op-a", 1)), create(make_op("op-b", 2)),
-                    create(make_op("op-c", 3), {make_event(
-                             "op-c", event_type::operation_created)})});
+    commit_ok(*st,
+              {create(make_op("op-a", 1)), create(make_op("op-b", 2)),
+               create(make_op("op-c", 3), {make_event("op-c", event_type::operation_created)})});
   }
   raw_sql(path, "UPDATE operations SET data = '{not json' WHERE id = 'op-a'");
   raw_sql(path, "UPDATE operations SET steps = '[{\"name\": 5}]' "
@@ -234,8 +222,7 @@ TEST_CASE("damaged rows are store failures, not crashes", "[storage][sqlite]") {
   CHECK(contains(message_of(evs.error()), "event extra"));
 }
 
-TEST_CASE("a file that is not a database is a store failure",
-          "[storage][sqlite]") {
+TEST_CASE("a file that is not a database is a store failure", "[storage][sqlite]") {
   temp_dir dir;
   auto path = dir.file("garbage.db");
   {
@@ -269,8 +256,7 @@ TEST_CASE("open_store picks the backend from the URI", "[storage][sqlite]") {
     }
   }
   SECTION("bad sqlite URIs") {
-    for (std::string uri : {"sqlite:", "sqlite:?synchronous=FULL",
-                            "sqlite:x.db?synchronous=OFF",
+    for (std::string uri : {"sqlite:", "sqlite:?synchronous=FULL", "sqlite:x.db?synchronous=OFF",
                             "sqlite:x.db?cache=shared", "sqlite::memory:"}) {
       INFO(uri);
       auto st = open_store(uri);
@@ -286,8 +272,7 @@ TEST_CASE("open_store picks the backend from the URI", "[storage][sqlite]") {
   }
   SECTION("PostgreSQL URIs reach the PostgreSQL backend") {
     // Nothing listens on port 1: the backend's connect fails at once.
-    for (std::string uri : {"postgresql://127.0.0.1:1/stepwise",
-                            "postgres://u@127.0.0.1:1/db"}) {
+    for (std::string uri : {"postgresql://127.0.0.1:1/stepwise", "postgres://u@127.0.0.1:1/db"}) {
       auto st = open_store(uri);
       REQUIRE_FALSE(st);
       CHECK(code_of(st.error()) == static_cast<uint8_t>(errc::store_failure));

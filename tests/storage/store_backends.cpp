@@ -61,8 +61,7 @@ store_ptr make_pg_store(const std::string& uri) {
 std::vector<std::pair<std::string, store_factory>> test_backends() {
   std::vector<std::pair<std::string, store_factory>> out;
   out.emplace_back("sqlite", make_sqlite_store);
-  if (const char* uri = std::getenv("STEPWISE_TEST_PG_URI");
-      uri != nullptr && *uri != '\0') {
+  if (const char* uri = std::getenv("STEPWISE_TEST_PG_URI"); uri != nullptr && *uri != '\0') {
     std::string pg_uri{uri};
     out.emplace_back("postgresql", [pg_uri] { return make_pg_store(pg_uri); });
   }

@@ -27,19 +27,18 @@ inline operation make_op(const std::string& id, int64_t created_us = 0,
   op.workflow = wf;
   op.workflow_version = 3;
   op.state = op_state::pending;
-  op.input = std::make_shared<const boost::json::object>(
-    boost::json::object{{"name", id}});
+  op.input = std::make_shared<const boost::json::object>(boost::json::object{{"name", id}});
   op.created_at = at(created_us);
   op.updated_at = op.created_at;
   op.revision = 1;
-  op.steps.push_back({"allocate", 10, step_state::pending, 0, std::nullopt,
-                      std::nullopt, std::nullopt, 0, ""});
+  op.steps.push_back(
+    {"allocate", 10, step_state::pending, 0, std::nullopt, std::nullopt, std::nullopt, 0, ""});
   return op;
 }
 
 /// Returns an event of `op_id`.
-inline event make_event(const std::string& op_id, event_type type,
-                        int64_t time_us = 0, const std::string& step = {}) {
+inline event make_event(const std::string& op_id, event_type type, int64_t time_us = 0,
+                        const std::string& step = {}) {
   event ev;
   ev.time = at(time_us);
   ev.operation_id = op_id;
@@ -49,14 +48,12 @@ inline event make_event(const std::string& op_id, event_type type,
 }
 
 inline checkpoint create(const operation& op, std::vector<event> events = {}) {
-  return {checkpoint::kind::create, std::make_shared<const operation>(op),
-          std::move(events)};
+  return {checkpoint::kind::create, std::make_shared<const operation>(op), std::move(events)};
 }
 
 /// An update of `op` (whose revision the caller already advanced).
 inline checkpoint update(const operation& op, std::vector<event> events = {}) {
-  return {checkpoint::kind::update, std::make_shared<const operation>(op),
-          std::move(events)};
+  return {checkpoint::kind::update, std::make_shared<const operation>(op), std::move(events)};
 }
 
 /// Returns `op` advanced by one write, as the engine does before an update.

@@ -89,8 +89,7 @@ TEST_CASE("an ended operation that takes part in admission queues again when ret
       CHECK(round->startable == std::vector<std::string>{"op-r2"});
       // With the revision the round read: an operation retried since is
       // told apart from the one the round saw.
-      CHECK(round->startable_revisions
-            == std::vector<int64_t>{load_ok(*st, "op-r2").revision});
+      CHECK(round->startable_revisions == std::vector<int64_t>{load_ok(*st, "op-r2").revision});
       // Retried: out of its end state, op-r1 is queued again, behind op-r2.
       commit_ok(*st, {update(next(r1, op_state::pending, 40)),
                       update(next(next(plain, op_state::failed, 20), op_state::pending, 40))});

@@ -55,15 +55,13 @@ int read_loop(store& st, const std::atomic<bool>& done, problems& out) {
     auto id = op_id(rounds % n_ops);
     auto op = st.load(id);
     if (!op || !*op) {
-      out.add("load " + id + (op ? " found nothing" : " failed: "
-                                                       + message_of(op.error())));
+      out.add("load " + id + (op ? " found nothing" : " failed: " + message_of(op.error())));
       continue;
     }
     auto& o = **op;
     // The data and the revision come from the same write.
     auto* round = o.data.if_contains("round");
-    if (round == nullptr || !round->is_int64()
-        || round->get_int64() != o.revision - 1)
+    if (round == nullptr || !round->is_int64() || round->get_int64() != o.revision - 1)
       out.add("torn read of " + id);
     if (o.revision < revision_seen[id])
       out.add("revision of " + id + " went back");
@@ -93,8 +91,7 @@ int read_loop(store& st, const std::atomic<bool>& done, problems& out) {
 
 } // namespace
 
-TEST_CASE("readers on several threads see consistent data during commits",
-          "[storage]") {
+TEST_CASE("readers on several threads see consistent data during commits", "[storage]") {
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
@@ -104,8 +101,7 @@ TEST_CASE("readers on several threads see consistent data during commits",
         auto op = make_op(op_id(i), i);
         op.data["round"] = 0;
         ops.push_back(op);
-        seed.push_back(
-          create(op, {make_event(op.id, event_type::operation_created)}));
+        seed.push_back(create(op, {make_event(op.id, event_type::operation_created)}));
       }
       commit_ok(*st, seed);
       std::atomic<bool> done{false};
@@ -121,15 +117,13 @@ TEST_CASE("readers on several threads see consistent data during commits",
         for (auto& op : ops) {
           op = next(op, op_state::in_progress, round);
           op.data["round"] = round;
-          batch.push_back(
-            update(op, {make_event(op.id, event_type::step_started, round)}));
+          batch.push_back(update(op, {make_event(op.id, event_type::step_started, round)}));
         }
         auto res = st->commit(batch);
         if (!res)
           write_errors.push_back(message_of(res.error()));
         else if (res->events.size() != ops.size())
-          write_errors.push_back("round " + std::to_string(round)
-                                 + " wrote too few events");
+          write_errors.push_back("round " + std::to_string(round) + " wrote too few events");
       }
       done = true;
       for (auto& t : readers)

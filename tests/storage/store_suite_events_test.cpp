@@ -12,15 +12,15 @@ using namespace stepwise::test;
 namespace {
 
 event task_completed(const std::string& op_id) {
-  auto ev = make_event(op_id, event_type::infrastructure_task_completed, 77,
-                       "wait_for_vm");
+  auto ev = make_event(op_id, event_type::infrastructure_task_completed, 77, "wait_for_vm");
   ev.attempt = 3;
   ev.state = "succeeded";
   ev.error = "warning: slow ⚠";
   ev.extra = boost::json::parse(R"({
     "infrastructure_id": "i-1", "request_id": "r-1", "status": "COMPLETE",
     "failure_details": null, "outputs": {"ip": "10.0.0.1", "ünï": "✓"}
-  })").as_object();
+  })")
+               .as_object();
   return ev;
 }
 
@@ -28,9 +28,7 @@ event task_completed(const std::string& op_id) {
 operation append_events(store& st, operation op, int n) {
   for (int i = 0; i < n; ++i) {
     op = next(op, op_state::in_progress, i);
-    auto res = commit_ok(st, {update(op, {make_event(op.id,
-                                                     event_type::step_started,
-                                                     i)})});
+    auto res = commit_ok(st, {update(op, {make_event(op.id, event_type::step_started, i)})});
     REQUIRE(res.status[0] == write_status::ok);
   }
   return op;
@@ -46,16 +44,14 @@ TEST_CASE("events get strictly increasing seqs without gaps", "[storage]") {
       CHECK(all_events(*st).empty());
       auto a = make_op("op-a", 1);
       auto b = make_op("op-b", 2);
-      auto r1 = commit_ok(
-        *st, {create(a, {make_event("op-a", event_type::operation_created, 1)}),
-              create(b, {make_event("op-b", event_type::operation_created, 2)})});
+      auto r1 = commit_ok(*st, {create(a, {make_event("op-a", event_type::operation_created, 1)}),
+                                create(b, {make_event("op-b", event_type::operation_created, 2)})});
       auto a2 = next(a, op_state::in_progress, 10);
       auto b2 = next(b, op_state::in_progress, 10);
-      auto r2 = commit_ok(
-        *st,
-        {update(a2, {make_event("op-a", event_type::step_started, 10, "s1"),
-                     task_completed("op-a")}),
-         update(b2, {make_event("op-b", event_type::step_started, 11, "s1")})});
+      auto r2 =
+        commit_ok(*st, {update(a2, {make_event("op-a", event_type::step_started, 10, "s1"),
+                                    task_completed("op-a")}),
+                        update(b2, {make_event("op-b", event_type::step_started, 11, "s1")})});
       std::vector<event> written = r1.events;
       written.insert(written.end(), r2.events.begin(), r2.events.end());
       REQUIRE(written.size() == 5);
@@ -64,10 +60,9 @@ TEST_CASE("events get strictly increasing seqs without gaps", "[storage]") {
       for (auto& ev : written)
         order.push_back(ev.operation_id + "/" + std::string{to_string(ev.type)});
       CHECK(order
-            == std::vector<std::string>{
-              "op-a/operation_created", "op-b/operation_created",
-              "op-a/step_started", "op-a/infrastructure_task_completed",
-              "op-b/step_started"});
+            == std::vector<std::string>{"op-a/operation_created", "op-b/operation_created",
+                                        "op-a/step_started", "op-a/infrastructure_task_completed",
+                                        "op-b/step_started"});
       CHECK(written.front().seq == 1);
       for (size_t i = 1; i < written.size(); ++i)
         CHECK(written[i].seq == written[i - 1].seq + 1);
@@ -127,8 +122,7 @@ TEST_CASE("last_seq follows written events only", "[storage]") {
       auto st = make();
       CHECK(last_seq_ok(*st) == 0);
       auto op = make_op("op-a");
-      commit_ok(*st, {create(op, {make_event("op-a",
-                                             event_type::operation_created)})});
+      commit_ok(*st, {create(op, {make_event("op-a", event_type::operation_created)})});
       CHECK(last_seq_ok(*st) == 1);
       // Writes without events and stale items leave it alone.
       auto v2 = next(op, op_state::in_progress, 5);
@@ -166,10 +160,9 @@ TEST_CASE("a failed commit writes nothing of its batch", "[storage]") {
       // A checkpoint without an operation is a caller bug: the whole batch
       // fails, including the items before it.
       checkpoint broken{checkpoint::kind::update, nullptr, {}};
-      auto res = st->commit(
-        {update(a2, {make_event("op-a", event_type::step_started)}),
-         create(b, {make_event("op-b", event_type::operation_created)}),
-         broken});
+      auto res =
+        st->commit({update(a2, {make_event("op-a", event_type::step_started)}),
+                    create(b, {make_event("op-b", event_type::operation_created)}), broken});
       REQUIRE_FALSE(res);
       CHECK(code_of(res.error()) != 0);
       check_same(load_ok(*st, "op-a"), a);
@@ -177,11 +170,9 @@ TEST_CASE("a failed commit writes nothing of its batch", "[storage]") {
       CHECK(all_events(*st).empty());
       CHECK(last_seq_ok(*st) == 0);
       // The store still works afterwards.
-      auto ok = commit_ok(*st, {update(a2, {make_event(
-                                             "op-a", event_type::step_started)}),
-                                create(b)});
-      CHECK(ok.status == std::vector<write_status>{write_status::ok,
-                                                   write_status::ok});
+      auto ok =
+        commit_ok(*st, {update(a2, {make_event("op-a", event_type::step_started)}), create(b)});
+      CHECK(ok.status == std::vector<write_status>{write_status::ok, write_status::ok});
       check_same(load_ok(*st, "op-a"), a2);
       check_same(load_ok(*st, "op-b"), b);
       CHECK(all_events(*st).size() == 1);
@@ -189,8 +180,7 @@ TEST_CASE("a failed commit writes nothing of its batch", "[storage]") {
   }
 }
 
-TEST_CASE("successive writes of one operation in one batch apply in order",
-          "[storage]") {
+TEST_CASE("successive writes of one operation in one batch apply in order", "[storage]") {
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
@@ -198,14 +188,13 @@ TEST_CASE("successive writes of one operation in one batch apply in order",
       auto v1 = make_op("op-a", 1);
       auto v2 = next(v1, op_state::in_progress, 10);
       auto v3 = next(v2, op_state::succeeded, 20);
-      auto res = commit_ok(
-        *st, {create(v1, {make_event("op-a", event_type::operation_created)}),
-              update(v2, {make_event("op-a", event_type::step_started)}),
-              update(v3, {make_event("op-a", event_type::operation_succeeded)}),
-              update(v2, {make_event("op-a", event_type::step_failed)})});
-      CHECK(res.status == std::vector<write_status>{
-                            write_status::ok, write_status::ok,
-                            write_status::ok, write_status::stale_revision});
+      auto res = commit_ok(*st, {create(v1, {make_event("op-a", event_type::operation_created)}),
+                                 update(v2, {make_event("op-a", event_type::step_started)}),
+                                 update(v3, {make_event("op-a", event_type::operation_succeeded)}),
+                                 update(v2, {make_event("op-a", event_type::step_failed)})});
+      CHECK(res.status
+            == std::vector<write_status>{write_status::ok, write_status::ok, write_status::ok,
+                                         write_status::stale_revision});
       check_same(load_ok(*st, "op-a"), v3);
       REQUIRE(res.events.size() == 3);
       CHECK(res.events.back().type == event_type::operation_succeeded);
@@ -216,8 +205,7 @@ TEST_CASE("successive writes of one operation in one batch apply in order",
   }
 }
 
-TEST_CASE("a batch of many events stores each with the seq it answers",
-          "[storage]") {
+TEST_CASE("a batch of many events stores each with the seq it answers", "[storage]") {
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
@@ -234,13 +222,12 @@ TEST_CASE("a batch of many events stores each with the seq it answers",
       auto stale = next(next(b, op_state::in_progress, 6), op_state::in_progress, 7);
       auto b2 = next(b, op_state::in_progress, 8);
       auto res = commit_ok(
-        *st, {update(a2, many),
-              update(stale, {make_event("op-b", event_type::step_failed)}),
-              update(b2, {make_event("op-b", event_type::step_started, 9),
-                          task_completed("op-b")})});
-      CHECK(res.status == std::vector<write_status>{write_status::ok,
-                                                    write_status::stale_revision,
-                                                    write_status::ok});
+        *st,
+        {update(a2, many), update(stale, {make_event("op-b", event_type::step_failed)}),
+         update(b2, {make_event("op-b", event_type::step_started, 9), task_completed("op-b")})});
+      CHECK(res.status
+            == std::vector<write_status>{write_status::ok, write_status::stale_revision,
+                                         write_status::ok});
       auto stored = all_events(*st);
       REQUIRE(res.events.size() == 72);
       REQUIRE(stored.size() == 72);
@@ -259,8 +246,7 @@ TEST_CASE("a batch of many events stores each with the seq it answers",
   }
 }
 
-TEST_CASE("a prepared checkpoint is written as the unprepared one would be",
-          "[storage]") {
+TEST_CASE("a prepared checkpoint is written as the unprepared one would be", "[storage]") {
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
@@ -282,8 +268,7 @@ TEST_CASE("a prepared checkpoint is written as the unprepared one would be",
   }
 }
 
-TEST_CASE("the state-change hint never changes what an update writes",
-          "[storage]") {
+TEST_CASE("the state-change hint never changes what an update writes", "[storage]") {
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();

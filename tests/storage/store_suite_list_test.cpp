@@ -18,18 +18,15 @@ using ids = std::vector<std::string>;
 // Six operations; c and d share a creation time, so the id decides.
 // Newest first: e, d, c, b, a, f.
 void seed_listed(store& st) {
-  auto with = [](std::string id, int64_t created, std::string wf,
-                 op_state state) {
+  auto with = [](std::string id, int64_t created, std::string wf, op_state state) {
     auto op = make_op(id, created, wf);
     op.state = state;
     return create(op);
   };
-  commit_ok(st, {with("op-a", 100, "w1", op_state::pending),
-                 with("op-b", 200, "w2", op_state::succeeded),
-                 with("op-c", 300, "w1", op_state::failed),
-                 with("op-d", 300, "w1", op_state::pending),
-                 with("op-e", 400, "w2", op_state::pending),
-                 with("op-f", 50, "w1", op_state::succeeded)});
+  commit_ok(
+    st, {with("op-a", 100, "w1", op_state::pending), with("op-b", 200, "w2", op_state::succeeded),
+         with("op-c", 300, "w1", op_state::failed), with("op-d", 300, "w1", op_state::pending),
+         with("op-e", 400, "w2", op_state::pending), with("op-f", 50, "w1", op_state::succeeded)});
 }
 
 operation_page list_ok(store& st, list_filter filter) {
@@ -69,8 +66,7 @@ TEST_CASE("list returns operations newest first, then by id", "[storage]") {
       CHECK(empty.next_cursor.empty());
       seed_listed(*st);
       auto page = list_ok(*st, limit(50));
-      CHECK(ids_of(page.items)
-            == ids{"op-e", "op-d", "op-c", "op-b", "op-a", "op-f"});
+      CHECK(ids_of(page.items) == ids{"op-e", "op-d", "op-c", "op-b", "op-a", "op-f"});
       CHECK(page.next_cursor.empty());
       // Items are whole operations.
       REQUIRE(page.items.size() == 6);
@@ -91,8 +87,7 @@ TEST_CASE("list filters by state and by workflow", "[storage]") {
       CHECK(ids_of(list_ok(*st, f).items) == ids{"op-e", "op-d", "op-a"});
       f = limit(50);
       f.workflow = "w1";
-      CHECK(ids_of(list_ok(*st, f).items)
-            == ids{"op-d", "op-c", "op-a", "op-f"});
+      CHECK(ids_of(list_ok(*st, f).items) == ids{"op-d", "op-c", "op-a", "op-f"});
       f.state = op_state::pending;
       CHECK(ids_of(list_ok(*st, f).items) == ids{"op-d", "op-a"});
       f.state = op_state::canceled;
@@ -113,18 +108,14 @@ TEST_CASE("list pages with cursors until next_cursor is empty", "[storage]") {
       seed_listed(*st);
       // The last page is full: it still ends the listing.
       CHECK(all_pages(*st, limit(2))
-            == std::vector<ids>{{"op-e", "op-d"}, {"op-c", "op-b"},
-                                {"op-a", "op-f"}});
+            == std::vector<ids>{{"op-e", "op-d"}, {"op-c", "op-b"}, {"op-a", "op-f"}});
       CHECK(all_pages(*st, limit(4))
-            == std::vector<ids>{{"op-e", "op-d", "op-c", "op-b"},
-                                {"op-a", "op-f"}});
+            == std::vector<ids>{{"op-e", "op-d", "op-c", "op-b"}, {"op-a", "op-f"}});
       CHECK(all_pages(*st, limit(6))
-            == std::vector<ids>{{"op-e", "op-d", "op-c", "op-b", "op-a",
-                                 "op-f"}});
+            == std::vector<ids>{{"op-e", "op-d", "op-c", "op-b", "op-a", "op-f"}});
       auto f = limit(1);
       f.workflow = "w1";
-      CHECK(all_pages(*st, f)
-            == std::vector<ids>{{"op-d"}, {"op-c"}, {"op-a"}, {"op-f"}});
+      CHECK(all_pages(*st, f) == std::vector<ids>{{"op-d"}, {"op-c"}, {"op-a"}, {"op-f"}});
       f.state = op_state::succeeded;
       CHECK(all_pages(*st, f) == std::vector<ids>{{"op-f"}});
     }
@@ -139,8 +130,7 @@ TEST_CASE("a cursor stays valid while newer operations arrive", "[storage]") {
       auto first = list_ok(*st, limit(2));
       REQUIRE(ids_of(first.items) == ids{"op-e", "op-d"});
       REQUIRE_FALSE(first.next_cursor.empty());
-      commit_ok(*st, {create(make_op("op-g", 500)),
-                      create(make_op("op-cc", 300))});
+      commit_ok(*st, {create(make_op("op-g", 500)), create(make_op("op-cc", 300))});
       auto f = limit(3);
       f.cursor = first.next_cursor;
       // op-cc sorts after op-d (same time, smaller id): it is on this page.

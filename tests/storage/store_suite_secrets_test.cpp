@@ -22,8 +22,7 @@ sealed_rows& rows_of(const store_ptr& st) {
 
 /// An operation whose input holds `password` at `/creds`, sealed with
 /// `keys` (the plain form when null).
-operation with_secret(const std::string& id, const std::string& password,
-                      const key_ring* keys) {
+operation with_secret(const std::string& id, const std::string& password, const key_ring* keys) {
   auto op = make_op(id);
   boost::json::object input{{"name", id}, {"creds", {{"password", password}}}};
   REQUIRE(!seal_paths(input, {"/creds"}, keys, id));
@@ -145,8 +144,8 @@ TEST_CASE("rotation puts every stored secret under the current key", "[storage][
       CHECK(rep->passes == 1);
       CHECK(rep->failures.empty());
       CHECK(progress == std::vector<size_t>{2, 4});
-      for (auto [id, pw] : {std::pair{"op-1", "pw1"}, {"op-2", "pw2"}, {"op-3", "pw3"},
-                            {"op-5", "pw5"}}) {
+      for (auto [id, pw] :
+           {std::pair{"op-1", "pw1"}, {"op-2", "pw2"}, {"op-3", "pw3"}, {"op-5", "pw5"}}) {
         auto op = load_ok(*st, id);
         CHECK(creds_key(op) == "k2");
         CHECK(password_of(op, k2_only) == pw);
@@ -167,8 +166,8 @@ TEST_CASE("rotation lists values it cannot open and retries rows that changed",
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
-      commit_ok(*st, {create(with_secret("op-1", "pw1", &k0)),
-                      create(with_secret("op-2", "pw2", &k1))});
+      commit_ok(*st,
+                {create(with_secret("op-1", "pw1", &k0)), create(with_secret("op-2", "pw2", &k1))});
       racing_rows racing{rows_of(st)};
       // A server writes op-2 between the read and the rewrite of the
       // first batch (with its old key: it runs without the new one yet).

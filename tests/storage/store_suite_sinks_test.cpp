@@ -19,10 +19,8 @@ sink_store& sinks_of(const store_ptr& st) {
   return *s;
 }
 
-std::optional<int64_t> acquire_ok(sink_store& s, const std::string& holder,
-                                  duration ttl = 10s,
-                                  sink_start start = sink_start::beginning,
-                                  bool steal = false) {
+std::optional<int64_t> acquire_ok(sink_store& s, const std::string& holder, duration ttl = 10s,
+                                  sink_start start = sink_start::beginning, bool steal = false) {
   auto res = s.acquire_sink("hook", holder, ttl, start, steal);
   if (!res)
     FAIL("acquire_sink failed: " << message_of(res.error()));
@@ -74,8 +72,7 @@ TEST_CASE("events for sinks carry their operation's workflow", "[storage][sinks]
   }
 }
 
-TEST_CASE("a sink starts at the beginning or the end of the log",
-          "[storage][sinks]") {
+TEST_CASE("a sink starts at the beginning or the end of the log", "[storage][sinks]") {
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
@@ -97,8 +94,7 @@ TEST_CASE("a sink starts at the beginning or the end of the log",
   }
 }
 
-TEST_CASE("one holder at a time: renewal, release, expiry and stealing",
-          "[storage][sinks]") {
+TEST_CASE("one holder at a time: renewal, release, expiry and stealing", "[storage][sinks]") {
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
@@ -127,8 +123,7 @@ TEST_CASE("one holder at a time: renewal, release, expiry and stealing",
   }
 }
 
-TEST_CASE("the cursor only moves forward and records delivery and errors",
-          "[storage][sinks]") {
+TEST_CASE("the cursor only moves forward and records delivery and errors", "[storage][sinks]") {
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();

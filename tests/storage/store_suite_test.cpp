@@ -20,13 +20,13 @@ operation full_operation() {
   auto op = make_op("op-full-ü", 17, "build_and_launch");
   op.workflow_version = 7;
   op.state = op_state::waiting;
-  op.input = std::make_shared<const boost::json::object>(
-    boost::json::parse(R"({
+  op.input = std::make_shared<const boost::json::object>(boost::json::parse(R"({
       "name": "héllo ✓ 日本語 🚀", "": "empty key",
       "nested": {"list": [1, -2.5, true, false, null, "x", [], {}]},
       "max": 9223372036854775807, "min": -9223372036854775808,
       "quote": "a\"b\\c\n\t\u0001/"
-    })").as_object());
+    })")
+                                                           .as_object());
   // Big data: a checkpoint of a real operation can carry megabytes.
   op.data["blob"] = std::string(2'000'000, 'x') + "✓";
   boost::json::object many;
@@ -35,11 +35,10 @@ operation full_operation() {
   op.data["many"] = std::move(many);
   op.data["pi"] = 3.141592653589793;
   op.steps = {
-    {"allocate", 10, step_state::succeeded, 2, at(100), at(200),
-     std::nullopt, 1234, "first try: timeout ⏱"},
+    {"allocate", 10, step_state::succeeded, 2, at(100), at(200), std::nullopt, 1234,
+     "first try: timeout ⏱"},
     {"boot", 20, step_state::waiting, 1, at(300), at(300), at(900), 5, ""},
-    {"ping", 30, step_state::pending, 0, std::nullopt, std::nullopt,
-     std::nullopt, 0, ""},
+    {"ping", 30, step_state::pending, 0, std::nullopt, std::nullopt, std::nullopt, 0, ""},
   };
   op.error = "boom ✗";
   op.updated_at = at(5'000'001);
@@ -76,8 +75,7 @@ TEST_CASE("a created operation loads back with every field", "[storage]") {
   }
 }
 
-TEST_CASE("an update with the expected revision replaces the operation",
-          "[storage]") {
+TEST_CASE("an update with the expected revision replaces the operation", "[storage]") {
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
@@ -85,10 +83,10 @@ TEST_CASE("an update with the expected revision replaces the operation",
       commit_ok(*st, {create(v1)});
       auto v2 = next(v1, op_state::in_progress, 100);
       v2.data["vm"] = "vm-1";
-      v2.steps[0] = {"allocate", 10, step_state::succeeded, 1, at(50),
-                     at(60), std::nullopt, 12, ""};
-      v2.steps.push_back({"boot", 20, step_state::waiting, 1, at(70), at(70),
-                          at(500), 3, "not yet"});
+      v2.steps[0] = {"allocate", 10, step_state::succeeded, 1, at(50), at(60), std::nullopt,
+                     12,         ""};
+      v2.steps.push_back(
+        {"boot", 20, step_state::waiting, 1, at(70), at(70), at(500), 3, "not yet"});
       v2.deadline = at(9'000);
       v2.wake_at = at(500);
       auto res = commit_ok(*st, {update(v2)});
@@ -111,8 +109,7 @@ TEST_CASE("an update with a stale revision writes nothing", "[storage]") {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
       auto v1 = make_op("op-1");
-      commit_ok(*st, {create(v1, {make_event("op-1",
-                                             event_type::operation_created)})});
+      commit_ok(*st, {create(v1, {make_event("op-1", event_type::operation_created)})});
       auto v2 = next(v1, op_state::in_progress, 100);
       commit_ok(*st, {update(v2)});
       auto seq = last_seq_ok(*st);
@@ -122,10 +119,10 @@ TEST_CASE("an update with a stale revision writes nothing", "[storage]") {
       auto skipped = next(next(v2, op_state::failed, 160), op_state::failed, 170);
       // An update of an operation that does not exist.
       auto ghost = next(make_op("op-ghost"), op_state::in_progress, 180);
-      auto res = commit_ok(
-        *st, {update(lost, {make_event("op-1", event_type::operation_canceled)}),
-              update(skipped, {make_event("op-1", event_type::step_failed)}),
-              update(ghost, {make_event("op-ghost", event_type::step_started)})});
+      auto res =
+        commit_ok(*st, {update(lost, {make_event("op-1", event_type::operation_canceled)}),
+                        update(skipped, {make_event("op-1", event_type::step_failed)}),
+                        update(ghost, {make_event("op-ghost", event_type::step_started)})});
       CHECK(res.status[0] == write_status::stale_revision);
       CHECK(res.status[1] == write_status::stale_revision);
       CHECK(res.status[2] == write_status::stale_revision);
@@ -138,8 +135,7 @@ TEST_CASE("an update with a stale revision writes nothing", "[storage]") {
   }
 }
 
-TEST_CASE("a stale item leaves the other items of its batch written",
-          "[storage]") {
+TEST_CASE("a stale item leaves the other items of its batch written", "[storage]") {
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
@@ -149,15 +145,14 @@ TEST_CASE("a stale item leaves the other items of its batch written",
       auto a2 = next(a, op_state::in_progress, 10);
       auto b_stale = next(next(b, op_state::failed, 10), op_state::failed, 11);
       auto c = make_op("op-c", 3);
-      auto res = commit_ok(
-        *st, {update(a2, {make_event("op-a", event_type::step_started, 10, "s1"),
-                          make_event("op-a", event_type::step_succeeded, 11,
-                                     "s1")}),
-              update(b_stale, {make_event("op-b", event_type::step_failed)}),
-              create(c, {make_event("op-c", event_type::operation_created)})});
-      REQUIRE(res.status == std::vector<write_status>{
-                write_status::ok, write_status::stale_revision,
-                write_status::ok});
+      auto res =
+        commit_ok(*st, {update(a2, {make_event("op-a", event_type::step_started, 10, "s1"),
+                                    make_event("op-a", event_type::step_succeeded, 11, "s1")}),
+                        update(b_stale, {make_event("op-b", event_type::step_failed)}),
+                        create(c, {make_event("op-c", event_type::operation_created)})});
+      REQUIRE(res.status
+              == std::vector<write_status>{write_status::ok, write_status::stale_revision,
+                                           write_status::ok});
       check_same(load_ok(*st, "op-a"), a2);
       check_same(load_ok(*st, "op-b"), b);
       check_same(load_ok(*st, "op-c"), c);
@@ -175,8 +170,7 @@ TEST_CASE("a stale item leaves the other items of its batch written",
   }
 }
 
-TEST_CASE("a taken idempotency key rejects only the item that reuses it",
-          "[storage]") {
+TEST_CASE("a taken idempotency key rejects only the item that reuses it", "[storage]") {
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
@@ -187,13 +181,12 @@ TEST_CASE("a taken idempotency key rejects only the item that reuses it",
       // Operations without a key never conflict with each other.
       auto c = make_op("op-c", 3);
       auto d = make_op("op-d", 4);
-      auto res = commit_ok(
-        *st, {create(a, {make_event("op-a", event_type::operation_created)}),
-              create(b, {make_event("op-b", event_type::operation_created)}),
-              create(c), create(d)});
-      REQUIRE(res.status == std::vector<write_status>{
-                write_status::ok, write_status::duplicate_key,
-                write_status::ok, write_status::ok});
+      auto res = commit_ok(*st, {create(a, {make_event("op-a", event_type::operation_created)}),
+                                 create(b, {make_event("op-b", event_type::operation_created)}),
+                                 create(c), create(d)});
+      REQUIRE(res.status
+              == std::vector<write_status>{write_status::ok, write_status::duplicate_key,
+                                           write_status::ok, write_status::ok});
       REQUIRE(res.events.size() == 1);
       CHECK(res.events[0].operation_id == "op-a");
       require_absent(*st, "op-b");
@@ -204,11 +197,10 @@ TEST_CASE("a taken idempotency key rejects only the item that reuses it",
       e.idempotency_key = "key-1";
       auto f = make_op("op-f", 6);
       f.idempotency_key = "key-2";
-      res = commit_ok(
-        *st, {create(e, {make_event("op-e", event_type::operation_created)}),
-              create(f, {make_event("op-f", event_type::operation_created)})});
-      REQUIRE(res.status == std::vector<write_status>{
-                write_status::duplicate_key, write_status::ok});
+      res = commit_ok(*st, {create(e, {make_event("op-e", event_type::operation_created)}),
+                            create(f, {make_event("op-f", event_type::operation_created)})});
+      REQUIRE(res.status
+              == std::vector<write_status>{write_status::duplicate_key, write_status::ok});
       REQUIRE(res.events.size() == 1);
       CHECK(res.events[0].operation_id == "op-f");
       require_absent(*st, "op-e");
@@ -225,8 +217,8 @@ TEST_CASE("a create with a taken id writes nothing", "[storage]") {
       auto a = make_op("op-a", 1);
       commit_ok(*st, {create(a)});
       auto again = make_op("op-a", 2, "other_workflow");
-      auto res = commit_ok(
-        *st, {create(again, {make_event("op-a", event_type::operation_created)})});
+      auto res =
+        commit_ok(*st, {create(again, {make_event("op-a", event_type::operation_created)})});
       CHECK(res.status[0] == write_status::duplicate_key);
       CHECK(res.events.empty());
       check_same(load_ok(*st, "op-a"), a);
@@ -235,8 +227,7 @@ TEST_CASE("a create with a taken id writes nothing", "[storage]") {
   }
 }
 
-TEST_CASE("find_by_key returns the operation created with the key",
-          "[storage]") {
+TEST_CASE("find_by_key returns the operation created with the key", "[storage]") {
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
@@ -260,8 +251,7 @@ TEST_CASE("find_by_key returns the operation created with the key",
   }
 }
 
-TEST_CASE("load_active_page pages through the active operations oldest first",
-          "[storage]") {
+TEST_CASE("load_active_page pages through the active operations oldest first", "[storage]") {
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
@@ -296,8 +286,7 @@ TEST_CASE("load_active_page pages through the active operations oldest first",
   }
 }
 
-TEST_CASE("load_active returns exactly the operations that are not terminal",
-          "[storage]") {
+TEST_CASE("load_active returns exactly the operations that are not terminal", "[storage]") {
   for (auto& [name, make] : test_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
@@ -305,8 +294,7 @@ TEST_CASE("load_active returns exactly the operations that are not terminal",
       std::vector<operation> ops;
       for (int i = 0; i <= static_cast<int>(op_state::compensating); ++i) {
         auto state = static_cast<op_state>(i);
-        auto op = make_op(std::string{"op-"} + std::string{to_string(state)},
-                          i);
+        auto op = make_op(std::string{"op-"} + std::string{to_string(state)}, i);
         op.state = state;
         ops.push_back(op);
         batch.push_back(create(op));
@@ -315,22 +303,18 @@ TEST_CASE("load_active returns exactly the operations that are not terminal",
       auto active = st->load_active();
       REQUIRE(active);
       CHECK(sorted(ids_of(*active))
-            == sorted({"op-pending", "op-in_progress", "op-waiting",
-                       "op-compensating"}));
+            == sorted({"op-pending", "op-in_progress", "op-waiting", "op-compensating"}));
       for (auto& op : *active)
         if (op.id == "op-waiting")
           check_same(op, ops[static_cast<size_t>(op_state::waiting)]);
       // Finishing one and retrying a failed one change the answer.
-      auto done = next(ops[static_cast<size_t>(op_state::in_progress)],
-                       op_state::canceled, 100);
-      auto retried = next(ops[static_cast<size_t>(op_state::failed)],
-                          op_state::pending, 100);
+      auto done = next(ops[static_cast<size_t>(op_state::in_progress)], op_state::canceled, 100);
+      auto retried = next(ops[static_cast<size_t>(op_state::failed)], op_state::pending, 100);
       commit_ok(*st, {update(done), update(retried)});
       active = st->load_active();
       REQUIRE(active);
       CHECK(sorted(ids_of(*active))
-            == sorted({"op-pending", "op-failed", "op-waiting",
-                       "op-compensating"}));
+            == sorted({"op-pending", "op-failed", "op-waiting", "op-compensating"}));
     }
   }
 }
