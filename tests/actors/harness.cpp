@@ -1,5 +1,7 @@
 #include "tests/actors/harness.hpp"
 
+#include "tests/eventually.hpp"
+
 #include <thread>
 
 #include <catch2/catch.hpp>
@@ -110,10 +112,7 @@ std::string harness::start_with_deadline(const std::string& workflow, duration w
 }
 
 bool harness::eventually(const std::function<bool()>& pred) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!pred() && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::yield();
-  return pred();
+  return test::eventually(pred);
 }
 
 bool harness::await(const std::function<bool(const event&)>& pred) {

@@ -16,6 +16,7 @@
 #include "actors/messages.hpp"
 #include "engine/engine.hpp"
 #include "engine/errc.hpp"
+#include "tests/eventually.hpp"
 #include "tests/storage/pg_test_schema.hpp"
 
 using namespace std::chrono_literals;
@@ -27,17 +28,6 @@ namespace {
 // Long enough that no idle renewal or claim of either engine runs during
 // the test on its own: the test ends leases explicitly.
 constexpr auto ttl = std::chrono::duration_cast<duration>(60s);
-
-template <class Pred>
-bool eventually(Pred pred, std::chrono::seconds limit = 20s) {
-  auto until = std::chrono::steady_clock::now() + limit;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > until)
-      return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
-}
 
 registry two_steps(std::function<void()> first) {
   registry reg;
@@ -118,7 +108,7 @@ TEST_CASE("engine lease: a taken-over operation completes once, the old "
   auto started = a.start({"leased", std::nullopt, {}, {}, std::nullopt});
   REQUIRE(started);
   auto id = started->op.id;
-  REQUIRE(eventually([&] { return a_runs == 1; }));
+  REQUIRE(test::eventually([&] { return a_runs == 1; }, 20s));
 
   // A stops renewing (as if paused): its lease expires. B's recovery at
   // launch ends it and claims the operation.
@@ -145,8 +135,8 @@ TEST_CASE("engine lease: a taken-over operation completes once, the old "
     CHECK(waited_op->state == op_state::succeeded);
   else
     CHECK(code_of(waited) == static_cast<uint8_t>(errc::stale_revision));
-  REQUIRE(eventually([&] { return a.stats().leases_lost.load() == 1; }));
-  REQUIRE(eventually([&] { return a.owner() != a_owner; }));
+  REQUIRE(test::eventually([&] { return a.stats().leases_lost.load() == 1; }, 20s));
+  REQUIRE(test::eventually([&] { return a.owner() != a_owner; }, 20s));
   CHECK(!a.owner().empty());
 
   auto check = schema->open();
@@ -201,7 +191,7 @@ TEST_CASE("engine lease: an engine on a shared store resumes only orphans", "[ac
                   schema->open());
   auto started = a.start({"leased", std::nullopt, {}, {}, std::nullopt});
   REQUIRE(started);
-  REQUIRE(eventually([&] { return a_runs == 1; }));
+  REQUIRE(test::eventually([&] { return a_runs == 1; }, 20s));
   // A's lease is live: B does not touch A's operation.
   auto b = launch(sys, two_steps([&] { b_runs += 1; }), schema->open());
   CHECK(b.stats().operations_claimed.load() == 0);
@@ -241,10 +231,12 @@ TEST_CASE("engine lease: no step begins while the lease may have expired", "[act
   auto started = eng->start({"retrying", std::nullopt, {}, {}, std::nullopt});
   REQUIRE(started);
   auto id = started->op.id;
-  REQUIRE(eventually([&] {
-    auto op = eng->get(id);
-    return op && op->state == op_state::waiting;
-  }));
+  REQUIRE(test::eventually(
+    [&] {
+      auto op = eng->get(id);
+      return op && op->state == op_state::waiting;
+    },
+    20s));
   // From here no renewal gets through: the retry falls due after the
   // lease period, when another process could own the operation.
   auto t0 = std::chrono::steady_clock::now();

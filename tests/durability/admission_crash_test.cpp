@@ -30,25 +30,11 @@ TEST_CASE("keys and limits hold across SIGKILL at random points", "[durability][
   REQUIRE(::mkdtemp(tmpl) != nullptr);
   std::string dir = tmpl;
   auto uri = "sqlite:" + dir + "/ops.db", effects = dir + "/effects", acked = dir + "/acked";
-  std::mt19937 rng{std::random_device{}()};
-  std::uniform_int_distribution<int> kill_after_ms{5, 250};
   auto n = crash_cycles(30);
-  for (int i = 0; i < n; ++i) {
-    auto before = lines(acked).size();
-    auto pid = spawn({child, uri, effects, acked, "run", "4"});
-    REQUIRE(pid > 0);
-    // As in crash_test: every other cycle waits for a first acknowledged
-    // start, so that kills land while operations queue and run.
-    if (i % 2 == 0) {
-      auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-      while (lines(acked).size() == before && std::chrono::steady_clock::now() < limit)
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(kill_after_ms(rng)));
-    ::kill(pid, SIGKILL);
-    auto status = reap(pid);
-    INFO("cycle " << i << " status " << status);
-    CHECK((WIFSIGNALED(status) || WEXITSTATUS(status) == 0));
+  auto runs = kill_at_random({child, uri, effects, acked, "run", "4"}, acked, n);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    INFO("cycle " << i << " status " << runs[i]);
+    CHECK(killed_or_clean(runs[i]));
   }
   auto pid = spawn({child, uri, effects, acked, "finish"});
   REQUIRE(WEXITSTATUS(reap(pid)) == 0);

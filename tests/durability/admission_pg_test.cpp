@@ -19,6 +19,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/errc.hpp"
+#include "tests/eventually.hpp"
 #include "tests/durability/admission_log.hpp"
 #include "tests/durability/child_process.hpp"
 #include "tests/storage/pg_test_schema.hpp"
@@ -30,17 +31,6 @@ namespace {
 
 constexpr int per_kind = 12; // keyed and limited operations per process
 constexpr int ttl_ms = 2000;
-
-template <class Pred>
-bool eventually(Pred pred, std::chrono::seconds limit) {
-  auto until = std::chrono::steady_clock::now() + limit;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > until)
-      return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return true;
-}
 
 } // namespace
 

@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
+#include <random>
+#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -68,6 +71,34 @@ int64_t wall_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
            std::chrono::system_clock::now().time_since_epoch())
     .count();
+}
+
+std::vector<int> kill_at_random(const std::vector<std::string>& args, const std::string& acked,
+                                int runs) {
+  std::mt19937 rng{std::random_device{}()};
+  std::uniform_int_distribution<int> kill_after_ms{5, 250};
+  std::vector<int> out;
+  for (int i = 0; i < runs; ++i) {
+    auto before = lines(acked).size();
+    auto pid = spawn(args);
+    if (pid <= 0) {
+      out.push_back(-1);
+      continue;
+    }
+    if (i % 2 == 0) {
+      auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+      while (lines(acked).size() == before && std::chrono::steady_clock::now() < limit)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(kill_after_ms(rng)));
+    ::kill(pid, SIGKILL);
+    out.push_back(reap(pid));
+  }
+  return out;
+}
+
+bool killed_or_clean(int status) {
+  return WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 } // namespace stepwise::test

@@ -31,6 +31,17 @@ std::string env_or_empty(const char* name);
 /// STEPWISE_CRASH_CYCLES, or `fallback` when it is not set.
 int crash_cycles(int fallback);
 
+/// Runs the child `args` `runs` times, each killed with SIGKILL at a random
+/// point: every other run only once it acknowledged something new (a line
+/// of the file `acked`; start-up is slow under the sanitizers), so that
+/// kills land while work is in flight, then 5 to 250 ms later. Returns
+/// each run's wait status (a run that ended before its kill exited).
+std::vector<int> kill_at_random(const std::vector<std::string>& args, const std::string& acked,
+                                int runs);
+
+/// Returns whether `status` is a death by a signal or an exit with 0.
+bool killed_or_clean(int status);
+
 /// The wall clock in microseconds since the epoch (children stamp their
 /// effects with it).
 int64_t wall_us();

@@ -19,6 +19,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/eventually.hpp"
 #include "tests/durability/child_process.hpp"
 
 #include "engine/errc.hpp"
@@ -57,17 +58,6 @@ std::vector<effect_line> effects(const std::string& path) {
 
 int64_t micros(time_point t) {
   return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-}
-
-template <class Pred>
-bool eventually(Pred pred, std::chrono::seconds limit) {
-  auto until = std::chrono::steady_clock::now() + limit;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > until)
-      return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return true;
 }
 
 } // namespace

@@ -2,11 +2,12 @@
 
 #include <string>
 
+#include "engine/operation.hpp"
 #include "engine/time.hpp"
 #include "engine/workflow.hpp"
 
-// What the engine's unit tests share: a fixed instant and a step that
-// does nothing.
+// What the engine's unit tests share: a fixed instant, a step that does
+// nothing, a new operation.
 namespace stepwise::test {
 
 /// A fixed instant (2027-01-15) the tests count from.
@@ -15,6 +16,18 @@ inline const time_point t0 = from_micros(1'800'000'000'000'000);
 /// A step named `name` that completes at once.
 inline step_def noop(std::string name) {
   return make_step(std::move(name), [](step_context&) { return done(); });
+}
+
+/// Returns a new operation `op-1` of `wf`: pending, every step pending.
+inline operation fresh(const workflow& wf) {
+  operation op;
+  op.id = "op-1";
+  op.workflow = wf.name();
+  op.workflow_version = wf.version();
+  op.input = std::make_shared<const boost::json::object>();
+  for (auto& s : wf.steps())
+    op.steps.push_back(step_record{s.name, s.weight, step_state::pending, 0, {}, {}, {}, 0, {}});
+  return op;
 }
 
 } // namespace stepwise::test
