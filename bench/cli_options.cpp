@@ -1,126 +1,122 @@
-// stepwise-bench's command line.
+// stepwise-bench's command line (CLI11).
 #include "bench/cli_options.hpp"
 
 #include <cstdio>
-#include <exception>
+
+#include <CLI/CLI.hpp>
 
 #include "workflows/bench.hpp"
 
 namespace stepwise::bench {
 
-// Prints the usage after `why` (none for --help, which goes to stdout).
+namespace {
+
+constexpr const char* about =
+  "Runs the benchmark workloads (bench/README.md) and prints one JSON line per run.\n"
+  "--via http needs a running `stepwise serve --workflows demo,bench` (io: one is\n"
+  "started per run unless --url is given). `stepwise-bench --serve-driver` serves\n"
+  "the Infrastructure API on the simulated cloud, for the io workload over HTTP.";
+
+/// Builds the command line, its values landing in `o`.
+std::unique_ptr<CLI::App> make_app(cli_options& o, std::string& steps) {
+  auto app = std::make_unique<CLI::App>(about, "stepwise-bench");
+  auto& a = *app;
+  a.add_option("--workload", o.workload, "steps (W1), retry (W2), timers (W3), sleepers or io")
+    ->type_name("W");
+  a.add_option("--n", o.n, "operations per run")
+    ->type_name("N")
+    ->check(CLI::Range(size_t{1}, size_t{100'000'000}));
+  a.add_option("--runs", o.runs, "runs (the median is what to report)")
+    ->type_name("R")
+    ->check(CLI::Range(1, 1000));
+  a.add_option("--via", o.via, "embedded (the engine in this process) or http")
+    ->type_name("embedded|http")
+    ->check(CLI::IsMember({"embedded", "http"}));
+  a.add_option("--store", o.store, "the store (default: a fresh SQLite file in /tmp per run)")
+    ->type_name("URI");
+  a.add_option_function<std::string>(
+     "--url",
+     [&o](const std::string& v) {
+       o.url = v;
+       o.url_given = true;
+     },
+     "--via http: the server")
+    ->type_name("URL");
+  a.add_option("--token", o.token, "--via http: bearer token")
+    ->type_name("T")
+    ->envname("STEPWISE_TOKEN");
+  a.add_option("--pool", o.pool, "step workers")->type_name("P");
+  a.add_option("--limit", o.limit_s, "a run's time limit, in seconds")->type_name("SECONDS");
+  a.add_option("--passivate-ms", o.passivate_ms, "engine_config::passivate_after")
+    ->type_name("MS");
+  a.add_option("--wake-lead-ms", o.wake_lead_ms, "engine_config::wake_lead")->type_name("MS");
+  a.add_option("--dispatch-lead-ms", o.dispatch_lead_ms, "engine_config::dispatch_lead")
+    ->type_name("MS");
+  a.add_option("--concurrency", o.concurrency, "--via http: connections submitting at once")
+    ->type_name("C");
+  a.add_option("--steps", steps, "pool (on the step workers) or inline (on the actors)")
+    ->type_name("pool|inline")
+    ->check(CLI::IsMember({"pool", "inline"}));
+  a.add_option("--window", o.window, "embedded: at most W creates unanswered (0: all at once)")
+    ->type_name("W");
+  a.add_option("--sleep-s", o.sleep_s, "timers: the durable sleep, in seconds")->type_name("S");
+  a.add_option("--store-pid", o.store_pid, "the store server's main process, for its CPU")
+    ->type_name("PID");
+  a.add_option("--start-at", o.start_at_ms, "start the run at this wall-clock time")
+    ->type_name("EPOCH_MS");
+  a.add_option("--sink", o.sinks,
+               "a sink for the run, as stepwise serve's; @receiver is a built-in webhook "
+               "receiver, @kafka-mock/TOPIC librdkafka's mock cluster (repeatable)")
+    ->type_name("SPEC")
+    ->type_size(1)
+    ->allow_extra_args(false);
+  a.add_option("--targets-down-s", o.targets_down_s,
+               "@receiver answers 503 and @kafka-mock's broker is down for S seconds from the "
+               "start")
+    ->type_name("S");
+  a.add_option("--call-ms", o.io.call_ms, "io: how long each driver call takes")->type_name("MS");
+  a.add_option("--server-bin", o.io.server_bin, "io over HTTP: the stepwise binary to start")
+    ->type_name("PATH");
+  a.add_option("--server-pid", o.io.server_pid, "io over HTTP with --url: the server's process")
+    ->type_name("PID");
+  a.add_option("--driver-url", o.io.driver_url, "io over HTTP: a running driver process")
+    ->type_name("URL");
+  a.add_flag("--serve-driver", o.serve_driver, "serve the Infrastructure API (see above)");
+  a.add_option("--listen", o.listen, "--serve-driver: where")->type_name("HOST:PORT");
+  return app;
+}
+
+} // namespace
+
 int usage(const char* why) {
+  cli_options o;
+  std::string steps;
+  auto help = make_app(o, steps)->help();
   if (why != nullptr)
-    std::fprintf(stderr, "stepwise-bench: %s\n", why);
-  std::fprintf(
-    why != nullptr ? stderr : stdout,
-    "usage: stepwise-bench --workload steps|retry|timers|io --n N [--runs R]\n"
-    "       [--via embedded|http] [--store URI] [--url URL] [--token T] [--pool P]\n"
-    "       [--limit SECONDS] [--passivate-ms MS] [--wake-lead-ms MS] [--dispatch-lead-ms MS]\n"
-    "       [--concurrency C] [--steps pool|inline]\n"
-    "       [--window W] [--sleep-s S]\n"
-    "       [--store-pid PID] [--start-at EPOCH_MS] [--sink SPEC]...\n"
-    "       [--targets-down-s S]\n"
-    "       io: [--call-ms MS] [--server-bin PATH] [--server-pid PID]\n"
-    "           [--driver-url URL]\n"
-    "       stepwise-bench --serve-driver [--listen HOST:PORT] [--call-ms MS]\n"
-    "--sink: as stepwise serve's; @receiver is a built-in webhook receiver,\n"
-    "@kafka-mock/TOPIC librdkafka's mock cluster (topic completions).\n"
-    "--targets-down-s: @receiver answers 503 and @kafka-mock's broker is down\n"
-    "for S seconds from the start.\n"
-    "--via http needs a running `stepwise serve --workflows demo,bench`\n"
-    "(io: one is started per run unless --url is given).\n");
+    std::fprintf(stderr, "stepwise-bench: %s\n\n%s", why, help.c_str());
+  else
+    std::printf("%s", help.c_str());
   return why != nullptr ? 2 : 0;
 }
 
 bool parse(int argc, char** argv, cli_options& o, std::string& err) {
-  for (int i = 1; i < argc; ++i) {
-    std::string k = argv[i];
-    if (k == "--serve-driver") {
-      o.serve_driver = true;
-      continue;
-    }
-    if (k == "--help" || k == "-h") {
-      o.help = true;
-      continue;
-    }
-    if (i + 1 >= argc) {
-      err = "flag " + k + " needs a value";
-      return false;
-    }
-    std::string v = argv[++i];
-    try {
-      if (k == "--workload")
-        o.workload = v;
-      else if (k == "--n")
-        o.n = std::stoul(v);
-      else if (k == "--runs")
-        o.runs = std::stoi(v);
-      else if (k == "--via")
-        o.via = v;
-      else if (k == "--store")
-        o.store = v;
-      else if (k == "--url")
-        o.url = v, o.url_given = true;
-      else if (k == "--token")
-        o.token = v;
-      else if (k == "--pool")
-        o.pool = std::stoul(v);
-      else if (k == "--limit")
-        o.limit_s = std::stod(v);
-      else if (k == "--passivate-ms")
-        o.passivate_ms = std::stoll(v);
-      else if (k == "--wake-lead-ms")
-        o.wake_lead_ms = std::stoll(v);
-      else if (k == "--dispatch-lead-ms")
-        o.dispatch_lead_ms = std::stoll(v);
-      else if (k == "--steps") {
-        if (v != "pool" && v != "inline") {
-          err = "--steps takes pool or inline, not '" + v + "'";
-          return false;
-        }
-        o.inline_steps = v == "inline";
-      } else if (k == "--concurrency")
-        o.concurrency = std::stoul(v);
-      else if (k == "--window")
-        o.window = std::stoul(v);
-      else if (k == "--sleep-s")
-        o.sleep_s = std::stod(v);
-      else if (k == "--store-pid")
-        o.store_pid = std::stoi(v);
-      else if (k == "--start-at")
-        o.start_at_ms = std::stoll(v);
-      else if (k == "--sink")
-        o.sinks.push_back(v);
-      else if (k == "--targets-down-s")
-        o.targets_down_s = std::stod(v);
-      else if (k == "--call-ms")
-        o.io.call_ms = std::stoll(v);
-      else if (k == "--server-bin")
-        o.io.server_bin = v;
-      else if (k == "--server-pid")
-        o.io.server_pid = std::stoi(v);
-      else if (k == "--driver-url")
-        o.io.driver_url = v;
-      else if (k == "--listen")
-        o.listen = v;
-      else {
-        err = "unknown flag " + k;
-        return false;
-      }
-    } catch (const std::exception&) {
-      err = "bad value '" + v + "' for " + k;
-      return false;
-    }
+  std::string steps = "pool";
+  auto app = make_app(o, steps);
+  try {
+    app->parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    o.help = true;
+    return true;
+  } catch (const CLI::ParseError& e) {
+    err = e.what();
+    return false;
   }
+  o.inline_steps = steps == "inline";
   if (o.workload != "io" && workflows::bench_workflow_of(o.workload, o.inline_steps).empty()) {
     err = "unknown workload '" + o.workload + "'";
     return false;
   }
-  if (o.n == 0 || o.runs < 1) {
-    err = "--n and --runs must be positive";
-    return false;
-  }
   return true;
 }
+
 } // namespace stepwise::bench

@@ -169,15 +169,11 @@ int main(int argc, char** argv) {
   // not SIGPIPE (httplib's client does not ignore it).
   std::signal(SIGPIPE, SIG_IGN);
   bench::cli_options o;
-  if (auto t = std::getenv("STEPWISE_TOKEN"))
-    o.token = t;
   std::string err;
   if (!bench::parse(argc, argv, o, err))
     return bench::usage(err.c_str());
   if (o.help)
     return bench::usage(nullptr);
-  if (o.via != "embedded" && o.via != "http")
-    return bench::usage("--via must be embedded or http");
   if (o.serve_driver)
     return bench::serve_driver(o.listen, o.io.call_ms);
   if (o.workload == "io") {

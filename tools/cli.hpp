@@ -1,30 +1,17 @@
 #pragma once
 
 #include <string>
-#include <vector>
+
+#include <CLI/CLI.hpp>
 
 namespace stepwise::tools {
 
-/// Runs `stepwise ops list|show|start|cancel|retry ...`. Returns the exit
-/// code: 0 done, 1 the server answered an error or could not be reached,
-/// 2 usage error.
-int run_ops(const std::vector<std::string>& args);
-
-/// Runs `stepwise events [--after N] [--follow] [--json]`.
-int run_events(const std::vector<std::string>& args);
-
-/// Runs `stepwise workflows [NAME]`.
-int run_workflows(const std::vector<std::string>& args);
-
-/// Runs `stepwise sinks [--json]`: the outbox's sinks (tools/sinks_command.cpp).
-int run_sinks(const std::vector<std::string>& args);
-
-/// Returns the `--help` text of the client commands.
-std::string client_help();
-
-/// The options every client command shares, taken out of `args`.
+/// The options every client command shares (the root command's, so that
+/// they may come before or after the subcommand).
 struct client_flags {
-  std::string url;
+  /// The server (`--url`, `STEPWISE_URL`).
+  std::string url = "http://127.0.0.1:8080";
+  /// Print the API's JSON instead of tables (`--json`).
   bool json = false;
   /// Bearer token (`--token`, `STEPWISE_TOKEN`); empty: none.
   std::string token;
@@ -35,14 +22,27 @@ struct client_flags {
   bool insecure = false;
 };
 
-/// Removes `--url URL`, `--token T`, `--ca FILE`, `--insecure` and `--json`
-/// from `args` (defaults: STEPWISE_URL, then http://127.0.0.1:8080;
-/// STEPWISE_TOKEN; STEPWISE_CA).
-client_flags take_client_flags(std::vector<std::string>& args);
+/// What a run of the command line decided: the shared flags, and the exit
+/// code the chosen command set (0 done, 1 the server answered an error or
+/// could not be reached, 2 a usage error).
+struct cli_run {
+  client_flags flags;
+  int exit = 0;
+};
 
-/// Removes `--name VALUE` (or `--name=VALUE`) from `args` and returns the
-/// value, or `fallback` when absent. Sets `missing` when the value is.
-std::string take_flag(std::vector<std::string>& args, const std::string& name,
-                      const std::string& fallback, bool& missing);
+/// Adds `stepwise ops list|show|start|cancel|retry|pause|resume|signal`
+/// (ops_command.cpp).
+void add_ops(CLI::App& root, cli_run& run);
+
+/// Adds `stepwise events [--after N] [--limit N] [--follow]` and
+/// `stepwise workflows [NAME]` (events_command.cpp).
+void add_events(CLI::App& root, cli_run& run);
+void add_workflows(CLI::App& root, cli_run& run);
+
+/// Adds `stepwise sinks`: the outbox's sinks (sinks_command.cpp).
+void add_sinks(CLI::App& root, cli_run& run);
+
+/// Runs the `stepwise` command line; returns the exit code (cli.cpp).
+int run_command_line(int argc, char** argv);
 
 } // namespace stepwise::tools

@@ -22,7 +22,8 @@ int print_json_or_error(const api_result& r);
 /// Prints the error of a failed call to stderr; returns 1.
 int fail(const api_result& r);
 
-/// Prints a usage error to stderr; returns 2.
-int usage(const std::string& message);
+/// Prints what is wrong with a value given to a command to stderr; returns 2.
+int usage_error(const std::string& message);
+
 
 } // namespace stepwise::tools

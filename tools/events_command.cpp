@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <memory>
 #include <thread>
 
 #include "tools/api_client.hpp"
@@ -62,36 +63,19 @@ int follow(api_client& api, int64_t after, bool json) {
   }
 }
 
-} // namespace
 
-int run_events(const std::vector<std::string>& all) {
-  auto args = all;
-  auto flags = take_client_flags(args);
-  bool missing = false;
-  auto after_text = take_flag(args, "after", "0", missing);
-  auto limit = take_flag(args, "limit", "100", missing);
-  bool follow_flag = false;
-  for (auto i = args.begin(); i != args.end();)
-    if (*i == "--follow" || *i == "-f") {
-      follow_flag = true;
-      i = args.erase(i);
-    } else {
-      ++i;
-    }
-  if (missing || !args.empty())
-    return usage("events takes --after SEQ, --limit N, --follow");
+/// `events`' arguments.
+struct events_args {
   int64_t after = 0;
-  try {
-    after = std::stoll(after_text);
-  } catch (...) {
-    return usage("--after must be an event seq");
-  }
-  api_client api{flags};
-  if (follow_flag)
-    return follow(api, after, flags.json);
-  auto r =
-    api.get("/api/v1/events?after=" + url_encode(after_text) + "&limit=" + url_encode(limit));
-  if (flags.json || !r.ok())
+  std::string limit = "100";
+  bool follow = false;
+};
+
+int events(api_client& api, const events_args& a, bool json) {
+  if (a.follow)
+    return follow(api, a.after, json);
+  auto r = api.get("/api/v1/events?after=" + std::to_string(a.after) + "&limit=" + url_encode(a.limit));
+  if (json || !r.ok())
     return print_json_or_error(r);
   table t(header);
   for (auto& e : r.body.at("items").as_array())
@@ -100,15 +84,10 @@ int run_events(const std::vector<std::string>& all) {
   return 0;
 }
 
-int run_workflows(const std::vector<std::string>& all) {
-  auto args = all;
-  auto flags = take_client_flags(args);
-  if (args.size() > 1)
-    return usage("workflows takes at most one workflow name");
-  api_client api{flags};
-  if (args.empty()) {
+int workflows(api_client& api, const std::string& name, bool json) {
+  if (name.empty()) {
     auto r = api.get("/api/v1/workflows");
-    if (flags.json || !r.ok())
+    if (json || !r.ok())
       return print_json_or_error(r);
     table t({"NAME", "VERSION", "STEPS"});
     for (auto& wf : r.body.at("items").as_array()) {
@@ -120,8 +99,8 @@ int run_workflows(const std::vector<std::string>& all) {
     std::printf("%s", t.render().c_str());
     return 0;
   }
-  auto r = api.get("/api/v1/workflows/" + url_encode(args[0]));
-  if (flags.json || !r.ok())
+  auto r = api.get("/api/v1/workflows/" + url_encode(name));
+  if (json || !r.ok())
     return print_json_or_error(r);
   std::printf("%s v%s (versions: %s)\n\n", text_of(r.body, "name").c_str(),
               text_of(r.body, "version").c_str(), text_of(r.body, "versions").c_str());
@@ -131,6 +110,31 @@ int run_workflows(const std::vector<std::string>& all) {
            cell(text_of(s, "retry_policy"), 80)});
   std::printf("%s", t.render().c_str());
   return 0;
+}
+
+} // namespace
+
+void add_events(CLI::App& root, cli_run& run) {
+  auto* ev = root.add_subcommand("events", "the event log, oldest first; --follow streams it");
+  auto a = std::make_shared<events_args>();
+  ev->add_option("--after", a->after, "events after this seq (default 0: from the start)")
+    ->type_name("SEQ");
+  ev->add_option("--limit", a->limit, "at most N (default 100)")->type_name("N");
+  ev->add_flag("-f,--follow", a->follow, "keep printing new events as they come");
+  ev->callback([&run, a] {
+    api_client api{run.flags};
+    run.exit = events(api, *a, run.flags.json);
+  });
+}
+
+void add_workflows(CLI::App& root, cli_run& run) {
+  auto* wf = root.add_subcommand("workflows", "the registered workflows, or one with its steps");
+  auto name = std::make_shared<std::string>();
+  wf->add_option("NAME", *name, "a workflow");
+  wf->callback([&run, name] {
+    api_client api{run.flags};
+    run.exit = workflows(api, *name, run.flags.json);
+  });
 }
 
 } // namespace stepwise::tools

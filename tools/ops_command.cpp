@@ -1,4 +1,6 @@
 #include <cstdio>
+#include <memory>
+#include <optional>
 
 #include "tools/api_client.hpp"
 #include "tools/cli.hpp"
@@ -28,16 +30,17 @@ std::pair<std::string, std::string> progress(const boost::json::value& op) {
   return {std::to_string(settled) + "/" + std::to_string(steps->get_array().size()), current};
 }
 
-int list(api_client& api, std::vector<std::string> args, bool json) {
-  bool missing = false;
+/// `ops list`'s filters.
+struct list_filters {
+  std::string state, workflow, limit, cursor;
+};
+
+int list(api_client& api, const list_filters& f, bool json) {
   std::string q;
-  for (auto name : {"state", "workflow", "limit", "cursor"}) {
-    auto v = take_flag(args, name, "", missing);
-    if (!v.empty())
-      q += (q.empty() ? "?" : "&") + std::string(name) + "=" + url_encode(v);
-  }
-  if (missing || !args.empty())
-    return usage("ops list takes --state, --workflow, --limit, --cursor");
+  for (auto [name, v] : {std::pair{"state", &f.state}, std::pair{"workflow", &f.workflow},
+                         std::pair{"limit", &f.limit}, std::pair{"cursor", &f.cursor}})
+    if (!v->empty())
+      q += (q.empty() ? "?" : "&") + std::string(name) + "=" + url_encode(*v);
   auto r = api.get(ops_path + q);
   if (json || !r.ok())
     return print_json_or_error(r);
@@ -90,40 +93,34 @@ void print_operation(const boost::json::value& op) {
   std::printf("%s", steps.render().c_str());
 }
 
-int show(api_client& api, std::vector<std::string> args, bool json) {
-  if (args.size() != 1)
-    return usage("ops show takes one operation id");
-  auto r = api.get(std::string(ops_path) + "/" + url_encode(args[0]));
+int show(api_client& api, const std::string& id, bool json) {
+  auto r = api.get(std::string(ops_path) + "/" + url_encode(id));
   if (json || !r.ok())
     return print_json_or_error(r);
   print_operation(r.body);
   return 0;
 }
 
-int start(api_client& api, std::vector<std::string> args, bool json) {
-  bool missing = false;
-  auto input = take_flag(args, "input", "{}", missing);
-  auto key = take_flag(args, "key", "", missing);
-  auto version = take_flag(args, "version", "", missing);
-  auto deadline = take_flag(args, "deadline", "", missing);
-  if (missing || args.size() != 1)
-    return usage("ops start takes a workflow name and --input, --key, "
-                 "--version, --deadline");
+/// `ops start`'s request.
+struct start_args {
+  std::string workflow;
+  std::string input = "{}";
+  std::string key, deadline;
+  std::optional<int32_t> version;
+};
+
+int start(api_client& api, const start_args& a, bool json) {
   boost::json::error_code ec;
-  auto in = boost::json::parse(input, ec);
+  auto in = boost::json::parse(a.input, ec);
   if (ec || !in.is_object())
-    return usage("--input must be a JSON object, e.g. '{\"name\":\"you\"}'");
-  boost::json::object body{{"workflow", args[0]}, {"input", in}};
-  if (!key.empty())
-    body["idempotency_key"] = key;
-  if (!deadline.empty())
-    body["deadline"] = deadline;
-  if (!version.empty()) {
-    auto v = boost::json::parse(version, ec);
-    if (ec || !v.is_int64())
-      return usage("--version must be an integer");
-    body["version"] = v;
-  }
+    return usage_error("--input must be a JSON object, e.g. '{\"name\":\"you\"}'");
+  boost::json::object body{{"workflow", a.workflow}, {"input", in}};
+  if (!a.key.empty())
+    body["idempotency_key"] = a.key;
+  if (!a.deadline.empty())
+    body["deadline"] = a.deadline;
+  if (a.version)
+    body["version"] = *a.version;
   auto r = api.post(ops_path, boost::json::serialize(body));
   if (json || !r.ok())
     return print_json_or_error(r);
@@ -135,10 +132,8 @@ int start(api_client& api, std::vector<std::string> args, bool json) {
   return 0;
 }
 
-int command(api_client& api, std::vector<std::string> args, bool json, const char* verb) {
-  if (args.size() != 1)
-    return usage(std::string("ops ") + verb + " takes one operation id");
-  auto r = api.post(std::string(ops_path) + "/" + url_encode(args[0]) + "/" + verb, "");
+int command(api_client& api, const std::string& id, bool json, const char* verb) {
+  auto r = api.post(std::string(ops_path) + "/" + url_encode(id) + "/" + verb, "");
   if (json || !r.ok())
     return print_json_or_error(r);
   std::printf("%s requested for %s (state now: %s)\n", verb, text_of(r.body, "id").c_str(),
@@ -146,56 +141,95 @@ int command(api_client& api, std::vector<std::string> args, bool json, const cha
   return 0;
 }
 
-int signal(api_client& api, std::vector<std::string> args, bool json) {
-  bool missing = false;
-  auto data = take_flag(args, "data", "{}", missing);
-  auto id = take_flag(args, "id", "", missing);
-  if (missing || args.size() != 2)
-    return usage("ops signal takes an operation id, a signal name, and --data JSON, "
-                 "--id SIGNAL_ID");
+/// `ops signal`'s signal.
+struct signal_args {
+  std::string id, name;
+  std::string data = "{}";
+  std::string signal_id;
+};
+
+int signal(api_client& api, const signal_args& a, bool json) {
   boost::json::error_code ec;
-  auto payload = boost::json::parse(data, ec);
+  auto payload = boost::json::parse(a.data, ec);
   if (ec || !payload.is_object())
-    return usage("--data must be a JSON object, e.g. '{\"image_id\":\"img-1\"}'");
-  if (!id.empty())
-    payload.as_object()["signal_id"] = id;
+    return usage_error("--data must be a JSON object, e.g. '{\"image_id\":\"img-1\"}'");
+  if (!a.signal_id.empty())
+    payload.as_object()["signal_id"] = a.signal_id;
   auto r =
-    api.post(std::string(ops_path) + "/" + url_encode(args[0]) + "/signals/" + url_encode(args[1]),
+    api.post(std::string(ops_path) + "/" + url_encode(a.id) + "/signals/" + url_encode(a.name),
              boost::json::serialize(payload));
   if (json || !r.ok())
     return print_json_or_error(r);
   std::printf("%s signal %s to %s (state now: %s)\n", r.status == 200 ? "already had" : "sent",
-              args[1].c_str(), text_of(r.body, "id").c_str(), text_of(r.body, "state").c_str());
+              a.name.c_str(), text_of(r.body, "id").c_str(), text_of(r.body, "state").c_str());
   return 0;
 }
 
 } // namespace
 
-int run_ops(const std::vector<std::string>& all) {
-  auto args = all;
-  auto flags = take_client_flags(args);
-  if (args.empty())
-    return usage("ops needs a subcommand: list, show, start, cancel, retry, pause, resume, signal");
-  auto sub = args.front();
-  args.erase(args.begin());
-  api_client api{flags};
-  if (sub == "list")
-    return list(api, args, flags.json);
-  if (sub == "show")
-    return show(api, args, flags.json);
-  if (sub == "start")
-    return start(api, args, flags.json);
-  if (sub == "cancel")
-    return command(api, args, flags.json, "cancel");
-  if (sub == "retry")
-    return command(api, args, flags.json, "retry");
-  if (sub == "pause")
-    return command(api, args, flags.json, "pause");
-  if (sub == "resume")
-    return command(api, args, flags.json, "resume");
-  if (sub == "signal")
-    return signal(api, args, flags.json);
-  return usage("unknown ops subcommand '" + sub + "'");
+void add_ops(CLI::App& root, cli_run& run) {
+  auto* ops = root.add_subcommand("ops", "operations: list, show, start, and commands to one");
+  ops->require_subcommand(1);
+  auto api = [&run] { return api_client{run.flags}; };
+  auto* lst = ops->add_subcommand("list", "operations, newest first");
+  auto filters = std::make_shared<list_filters>();
+  lst->add_option("--state", filters->state, "only those in STATE")->type_name("S");
+  lst->add_option("--workflow", filters->workflow, "only those of workflow W")->type_name("W");
+  lst->add_option("--limit", filters->limit, "at most N (the server caps it)")->type_name("N");
+  lst->add_option("--cursor", filters->cursor, "the page after a list's 'more:' cursor")
+    ->type_name("C");
+  lst->callback([&run, api, filters] {
+    auto a = api();
+    run.exit = list(a, *filters, run.flags.json);
+  });
+  auto* shw = ops->add_subcommand("show", "an operation with its steps and signals");
+  auto id = std::make_shared<std::string>();
+  shw->add_option("ID", *id, "the operation")->required();
+  shw->callback([&run, api, id] {
+    auto a = api();
+    run.exit = show(a, *id, run.flags.json);
+  });
+  auto* st = ops->add_subcommand("start", "start an operation of WORKFLOW");
+  auto req = std::make_shared<start_args>();
+  st->add_option("WORKFLOW", req->workflow, "the workflow's name")->required();
+  st->add_option("--input", req->input, "the input, a JSON object (default {})")->type_name("JSON");
+  st->add_option("--key", req->key, "idempotency key: the same request again gives the same "
+                                    "operation")->type_name("IDEMPOTENCY_KEY");
+  st->add_option("--version", req->version, "the workflow's version (default: the newest)")
+    ->type_name("N");
+  st->add_option("--deadline", req->deadline, "fail it if not done by then")->type_name("RFC3339");
+  st->callback([&run, api, req] {
+    auto a = api();
+    run.exit = start(a, *req, run.flags.json);
+  });
+  struct verb {
+    const char* name;
+    const char* help;
+  };
+  for (auto v : {verb{"cancel", "cancel an operation (a saga undoes its steps first)"},
+                 verb{"retry", "failed: from the failed step; succeeded: its incomplete steps "
+                               "again (a new run)"},
+                 verb{"pause", "stop at the next step boundary"},
+                 verb{"resume", "go on from the paused step"}}) {
+    auto* sub = ops->add_subcommand(v.name, v.help);
+    auto target = std::make_shared<std::string>();
+    sub->add_option("ID", *target, "the operation")->required();
+    sub->callback([&run, api, target, name = v.name] {
+      auto a = api();
+      run.exit = command(a, *target, run.flags.json, name);
+    });
+  }
+  auto* sig = ops->add_subcommand("signal", "send signal NAME to an operation");
+  auto s = std::make_shared<signal_args>();
+  sig->add_option("ID", s->id, "the operation")->required();
+  sig->add_option("NAME", s->name, "the signal's name")->required();
+  sig->add_option("--data", s->data, "its payload, a JSON object (default {})")->type_name("JSON");
+  sig->add_option("--id", s->signal_id, "the signal's id: the same id again is stored once")
+    ->type_name("SIGNAL_ID");
+  sig->callback([&run, api, s] {
+    auto a = api();
+    run.exit = signal(a, *s, run.flags.json);
+  });
 }
 
 } // namespace stepwise::tools

@@ -18,7 +18,7 @@ namespace stepwise::tools {
 namespace {
 
 int usage(const std::string& why) {
-  std::fprintf(stderr, "error: %s\n\n%s", why.c_str(), secrets_help().c_str());
+  std::fprintf(stderr, "error: %s (see stepwise secrets rotate --help)\n", why.c_str());
   return 2;
 }
 
@@ -28,14 +28,9 @@ std::string report_line(const rotation_report& rep) {
          + " re-encrypted";
 }
 
-int rotate(std::vector<std::string> args) {
+int rotate(size_t batch, const std::vector<std::string>& args) {
   rotation_options ropts;
-  bool missing = false;
-  auto batch = take_flag(args, "batch", "100", missing);
-  if (missing || batch.empty() || batch.find_first_not_of("0123456789") != std::string::npos
-      || batch.size() > 6 || std::stoul(batch) == 0)
-    return usage("--batch takes a number of operations from 1 to 999999");
-  ropts.batch = std::stoul(batch);
+  ropts.batch = batch;
   // The same settings as `serve`: flags, STEPWISE_* variables, --config.
   auto opts = parse_serve_options(args, process_env());
   if (!opts)
@@ -54,8 +49,8 @@ int rotate(std::vector<std::string> args) {
         "cannot open the store " + redact_uri(opts->store) + ": " + message_of(st.error()));
     return 1;
   }
-  auto rows = std::dynamic_pointer_cast<sealed_rows>(*st);
-  if (!rows) {
+  auto* rows = (*st)->sealed();
+  if (rows == nullptr) {
     log(log_level::error, "the store " + redact_uri(opts->store) + " cannot rotate secrets");
     return 1;
   }
@@ -84,24 +79,27 @@ int rotate(std::vector<std::string> args) {
 
 } // namespace
 
-std::string secrets_help() {
-  return "usage: stepwise secrets rotate [--batch N] [SERVE FLAGS]\n\n"
-         "Encrypts every stored secret value again with the first key of the key\n"
-         "ring, N operations (default 100) per transaction; servers may run\n"
-         "meanwhile. Takes the store and key ring as `stepwise serve` does\n"
-         "(--store, --secret-key-file, --config, STEPWISE_* variables). Rotating a\n"
-         "key: add a new first line to the key file, restart every server with it,\n"
-         "run this, then remove the old line.\n";
-}
-
-int run_secrets(const std::vector<std::string>& args) {
-  if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-    std::printf("%s", secrets_help().c_str());
-    return args.empty() ? 2 : 0;
-  }
-  if (args[0] != "rotate")
-    return usage("unknown secrets command '" + args[0] + "'");
-  return rotate({args.begin() + 1, args.end()});
+void add_secrets(CLI::App& root, cli_run& run) {
+  auto* secrets = root.add_subcommand("secrets", "secret values at rest");
+  secrets->require_subcommand(1);
+  auto* rot = secrets->add_subcommand(
+    "rotate",
+    "Encrypts every stored secret value again with the first key of the key ring, N\n"
+    "operations (default 100) per transaction; servers may run meanwhile. Takes the\n"
+    "store and key ring as `stepwise serve` does (--store, --secret-key-file, --config,\n"
+    "STEPWISE_* variables). Rotating a key: add a new first line to the key file,\n"
+    "restart every server with it, run this, then remove the old line.");
+  auto batch = std::make_shared<size_t>(100);
+  rot->add_option("--batch", *batch, "operations per transaction (1 to 999999)")
+    ->type_name("N")
+    ->check(CLI::Range(size_t{1}, size_t{999999}));
+  // The serve flags that name the store and the key ring.
+  rot->allow_extras();
+  rot->fallthrough(false);
+  rot->callback([&run, batch, rot] {
+    auto rest = rot->remaining();
+    run.exit = rotate(*batch, rest);
+  });
 }
 
 } // namespace stepwise::tools

@@ -1,16 +1,15 @@
 #pragma once
 
-#include <string>
-#include <vector>
+#include <CLI/CLI.hpp>
+
+#include "tools/cli.hpp"
 
 namespace stepwise::tools {
 
-/// Runs `stepwise secrets rotate ...`. Returns the exit code: 0 every
+/// Adds `stepwise secrets rotate [--batch N] [SERVE FLAGS]`: seals every
+/// stored secret value again with the current key. Its exit code: 0 every
 /// value is under the current key, 1 some are not (or the store failed),
 /// 2 usage error.
-int run_secrets(const std::vector<std::string>& args);
-
-/// Returns the `--help` text of `stepwise secrets`.
-std::string secrets_help();
+void add_secrets(CLI::App& root, cli_run& run);
 
 } // namespace stepwise::tools

@@ -1,9 +1,13 @@
 #include "tools/serve_options.hpp"
 
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 #include "engine/errc.hpp"
 #include "storage/open_store.hpp"
@@ -117,42 +121,98 @@ env_reader process_env() {
   };
 }
 
+namespace {
+
+/// `--help` as the server has always written it: the flag and its value on
+/// a line, the description and the variable below.
+class help_layout : public CLI::Formatter {
+public:
+  std::string make_option(const CLI::Option* opt, bool) const override {
+    auto out = "  " + opt->get_name();
+    if (opt->get_type_size() != 0 && !opt->get_type_name().empty())
+      out += " " + opt->get_type_name();
+    out += "\n";
+    std::istringstream desc{opt->get_description()};
+    for (std::string line; std::getline(desc, line);)
+      out += "      " + line + "\n";
+    return out;
+  }
+};
+
+/// The command line of `stepwise serve` as CLI11 reads it: every setting a
+/// flag whose values (in the order given) land in `given`, one list per
+/// setting of `specs()`. Switches take `--name` or `--name=false`.
+std::unique_ptr<CLI::App> serve_app(std::vector<std::vector<std::string>>& given) {
+  auto app = std::make_unique<CLI::App>(
+    "Runs the workflow engine with its HTTP API (registers the 'demo' workflow).\n"
+    "Stops on SIGTERM or SIGINT: stops accepting, lets requests in flight finish,\n"
+    "writes pending checkpoints and exits 0; a restart resumes every operation.\n\n"
+    "Each flag can also be set by its environment variable or in the config file\n"
+    "(a 'name = value' line); flags win over the environment, which wins over the file.",
+    "stepwise serve");
+  app->allow_extras(); // told apart below: an unknown flag, or a stray word
+  app->formatter(std::make_shared<help_layout>());
+  given.assign(specs().size(), {});
+  for (size_t i = 0; i < specs().size(); ++i) {
+    auto& s = specs()[i];
+    auto help = std::string{s.help} + "\nenv: " + s.env;
+    auto name = std::string{"--"} + s.name;
+    if (s.is_switch)
+      app->add_flag(name, given[i], help);
+    else
+      app->add_option(name, given[i], help)->type_name(s.arg)->type_size(1)->allow_extra_args(false);
+  }
+  return app;
+}
+
+/// Returns the flag that a "missing value" error of CLI11 names.
+std::string flag_of(const CLI::ParseError& e) {
+  std::string what = e.what();
+  return what.substr(0, what.find(':'));
+}
+
+} // namespace
+
 caf::expected<serve_options> parse_serve_options(const std::vector<std::string>& args,
                                                  const env_reader& env) {
-  // Split the flags first: the config file they may name is read before the
-  // environment and the flags are applied over it.
-  std::vector<std::pair<const option_spec*, std::string>> flags;
   serve_options o;
-  for (size_t i = 0; i < args.size(); ++i) {
-    auto& a = args[i];
-    if (a == "-h" || a == "--help") {
-      o.help = true;
-      return o;
-    }
-    if (a.rfind("--", 0) != 0)
-      return bad("unexpected argument '" + a + "' (see stepwise serve --help)");
-    auto eq = a.find('=');
-    auto name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-    auto spec = find_spec(name);
-    if (spec == nullptr)
-      return bad("unknown flag '--" + name + "' (see stepwise serve --help)");
-    std::string value;
-    if (eq != std::string::npos)
-      value = a.substr(eq + 1);
-    else if (spec->is_switch)
-      value = "true";
-    else if (i + 1 < args.size())
-      value = args[++i];
-    else
-      return bad("flag '--" + name + "' needs a value (" + spec->arg + ")");
-    flags.emplace_back(spec, value);
+  // An empty `--name=` is the setting's own error (CLI11 calls it missing).
+  for (auto& a : args)
+    if (a.size() > 3 && a.rfind("--", 0) == 0 && a.back() == '=')
+      if (auto spec = find_spec(a.substr(2, a.size() - 3)); spec && !spec->is_switch)
+        if (auto err = spec->set(o, ""))
+          return bad(a.substr(0, a.size() - 1) + " " + *err);
+  std::vector<std::vector<std::string>> given;
+  auto app = serve_app(given);
+  try {
+    // CLI11 takes the arguments last first.
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    app->parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    o.help = true;
+    return o;
+  } catch (const CLI::ArgumentMismatch& e) {
+    auto flag = flag_of(e);
+    auto spec = find_spec(flag.substr(2));
+    return bad("flag '" + flag + "' needs a value (" + (spec ? spec->arg : "") + ")");
+  } catch (const CLI::ParseError& e) {
+    return bad(std::string{e.what()} + " (see stepwise serve --help)");
   }
+  if (auto extra = app->remaining(); !extra.empty()) {
+    auto& first = extra.front();
+    if (first.rfind("--", 0) == 0)
+      return bad("unknown flag '" + first.substr(0, first.find('=')) + "' (see stepwise serve --help)");
+    return bad("unexpected argument '" + first + "' (see stepwise serve --help)");
+  }
+  // The file first, the environment over it, the flags over both.
+  auto config = std::find_if(specs().begin(), specs().end(),
+                             [](const option_spec& s) { return s.set == &set_config; });
+  auto config_at = static_cast<size_t>(config - specs().begin());
   std::string file;
   if (auto v = env("STEPWISE_CONFIG"))
     file = *v;
-  for (auto& [spec, value] : flags)
-    if (spec->set == &set_config)
-      file = value;
+  if (!given[config_at].empty())
+    file = given[config_at].back();
   if (!file.empty()) {
     if (auto ok = read_file(o, file); !ok)
       return ok.error();
@@ -168,30 +228,24 @@ caf::expected<serve_options> parse_serve_options(const std::vector<std::string>&
         return bad(std::string(spec.env) + " " + *err);
     }
   }
-  for (auto& [spec, value] : flags)
-    if (spec->set == &set_sink)
-      o.sinks.clear();
-  for (auto& [spec, value] : flags)
-    if (auto err = spec->set(o, value))
-      return bad("--" + std::string(spec->name) + " " + *err);
+  for (size_t i = 0; i < specs().size(); ++i) {
+    auto& spec = specs()[i];
+    if (spec.set == &set_config || given[i].empty())
+      continue;
+    if (spec.set == &set_sink)
+      o.sinks.clear(); // the flags' sinks replace the others
+    for (auto& value : given[i])
+      if (auto err = spec.set(o, value))
+        return bad("--" + std::string(spec.name) + " " + *err);
+  }
   if (auto err = check_front_doors(o))
     return bad(*err);
   return o;
 }
 
 std::string serve_help() {
-  std::string out = "usage: stepwise serve [FLAGS]\n\n"
-                    "Runs the workflow engine with its HTTP API (registers the 'demo' "
-                    "workflow).\nStops on SIGTERM or SIGINT: stops accepting, lets requests "
-                    "in flight finish,\nwrites pending checkpoints and exits 0; a restart "
-                    "resumes every operation.\n\n"
-                    "Each flag can also be set by its environment variable or in the config "
-                    "file;\nflags win over the environment, which wins over the file.\n\n";
-  for (auto& s : specs()) {
-    auto left = std::string("  --") + s.name + (s.is_switch ? "" : " ") + s.arg;
-    out += left + "\n      " + s.help + "\n      env: " + s.env + "\n";
-  }
-  return out;
+  std::vector<std::vector<std::string>> given;
+  return serve_app(given)->help();
 }
 
 std::string redact_uri(const std::string& uri) {

@@ -9,11 +9,9 @@
 
 namespace stepwise::tools {
 
-int run_sinks(const std::vector<std::string>& all) {
-  auto args = all;
-  auto flags = take_client_flags(args);
-  if (!args.empty())
-    return usage("sinks takes no arguments");
+namespace {
+
+int sinks(const client_flags& flags) {
   api_client api{flags};
   auto r = api.get("/api/v1/sinks");
   if (flags.json || !r.ok())
@@ -30,6 +28,13 @@ int run_sinks(const std::vector<std::string>& all) {
   }
   std::printf("%s", t.empty() ? "no sinks (stepwise serve --sink ...)\n" : t.render().c_str());
   return 0;
+}
+
+} // namespace
+
+void add_sinks(CLI::App& root, cli_run& run) {
+  auto* cmd = root.add_subcommand("sinks", "the outbox's sinks: cursor, lag, errors");
+  cmd->callback([&run] { run.exit = sinks(run.flags); });
 }
 
 } // namespace stepwise::tools

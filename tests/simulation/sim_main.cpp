@@ -1,5 +1,7 @@
 // stepwise-sim: runs seeds of the deterministic simulation and says what
 // they found. See tests/simulation/README.md.
+#include <CLI/CLI.hpp>
+
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -9,20 +11,6 @@
 #include "tests/simulation/simulation.hpp"
 
 namespace {
-
-void usage(std::ostream& out) {
-  out << "usage: stepwise-sim [--seeds N] [--from S] [--calls C] [--trace LINES]\n"
-         "  Runs N seeds (default 100) from S (default 1) of the deterministic\n"
-         "  simulation; prints each failing seed with what it broke, then one JSON\n"
-         "  line with the totals. STEPWISE_SIM_SEED=S runs that one seed with its\n"
-         "  trace (the last 200 lines, or --trace LINES).\n";
-}
-
-bool number(const char* text, uint64_t& out) {
-  char* end = nullptr;
-  out = std::strtoull(text, &end, 10);
-  return end != text && *end == '\0';
-}
 
 void print_failure(const stepwise::sim::sim_report& r) {
   std::cout << "seed " << r.seed << " FAILED: " << r.violations.front() << "\n"
@@ -39,26 +27,21 @@ int main(int argc, char** argv) {
   uint64_t from = 1;
   uint64_t calls = 40;
   uint64_t trace = 0;
-  for (int i = 1; i < argc; ++i) {
-    std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
-      usage(std::cout);
-      return 0;
-    }
-    uint64_t* target = flag == "--seeds"   ? &seeds
-                       : flag == "--from"  ? &from
-                       : flag == "--calls" ? &calls
-                       : flag == "--trace" ? &trace
-                                           : nullptr;
-    if (!target || i + 1 >= argc || !number(argv[i + 1], *target)) {
-      std::cerr << "stepwise-sim: bad argument '" << flag << "'\n";
-      usage(std::cerr);
-      return 2;
-    }
-    ++i;
-  }
+  CLI::App app{"Runs seeds of the deterministic simulation (tests/simulation/README.md);\n"
+               "prints each failing seed with what it broke, then one JSON line with the\n"
+               "totals. STEPWISE_SIM_SEED=S runs that one seed with its trace.",
+               "stepwise-sim"};
+  app.add_option("--seeds", seeds, "how many seeds (default 100)")->type_name("N");
+  app.add_option("--from", from, "the first seed (default 1)")->type_name("S");
+  app.add_option("--calls", calls, "client requests per seed (default 40)")->type_name("C");
+  app.add_option("--trace", trace, "keep the last LINES of each trace (default 0; 200 with "
+                                   "STEPWISE_SIM_SEED)")
+    ->type_name("LINES");
+  CLI11_PARSE(app, argc, argv);
   if (auto* one = std::getenv("STEPWISE_SIM_SEED")) {
-    if (!number(one, from)) {
+    char* end = nullptr;
+    from = std::strtoull(one, &end, 10);
+    if (end == one || *end != '\0') {
       std::cerr << "stepwise-sim: STEPWISE_SIM_SEED must be a number\n";
       return 2;
     }
