@@ -47,8 +47,7 @@ std::unique_ptr<CLI::App> make_app(cli_options& o, std::string& steps) {
     ->envname("STEPWISE_TOKEN");
   a.add_option("--pool", o.pool, "step workers")->type_name("P");
   a.add_option("--limit", o.limit_s, "a run's time limit, in seconds")->type_name("SECONDS");
-  a.add_option("--passivate-ms", o.passivate_ms, "engine_config::passivate_after")
-    ->type_name("MS");
+  a.add_option("--passivate-ms", o.passivate_ms, "engine_config::passivate_after")->type_name("MS");
   a.add_option("--wake-lead-ms", o.wake_lead_ms, "engine_config::wake_lead")->type_name("MS");
   a.add_option("--dispatch-lead-ms", o.dispatch_lead_ms, "engine_config::dispatch_lead")
     ->type_name("MS");

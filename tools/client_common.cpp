@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <cstdlib>
 
-
 namespace stepwise::tools {
 
 std::string text_of(const boost::json::value& obj, const char* key) {

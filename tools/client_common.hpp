@@ -25,5 +25,4 @@ int fail(const api_result& r);
 /// Prints what is wrong with a value given to a command to stderr; returns 2.
 int usage_error(const std::string& message);
 
-
 } // namespace stepwise::tools

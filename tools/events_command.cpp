@@ -63,7 +63,6 @@ int follow(api_client& api, int64_t after, bool json) {
   }
 }
 
-
 /// `events`' arguments.
 struct events_args {
   int64_t after = 0;
@@ -74,7 +73,8 @@ struct events_args {
 int events(api_client& api, const events_args& a, bool json) {
   if (a.follow)
     return follow(api, a.after, json);
-  auto r = api.get("/api/v1/events?after=" + std::to_string(a.after) + "&limit=" + url_encode(a.limit));
+  auto r =
+    api.get("/api/v1/events?after=" + std::to_string(a.after) + "&limit=" + url_encode(a.limit));
   if (json || !r.ok())
     return print_json_or_error(r);
   table t(header);

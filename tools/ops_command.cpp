@@ -193,8 +193,10 @@ void add_ops(CLI::App& root, cli_run& run) {
   auto req = std::make_shared<start_args>();
   st->add_option("WORKFLOW", req->workflow, "the workflow's name")->required();
   st->add_option("--input", req->input, "the input, a JSON object (default {})")->type_name("JSON");
-  st->add_option("--key", req->key, "idempotency key: the same request again gives the same "
-                                    "operation")->type_name("IDEMPOTENCY_KEY");
+  st->add_option("--key", req->key,
+                 "idempotency key: the same request again gives the same "
+                 "operation")
+    ->type_name("IDEMPOTENCY_KEY");
   st->add_option("--version", req->version, "the workflow's version (default: the newest)")
     ->type_name("N");
   st->add_option("--deadline", req->deadline, "fail it if not done by then")->type_name("RFC3339");

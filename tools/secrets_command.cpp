@@ -83,12 +83,11 @@ void add_secrets(CLI::App& root, cli_run& run) {
   auto* secrets = root.add_subcommand("secrets", "secret values at rest");
   secrets->require_subcommand(1);
   auto* rot = secrets->add_subcommand(
-    "rotate",
-    "Encrypts every stored secret value again with the first key of the key ring, N\n"
-    "operations (default 100) per transaction; servers may run meanwhile. Takes the\n"
-    "store and key ring as `stepwise serve` does (--store, --secret-key-file, --config,\n"
-    "STEPWISE_* variables). Rotating a key: add a new first line to the key file,\n"
-    "restart every server with it, run this, then remove the old line.");
+    "rotate", "Encrypts every stored secret value again with the first key of the key ring, N\n"
+              "operations (default 100) per transaction; servers may run meanwhile. Takes the\n"
+              "store and key ring as `stepwise serve` does (--store, --secret-key-file, --config,\n"
+              "STEPWISE_* variables). Rotating a key: add a new first line to the key file,\n"
+              "restart every server with it, run this, then remove the old line.");
   auto batch = std::make_shared<size_t>(100);
   rot->add_option("--batch", *batch, "operations per transaction (1 to 999999)")
     ->type_name("N")

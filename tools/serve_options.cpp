@@ -160,7 +160,10 @@ std::unique_ptr<CLI::App> serve_app(std::vector<std::vector<std::string>>& given
     if (s.is_switch)
       app->add_flag(name, given[i], help);
     else
-      app->add_option(name, given[i], help)->type_name(s.arg)->type_size(1)->allow_extra_args(false);
+      app->add_option(name, given[i], help)
+        ->type_name(s.arg)
+        ->type_size(1)
+        ->allow_extra_args(false);
   }
   return app;
 }
@@ -201,7 +204,8 @@ caf::expected<serve_options> parse_serve_options(const std::vector<std::string>&
   if (auto extra = app->remaining(); !extra.empty()) {
     auto& first = extra.front();
     if (first.rfind("--", 0) == 0)
-      return bad("unknown flag '" + first.substr(0, first.find('=')) + "' (see stepwise serve --help)");
+      return bad("unknown flag '" + first.substr(0, first.find('='))
+                 + "' (see stepwise serve --help)");
     return bad("unexpected argument '" + first + "' (see stepwise serve --help)");
   }
   // The file first, the environment over it, the flags over both.

@@ -34,8 +34,10 @@ int main(int argc, char** argv) {
   app.add_option("--seeds", seeds, "how many seeds (default 100)")->type_name("N");
   app.add_option("--from", from, "the first seed (default 1)")->type_name("S");
   app.add_option("--calls", calls, "client requests per seed (default 40)")->type_name("C");
-  app.add_option("--trace", trace, "keep the last LINES of each trace (default 0; 200 with "
-                                   "STEPWISE_SIM_SEED)")
+  app
+    .add_option("--trace", trace,
+                "keep the last LINES of each trace (default 0; 200 with "
+                "STEPWISE_SIM_SEED)")
     ->type_name("LINES");
   CLI11_PARSE(app, argc, argv);
   if (auto* one = std::getenv("STEPWISE_SIM_SEED")) {
