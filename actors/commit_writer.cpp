@@ -13,8 +13,8 @@ namespace stepwise {
 
 using std::chrono::steady_clock;
 
-commit_writer::commit_writer(store_ptr st, caf::actor events_sink, metrics& m, options opts,
-                             std::shared_ptr<lease_keeper> keeper)
+commit_writer::commit_writer(store_ptr st, writer_events_receiver events_sink, metrics& m,
+                             options opts, std::shared_ptr<lease_keeper> keeper)
   : store_(std::move(st)),
     events_sink_(std::move(events_sink)),
     metrics_(m),
@@ -43,7 +43,7 @@ commit_writer::~commit_writer() {
   stop();
 }
 
-bool commit_writer::submit(checkpoint cp, caf::actor reply_to, uint64_t tag) {
+bool commit_writer::submit(checkpoint cp, commit_ack_receiver reply_to, uint64_t tag) {
   // On the submitting actor's thread: the writer thread is the one that
   // every checkpoint waits for, so its work is kept to the store's calls.
   if (!cp.prepared)

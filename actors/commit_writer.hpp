@@ -9,9 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include <caf/actor.hpp>
-
 #include "actors/lease_keeper.hpp"
+#include "actors/protocols.hpp"
 #include "actors/store_health.hpp"
 #include "engine/admission.hpp"
 #include "engine/clock.hpp"
@@ -59,7 +58,7 @@ public:
     bool threads = true;
   };
 
-  commit_writer(store_ptr st, caf::actor events_sink, metrics& m, options opts,
+  commit_writer(store_ptr st, writer_events_receiver events_sink, metrics& m, options opts,
                 std::shared_ptr<lease_keeper> keeper = nullptr);
 
   ~commit_writer();
@@ -69,7 +68,7 @@ public:
 
   /// Queues `cp`; `reply_to` receives `commit_ack{tag, status}` once it is
   /// durable. Returns false after `stop`.
-  bool submit(checkpoint cp, caf::actor reply_to, uint64_t tag);
+  bool submit(checkpoint cp, commit_ack_receiver reply_to, uint64_t tag);
 
   /// Lets `request_admission` run rounds with `limits`, timed by `clk`.
   /// Called once, before the first request.
@@ -117,7 +116,7 @@ public:
 
 private:
   struct item {
-    caf::actor reply_to;
+    commit_ack_receiver reply_to;
     uint64_t tag;
   };
 
@@ -161,7 +160,7 @@ private:
                        std::chrono::milliseconds retry_in);
 
   store_ptr store_;
-  caf::actor events_sink_;
+  writer_events_receiver events_sink_;
   metrics& metrics_;
   options opts_;
   store_health health_;

@@ -4,7 +4,6 @@
 
 #include <unistd.h>
 
-#include <caf/event_based_actor.hpp>
 #include <caf/system_messages.hpp>
 
 #include "actors/free_memory.hpp"
@@ -14,19 +13,19 @@
 
 namespace stepwise {
 
-caf::actor spawn_operation(dispatcher_ptr self, operation op, next_action act, op_start mode) {
+operation_actor spawn_operation(dispatcher_ptr self, operation op, next_action act, op_start mode) {
   auto id = op.id;
   auto& rt = self->state.rt;
-  auto me = caf::actor_cast<caf::actor>(self);
+  auto me = internal_dispatcher_actor{self};
   // Without its definition an operation cannot go on: a stand-in fails it.
   auto a = rt->workflows.find(op.workflow, op.workflow_version)
-             ? self->spawn(operation_actor, rt, me, std::move(op), act, mode)
+             ? self->spawn(drive_operation, rt, me, std::move(op), act, mode)
              : self->spawn(unregistered_actor, rt, me, std::move(op));
   self->state.live[id] = a;
   return a;
 }
 
-void release(dispatcher_ptr self, const std::string& id, const caf::actor& a) {
+void release(dispatcher_ptr self, const std::string& id, const operation_actor& a) {
   auto i = self->state.held.find(id);
   if (i == self->state.held.end())
     return;
@@ -37,10 +36,10 @@ void release(dispatcher_ptr self, const std::string& id, const caf::actor& a) {
 }
 
 void route(dispatcher_ptr self, const std::string& id,
-           std::function<void(const caf::actor&)> forward, std::function<void()> absent) {
+           std::function<void(const operation_actor&)> forward, std::function<void()> absent) {
   auto& st = self->state;
   if (auto i = st.held.find(id); i != st.held.end()) {
-    i->second.emplace_back([forward, absent](const caf::actor& a) {
+    i->second.emplace_back([forward, absent](const operation_actor& a) {
       if (a)
         forward(a);
       else
@@ -73,7 +72,7 @@ void forget(dispatcher_ptr self, const std::string& id) {
   }
   st.passivating.erase(id);
   forget_sleeper(self, id);
-  release(self, id, caf::actor{});
+  release(self, id, operation_actor{});
 }
 
 /// The lease was ended: another process owns every operation this one
@@ -91,7 +90,7 @@ void on_lease_lost(dispatcher_ptr self) {
   st.held.clear();
   for (auto& kv : held)
     for (auto& fn : kv.second)
-      fn(caf::actor{});
+      fn(operation_actor{});
   auto lost = make_error(errc::stale_revision, "this process lost its lease on the operation; "
                                                "another process drives it now");
   for (auto& kv : st.waiters)
@@ -125,16 +124,22 @@ void enter_recovery(dispatcher_ptr self) {
     return;
   st.recovering = true;
   self->set_default_handler(caf::skip);
-  self->become(
-    caf::keep_behavior,
-    [=](recover_atom, const active_position& after) { read_recovery_page(self, after); },
-    [=](shutdown_atom) {
-      // Stop reading pages; the held requests and the shutdown
-      // itself go through the usual behavior.
-      self->state.stopping = true;
-      leave_recovery(self);
-      self->send(self, shutdown_atom::value);
-    });
+  // Only part of the protocol, on purpose: what it does not take waits.
+  using recovery_behavior = internal_dispatcher_actor::behavior_type;
+  self->become(caf::keep_behavior,
+               recovery_behavior{recovery_behavior::unsafe_init{},
+                                 caf::message_handler{
+                                   [=](recover_atom, const active_position& after) {
+                                     read_recovery_page(self, after);
+                                   },
+                                   [=](shutdown_atom) {
+                                     // Stop reading pages; the held requests and the shutdown
+                                     // itself go through the usual behavior.
+                                     self->state.stopping = true;
+                                     leave_recovery(self);
+                                     self->send(self, shutdown_atom::value);
+                                   },
+                                 }});
 }
 
 void leave_recovery(dispatcher_ptr self) {
@@ -209,7 +214,7 @@ void on_finished(dispatcher_ptr self, const std::string& id, const op_snapshot& 
   }
   st.waiters.erase(range.first, range.second);
   // Requests held for a finished operation are answered from the store.
-  release(self, id, caf::actor{});
+  release(self, id, operation_actor{});
 }
 
 /// After a burst (many operations finished or passivated), hands the freed
@@ -237,7 +242,7 @@ void tidy(dispatcher_ptr self) {
 
 } // namespace
 
-caf::behavior dispatcher(dispatcher_ptr self, runtime_ptr rt) {
+internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime_ptr rt) {
   auto& st = self->state;
   st.rt = std::move(rt);
   st.node =
@@ -249,15 +254,36 @@ caf::behavior dispatcher(dispatcher_ptr self, runtime_ptr rt) {
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& subs = self->state.subscribers;
     subs.erase(std::remove_if(subs.begin(), subs.end(),
-                              [&](const caf::actor& a) { return a.address() == dm.source; }),
+                              [&](const event_listener& a) { return a.address() == dm.source; }),
                subs.end());
   });
   self->delayed_send(self, std::chrono::seconds(1), tidy_atom::value);
-  auto own = caf::message_handler{
-    [=](tidy_atom) { tidy(self); },
-    [=](recover_atom, recovered_ops& found) { on_recover(self, found); },
-    [=](finished_atom, const std::string& id, op_snapshot& snap) { on_finished(self, id, snap); },
-    [=](lease_lost_atom) { on_lease_lost(self); },
+  return {
+    // Clients: the public protocol (dispatcher_requests.cpp).
+    [=](start_atom, start_request& req) { return on_start(self, req); },
+    [=](get_atom, const std::string& id) { return on_get(self, id); },
+    [=](command_atom, const std::string& id, command cmd) { return on_command(self, id, cmd); },
+    [=](signal_atom, const std::string& id, signal_request& sig) {
+      return on_signal(self, id, sig);
+    },
+    [=](list_atom, list_filter& f) {
+      auto max = self->state.rt->cfg.max_page;
+      if (f.limit == 0 || f.limit > max)
+        f.limit = max;
+      return self->delegate(self->state.rt->reader(), list_atom::value, std::move(f));
+    },
+    [=](events_atom, int64_t after, uint64_t limit) {
+      return self->delegate(self->state.rt->reader(), events_atom::value, after, limit);
+    },
+    [=](wait_atom, const std::string& id) { return on_wait(self, id); },
+    [=](subscribe_atom, event_listener& listener) {
+      self->monitor(listener);
+      self->state.subscribers.emplace_back(std::move(listener));
+    },
+    [=](watch_done_atom, watch_reply& reply) { on_report(self, reply); },
+    [=](shutdown_atom) { on_shutdown(self); },
+    // The commit writer.
+    [=](commit_ack& ack) { on_create_ack(self, ack); },
     [=](event_batch& batch) {
       // Copy for all but the last subscriber, which gets the batch itself.
       auto& subs = self->state.subscribers;
@@ -266,14 +292,25 @@ caf::behavior dispatcher(dispatcher_ptr self, runtime_ptr rt) {
       if (!subs.empty())
         self->send(subs.back(), std::move(batch));
     },
-    [=](subscribe_atom, caf::actor& listener) {
-      self->monitor(listener);
-      self->state.subscribers.emplace_back(std::move(listener));
+    [=](admission_round& round) { on_round(self, round); },
+    [=](recover_atom, recovered_ops& found) { on_recover(self, found); },
+    [=](lease_lost_atom) { on_lease_lost(self); },
+    // Start-up recovery's next page (after a failed read; taken in the
+    // recovery behavior, ignored once recovery was left).
+    [=](recover_atom, const active_position&) {},
+    // Operation actors.
+    [=](finished_atom, const std::string& id, op_snapshot& snap) { on_finished(self, id, snap); },
+    [=](passivate_atom, const std::string& id, time_point due, uint64_t gen) {
+      on_passivate(self, id, due, gen);
     },
+    [=](passivated_atom, const std::string& id) { on_passivated(self, id); },
+    [=](stay_atom, const std::string& id) { on_stay(self, id); },
+    // Its timers, and a reader's answer to a wake-up's load.
+    [=](wake_atom, uint64_t gen) { on_wake(self, gen); },
+    [=](tidy_atom) { tidy(self); },
+    [=](admission_poll_atom) { on_admission_poll(self); },
+    [=](maybe_op& res) { on_loaded(self, res); },
   };
-  return caf::behavior{own.or_else(dispatcher_parking(self))
-                         .or_else(dispatcher_requests(self))
-                         .or_else(dispatcher_admission(self))};
 }
 
 } // namespace stepwise

@@ -5,13 +5,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include <caf/event_based_actor.hpp>
-#include <caf/message_handler.hpp>
-#include <caf/response_promise.hpp>
 #include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <caf/typed_response_promise.hpp>
 
 #include "actors/messages.hpp"
 #include "actors/operation_actor.hpp"
+#include "actors/protocols.hpp"
 #include "actors/runtime.hpp"
 #include "actors/sleeper_set.hpp"
 #include "engine/progress.hpp"
@@ -20,7 +20,7 @@ namespace stepwise {
 
 /// A create waiting for its commit.
 struct pending_create {
-  caf::response_promise rp;
+  caf::typed_response_promise<start_result> rp;
   std::shared_ptr<const operation> op;
   next_action act;
 };
@@ -36,10 +36,10 @@ struct dispatcher_state {
 
   runtime_ptr rt;
   /// Operations with a live actor.
-  std::unordered_map<std::string, caf::actor> live;
+  std::unordered_map<std::string, operation_actor> live;
   /// Operations between two owners (passivating, or being loaded): requests
   /// for them wait here, in order, until an actor owns the operation again.
-  std::unordered_map<std::string, std::vector<std::function<void(const caf::actor&)>>> held;
+  std::unordered_map<std::string, std::vector<std::function<void(const operation_actor&)>>> held;
   /// Passivated operations and their wake-up times.
   sleeper_set sleepers;
   /// Wake-up times of operations asked to passivate, until they answer.
@@ -52,8 +52,8 @@ struct dispatcher_state {
   /// Starts written queued, answered with what the next admission round
   /// says of them (admitted, or what they wait for).
   std::vector<pending_create> queued_answers;
-  std::unordered_multimap<std::string, caf::response_promise> waiters;
-  std::vector<caf::actor> subscribers;
+  std::unordered_multimap<std::string, caf::typed_response_promise<operation>> waiters;
+  std::vector<event_listener> subscribers;
   bool stopping = false;
   /// Whether the periodic admission round runs.
   bool admission_polling = false;
@@ -73,35 +73,64 @@ struct dispatcher_state {
   uint32_t counter = 0;
 };
 
-using dispatcher_ptr = caf::stateful_actor<dispatcher_state>*;
+using dispatcher_ptr = internal_dispatcher_actor::stateful_pointer<dispatcher_state>;
 
-/// Spawned by `engine::launch`; see dispatcher_state.
-caf::behavior dispatcher(dispatcher_ptr self, runtime_ptr rt);
+/// Spawned by `engine::launch`; see dispatcher_state. Its behavior
+/// (dispatcher.cpp) lists every message it takes; the handlers live with
+/// their concern in the files below.
+internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime_ptr rt);
 
-// -- the dispatcher's parts (one source file each) ---------------------------
+// -- requests of clients (dispatcher_requests.cpp) ----------------------------
 
-/// Requests of clients: start, get, cancel, retry, list, events, wait,
-/// shutdown (dispatcher_requests.cpp).
-caf::message_handler dispatcher_requests(dispatcher_ptr self);
+caf::result<start_result> on_start(dispatcher_ptr self, start_request& req);
+/// A create is written, or its idempotency key was taken.
+void on_create_ack(dispatcher_ptr self, const commit_ack& ack);
+caf::result<operation> on_get(dispatcher_ptr self, const std::string& id);
+caf::result<operation> on_command(dispatcher_ptr self, const std::string& id, command cmd);
+caf::result<signal_result> on_signal(dispatcher_ptr self, const std::string& id,
+                                     signal_request& sig);
+caf::result<operation> on_wait(dispatcher_ptr self, const std::string& id);
+/// Hands a watcher's report to its operation, waking it if it sleeps.
+void on_report(dispatcher_ptr self, watch_reply& reply);
+/// Stops taking work; the operations' actors are told to stop.
+void on_shutdown(dispatcher_ptr self);
 
-/// Passivation and wake-up of long-waiting operations
-/// (dispatcher_parking.cpp).
-caf::message_handler dispatcher_parking(dispatcher_ptr self);
+// -- passivation (dispatcher_parking.cpp) -------------------------------------
+
+/// An operation actor asks to passivate until `due`.
+void on_passivate(dispatcher_ptr self, const std::string& id, time_point due, uint64_t gen);
+/// It stopped.
+void on_passivated(dispatcher_ptr self, const std::string& id);
+/// It stays after all.
+void on_stay(dispatcher_ptr self, const std::string& id);
+/// The sleepers' timer.
+void on_wake(dispatcher_ptr self, uint64_t gen);
+/// A reader's answer to a wake-up's load.
+void on_loaded(dispatcher_ptr self, maybe_op& res);
+
+// -- admission (dispatcher_admission.cpp) -------------------------------------
+
+/// An admission round's outcome: the operations it admitted start.
+void on_round(dispatcher_ptr self, admission_round& round);
+/// The periodic admission round.
+void on_admission_poll(dispatcher_ptr self);
+
+// -- the dispatcher's helpers --------------------------------------------------
 
 /// Gives operation `op` an actor, started per `mode` (dispatcher.cpp).
-caf::actor spawn_operation(dispatcher_ptr self, operation op, next_action act, op_start mode);
+operation_actor spawn_operation(dispatcher_ptr self, operation op, next_action act, op_start mode);
 
 /// Routes a request about operation `id` to the actor that owns it, or
 /// runs `absent` when no actor does. While the operation is between two
 /// actors the request is held; should it then have vanished (null actor),
 /// `absent` runs instead (dispatcher.cpp).
 void route(dispatcher_ptr self, const std::string& id,
-           std::function<void(const caf::actor&)> forward, std::function<void()> absent);
+           std::function<void(const operation_actor&)> forward, std::function<void()> absent);
 
 /// Hands every request held for `id` to `a` (a null `a`: the operation has
 /// no actor; each falls back to its `absent`), in arrival order
 /// (dispatcher.cpp).
-void release(dispatcher_ptr self, const std::string& id, const caf::actor& a);
+void release(dispatcher_ptr self, const std::string& id, const operation_actor& a);
 
 /// Returns whether the current message comes from the actor that owns
 /// `id` now. An actor stopped by a lost lease may still talk while a new
@@ -118,10 +147,6 @@ void add_sleeper(dispatcher_ptr self, const std::string& id, time_point due);
 
 /// Forgets the wake-up time of `id`, if any (dispatcher_parking.cpp).
 void forget_sleeper(dispatcher_ptr self, const std::string& id);
-
-/// Admission rounds' outcomes and the periodic look for admitted
-/// operations (dispatcher_admission.cpp).
-caf::message_handler dispatcher_admission(dispatcher_ptr self);
 
 /// Asks the writer for an admission round, when any workflow takes part
 /// (dispatcher_admission.cpp).

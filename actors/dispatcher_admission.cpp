@@ -28,7 +28,9 @@ void answer_queued(dispatcher_ptr self, const admission_round& round) {
   st.queued_answers.clear();
 }
 
-/// Starts the admitted operations this process drives.
+} // namespace
+
+// Starts the admitted operations this process drives.
 void on_round(dispatcher_ptr self, admission_round& round) {
   auto& st = self->state;
   answer_queued(self, round);
@@ -50,16 +52,14 @@ void on_round(dispatcher_ptr self, admission_round& round) {
   }
 }
 
-/// Looks again now and then: another process may have admitted one of
-/// ours, or one was between two actors when its round came.
-void poll(dispatcher_ptr self) {
+// Looks again now and then: another process may have admitted one of
+// ours, or one was between two actors when its round came.
+void on_admission_poll(dispatcher_ptr self) {
   if (self->state.stopping)
     return;
   request_admission(self);
   self->delayed_send(self, self->state.rt->cfg.admission_poll, admission_poll_atom::value);
 }
-
-} // namespace
 
 void request_admission(dispatcher_ptr self) {
   if (!self->state.rt->admitted_workflows.empty())
@@ -72,15 +72,8 @@ void start_admission(dispatcher_ptr self) {
     request_admission(self); // a takeover: look at once
   } else if (!st.rt->admitted_workflows.empty()) {
     st.admission_polling = true;
-    poll(self);
+    on_admission_poll(self);
   }
-}
-
-caf::message_handler dispatcher_admission(dispatcher_ptr self) {
-  return {
-    [=](admission_round& round) { on_round(self, round); },
-    [=](admission_poll_atom) { poll(self); },
-  };
 }
 
 } // namespace stepwise

@@ -15,31 +15,32 @@ void arm_sleepers(dispatcher_ptr self) {
     return;
   st.armed = due;
   st.wake_gen += 1;
+  // The clock delivers any actor's timers: it takes them untyped.
   st.rt->clk->schedule(*due - st.rt->cfg.wake_lead, caf::actor_cast<caf::actor>(self),
                        caf::make_message(wake_atom::value, st.wake_gen));
 }
 
-/// Continues `wake` with what the store had.
-void woken(dispatcher_ptr self, maybe_op& res) {
+} // namespace
+
+// Continues `wake` with what the store had.
+void on_loaded(dispatcher_ptr self, maybe_op& res) {
   auto& id = res.id;
   if (!self->state.held.count(id))
     return; // dropped meanwhile (lease lost, or taken over again)
   if (res.err) {
     // The store did not answer: keep it asleep and try again shortly.
-    release(self, id, caf::actor{});
+    release(self, id, operation_actor{});
     add_sleeper(self, id, self->state.rt->clk->now() + std::chrono::seconds(1));
     return;
   }
   if (!res.value || is_terminal(res.value->state)) {
     // Gone or finished meanwhile: what was held is answered from the store.
-    release(self, id, caf::actor{});
+    release(self, id, operation_actor{});
     return;
   }
   auto a = spawn_operation(self, std::move(*res.value), {}, op_start::resume);
   release(self, id, a);
 }
-
-} // namespace
 
 void forget_sleeper(dispatcher_ptr self, const std::string& id) {
   auto& st = self->state;
@@ -64,53 +65,51 @@ void wake(dispatcher_ptr self, const std::string& id) {
   self->send(self->state.rt->reader(), load_atom::value, id);
 }
 
-caf::message_handler dispatcher_parking(dispatcher_ptr self) {
-  return {
-    [=](passivate_atom, const std::string& id, time_point due, uint64_t gen) {
-      auto& st = self->state;
-      auto i = st.live.find(id);
-      if (i == st.live.end() || st.stopping || !from_owner(self, id))
-        return;
-      st.held[id]; // hold requests until the actor says yes or no
-      self->send(i->second, passivate_ok_atom::value, gen);
-      st.passivating[id] = due;
-    },
-    [=](passivated_atom, const std::string& id) {
-      auto& st = self->state;
-      if (!from_owner(self, id))
-        return;
-      st.live.erase(id);
-      auto due = st.passivating[id];
-      st.passivating.erase(id);
-      if (!st.held[id].empty()) {
-        wake(self, id); // requests arrived meanwhile: back it comes
-        return;
-      }
-      st.held.erase(id);
-      add_sleeper(self, id, due);
-    },
-    [=](stay_atom, const std::string& id) {
-      auto& st = self->state;
-      if (!from_owner(self, id))
-        return;
-      st.passivating.erase(id);
-      if (auto i = st.live.find(id); i != st.live.end())
-        release(self, id, i->second);
-    },
-    [=](wake_atom, uint64_t gen) {
-      auto& st = self->state;
-      if (gen != st.wake_gen)
-        return;
-      st.armed.reset();
-      auto due = st.sleepers.pop_due(st.rt->clk->now() + st.rt->cfg.wake_lead);
-      st.rt->stats.operations_sleeping.fetch_sub(static_cast<int64_t>(due.size()),
-                                                 std::memory_order_relaxed);
-      for (auto& id : due)
-        wake(self, id);
-      arm_sleepers(self);
-    },
-    [=](maybe_op& res) { woken(self, res); },
-  };
+void on_passivate(dispatcher_ptr self, const std::string& id, time_point due, uint64_t gen) {
+  auto& st = self->state;
+  auto i = st.live.find(id);
+  if (i == st.live.end() || st.stopping || !from_owner(self, id))
+    return;
+  st.held[id]; // hold requests until the actor says yes or no
+  self->send(i->second, passivate_ok_atom::value, gen);
+  st.passivating[id] = due;
+}
+
+void on_passivated(dispatcher_ptr self, const std::string& id) {
+  auto& st = self->state;
+  if (!from_owner(self, id))
+    return;
+  st.live.erase(id);
+  auto due = st.passivating[id];
+  st.passivating.erase(id);
+  if (!st.held[id].empty()) {
+    wake(self, id); // requests arrived meanwhile: back it comes
+    return;
+  }
+  st.held.erase(id);
+  add_sleeper(self, id, due);
+}
+
+void on_stay(dispatcher_ptr self, const std::string& id) {
+  auto& st = self->state;
+  if (!from_owner(self, id))
+    return;
+  st.passivating.erase(id);
+  if (auto i = st.live.find(id); i != st.live.end())
+    release(self, id, i->second);
+}
+
+void on_wake(dispatcher_ptr self, uint64_t gen) {
+  auto& st = self->state;
+  if (gen != st.wake_gen)
+    return;
+  st.armed.reset();
+  auto due = st.sleepers.pop_due(st.rt->clk->now() + st.rt->cfg.wake_lead);
+  st.rt->stats.operations_sleeping.fetch_sub(static_cast<int64_t>(due.size()),
+                                             std::memory_order_relaxed);
+  for (auto& id : due)
+    wake(self, id);
+  arm_sleepers(self);
 }
 
 } // namespace stepwise

@@ -1,7 +1,6 @@
 // The requests of clients (the embedding API and the HTTP gateway):
 // start, get, cancel, retry, list, events, wait, shutdown.
-#include <caf/event_based_actor.hpp>
-#include <caf/message_handler.hpp>
+#include <tuple>
 
 #include "actors/dispatcher.hpp"
 #include "engine/commands.hpp"
@@ -18,8 +17,8 @@ caf::error not_found(const std::string& id) {
 
 /// Reads an operation (by id or by key, per `Atom`) on a reader and hands
 /// what was found to `fn`; a store error answers `rp` instead.
-template <class Atom, class F>
-void read_then(dispatcher_ptr self, const std::string& key, caf::response_promise rp, F fn) {
+template <class Atom, class Promise, class F>
+void read_then(dispatcher_ptr self, const std::string& key, Promise rp, F fn) {
   self->request(self->state.rt->reader(), caf::infinite, Atom::value, key)
     .then(
       [=](maybe_op& res) mutable {
@@ -51,6 +50,8 @@ void replay(dispatcher_ptr self, pending_create pc) {
     rp.deliver(start_result{self->state.rt->present(*found), false});
   });
 }
+
+} // namespace
 
 void on_create_ack(dispatcher_ptr self, const commit_ack& ack) {
   auto& st = self->state;
@@ -111,26 +112,31 @@ caf::result<start_result> on_start(dispatcher_ptr self, start_request& req) {
   auto tag = ++st.next_tag;
   st.creates.emplace(tag, pending_create{rp, snap, act});
   if (!st.rt->writer->submit(checkpoint{checkpoint::kind::create, snap, std::move(events)},
-                             caf::actor_cast<caf::actor>(self), tag)) {
+                             commit_ack_receiver{self}, tag)) {
     st.creates.erase(tag);
     return make_error(errc::shutting_down, "the engine is shutting down");
   }
   return rp;
 }
 
+namespace {
+
+template <class T>
+using promise = caf::typed_response_promise<T>;
+
 /// Answers `get` for an operation without an actor from the store.
-void get_from_store(dispatcher_ptr self, caf::response_promise rp, const std::string& id) {
+void get_from_store(dispatcher_ptr self, promise<operation> rp, const std::string& id) {
   rp.delegate(self->state.rt->reader(), get_atom::value, id);
 }
 
-/// Passes a request on to the operation's actor, which answers with a `T`.
-/// The actor quits right after its terminal write, so a request can reach
-/// it just too late: then `fallback` answers (from the store) instead of an
-/// error.
-template <class T>
-void ask_actor(dispatcher_ptr self, const caf::actor& a, caf::response_promise rp,
-               std::function<void()> fallback, caf::message msg) {
-  self->request(a, caf::infinite, std::move(msg))
+/// Passes a request (`xs`) on to the operation's actor, which answers with
+/// a `T`. The actor quits right after its terminal write, so a request can
+/// reach it just too late: then `fallback` answers (from the store) instead
+/// of an error.
+template <class T, class... Ts>
+void ask_actor(dispatcher_ptr self, const operation_actor& a, promise<T> rp,
+               std::function<void()> fallback, const Ts&... xs) {
+  self->request(a, caf::infinite, xs...)
     .then([=](T& x) mutable { rp.deliver(std::move(x)); },
           [=](caf::error& err) mutable {
             if (err == caf::sec::request_receiver_down)
@@ -144,24 +150,26 @@ void ask_actor(dispatcher_ptr self, const caf::actor& a, caf::response_promise r
 /// command, a signal): `msg` for the actor, answered with a `T`;
 /// `from_store` answers when the operation has no actor and its stored
 /// state decides (a refusal, or a repeated signal).
-template <class T>
+template <class T, class... Ts>
 struct actor_request {
-  caf::message msg;
+  std::tuple<Ts...> msg;
   /// Whether an ended operation gets an actor to carry the request (a
   /// retry); none: never.
   std::function<bool(const operation&)> revive;
   std::function<caf::expected<T>(const operation&)> from_store;
 };
 
-template <class T>
-void to_actor(dispatcher_ptr self, caf::response_promise rp, const std::string& id,
-              std::shared_ptr<const actor_request<T>> req);
+template <class T, class... Ts>
+using request_ptr = std::shared_ptr<const actor_request<T, Ts...>>;
+
+template <class T, class... Ts>
+void to_actor(dispatcher_ptr self, promise<T> rp, const std::string& id, request_ptr<T, Ts...> req);
 
 /// A request for an operation that has no actor: wake it if it sleeps, or
 /// load it and decide.
-template <class T>
-void to_absent(dispatcher_ptr self, caf::response_promise rp, const std::string& id,
-               std::shared_ptr<const actor_request<T>> req) {
+template <class T, class... Ts>
+void to_absent(dispatcher_ptr self, promise<T> rp, const std::string& id,
+               request_ptr<T, Ts...> req) {
   if (self->state.sleepers.contains(id)) {
     wake(self, id);
     to_actor(self, rp, id, req);
@@ -183,7 +191,7 @@ void to_absent(dispatcher_ptr self, caf::response_promise rp, const std::string&
     if (is_terminal(op.state) && req->revive && req->revive(op)) {
       // An ended operation has no actor: give it one to carry the request.
       auto a = spawn_operation(self, std::move(op), {}, op_start::idle);
-      rp.delegate(a, req->msg);
+      std::apply([&](const auto&... xs) { rp.delegate(a, xs...); }, req->msg);
       return;
     }
     if (self->state.rt->lease && !is_terminal(op.state)) {
@@ -202,104 +210,93 @@ void to_absent(dispatcher_ptr self, caf::response_promise rp, const std::string&
   });
 }
 
-template <class T>
-void to_actor(dispatcher_ptr self, caf::response_promise rp, const std::string& id,
-              std::shared_ptr<const actor_request<T>> req) {
+template <class T, class... Ts>
+void to_actor(dispatcher_ptr self, promise<T> rp, const std::string& id,
+              request_ptr<T, Ts...> req) {
   auto absent = [=] { to_absent(self, rp, id, req); };
   route(
-    self, id, [=](const caf::actor& a) { ask_actor<T>(self, a, rp, absent, req->msg); }, absent);
-}
-
-/// Hands a watcher's report to its operation, waking it if it sleeps; a
-/// report about an operation this process does not drive is dropped (its
-/// owner tells its own watcher again).
-void on_report(dispatcher_ptr self, const std::string& id, watch_reply& reply) {
-  if (self->state.sleepers.contains(id))
-    wake(self, id);
-  auto msg = caf::make_message(watch_done_atom::value, std::move(reply));
-  route(
-    self, id, [=](const caf::actor& a) { self->send(a, msg); }, [] {});
+    self, id,
+    [=](const operation_actor& a) {
+      std::apply([&](const auto&... xs) { ask_actor<T>(self, a, rp, absent, xs...); }, req->msg);
+    },
+    absent);
 }
 
 } // namespace
 
-caf::message_handler dispatcher_requests(dispatcher_ptr self) {
-  return {
-    [=](start_atom, start_request& req) { return on_start(self, req); },
-    [=](commit_ack& ack) { on_create_ack(self, ack); },
-    [=](get_atom, const std::string& id) -> caf::result<operation> {
-      auto rp = self->make_response_promise();
-      auto absent = [=] { get_from_store(self, rp, id); };
-      route(
-        self, id,
-        [=](const caf::actor& a) {
-          ask_actor<operation>(self, a, rp, absent, caf::make_message(get_atom::value));
-        },
-        absent);
-      return rp;
-    },
-    [=](command_atom, const std::string& id, command cmd) -> caf::result<operation> {
-      auto rp = self->make_response_promise();
-      auto req = std::make_shared<actor_request<operation>>();
-      req->msg = caf::make_message(command_atom::value, cmd);
-      auto clk = self->state.rt->clk;
-      req->revive = [cmd, clk](const operation& op) { return allows(op, cmd, clk->now()); };
-      req->from_store = [cmd, clk](const operation& op) -> caf::expected<operation> {
-        return refusal(op, cmd, clk->now());
-      };
-      to_actor<operation>(self, rp, id, std::move(req));
-      return rp;
-    },
-    [=](signal_atom, const std::string& id, signal_request& sig) -> caf::result<signal_result> {
-      if (!valid_signal_name(sig.name))
-        return make_error(errc::invalid_argument,
-                          "the signal name must be 1 to 64 characters of A-Z a-z 0-9 _ . -");
-      auto rp = self->make_response_promise();
-      auto req = std::make_shared<actor_request<signal_result>>();
-      req->from_store = [rt = self->state.rt,
-                         sid = sig.signal_id](const operation& op) -> caf::expected<signal_result> {
-        if (has_signal(op, sid))
-          return signal_result{rt->present(op), true};
-        return signal_refusal(op);
-      };
-      req->msg = caf::make_message(signal_atom::value, std::move(sig));
-      to_actor<signal_result>(self, rp, id, std::move(req));
-      return rp;
-    },
-    [=](watch_done_atom, watch_reply& reply) {
-      auto id = reply.operation_id;
-      on_report(self, id, reply);
-    },
-    [=](list_atom, list_filter& f) {
-      auto max = self->state.rt->cfg.max_page;
-      if (f.limit == 0 || f.limit > max)
-        f.limit = max;
-      return self->delegate(self->state.rt->reader(), list_atom::value, std::move(f));
-    },
-    [=](events_atom, int64_t after, uint64_t limit) {
-      return self->delegate(self->state.rt->reader(), events_atom::value, after, limit);
-    },
-    [=](wait_atom, const std::string& id) -> caf::result<operation> {
-      auto& st = self->state;
-      auto rp = self->make_response_promise();
-      if (st.live.count(id) || st.held.count(id) || st.sleepers.contains(id))
-        st.waiters.emplace(id, rp);
-      else
-        get_from_store(self, rp, id);
-      return rp;
-    },
-    [=](shutdown_atom) {
-      auto& st = self->state;
-      st.stopping = true;
-      // Written and queued: the answer says so without a round.
-      for (auto& pc : st.queued_answers)
-        pc.rp.deliver(start_result{st.rt->present(*pc.op), true});
-      st.queued_answers.clear();
-      for (auto& kv : st.live)
-        self->send_exit(kv.second, caf::exit_reason::user_shutdown);
-      st.live.clear();
-    },
+// A report about an operation this process does not drive is dropped (its
+// owner tells its own watcher again).
+void on_report(dispatcher_ptr self, watch_reply& reply) {
+  auto id = reply.operation_id;
+  if (self->state.sleepers.contains(id))
+    wake(self, id);
+  route(
+    self, id,
+    [=](const operation_actor& a) mutable { self->send(a, watch_done_atom::value, reply); }, [] {});
+}
+
+caf::result<operation> on_get(dispatcher_ptr self, const std::string& id) {
+  auto rp = self->make_response_promise<operation>();
+  auto absent = [=] { get_from_store(self, rp, id); };
+  route(
+    self, id,
+    [=](const operation_actor& a) { ask_actor<operation>(self, a, rp, absent, get_atom::value); },
+    absent);
+  return rp;
+}
+
+caf::result<operation> on_command(dispatcher_ptr self, const std::string& id, command cmd) {
+  auto rp = self->make_response_promise<operation>();
+  auto req = std::make_shared<actor_request<operation, command_atom, command>>();
+  req->msg = std::make_tuple(command_atom::value, cmd);
+  auto clk = self->state.rt->clk;
+  req->revive = [cmd, clk](const operation& op) { return allows(op, cmd, clk->now()); };
+  req->from_store = [cmd, clk](const operation& op) -> caf::expected<operation> {
+    return refusal(op, cmd, clk->now());
   };
+  to_actor<operation>(self, rp, id, request_ptr<operation, command_atom, command>{req});
+  return rp;
+}
+
+caf::result<signal_result> on_signal(dispatcher_ptr self, const std::string& id,
+                                     signal_request& sig) {
+  if (!valid_signal_name(sig.name))
+    return make_error(errc::invalid_argument,
+                      "the signal name must be 1 to 64 characters of A-Z a-z 0-9 _ . -");
+  auto rp = self->make_response_promise<signal_result>();
+  auto req = std::make_shared<actor_request<signal_result, signal_atom, signal_request>>();
+  req->from_store = [rt = self->state.rt,
+                     sid = sig.signal_id](const operation& op) -> caf::expected<signal_result> {
+    if (has_signal(op, sid))
+      return signal_result{rt->present(op), true};
+    return signal_refusal(op);
+  };
+  req->msg = std::make_tuple(signal_atom::value, std::move(sig));
+  to_actor<signal_result>(self, rp, id,
+                          request_ptr<signal_result, signal_atom, signal_request>{req});
+  return rp;
+}
+
+caf::result<operation> on_wait(dispatcher_ptr self, const std::string& id) {
+  auto& st = self->state;
+  auto rp = self->make_response_promise<operation>();
+  if (st.live.count(id) || st.held.count(id) || st.sleepers.contains(id))
+    st.waiters.emplace(id, rp);
+  else
+    get_from_store(self, rp, id);
+  return rp;
+}
+
+void on_shutdown(dispatcher_ptr self) {
+  auto& st = self->state;
+  st.stopping = true;
+  // Written and queued: the answer says so without a round.
+  for (auto& pc : st.queued_answers)
+    pc.rp.deliver(start_result{st.rt->present(*pc.op), true});
+  st.queued_answers.clear();
+  for (auto& kv : st.live)
+    self->send_exit(kv.second, caf::exit_reason::user_shutdown);
+  st.live.clear();
 }
 
 } // namespace stepwise

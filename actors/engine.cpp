@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -22,9 +23,9 @@ namespace stepwise {
 struct engine::shared {
   runtime_ptr rt;
   caf::actor_system* sys = nullptr;
-  caf::actor actor;
+  dispatcher_actor actor;
   /// Carries the requests of threads outside CAF (`ask`).
-  caf::actor bridge;
+  bridge_actor bridge;
   std::atomic<bool> down{false};
 
   void shutdown();
@@ -79,18 +80,18 @@ struct reply_slot {
 /// spawns an actor and arms a CAF timer thread wake-up for every request:
 /// the HTTP gateway calls this once per request.
 template <class T, class... Ts>
-caf::expected<T> ask_bridge(const std::atomic<bool>& down, const caf::actor& bridge,
+caf::expected<T> ask_bridge(const std::atomic<bool>& down, const bridge_actor& bridge,
                             duration timeout, Ts&&... xs) {
   if (down)
     return make_error(errc::shutting_down, "the engine is shut down");
   auto slot = std::make_shared<reply_slot<T>>();
-  auto msg = caf::make_message(std::forward<Ts>(xs)...);
-  caf::anon_send(bridge,
-                 bridge_job{[slot, msg](caf::event_based_actor* self, const caf::actor& engine) {
-                   self->request(engine, caf::infinite, msg)
-                     .then([slot](T& x) { slot->set(std::move(x)); },
-                           [slot](caf::error& e) { slot->set(std::move(e)); });
-                 }});
+  auto msg = std::make_tuple(std::forward<Ts>(xs)...);
+  caf::anon_send(
+    bridge, bridge_job{[slot, msg](bridge_actor::pointer self, const dispatcher_actor& engine) {
+      auto ask = [&](const auto&... args) { return self->request(engine, caf::infinite, args...); };
+      std::apply(ask, msg).then([slot](T& x) { slot->set(std::move(x)); },
+                                [slot](caf::error& e) { slot->set(std::move(e)); });
+    }});
   std::unique_lock<std::mutex> guard{slot->mtx};
   if (!slot->cv.wait_for(guard, timeout, [&] { return slot->value.has_value(); }))
     return make_error(errc::timeout, "the engine did not answer within "
@@ -98,10 +99,10 @@ caf::expected<T> ask_bridge(const std::atomic<bool>& down, const caf::actor& bri
   return std::move(*slot->value);
 }
 
-/// Runs each job it gets: a request to `engine` on behalf of a thread
-/// outside CAF (see `ask`).
-caf::behavior bridge_actor(caf::event_based_actor* self, caf::actor dispatcher) {
-  return {[=](bridge_job& job) { job(self, dispatcher); }};
+/// Runs each job it gets: a request to the dispatcher on behalf of a
+/// thread outside CAF (see `ask`).
+bridge_actor::behavior_type run_bridge(bridge_actor::pointer self, dispatcher_actor dispatcher) {
+  return {[=](bridge_job& job) { job.run(self, dispatcher); }};
 }
 
 } // namespace
@@ -122,7 +123,7 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg, 
   sh->actor = parts->dispatcher;
   // Hidden: it must not keep the actor system from shutting down, and it
   // lives on after `shutdown` so that a late request fails at once.
-  sh->bridge = sys.spawn<caf::hidden>(bridge_actor, parts->dispatcher);
+  sh->bridge = sys.spawn<caf::hidden>(run_bridge, parts->dispatcher);
   return engine{&sys, parts->dispatcher, std::move(sh)};
 }
 
@@ -182,7 +183,7 @@ caf::expected<operation> engine::wait(const std::string& id, duration timeout) {
   return res;
 }
 
-void engine::subscribe(const caf::actor& listener) {
+void engine::subscribe(const event_listener& listener) {
   caf::anon_send(dispatcher_, subscribe_atom::value, listener);
 }
 

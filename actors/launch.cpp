@@ -95,8 +95,8 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
   rt->step_pool = threads ? std::make_shared<worker_pool>("sw-step", cfg.step_workers)
                           : std::make_shared<worker_pool>("sw-step", worker_pool::by_hand_t{});
   for (size_t i = 0; i < std::max<size_t>(1, cfg.read_workers); ++i)
-    rt->readers.push_back(threads ? sys.spawn<caf::detached>(reader_actor, rt)
-                                  : sys.spawn(reader_actor, rt));
+    rt->readers.push_back(threads ? sys.spawn<caf::detached>(serve_reads, rt)
+                                  : sys.spawn(serve_reads, rt));
   auto a = sys.spawn(dispatcher, rt);
   rt->lease = *keeper;
   if (rt->lease)

@@ -2,10 +2,10 @@
 
 #include <cstdint>
 
-#include <caf/actor.hpp>
 #include <caf/expected.hpp>
 #include <caf/fwd.hpp>
 
+#include "actors/protocols.hpp"
 #include "actors/runtime.hpp"
 #include "engine/config.hpp"
 #include "engine/registry.hpp"
@@ -29,7 +29,7 @@ enum class drive : uint8_t {
 /// The parts `launch_runtime` made.
 struct launched {
   runtime_ptr rt;
-  caf::actor dispatcher;
+  internal_dispatcher_actor dispatcher;
 };
 
 /// Builds the runtime on `st`, spawns the dispatcher and the readers, reads

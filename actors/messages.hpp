@@ -8,7 +8,8 @@
 
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
-#include <caf/event_based_actor.hpp>
+#include <caf/typed_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 
 #include "engine/admission.hpp"
 #include "engine/commands.hpp"
@@ -125,9 +126,16 @@ inline recovered_ops recovery_page(std::vector<operation> ops, size_t limit) {
   return out;
 }
 
+/// The actor that makes requests for threads outside CAF: each job it
+/// gets, it runs.
+struct bridge_job;
+using bridge_actor = caf::typed_actor<caf::reacts_to<bridge_job>>;
+
 /// A request the engine's bridge actor makes, for a thread outside CAF, to
-/// the dispatcher (the second argument).
-using bridge_job = std::function<void(caf::event_based_actor*, const caf::actor&)>;
+/// the dispatcher.
+struct bridge_job {
+  std::function<void(bridge_actor::pointer self, const dispatcher_actor& dispatcher)> run;
+};
 
 } // namespace stepwise
 

@@ -5,7 +5,6 @@
 
 #include "actors/operation_parts.hpp"
 
-#include <caf/event_based_actor.hpp>
 #include <caf/send.hpp>
 
 #include "actors/messages.hpp"
@@ -55,7 +54,7 @@ void persist(self_ptr self, std::vector<event> events, next_action act) {
   st.pending = act;
   checkpoint cp{checkpoint::kind::update, st.in_flight, std::move(events)};
   cp.state_changes = st.committed && st.committed->state != st.op.state;
-  if (!st.rt->writer->submit(std::move(cp), caf::actor_cast<caf::actor>(self), st.gen)) {
+  if (!st.rt->writer->submit(std::move(cp), commit_ack_receiver{self}, st.gen)) {
     // Shutting down: the store keeps the last durable state, which a
     // restart resumes from.
     self->quit(caf::exit_reason::user_shutdown);
@@ -95,6 +94,7 @@ duration start_lead(const operation_state& st) {
 
 void arm(self_ptr self, time_point due, caf::message msg) {
   self->state.rt->stats.timers_pending.fetch_add(1, std::memory_order_relaxed);
+  // The clock delivers any actor's timers: it takes them untyped.
   self->state.rt->clk->schedule(due, caf::actor_cast<caf::actor>(self), std::move(msg));
 }
 
@@ -239,7 +239,7 @@ void on_ack(self_ptr self, write_status status) {
                                                      + "' is driven by another process (shared "
                                                        "store); the request was not carried out");
     for (auto& w : st.on_commit)
-      w.rp.deliver(fenced);
+      std::visit([&](auto& rp) { rp.deliver(fenced); }, w);
     st.on_commit.clear();
     self->send(st.dispatcher, finished_atom::value, st.op.id, op_snapshot{});
     self->quit();
@@ -253,10 +253,10 @@ void on_ack(self_ptr self, write_status status) {
   st.on_commit.clear();
   for (auto& w : waiting) {
     auto shown = st.rt->present(*st.committed);
-    if (w.signal)
-      w.rp.deliver(signal_result{std::move(shown), false});
+    if (auto* rp = std::get_if<caf::typed_response_promise<signal_result>>(&w))
+      rp->deliver(signal_result{std::move(shown), false});
     else
-      w.rp.deliver(std::move(shown));
+      std::get<caf::typed_response_promise<operation>>(w).deliver(std::move(shown));
   }
   // What the commit decided runs first: a timer or a result that waited
   // for the commit belongs to the state before it, and is stale (an old
@@ -342,8 +342,9 @@ operation_state::~operation_state() {
     rt->stats.operations_live.fetch_sub(1, std::memory_order_relaxed);
 }
 
-caf::behavior operation_actor(caf::stateful_actor<operation_state>* self, runtime_ptr rt,
-                              caf::actor dispatcher, operation op, next_action act, op_start mode) {
+operation_actor::behavior_type drive_operation(self_ptr self, runtime_ptr rt,
+                                               internal_dispatcher_actor dispatcher, operation op,
+                                               next_action act, op_start mode) {
   auto& st = self->state;
   st.rt = std::move(rt);
   st.dispatcher = std::move(dispatcher);
@@ -359,15 +360,30 @@ caf::behavior operation_actor(caf::stateful_actor<operation_state>* self, runtim
                           && std::any_of(st.op.steps.begin(), st.op.steps.end(),
                                          [](const step_record& r) { return r.attempts > 0; });
   start(self, act, mode);
-  auto own = caf::message_handler{
+  return {
+    // Client requests, through the dispatcher.
+    [=](get_atom) -> operation { return self->state.rt->present(*self->state.committed); },
+    [=](command_atom, command cmd) { return on_command(self, cmd); },
+    [=](signal_atom, signal_request& req) { return on_signal(self, req); },
+    [=](settle_atom) { on_settle(self); },
+    // The commit writer.
     [=](commit_ack& ack) { on_ack(self, ack.status); },
     // While a commit is in flight (a signal or a pause stored during the
     // attempt), the result waits for it: one commit at a time.
     [=](step_done& msg) { when_idle(self, [=]() mutable { on_step_done(self, msg); }); },
+    // Waits and their watchers.
+    [=](watch_ready& ready) { on_ready(self, ready); },
+    [=](watch_done_atom, watch_reply& reply) { on_report(self, reply); },
+    [=](linger_atom, uint64_t gen, time_point due) { on_linger(self, gen, due); },
+    // Its timers.
+    [=](timer_atom, uint64_t gen) { on_timer(self, gen); },
+    [=](step_timeout_atom, uint64_t gen) { on_step_timeout(self, gen); },
+    [=](lease_wait_atom, uint64_t gen) { on_lease_wait(self, gen); },
+    [=](deadline_atom) { on_deadline(self); },
+    // The dispatcher: admission, passivation.
+    [=](admitted_atom, int64_t revision) { on_admitted(self, revision); },
+    [=](passivate_ok_atom, uint64_t gen) { on_passivate_ok(self, gen); },
   };
-  return caf::behavior{own.or_else(operation_timers(self))
-                         .or_else(operation_requests(self))
-                         .or_else(operation_waits(self))};
 }
 
 } // namespace stepwise

@@ -5,10 +5,13 @@
 #include <random>
 #include <vector>
 
-#include <caf/event_based_actor.hpp>
-#include <caf/response_promise.hpp>
-#include <caf/stateful_actor.hpp>
+#include <variant>
 
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <caf/typed_response_promise.hpp>
+
+#include "actors/protocols.hpp"
 #include "actors/runtime.hpp"
 #include "engine/progress.hpp"
 #include "engine/stop.hpp"
@@ -30,12 +33,10 @@ enum class op_start : uint8_t {
   idle,
 };
 
-/// A request answered once the commit in flight is durable: with the
-/// operation, or (for a signal) with a `signal_result`.
-struct commit_waiter {
-  caf::response_promise rp;
-  bool signal = false;
-};
+/// A request answered once the commit in flight is durable: a command
+/// with the operation, a signal with a `signal_result`.
+using commit_waiter =
+  std::variant<caf::typed_response_promise<operation>, caf::typed_response_promise<signal_result>>;
 
 /// What an operation actor does to keep transient values (overrides) whole
 /// (operation_transient.cpp).
@@ -63,7 +64,7 @@ struct operation_state {
   static inline const char* name = "stepwise.operation";
 
   runtime_ptr rt;
-  caf::actor dispatcher;
+  internal_dispatcher_actor dispatcher;
   workflow_ptr wf;
   /// The working copy (ahead of the store while a commit is in flight).
   operation op;
@@ -109,7 +110,8 @@ struct operation_state {
 };
 
 /// Drives one operation through its steps; see operation_state.
-caf::behavior operation_actor(caf::stateful_actor<operation_state>* self, runtime_ptr rt,
-                              caf::actor dispatcher, operation op, next_action act, op_start mode);
+operation_actor::behavior_type drive_operation(
+  operation_actor::stateful_pointer<operation_state> self, runtime_ptr rt,
+  internal_dispatcher_actor dispatcher, operation op, next_action act, op_start mode);
 
 } // namespace stepwise

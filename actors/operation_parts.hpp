@@ -2,20 +2,20 @@
 
 #include <vector>
 
-#include <caf/message.hpp>
-#include <caf/message_handler.hpp>
+#include <caf/make_message.hpp>
+#include <caf/result.hpp>
 
 #include "actors/messages.hpp"
 #include "actors/operation_actor.hpp"
 
 /// The operation actor's own functions, shared by its source files
-/// (operation_actor.cpp: start, steps, commits; operation_timers.cpp:
-/// timers, admission, passivation;
+/// (operation_actor.cpp: its behavior, start, steps, commits;
+/// operation_timers.cpp: timers, admission, passivation;
 /// operation_requests.cpp: commands and signals; operation_waits.cpp:
 /// waits and their watchers). Not for other actors.
 namespace stepwise::op {
 
-using self_ptr = caf::stateful_actor<operation_state>*;
+using self_ptr = operation_actor::stateful_pointer<operation_state>;
 
 /// Returns a number in [0, 1) for a policy's jitter.
 double unit_random(operation_state& st);
@@ -112,13 +112,40 @@ step_context context_for(operation_state& st, const std::string& step, int32_t a
                          std::shared_ptr<const boost::json::object> input, boost::json::object data,
                          transient_map transient, stop_token stop = {});
 
-/// Timers, admission and passivation answers (operation_timers.cpp).
-caf::message_handler operation_timers(self_ptr self);
+// -- message handlers (the behavior in operation_actor.cpp lists them) -------
 
-/// Client requests: get, commands, signals (operation_requests.cpp).
-caf::message_handler operation_requests(self_ptr self);
+// Timers, admission and passivation (operation_timers.cpp). A timer that
+// fires while a commit is in flight runs once the commit is durable.
 
-/// A wait's task described, a watcher's report (operation_waits.cpp).
-caf::message_handler operation_waits(self_ptr self);
+/// A due wait or retry.
+void on_timer(self_ptr self, uint64_t gen);
+/// The lease may be held again: the step held back may begin.
+void on_lease_wait(self_ptr self, uint64_t gen);
+/// An attempt overran its step's timeout.
+void on_step_timeout(self_ptr self, uint64_t gen);
+/// The operation's deadline passed.
+void on_deadline(self_ptr self);
+/// An admission round admitted the operation, as of `revision`.
+void on_admitted(self_ptr self, int64_t revision);
+/// The dispatcher agreed to a passivation asked as of `gen`.
+void on_passivate_ok(self_ptr self, uint64_t gen);
+
+// Client requests (operation_requests.cpp).
+
+/// Cancel, retry, pause or resume; answered once written.
+caf::result<operation> on_command(self_ptr self, command cmd);
+/// A signal; answered once written (or at once, for a repeat).
+caf::result<signal_result> on_signal(self_ptr self, signal_request& req);
+/// Ends an ended operation's actor once nothing is left to do.
+void on_settle(self_ptr self);
+
+// Waits and their watchers (operation_waits.cpp).
+
+/// A wait's task was described on a worker: hand it to the watcher.
+void on_ready(self_ptr self, watch_ready& ready);
+/// The watcher's report on a task.
+void on_report(self_ptr self, watch_reply& reply);
+/// A watched wait has lasted `passivate_after`.
+void on_linger(self_ptr self, uint64_t gen, time_point due);
 
 } // namespace stepwise::op

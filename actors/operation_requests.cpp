@@ -1,7 +1,5 @@
 // The operation actor's answers to client requests: get, commands
 // (cancel, retry) and signals.
-#include <caf/event_based_actor.hpp>
-
 #include "actors/messages.hpp"
 #include "actors/operation_parts.hpp"
 #include "engine/commands.hpp"
@@ -12,7 +10,7 @@ namespace stepwise::op {
 namespace {
 
 /// Carries out a client's command, or refuses it for the current state.
-void on_command(self_ptr self, command cmd, caf::response_promise& rp) {
+void carry_out(self_ptr self, command cmd, caf::typed_response_promise<operation>& rp) {
   auto& st = self->state;
   auto now = st.rt->clk->now();
   if (!allows(st.op, cmd, now)) {
@@ -47,12 +45,13 @@ void on_command(self_ptr self, command cmd, caf::response_promise& rp) {
       act = progress::resume(st.op, *st.wf, now, events);
       break;
   }
-  st.on_commit.push_back({rp, false});
+  st.on_commit.emplace_back(rp);
   persist(self, std::move(events), act);
 }
 
 /// Stores a signal (ending the wait it ends), or answers a repeat.
-void on_signal(self_ptr self, signal_request& req, caf::response_promise& rp) {
+void store_signal(self_ptr self, signal_request& req,
+                  caf::typed_response_promise<signal_result>& rp) {
   auto& st = self->state;
   // A repeat is answered as such even after the operation ended: the
   // sender's retry of a signal that was taken must not look like a refusal.
@@ -74,31 +73,28 @@ void on_signal(self_ptr self, signal_request& req, caf::response_promise& rp) {
   sig.received_at = now;
   std::vector<event> events;
   auto act = progress::apply_signal(st.op, *st.wf, std::move(sig), now, events);
-  st.on_commit.push_back({rp, true});
+  st.on_commit.emplace_back(rp);
   persist(self, std::move(events), act);
 }
 
 } // namespace
 
-caf::message_handler operation_requests(self_ptr self) {
-  return {
-    [=](get_atom) -> operation { return self->state.rt->present(*self->state.committed); },
-    [=](command_atom, command cmd) -> caf::result<operation> {
-      auto rp = self->make_response_promise();
-      when_idle(self, [=]() mutable { on_command(self, cmd, rp); });
-      return rp;
-    },
-    [=](settle_atom) {
-      auto& st = self->state;
-      if (is_terminal(st.op.state) && !st.committing && !st.step_running && st.deferred.empty())
-        execute(self, {next_action::kind::finish, 0, 0, {}});
-    },
-    [=](signal_atom, signal_request& req) -> caf::result<signal_result> {
-      auto rp = self->make_response_promise();
-      when_idle(self, [=]() mutable { on_signal(self, req, rp); });
-      return rp;
-    },
-  };
+caf::result<operation> on_command(self_ptr self, command cmd) {
+  auto rp = self->make_response_promise<operation>();
+  when_idle(self, [=]() mutable { carry_out(self, cmd, rp); });
+  return rp;
+}
+
+caf::result<signal_result> on_signal(self_ptr self, signal_request& req) {
+  auto rp = self->make_response_promise<signal_result>();
+  when_idle(self, [=]() mutable { store_signal(self, req, rp); });
+  return rp;
+}
+
+void on_settle(self_ptr self) {
+  auto& st = self->state;
+  if (is_terminal(st.op.state) && !st.committing && !st.step_running && st.deferred.empty())
+    execute(self, {next_action::kind::finish, 0, 0, {}});
 }
 
 } // namespace stepwise::op

@@ -3,8 +3,6 @@
 // dispatcher's answer to a passivation.
 #include "actors/operation_parts.hpp"
 
-#include <caf/event_based_actor.hpp>
-
 #include "actors/messages.hpp"
 #include "engine/progress.hpp"
 
@@ -13,7 +11,7 @@ namespace stepwise::op {
 namespace {
 
 /// A due wait or retry: the wake-up, when its timer is still the current one.
-void on_timer(self_ptr self, uint64_t gen) {
+void wake_up(self_ptr self, uint64_t gen) {
   auto& st = self->state;
   if (gen != st.gen || st.step_running)
     return;
@@ -37,81 +35,83 @@ void on_timer(self_ptr self, uint64_t gen) {
   }
 }
 
+void fired(self_ptr self) {
+  self->state.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+}
+
 } // namespace
 
-caf::message_handler operation_timers(self_ptr self) {
-  return {
-    // A timer that fires while a commit is in flight (a signal stored
-    // during a wait) is not lost: it runs once the commit is durable.
-    [=](timer_atom, uint64_t gen) {
-      self->state.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
-      when_idle(self, [=] { on_timer(self, gen); });
-    },
-    [=](lease_wait_atom, uint64_t gen) {
-      self->state.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
-      when_idle(self, [=] {
-        auto& st = self->state;
-        if (gen == st.gen && !st.step_running)
-          execute(self, st.awaiting_lease);
-      });
-    },
-    [=](step_timeout_atom, uint64_t gen) {
-      self->state.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
-      when_idle(self, [=] {
-        auto& st = self->state;
-        if (gen != st.gen || !st.step_running)
-          return;
-        // The attempt is not waited for: its late result has an old generation.
-        abandon(self, "timed out");
-        st.rt->stats.steps_timed_out.fetch_add(1, std::memory_order_relaxed);
-        std::vector<event> events;
-        auto act = progress::apply_timeout(st.op, *st.wf, st.op.cursor(), st.rt->clk->now(),
-                                           unit_random(st), events);
-        persist(self, std::move(events), act);
-      });
-    },
-    [=](deadline_atom) {
-      self->state.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
-      when_idle(self, [=] {
-        auto& st = self->state;
-        // Compensations run to the end: the deadline does not cut them short.
-        if (is_terminal(st.op.state) || st.op.state == op_state::compensating)
-          return;
-        abandon(self, "deadline exceeded");
-        std::vector<event> events;
-        auto act = progress::expire(st.op, *st.wf, st.rt->clk->now(), events);
-        persist(self, std::move(events), act);
-      });
-    },
-    [=](admitted_atom, int64_t revision) {
-      when_idle(self, [=] {
-        auto& st = self->state;
-        if (st.op.state != op_state::pending || st.op.admission != admission::queued)
-          return; // started already (a round names it until it has)
-        // A round that read an older revision saw an earlier turn in line
-        // (the operation ran and was retried since): the next round decides.
-        if (st.op.revision != revision)
-          return;
-        st.op.admission = admission::admitted;
-        std::vector<event> events;
-        auto act = progress::begin_next(st.op, *st.wf, st.rt->clk->now(), events);
-        persist(self, std::move(events), act);
-      });
-    },
-    [=](passivate_ok_atom, uint64_t gen) {
-      auto& st = self->state;
-      if (gen == st.gen && !st.committing && !st.step_running && parked(st.op)
-          && st.deferred.empty()) {
-        self->send(st.dispatcher, passivated_atom::value, st.op.id);
-        self->quit();
-        return;
-      }
-      self->send(st.dispatcher, stay_atom::value, st.op.id);
-      // Still waiting but not passivated: arm the timer here instead.
-      if (gen == st.gen && st.op.state == op_state::waiting && st.op.wake_at)
-        arm(self, *st.op.wake_at - start_lead(st), caf::make_message(timer_atom::value, st.gen));
-    },
-  };
+void on_timer(self_ptr self, uint64_t gen) {
+  fired(self);
+  when_idle(self, [=] { wake_up(self, gen); });
+}
+
+void on_lease_wait(self_ptr self, uint64_t gen) {
+  fired(self);
+  when_idle(self, [=] {
+    auto& st = self->state;
+    if (gen == st.gen && !st.step_running)
+      execute(self, st.awaiting_lease);
+  });
+}
+
+void on_step_timeout(self_ptr self, uint64_t gen) {
+  fired(self);
+  when_idle(self, [=] {
+    auto& st = self->state;
+    if (gen != st.gen || !st.step_running)
+      return;
+    // The attempt is not waited for: its late result has an old generation.
+    abandon(self, "timed out");
+    st.rt->stats.steps_timed_out.fetch_add(1, std::memory_order_relaxed);
+    std::vector<event> events;
+    auto act = progress::apply_timeout(st.op, *st.wf, st.op.cursor(), st.rt->clk->now(),
+                                       unit_random(st), events);
+    persist(self, std::move(events), act);
+  });
+}
+
+void on_deadline(self_ptr self) {
+  fired(self);
+  when_idle(self, [=] {
+    auto& st = self->state;
+    // Compensations run to the end: the deadline does not cut them short.
+    if (is_terminal(st.op.state) || st.op.state == op_state::compensating)
+      return;
+    abandon(self, "deadline exceeded");
+    std::vector<event> events;
+    auto act = progress::expire(st.op, *st.wf, st.rt->clk->now(), events);
+    persist(self, std::move(events), act);
+  });
+}
+
+void on_admitted(self_ptr self, int64_t revision) {
+  when_idle(self, [=] {
+    auto& st = self->state;
+    if (st.op.state != op_state::pending || st.op.admission != admission::queued)
+      return; // started already (a round names it until it has)
+    // A round that read an older revision saw an earlier turn in line
+    // (the operation ran and was retried since): the next round decides.
+    if (st.op.revision != revision)
+      return;
+    st.op.admission = admission::admitted;
+    std::vector<event> events;
+    auto act = progress::begin_next(st.op, *st.wf, st.rt->clk->now(), events);
+    persist(self, std::move(events), act);
+  });
+}
+
+void on_passivate_ok(self_ptr self, uint64_t gen) {
+  auto& st = self->state;
+  if (gen == st.gen && !st.committing && !st.step_running && parked(st.op) && st.deferred.empty()) {
+    self->send(st.dispatcher, passivated_atom::value, st.op.id);
+    self->quit();
+    return;
+  }
+  self->send(st.dispatcher, stay_atom::value, st.op.id);
+  // Still waiting but not passivated: arm the timer here instead.
+  if (gen == st.gen && st.op.state == op_state::waiting && st.op.wake_at)
+    arm(self, *st.op.wake_at - start_lead(st), caf::make_message(timer_atom::value, st.gen));
 }
 
 } // namespace stepwise::op

@@ -1,7 +1,6 @@
 // Wait steps in the operation actor: the wait's task is described on a
 // worker and handed to its watcher; the operation then passivates until a
 // signal, the watcher's report or the wait's timeout ends the wait.
-#include <caf/event_based_actor.hpp>
 #include <caf/send.hpp>
 
 #include "actors/messages.hpp"
@@ -45,13 +44,13 @@ void park(self_ptr self, time_point due, bool watched) {
 void describe(self_ptr self, size_t idx, int32_t attempt) {
   auto& st = self->state;
   auto& def = st.wf->steps()[idx];
-  auto me = caf::actor_cast<caf::actor>(self);
+  auto me = caf::actor_cast<operation_actor>(self);
   auto input = opened_input(st);
   if (!input) {
     watch_ready out;
     out.generation = st.gen;
     out.error = message_of(input.error());
-    self->send(me, std::move(out));
+    self->send(self, std::move(out));
     return;
   }
   auto ctx = std::make_shared<step_context>(
@@ -74,7 +73,7 @@ void describe(self_ptr self, size_t idx, int32_t attempt) {
   });
 }
 
-void on_ready(self_ptr self, watch_ready& ready) {
+void hand_to_watcher(self_ptr self, watch_ready& ready) {
   auto& st = self->state;
   if (ready.generation != st.gen || !progress::watching(st.op, *st.wf))
     return; // the wait ended meanwhile
@@ -97,14 +96,14 @@ void on_ready(self_ptr self, watch_ready& ready) {
                     rec.attempts,
                     rec.last_attempt_at.value_or(st.rt->clk->now()),
                     std::move(ready.task),
-                    st.dispatcher};
+                    watch_report_receiver{st.dispatcher}};
   self->send(def.wait->watcher, watch_atom::value, std::move(req));
   st.watched_step = idx;
   st.watched_attempt = rec.attempts;
   park(self, rec.next_attempt_at.value_or(time_point::max()), true);
 }
 
-void on_report(self_ptr self, watch_reply& reply) {
+void apply_report(self_ptr self, watch_reply& reply) {
   auto& st = self->state;
   std::vector<event> events;
   auto act = progress::apply_watch(st.op, *st.wf, reply, secrets_of(st), st.rt->clk->now(),
@@ -154,21 +153,21 @@ void await(self_ptr self, const next_action& act) {
   park(self, act.due, def.wait->watcher != nullptr);
 }
 
-caf::message_handler operation_waits(self_ptr self) {
-  return {
-    [=](watch_ready& ready) { when_idle(self, [=]() mutable { on_ready(self, ready); }); },
-    [=](watch_done_atom, watch_reply& reply) {
-      when_idle(self, [=]() mutable { on_report(self, reply); });
-    },
-    [=](linger_atom, uint64_t gen, time_point due) {
-      self->state.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
-      when_idle(self, [=] {
-        if (gen == self->state.gen && self->state.op.state == op_state::waiting
-            && !passivate(self, due))
-          arm_timeout(self, due);
-      });
-    },
-  };
+void on_ready(self_ptr self, watch_ready& ready) {
+  when_idle(self, [=]() mutable { hand_to_watcher(self, ready); });
+}
+
+void on_report(self_ptr self, watch_reply& reply) {
+  when_idle(self, [=]() mutable { apply_report(self, reply); });
+}
+
+void on_linger(self_ptr self, uint64_t gen, time_point due) {
+  self->state.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+  when_idle(self, [=] {
+    if (gen == self->state.gen && self->state.op.state == op_state::waiting
+        && !passivate(self, due))
+      arm_timeout(self, due);
+  });
 }
 
 } // namespace stepwise::op

@@ -21,7 +21,7 @@ maybe_op to_maybe(const std::string& id, caf::expected<std::optional<operation>>
 
 } // namespace
 
-caf::behavior reader_actor(caf::event_based_actor*, runtime_ptr rt) {
+reader_actor::behavior_type serve_reads(reader_actor::pointer, runtime_ptr rt) {
   return {
     [rt](get_atom, const std::string& id) -> caf::result<operation> {
       auto res = rt->store->load(id);

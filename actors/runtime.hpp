@@ -10,6 +10,7 @@
 #include <caf/actor.hpp>
 
 #include "actors/commit_writer.hpp"
+#include "actors/protocols.hpp"
 #include "actors/worker_pool.hpp"
 #include "engine/clock.hpp"
 #include "engine/config.hpp"
@@ -35,7 +36,7 @@ struct runtime {
   std::shared_ptr<lease_keeper> lease;
   std::unique_ptr<commit_writer> writer;
   /// Actors that serve store reads (detached: each owns a thread).
-  std::vector<caf::actor> readers;
+  std::vector<reader_actor> readers;
   std::atomic<size_t> next_reader{0};
   std::atomic<bool> recovered{false};
   /// The part of new operation ids that tells this process apart (0: the
@@ -55,7 +56,7 @@ struct runtime {
   }
 
   /// Returns a reader, round robin.
-  const caf::actor& reader() {
+  const reader_actor& reader() {
     return readers[next_reader.fetch_add(1, std::memory_order_relaxed) % readers.size()];
   }
 

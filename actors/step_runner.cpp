@@ -39,7 +39,7 @@ bool skipped(const step_def& def, const step_context& ctx) {
   }
 }
 
-void reply(const caf::actor& to, uint64_t gen, int32_t attempt, step_result res) {
+void reply(const attempt_result_receiver& to, uint64_t gen, int32_t attempt, step_result res) {
   caf::anon_send(to, step_done{gen, attempt, std::make_shared<step_result>(std::move(res))});
 }
 
@@ -65,7 +65,7 @@ void run_blocking(const attempt_target& to, workflow_ptr wf, size_t idx, step_co
     auto& c = *shared_ctx;
     auto res = run_body(wf->steps()[idx], c, compensate);
     if (auto strong = me.lock())
-      reply(caf::actor_cast<caf::actor>(strong), gen, c.attempt(), std::move(res));
+      reply(caf::actor_cast<attempt_result_receiver>(strong), gen, c.attempt(), std::move(res));
   };
   auto rank = to_micros(to.due);
   if (to.clk == nullptr) {
@@ -101,7 +101,8 @@ void run_async(const attempt_target& to, workflow_ptr wf, size_t idx, step_conte
   auto attempt = ctx.attempt();
   async_call call{std::move(ctx), [me, gen, attempt](step_result res) {
                     if (auto strong = me.lock())
-                      reply(caf::actor_cast<caf::actor>(strong), gen, attempt, std::move(res));
+                      reply(caf::actor_cast<attempt_result_receiver>(strong), gen, attempt,
+                            std::move(res));
                   }};
   auto& def = wf->steps()[idx];
   if (compensate) {
@@ -118,7 +119,7 @@ void run_async(const attempt_target& to, workflow_ptr wf, size_t idx, step_conte
 }
 
 void run_actor(const attempt_target& to, const step_def& def, step_context ctx) {
-  auto me = caf::actor_cast<caf::actor>(to.self);
+  auto me = attempt_result_receiver{to.self};
   auto gen = to.generation;
   auto t0 = steady::now();
   auto shared_ctx = std::make_shared<step_context>(std::move(ctx));

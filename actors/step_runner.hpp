@@ -5,9 +5,9 @@
 #include <memory>
 #include <optional>
 
-#include <caf/actor.hpp>
-#include <caf/event_based_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 
+#include "actors/protocols.hpp"
 #include "actors/worker_pool.hpp"
 #include "engine/clock.hpp"
 #include "engine/step_context.hpp"
@@ -19,7 +19,7 @@ namespace stepwise {
 struct attempt_target {
   /// The operation actor that started the attempt; it gets the result as
   /// `step_done{generation, attempt, result}`.
-  caf::event_based_actor* self = nullptr;
+  operation_actor::pointer self = nullptr;
   uint64_t generation = 0;
   /// Blocking bodies, conditions of blocking steps and compensations run
   /// here; `due` ranks the job (when the attempt was due to start).

@@ -1,7 +1,5 @@
 #include "actors/unregistered_actor.hpp"
 
-#include <caf/event_based_actor.hpp>
-
 #include "actors/messages.hpp"
 #include "engine/commands.hpp"
 #include "engine/errc.hpp"
@@ -10,7 +8,7 @@ namespace stepwise {
 
 namespace {
 
-using self_ptr = caf::stateful_actor<unregistered_state>*;
+using self_ptr = operation_actor::stateful_pointer<unregistered_state>;
 
 std::string why(const unregistered_state& st) {
   auto& op = *st.committed;
@@ -54,8 +52,9 @@ caf::expected<signal_result> signal_answer(const unregistered_state& st,
 
 } // namespace
 
-caf::behavior unregistered_actor(caf::stateful_actor<unregistered_state>* self, runtime_ptr rt,
-                                 caf::actor dispatcher, operation op) {
+operation_actor::behavior_type unregistered_actor(self_ptr self, runtime_ptr rt,
+                                                  internal_dispatcher_actor dispatcher,
+                                                  operation op) {
   auto& st = self->state;
   st.rt = std::move(rt);
   st.dispatcher = std::move(dispatcher);
@@ -68,7 +67,7 @@ caf::behavior unregistered_actor(caf::stateful_actor<unregistered_state>* self, 
     op.revision += 1;
     st.in_flight = std::make_shared<const operation>(std::move(op));
     checkpoint cp{checkpoint::kind::update, st.in_flight, std::move(events)};
-    if (!st.rt->writer->submit(std::move(cp), caf::actor_cast<caf::actor>(self), 0))
+    if (!st.rt->writer->submit(std::move(cp), commit_ack_receiver{self}, 0))
       self->quit(caf::exit_reason::user_shutdown);
   }
   return {
@@ -92,14 +91,14 @@ caf::behavior unregistered_actor(caf::stateful_actor<unregistered_state>* self, 
     [=](command_atom, command cmd) -> caf::result<operation> {
       if (!self->state.in_flight)
         return answered<operation>(self, refuse(self->state, cmd));
-      auto rp = self->make_response_promise();
+      auto rp = self->make_response_promise<operation>();
       self->state.deferred.emplace_back([=]() mutable { rp.deliver(refuse(self->state, cmd)); });
       return rp;
     },
     [=](signal_atom, signal_request& req) -> caf::result<signal_result> {
       if (!self->state.in_flight)
         return answered<signal_result>(self, signal_answer(self->state, req.signal_id));
-      auto rp = self->make_response_promise();
+      auto rp = self->make_response_promise<signal_result>();
       auto sid = req.signal_id;
       self->state.deferred.emplace_back([=]() mutable {
         auto res = signal_answer(self->state, sid);
@@ -110,10 +109,19 @@ caf::behavior unregistered_actor(caf::stateful_actor<unregistered_state>* self, 
       });
       return rp;
     },
-    // A watcher's report about a wait that can no longer go on.
-    [=](watch_done_atom, watch_reply&) {
-      // nop
-    },
+    // Nothing runs, so nothing of a running operation comes: a watcher's
+    // report about a wait that can no longer go on, at most.
+    [=](watch_done_atom, watch_reply&) {},
+    [=](step_done&) {},
+    [=](watch_ready&) {},
+    [=](linger_atom, uint64_t, time_point) {},
+    [=](timer_atom, uint64_t) {},
+    [=](step_timeout_atom, uint64_t) {},
+    [=](lease_wait_atom, uint64_t) {},
+    [=](deadline_atom) {},
+    [=](admitted_atom, int64_t) {},
+    [=](passivate_ok_atom, uint64_t) {},
+    [=](settle_atom) {},
   };
 }
 

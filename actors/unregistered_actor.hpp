@@ -4,7 +4,9 @@
 #include <vector>
 
 #include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 
+#include "actors/protocols.hpp"
 #include "actors/runtime.hpp"
 #include "engine/operation.hpp"
 
@@ -17,12 +19,14 @@ namespace stepwise {
 /// operation durably (`progress::fail_unregistered`, through the commit
 /// writer) and refuses the commands the state would allow, naming the
 /// workflow and version. It ends as an operation actor ends, with
-/// `finished_atom` to the dispatcher, so waiters are answered.
+/// `finished_atom` to the dispatcher, so waiters are answered. It speaks
+/// the operation actor's protocol; what only a running operation gets
+/// (results, timers, admission) it drops.
 struct unregistered_state {
   static inline const char* name = "stepwise.unregistered";
 
   runtime_ptr rt;
-  caf::actor dispatcher;
+  internal_dispatcher_actor dispatcher;
   /// The operation as last written (what requests see).
   op_snapshot committed;
   /// The failure being written.
@@ -33,7 +37,8 @@ struct unregistered_state {
 
 /// Fails `op` (unless it has ended already) and answers requests about it;
 /// see unregistered_state.
-caf::behavior unregistered_actor(caf::stateful_actor<unregistered_state>* self, runtime_ptr rt,
-                                 caf::actor dispatcher, operation op);
+operation_actor::behavior_type unregistered_actor(
+  operation_actor::stateful_pointer<unregistered_state> self, runtime_ptr rt,
+  internal_dispatcher_actor dispatcher, operation op);
 
 } // namespace stepwise

@@ -4,7 +4,7 @@
 #include <future>
 #include <unordered_map>
 
-#include <caf/event_based_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
 
@@ -49,7 +49,12 @@ void deliver(driver_state& st) {
   st.done->set_value(std::move(st.res));
 }
 
-using driver_ptr = caf::stateful_actor<driver_state>*;
+/// Gets the committed events, the answers to its starts (sent, not
+/// requested: see submit_more) and its own stop and tick.
+using driver_actor =
+  event_listener::extend<caf::reacts_to<start_result>, caf::reacts_to<caf::error>,
+                         caf::reacts_to<stop_atom>, caf::reacts_to<tick_atom>>;
+using driver_ptr = driver_actor::stateful_pointer<driver_state>;
 
 void sample(driver_ptr self) {
   auto& m = self->state.eng->stats();
@@ -89,9 +94,9 @@ void submit_more(driver_ptr self) {
   }
 }
 
-caf::behavior driver(driver_ptr self, engine* eng, std::string workflow, size_t n,
-                     std::shared_ptr<std::promise<run_result>> done, input_fn input,
-                     size_t window) {
+driver_actor::behavior_type driver(driver_ptr self, engine* eng, std::string workflow, size_t n,
+                                   std::shared_ptr<std::promise<run_result>> done, input_fn input,
+                                   size_t window) {
   auto& st = self->state;
   st.done = std::move(done);
   st.until_sleeping = workflow.rfind("bench_sleepers", 0) == 0;
@@ -100,7 +105,7 @@ caf::behavior driver(driver_ptr self, engine* eng, std::string workflow, size_t 
   st.input = std::move(input);
   st.workflow = std::move(workflow);
   // Subscribe before submitting: same sender, so the engine sees it first.
-  self->send(eng->dispatcher(), subscribe_atom::value, caf::actor_cast<caf::actor>(self));
+  self->send(eng->dispatcher(), subscribe_atom::value, event_listener{self});
   st.n = n;
   st.submitted.resize(n);
   submit_more(self);

@@ -8,6 +8,8 @@
 #include <boost/json.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
+#include <caf/typed_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 
 #include "engine/outcome.hpp"
 #include "engine/step_context.hpp"
@@ -50,6 +52,11 @@ struct step_reply {
 /// Engine -> step actor: (step_stop_atom, operation_id, attempt), the
 /// engine abandoned that attempt; its reply will be dropped.
 using step_stop_atom = caf::atom_constant<caf::atom("sw_stepstp")>;
+
+/// The protocol of a step actor (`make_actor_step`): it carries out each
+/// attempt it is asked for and is told when one was abandoned.
+using step_actor = caf::typed_actor<caf::replies_to<step_attempt>::with<step_reply>,
+                                    caf::reacts_to<step_stop_atom, std::string, int32_t>>;
 
 } // namespace stepwise
 

@@ -99,7 +99,7 @@ public:
 
   /// Sends every event committed from now on to `listener` as
   /// `event_batch` messages, until `listener` terminates.
-  void subscribe(const caf::actor& listener);
+  void subscribe(const event_listener& listener);
 
   /// Stops taking new work, writes what is in flight and stops the engine.
   void shutdown();
@@ -108,7 +108,7 @@ public:
   const registry& workflows() const;
 
   /// Returns the dispatcher, for requests by message (engine/requests.hpp).
-  const caf::actor& dispatcher() const {
+  const dispatcher_actor& dispatcher() const {
     return dispatcher_;
   }
 
@@ -155,13 +155,13 @@ private:
   /// Returns `engine_config::request_timeout`.
   duration request_timeout() const;
 
-  engine(caf::actor_system* sys, caf::actor a, std::shared_ptr<shared> s)
+  engine(caf::actor_system* sys, dispatcher_actor a, std::shared_ptr<shared> s)
     : sys_(sys), dispatcher_(std::move(a)), shared_(std::move(s)) {
     // nop
   }
 
   caf::actor_system* sys_ = nullptr;
-  caf::actor dispatcher_;
+  dispatcher_actor dispatcher_;
   std::shared_ptr<shared> shared_;
 };
 

@@ -8,11 +8,15 @@
 #include <boost/json.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
+#include <caf/make_message.hpp>
+#include <caf/typed_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 
 #include "engine/commands.hpp"
 #include "engine/event.hpp"
 #include "engine/operation.hpp"
 #include "engine/store.hpp"
+#include "engine/wait.hpp"
 
 /// The requests an embedding program may send to `engine::dispatcher()` instead
 /// of calling the handle's functions (which send the same messages), and
@@ -96,6 +100,37 @@ struct signal_result {
 struct event_batch {
   std::vector<event> events;
 };
+
+// -- the protocol -------------------------------------------------------------
+
+/// What subscribes to the events (`subscribe_atom`): it gets every batch
+/// of committed events, in log order.
+using event_listener = caf::typed_actor<caf::reacts_to<event_batch>>;
+
+/// The dispatcher as a host's actors (and the engine handle, and the HTTP
+/// gateway) talk to it: the engine's whole protocol. A message it does not
+/// take does not compile. Errors come as `caf::error` with an `errc` code.
+using dispatcher_actor = caf::typed_actor<
+  // Starts an operation (or finds the one its idempotency key names).
+  caf::replies_to<start_atom, start_request>::with<start_result>,
+  // An operation by id.
+  caf::replies_to<get_atom, std::string>::with<operation>,
+  // Cancel, retry, pause, resume.
+  caf::replies_to<command_atom, std::string, command>::with<operation>,
+  // A signal for an operation.
+  caf::replies_to<signal_atom, std::string, signal_request>::with<signal_result>,
+  // A page of operations, newest first.
+  caf::replies_to<list_atom, list_filter>::with<operation_page>,
+  // Events after a seq, at most a number of them.
+  caf::replies_to<events_atom, int64_t, uint64_t>::with<std::vector<event>>,
+  // An operation once it has ended.
+  caf::replies_to<wait_atom, std::string>::with<operation>,
+  // Every batch of committed events from now on, to a listener.
+  caf::reacts_to<subscribe_atom, event_listener>,
+  // A watcher's report (engine/wait.hpp).
+  caf::reacts_to<watch_done_atom, watch_reply>,
+  // Stop taking work; answered once the operations' actors were told.
+  caf::reacts_to<shutdown_atom>>;
 
 } // namespace stepwise
 

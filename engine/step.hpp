@@ -5,8 +5,7 @@
 #include <string>
 #include <utility>
 
-#include <caf/actor.hpp>
-
+#include "engine/actor_step.hpp"
 #include "engine/async_call.hpp"
 #include "engine/outcome.hpp"
 #include "engine/retry_policy.hpp"
@@ -38,7 +37,7 @@ struct step_def {
   /// `step_attempt` per attempt; see engine/actor_step.hpp).
   step_fn run;
   async_step_fn start;
-  caf::actor actor;
+  step_actor actor;
   /// An asynchronous body whose start may block briefly (a store read)
   /// starts on a worker, which it frees as soon as it returns; the wait
   /// for its completion still holds no thread.
@@ -185,7 +184,7 @@ inline step_def make_async_step(std::string name, async_step_fn fn) {
 /// Returns a step whose attempts `actor` carries out: each is sent to it as
 /// a `step_attempt` request and ends with its `step_reply`. An error answer
 /// fails the attempt; an actor that is gone is retried per the policy.
-inline step_def make_actor_step(std::string name, caf::actor actor) {
+inline step_def make_actor_step(std::string name, step_actor actor) {
   step_def s;
   s.name = std::move(name);
   s.actor = std::move(actor);
@@ -211,7 +210,7 @@ inline step_def await_signal(std::string name, std::string signal,
 /// task that `task` describes as settled; the report decides the step's
 /// outcome. `task` runs on a blocking worker (it may read the store) each
 /// time the wait begins or is resumed after a restart.
-inline step_def await_task(std::string name, caf::actor watcher,
+inline step_def await_task(std::string name, watcher_actor watcher,
                            std::function<caf::expected<boost::json::object>(step_context&)> task) {
   step_def s;
   s.name = std::move(name);

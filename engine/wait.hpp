@@ -6,7 +6,8 @@
 #include <vector>
 
 #include <boost/json.hpp>
-#include <caf/actor.hpp>
+#include <caf/typed_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
 #include <caf/expected.hpp>
@@ -25,39 +26,6 @@
 /// no store read.
 namespace stepwise {
 
-/// How a wait step's wait ends.
-struct wait_spec {
-  /// The name of a signal that ends the wait (empty: none). The first
-  /// signal of that name not yet consumed by a wait, stored before or
-  /// during the wait, ends it; its payload goes to `data[signal_key]`.
-  std::string signal;
-  std::string signal_key;
-  /// A watcher actor that follows an external task (a monitor), sent a
-  /// `watch_request` when the wait begins and again after a restart, and
-  /// answering with a `watch_reply` once the task settles; null: none.
-  caf::actor watcher;
-  /// Describes the task to the watcher from the operation (its input and
-  /// data). Runs on a blocking worker, so it may read the store.
-  std::function<caf::expected<boost::json::object>(step_context&)> task;
-  /// The wait fails the attempt after this long (retried per the policy).
-  std::optional<duration> timeout;
-};
-
-/// A task to follow for a waiting operation: watcher <- dispatcher.
-struct watch_request {
-  std::string operation_id;
-  std::string step;
-  /// The wait's attempt: the reply must carry it back, so that an answer to
-  /// an earlier wait of the same step is told apart.
-  int32_t attempt = 0;
-  /// When the wait began (stored): a watcher paces and bounds its polls
-  /// from here, across restarts.
-  time_point since;
-  boost::json::object task;
-  /// Where the reply goes (the dispatcher).
-  caf::actor reply_to;
-};
-
 /// How a watched task settled: the wait step's outcome, values to set in
 /// the operation's data, and events to append with it.
 struct watch_result {
@@ -74,14 +42,58 @@ struct watch_reply {
   watch_result result;
 };
 
-/// operation actor -> watcher: (unwatch_atom, operation_id, attempt), the operation
-/// no longer waits in that attempt (a signal came first, it timed out, it
-/// was canceled or paused); a watch of a later attempt stays.
-using unwatch_atom = caf::atom_constant<caf::atom("sw_unwatch")>;
-/// (watch_atom, watch_request) to a watcher.
-using watch_atom = caf::atom_constant<caf::atom("sw_watch")>;
 /// (watch_done_atom, watch_reply) to the dispatcher.
 using watch_done_atom = caf::atom_constant<caf::atom("sw_watched")>;
+/// (watch_atom, watch_request) to a watcher.
+using watch_atom = caf::atom_constant<caf::atom("sw_watch")>;
+/// operation actor -> watcher: (unwatch_atom, operation_id, attempt), the
+/// operation no longer waits in that attempt (a signal came first, it timed
+/// out, it was canceled or paused); a watch of a later attempt stays.
+using unwatch_atom = caf::atom_constant<caf::atom("sw_unwatch")>;
+
+/// Where a watcher sends its reports: the dispatcher, as far as watchers
+/// know it.
+using watch_report_receiver = caf::typed_actor<caf::reacts_to<watch_done_atom, watch_reply>>;
+
+/// A task to follow for a waiting operation: watcher <- operation actor.
+struct watch_request {
+  std::string operation_id;
+  std::string step;
+  /// The wait's attempt: the reply must carry it back, so that an answer to
+  /// an earlier wait of the same step is told apart.
+  int32_t attempt = 0;
+  /// When the wait began (stored): a watcher paces and bounds its polls
+  /// from here, across restarts.
+  time_point since;
+  boost::json::object task;
+  /// Where the reply goes.
+  watch_report_receiver reply_to;
+};
+
+/// The protocol of a watcher (the infrastructure monitor, or any actor of
+/// a host that follows tasks): it is told what to follow and what to stop
+/// following, and answers each watch once, with `(watch_done_atom,
+/// watch_reply)` to the request's `reply_to`.
+using watcher_actor = caf::typed_actor<caf::reacts_to<watch_atom, watch_request>,
+                                       caf::reacts_to<unwatch_atom, std::string, int32_t>>;
+
+/// How a wait step's wait ends.
+struct wait_spec {
+  /// The name of a signal that ends the wait (empty: none). The first
+  /// signal of that name not yet consumed by a wait, stored before or
+  /// during the wait, ends it; its payload goes to `data[signal_key]`.
+  std::string signal;
+  std::string signal_key;
+  /// A watcher that follows an external task (a monitor), sent a
+  /// `watch_request` when the wait begins and again after a restart, and
+  /// answering once the task settles; null: none.
+  watcher_actor watcher;
+  /// Describes the task to the watcher from the operation (its input and
+  /// data). Runs on a blocking worker, so it may read the store.
+  std::function<caf::expected<boost::json::object>(step_context&)> task;
+  /// The wait fails the attempt after this long (retried per the policy).
+  std::optional<duration> timeout;
+};
 
 } // namespace stepwise
 

@@ -12,10 +12,10 @@
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
-#include <caf/event_based_actor.hpp>
 #include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 
 #include "engine/actor_step.hpp"
 #include "engine/engine.hpp"
@@ -31,16 +31,19 @@ using peak_atom = caf::atom_constant<caf::atom("peak")>;
 struct quota_state {
   int32_t slots = 0;
   std::map<std::string, int32_t> holders; // operation -> slot
-  std::deque<std::pair<step_attempt, caf::response_promise>> queue;
+  std::deque<std::pair<step_attempt, caf::typed_response_promise<step_reply>>> queue;
   size_t peak = 0;
   size_t queued_ever = 0;
 };
 
-using quota_actor = caf::stateful_actor<quota_state>;
+/// A step actor (the engine's protocol), and the host's own question: the
+/// most slots held at once, and how many attempts had to wait.
+using quota_actor = step_actor::extend<caf::replies_to<peak_atom>::with<std::pair<size_t, size_t>>>;
+using quota_ptr = quota_actor::stateful_pointer<quota_state>;
 
 /// Grants `a` a free slot (or the one it holds: a retried attempt gets the
 /// same slot back); returns the reply, or nothing when every slot is taken.
-std::optional<step_reply> grant(quota_actor* self, step_attempt& a) {
+std::optional<step_reply> grant(quota_ptr self, step_attempt& a) {
   auto& st = self->state;
   auto held = st.holders.find(a.operation_id);
   int32_t slot = held != st.holders.end() ? held->second : -1;
@@ -59,7 +62,7 @@ std::optional<step_reply> grant(quota_actor* self, step_attempt& a) {
   return step_reply{done(), std::move(a.data), {}};
 }
 
-caf::behavior quota(quota_actor* self, int32_t slots) {
+quota_actor::behavior_type quota(quota_ptr self, int32_t slots) {
   self->state.slots = slots;
   return {
     [=](step_attempt& a) -> caf::result<step_reply> {
@@ -109,7 +112,7 @@ int main(int argc, char** argv) {
   auto slots_actor = sys.spawn(quota, slots);
   // The system waits for its actors when it ends: stop ours on every path.
   struct stop_at_exit {
-    caf::actor a;
+    quota_actor a;
     ~stop_at_exit() {
       caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
     }

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include <caf/actor_system.hpp>
-#include <caf/event_based_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 
 #include "engine/engine.hpp"
 
@@ -90,7 +90,7 @@ size_t event_hub::waiting() const {
 
 namespace {
 
-caf::behavior event_feeder(caf::event_based_actor*, std::shared_ptr<event_hub> hub) {
+event_listener::behavior_type feed_hub(event_listener::pointer, std::shared_ptr<event_hub> hub) {
   return {
     [hub](const event_batch& batch) { hub->publish(batch.events); },
   };
@@ -98,10 +98,10 @@ caf::behavior event_feeder(caf::event_based_actor*, std::shared_ptr<event_hub> h
 
 } // namespace
 
-caf::actor spawn_event_feeder(caf::actor_system& sys, std::shared_ptr<event_hub> hub) {
+event_listener spawn_event_feeder(caf::actor_system& sys, std::shared_ptr<event_hub> hub) {
   // The hub travels as a spawn argument: CAF 0.17 dereferences a null
   // argument tuple for an actor spawned without any (UBSan reports it).
-  return sys.spawn(event_feeder, std::move(hub));
+  return sys.spawn(feed_hub, std::move(hub));
 }
 
 } // namespace stepwise::http

@@ -11,10 +11,10 @@
 #include <utility>
 #include <vector>
 
-#include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
 #include "engine/event.hpp"
+#include "engine/requests.hpp"
 
 namespace stepwise::http {
 
@@ -113,6 +113,6 @@ private:
 
 /// Spawns the actor that feeds `hub` from `event_batch` messages. Subscribe
 /// it with `engine::subscribe`; it ends when sent an exit message.
-caf::actor spawn_event_feeder(caf::actor_system& sys, std::shared_ptr<event_hub> hub);
+event_listener spawn_event_feeder(caf::actor_system& sys, std::shared_ptr<event_hub> hub);
 
 } // namespace stepwise::http

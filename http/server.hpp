@@ -122,7 +122,7 @@ private:
   router router_;
   request_metrics requests_;
   std::shared_ptr<event_hub> hub_;
-  caf::actor feeder_;
+  event_listener feeder_;
   /// httplib's server (plain or TLS), opened up to reach its listening
   /// socket.
   template <class Base>

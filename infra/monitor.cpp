@@ -35,7 +35,7 @@ boost::json::object monitor_task(const accepted& ids, const deployment_location&
   return task;
 }
 
-step_def make_monitor_step(std::string name, caf::actor monitor, monitor_source src) {
+step_def make_monitor_step(std::string name, watcher_actor monitor, monitor_source src) {
   if (!src.location)
     src.location = location_from_input;
   auto describe = [src](step_context& ctx) -> caf::expected<boost::json::object> {

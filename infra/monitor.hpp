@@ -6,11 +6,11 @@
 #include <memory>
 #include <string>
 
-#include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
 #include "engine/clock.hpp"
 #include "engine/step.hpp"
+#include "engine/wait.hpp"
 #include "infra/driver.hpp"
 
 namespace stepwise::infra {
@@ -64,9 +64,9 @@ duration monitor_backoff(const monitor_options& opts, int32_t attempt);
 /// the process that takes the operation over), so each request id is
 /// reported exactly once in the log. A task is never dropped but by a
 /// report or by its operation leaving the wait.
-caf::actor spawn_monitor(caf::actor_system& sys, std::shared_ptr<driver> drv,
-                         std::shared_ptr<stepwise::clock> clk, monitor_options opts,
-                         std::shared_ptr<monitor_stats> stats = nullptr);
+watcher_actor spawn_monitor(caf::actor_system& sys, std::shared_ptr<driver> drv,
+                            std::shared_ptr<stepwise::clock> clk, monitor_options opts,
+                            std::shared_ptr<monitor_stats> stats = nullptr);
 
 /// Returns a monitor's task: `{"infrastructure_id", "request_id",
 /// "deployment_location", "outputs_key"}`. The location may hold
@@ -92,6 +92,6 @@ struct monitor_source {
 /// Returns a wait step that waits until `monitor` reports the task `src`
 /// names as settled (see `spawn_monitor`). Waiting holds no thread and,
 /// once it has lasted `passivate_after`, no actor: the operation passivates.
-step_def make_monitor_step(std::string name, caf::actor monitor, monitor_source src = {});
+step_def make_monitor_step(std::string name, watcher_actor monitor, monitor_source src = {});
 
 } // namespace stepwise::infra

@@ -7,9 +7,9 @@
 
 #include <caf/actor_system.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
-#include <caf/event_based_actor.hpp>
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 
 #include "engine/wait.hpp"
 #include "infra/monitor.hpp"
@@ -69,7 +69,11 @@ struct monitor_state {
   uint64_t next_seq = 0;
 };
 
-using self_ptr = caf::stateful_actor<monitor_state>*;
+/// A watcher, and its own timer and poll answers.
+using monitor_actor =
+  watcher_actor::extend<caf::reacts_to<tick_atom, uint64_t>, caf::reacts_to<poll_answer>>;
+
+using self_ptr = monitor_actor::stateful_pointer<monitor_state>;
 
 void arm(self_ptr self) {
   auto& st = self->state;
@@ -82,6 +86,7 @@ void arm(self_ptr self) {
   if (st.armed && *st.armed <= at)
     return;
   st.armed = at;
+  // The clock delivers any actor's timers: it takes them untyped.
   st.clk->schedule(at, caf::actor_cast<caf::actor>(self),
                    caf::make_message(tick_atom::value, ++st.timer_gen));
 }
@@ -177,7 +182,7 @@ void poll(self_ptr self, followed& f, time_point now) {
   st.recent.push_back(now);
   st.stats->polls.fetch_add(1, std::memory_order_relaxed);
   st.stats->in_flight.fetch_add(1, std::memory_order_relaxed);
-  auto me = caf::actor_cast<caf::actor>(self);
+  auto me = monitor_actor{self};
   st.drv->get_task(f.ids.infrastructure_id, f.ids.request_id, f.loc,
                    [me, id = f.req.operation_id, seq = f.seq](result<task> r) {
                      caf::anon_send(me, poll_answer{id, seq, std::move(r)});
@@ -241,9 +246,10 @@ void on_watch(self_ptr self, watch_request& req) {
   schedule(self, e, now);
 }
 
-caf::behavior monitor_actor(self_ptr self, std::shared_ptr<driver> drv,
-                            std::shared_ptr<stepwise::clock> clk, monitor_options opts,
-                            std::shared_ptr<monitor_stats> stats) {
+monitor_actor::behavior_type follow_tasks(self_ptr self, std::shared_ptr<driver> drv,
+                                          std::shared_ptr<stepwise::clock> clk,
+                                          monitor_options opts,
+                                          std::shared_ptr<monitor_stats> stats) {
   auto& st = self->state;
   st.drv = std::move(drv);
   st.clk = std::move(clk);
@@ -266,10 +272,10 @@ caf::behavior monitor_actor(self_ptr self, std::shared_ptr<driver> drv,
 
 } // namespace
 
-caf::actor spawn_monitor(caf::actor_system& sys, std::shared_ptr<driver> drv,
-                         std::shared_ptr<stepwise::clock> clk, monitor_options opts,
-                         std::shared_ptr<monitor_stats> stats) {
-  return sys.spawn<caf::hidden>(monitor_actor, std::move(drv), std::move(clk), opts,
+watcher_actor spawn_monitor(caf::actor_system& sys, std::shared_ptr<driver> drv,
+                            std::shared_ptr<stepwise::clock> clk, monitor_options opts,
+                            std::shared_ptr<monitor_stats> stats) {
+  return sys.spawn<caf::hidden>(follow_tasks, std::move(drv), std::move(clk), opts,
                                 std::move(stats));
 }
 

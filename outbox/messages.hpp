@@ -7,6 +7,7 @@
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
 #include <caf/error.hpp>
+#include <caf/typed_actor.hpp>
 
 #include "engine/sink_store.hpp"
 #include "engine/time.hpp"
@@ -59,6 +60,17 @@ struct saved {
   std::optional<std::string> error;
   time_point asked_at;
 };
+
+/// A sink's actor as the outbox talks to it: woken by commits, and stopped.
+using sink_actor = caf::typed_actor<caf::reacts_to<ob_wake_atom, int64_t>,
+                                    caf::replies_to<ob_stop_atom>::with<bool>>;
+
+/// A sink's actor as it talks to itself: its timers, and the answers of its
+/// jobs on the pool and of its destination.
+using sink_runner_actor = sink_actor::extend<
+  caf::reacts_to<ob_tick_atom, uint64_t>, caf::reacts_to<ob_retry_atom, uint64_t>,
+  caf::reacts_to<ob_poll_atom, uint64_t>, caf::reacts_to<acquired>, caf::reacts_to<read_done>,
+  caf::reacts_to<sent>, caf::reacts_to<saved>, caf::reacts_to<ob_done_atom>>;
 
 } // namespace stepwise::outbox
 

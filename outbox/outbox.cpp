@@ -9,7 +9,7 @@
 #include <set>
 
 #include <caf/actor_system.hpp>
-#include <caf/event_based_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 #include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 
@@ -66,7 +66,7 @@ std::string url_password(const std::string& url) {
 
 // Passes each committed batch on to every sink as a wake-up (its last seq):
 // the sinks read the events from the store.
-caf::behavior feeder(caf::event_based_actor*, std::vector<caf::actor> sinks) {
+event_listener::behavior_type feed_sinks(event_listener::pointer, std::vector<sink_actor> sinks) {
   return {
     [sinks](const event_batch& b) {
       if (b.events.empty())
@@ -105,7 +105,7 @@ caf::expected<std::unique_ptr<outbox>> outbox::start(caf::actor_system& sys, eng
   auto timing = cfg.timing;
   if (timing.poll.count() == 0)
     timing.poll = shared ? std::chrono::milliseconds(200) : std::chrono::seconds(1);
-  std::vector<caf::actor> actors;
+  std::vector<sink_actor> actors;
   for (auto& c : cfg.sinks) {
     auto ctx = std::make_shared<sink_context>();
     ctx->cfg = c;
@@ -139,11 +139,11 @@ caf::expected<std::unique_ptr<outbox>> outbox::start(caf::actor_system& sys, eng
     if (cfg.keep_lags)
       ctx->stats->keep_lags();
     ctx->warn = ob->warn_;
-    ob->items_.push_back(sink{c, ctx->dest, ctx->stats, caf::actor{}});
+    ob->items_.push_back(sink{c, ctx->dest, ctx->stats, sink_actor{}});
     ob->items_.back().actor = spawn_sink(sys, std::move(ctx));
     actors.push_back(ob->items_.back().actor);
   }
-  ob->feeder_ = sys.spawn(feeder, std::move(actors));
+  ob->feeder_ = sys.spawn(feed_sinks, std::move(actors));
   eng.subscribe(ob->feeder_);
   return ob;
 }

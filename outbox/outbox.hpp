@@ -6,7 +6,6 @@
 #include <utility>
 #include <vector>
 
-#include <caf/actor.hpp>
 #include <caf/expected.hpp>
 #include <caf/fwd.hpp>
 
@@ -81,7 +80,7 @@ private:
     sink_config cfg;
     std::shared_ptr<destination> dest;
     std::shared_ptr<sink_stats> stats;
-    caf::actor actor;
+    sink_actor actor;
   };
 
   outbox(caf::actor_system& sys, store_ptr st, sink_store* sinks);
@@ -93,7 +92,7 @@ private:
   std::shared_ptr<blocking_pool> pool_;
   std::shared_ptr<net::http_client> http_;
   std::vector<sink> items_;
-  caf::actor feeder_;
+  event_listener feeder_;
   std::function<void(const std::string&)> warn_;
   bool stopped_ = false;
 };

@@ -13,7 +13,7 @@ namespace stepwise::outbox {
 
 namespace detail {
 
-runner::runner(caf::event_based_actor* self, std::shared_ptr<const sink_context> ctx)
+runner::runner(sink_runner_actor::pointer self, std::shared_ptr<const sink_context> ctx)
   : self_(self),
     ctx_(std::move(ctx)),
     pipe_(ctx_->cfg.filter),
@@ -38,7 +38,8 @@ void runner::on_tick(uint64_t gen) {
     return;
   auto t = ctx_->timing;
   auto every = std::min(t.poll, t.lease_ttl / 3);
-  ctx_->clock->schedule(now() + every, me(), caf::make_message(ob_tick_atom::value, gen));
+  ctx_->clock->schedule(now() + every, caf::actor_cast<caf::actor>(self_),
+                        caf::make_message(ob_tick_atom::value, gen));
   if (!held_) {
     acquire();
     return;
@@ -93,7 +94,7 @@ void runner::on_read(read_done& r) {
     poll_due_ = true;
   } else if (now() < found_at_ + ctx_->timing.busy_for && !poll_armed_) {
     poll_armed_ = true;
-    ctx_->clock->schedule(now() + ctx_->timing.busy_poll, me(),
+    ctx_->clock->schedule(now() + ctx_->timing.busy_poll, caf::actor_cast<caf::actor>(self_),
                           caf::make_message(ob_poll_atom::value, epoch_));
   }
   pipe_.add(r.events);
@@ -179,7 +180,8 @@ void runner::back_off(const std::string& msg) {
     failure_logged_ = true;
     failure_logged_at_ = now();
   }
-  ctx_->clock->schedule(now() + wait, me(), caf::make_message(ob_retry_atom::value, ++retry_gen_));
+  ctx_->clock->schedule(now() + wait, caf::actor_cast<caf::actor>(self_),
+                        caf::make_message(ob_retry_atom::value, ++retry_gen_));
 }
 
 void runner::resume() {
@@ -210,9 +212,10 @@ void runner::warn_once(const std::string& msg) {
 
 namespace {
 
-caf::behavior sink_behavior(caf::event_based_actor* self, std::shared_ptr<const sink_context> ctx) {
+sink_runner_actor::behavior_type deliver_sink(sink_runner_actor::pointer self,
+                                              std::shared_ptr<const sink_context> ctx) {
   auto r = std::make_shared<detail::runner>(self, std::move(ctx));
-  auto stop = std::make_shared<caf::response_promise>();
+  auto stop = std::make_shared<caf::typed_response_promise<bool>>();
   r->start();
   return {
     [r](ob_wake_atom, int64_t seq) { r->on_wake(seq); },
@@ -223,9 +226,10 @@ caf::behavior sink_behavior(caf::event_based_actor* self, std::shared_ptr<const 
     [r](read_done& x) { r->on_read(x); },
     [r](sent& s) { r->on_sent(s); },
     [r](saved& s) { r->on_saved(s); },
-    [self, r, stop](ob_stop_atom) {
-      *stop = self->make_response_promise();
+    [self, r, stop](ob_stop_atom) -> caf::result<bool> {
+      *stop = self->make_response_promise<bool>();
       r->on_stop();
+      return *stop;
     },
     [self, stop](ob_done_atom) {
       if (stop->pending())
@@ -237,8 +241,8 @@ caf::behavior sink_behavior(caf::event_based_actor* self, std::shared_ptr<const 
 
 } // namespace
 
-caf::actor spawn_sink(caf::actor_system& sys, std::shared_ptr<const sink_context> ctx) {
-  return sys.spawn<caf::detached>(sink_behavior, std::move(ctx));
+sink_actor spawn_sink(caf::actor_system& sys, std::shared_ptr<const sink_context> ctx) {
+  return sys.spawn<caf::detached>(deliver_sink, std::move(ctx));
 }
 
 } // namespace stepwise::outbox

@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
 #include "engine/clock.hpp"
@@ -13,6 +12,7 @@
 #include "engine/store.hpp"
 #include "outbox/blocking_pool.hpp"
 #include "outbox/destination.hpp"
+#include "outbox/messages.hpp"
 #include "outbox/sink_config.hpp"
 #include "outbox/sink_stats.hpp"
 
@@ -69,9 +69,9 @@ struct sink_context {
 /// backoff. Blocking store calls run on `ctx->pool`; timers on the
 /// engine's clock.
 ///
-/// Messages: `(ob_wake_atom, seq)` says events up to `seq` are committed;
-/// `(ob_stop_atom)` writes the cursor, releases the lease and answers true
-/// (then the actor quits).
-caf::actor spawn_sink(caf::actor_system& sys, std::shared_ptr<const sink_context> ctx);
+/// Its protocol (`sink_actor`): `(ob_wake_atom, seq)` says events up to
+/// `seq` are committed; `(ob_stop_atom)` writes the cursor, releases the
+/// lease and answers true (then the actor quits).
+sink_actor spawn_sink(caf::actor_system& sys, std::shared_ptr<const sink_context> ctx);
 
 } // namespace stepwise::outbox

@@ -59,8 +59,8 @@ void runner::on_stop() {
   ctx_->pool->post(std::move(job));
 }
 
-caf::actor runner::me() const {
-  return caf::actor_cast<caf::actor>(self_);
+sink_runner_actor runner::me() const {
+  return sink_runner_actor{self_};
 }
 
 time_point runner::now() const {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <caf/event_based_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 
 #include "outbox/messages.hpp"
 #include "outbox/pipeline.hpp"
@@ -20,7 +20,7 @@ namespace stepwise::outbox::detail {
 /// jobs whose answers come back as messages (`sink_jobs.cpp`).
 class runner {
 public:
-  runner(caf::event_based_actor* self, std::shared_ptr<const sink_context> ctx);
+  runner(sink_runner_actor::pointer self, std::shared_ptr<const sink_context> ctx);
 
   // -- events (sink_actor.cpp) -------------------------------------------------
 
@@ -59,7 +59,7 @@ private:
   // -- the work (sink_jobs.cpp: store jobs, sending, bookkeeping) ------------------
 
   /// Returns this actor's handle (jobs and timers answer to it).
-  caf::actor me() const;
+  sink_runner_actor me() const;
 
   /// Returns the engine clock's time.
   time_point now() const;
@@ -106,7 +106,7 @@ private:
 
   // -- state ---------------------------------------------------------------------
 
-  caf::event_based_actor* self_;
+  sink_runner_actor::pointer self_;
   std::shared_ptr<const sink_context> ctx_;
   pipeline pipe_;
   /// Bumped when the lease is taken or lost: answers of an older epoch

@@ -69,7 +69,7 @@ void reload_secrets(http::authenticator* auth, http::basic_credentials* broker) 
 // Every workflow the server offers. Add new definitions here. The
 // infrastructure workflows come with a driver.
 caf::expected<registry> make_registry(const std::vector<std::string>& sets,
-                                      std::shared_ptr<infra::driver> drv, caf::actor monitor,
+                                      std::shared_ptr<infra::driver> drv, watcher_actor monitor,
                                       store_ptr st) {
   registry reg;
   if (drv) {
@@ -156,7 +156,7 @@ int run_serve(const serve_options& opts) {
   ecfg.secret_keys = std::move(*keys);
   auto later = std::make_shared<infra::delayed_calls>(sys, ecfg.clock);
   auto drv = make_driver(opts, ecfg.clock, later);
-  caf::actor monitor;
+  watcher_actor monitor;
   if (drv) {
     infra::monitor_options mopts;
     mopts.max_polls_per_second = static_cast<int32_t>(opts.monitor_rate);

@@ -45,7 +45,7 @@ struct infrastructure_deps {
   std::shared_ptr<infra::driver> driver;
   /// The driver's monitor (`infra::spawn_monitor`): the wait steps hand it
   /// their tasks.
-  caf::actor monitor;
+  watcher_actor monitor;
   /// Needed by `deprovision_runtime` only.
   read_operation_fn read_operation;
   /// Bounds the retries of create and delete calls that the driver refuses

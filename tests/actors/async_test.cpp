@@ -197,8 +197,11 @@ struct step_host_state {
   std::vector<std::pair<std::string, int32_t>> stopped;
 };
 
-caf::behavior step_host(caf::stateful_actor<step_host_state>* self,
-                        std::shared_ptr<std::atomic<int>> hold_first) {
+/// A step actor, and the test's question: how many stops it was told of.
+using step_host_actor = step_actor::extend<caf::replies_to<get_atom>::with<int32_t>>;
+
+step_host_actor::behavior_type step_host(step_host_actor::stateful_pointer<step_host_state> self,
+                                         std::shared_ptr<std::atomic<int>> hold_first) {
   return {
     [=](step_attempt& a) -> caf::result<step_reply> {
       if (hold_first->exchange(0) > 0) {
@@ -225,7 +228,7 @@ caf::behavior step_host(caf::stateful_actor<step_host_state>* self,
 
 TEST_CASE("a step actor of the host carries out the attempts", "[actors][async]") {
   auto hold = std::make_shared<std::atomic<int>>(0);
-  caf::actor host;
+  step_host_actor host;
   harness h{[&](caf::actor_system& sys, std::shared_ptr<virtual_clock>) {
     host = sys.spawn(step_host, hold);
     return one(workflow("w", 1).step(1, make_actor_step("remote", host).with_timeout(2s)));

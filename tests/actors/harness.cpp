@@ -75,7 +75,8 @@ harness::harness(registry_maker make, std::shared_ptr<memory_store> st, engine_c
   REQUIRE(e);
   eng = *e;
   events = std::make_unique<caf::scoped_actor>(*sys);
-  eng.subscribe(caf::actor_cast<caf::actor>(*events));
+  // A scoped actor takes whatever comes: the cast cannot be checked.
+  eng.subscribe(caf::actor_cast<event_listener>(*events));
 }
 
 harness::~harness() {

@@ -178,7 +178,13 @@ struct watcher_state {
 
 // `by` is what the reports say. (It takes an argument because CAF 0.17.6
 // spawns a function with none through a null pointer, which UBSan rejects.)
-caf::behavior test_watcher(caf::stateful_actor<watcher_state>* self, std::string by) {
+/// A watcher, and the test's own messages: what it got, and "report now".
+using test_watcher_actor =
+  watcher_actor::extend<caf::replies_to<get_atom>::with<std::pair<size_t, size_t>>,
+                        caf::reacts_to<watch_done_atom>>;
+
+test_watcher_actor::behavior_type test_watcher(
+  test_watcher_actor::stateful_pointer<watcher_state> self, std::string by) {
   return {
     [=](watch_atom, watch_request& req) { self->state.watches.push_back(std::move(req)); },
     [=](unwatch_atom, const std::string& id, int32_t) { self->state.unwatched.push_back(id); },
@@ -197,7 +203,7 @@ caf::behavior test_watcher(caf::stateful_actor<watcher_state>* self, std::string
 } // namespace
 
 TEST_CASE("a watched task and a signal race: one ends the wait, once", "[actors][signals]") {
-  caf::actor watcher;
+  test_watcher_actor watcher;
   harness h{[&](caf::actor_system& sys, std::shared_ptr<virtual_clock>) {
     // Hidden: a failed check must not leave the system waiting for it.
     watcher = sys.spawn<caf::hidden>(test_watcher, std::string{"watcher"});
@@ -211,7 +217,7 @@ TEST_CASE("a watched task and a signal race: one ends the wait, once", "[actors]
   // Stopped and let go before the harness's system ends, even when a
   // check fails.
   struct stop_at_exit {
-    caf::actor& a;
+    test_watcher_actor& a;
     ~stop_at_exit() {
       caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
       a = nullptr;

@@ -253,10 +253,12 @@ TEST_CASE("transitions: a wait that times out fails without a policy, retries wi
 
 TEST_CASE("transitions: a watcher's report about an attempt that is over is stale",
           "[engine][progress]") {
-  // A watcher is any actor; this one is never sent anything here.
+  // A watcher that is never sent anything here.
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
-  auto watcher = sys.spawn([] { return caf::behavior{[](int) {}}; });
+  auto watcher = sys.spawn([]() -> watcher_actor::behavior_type {
+    return {[](watch_atom, watch_request&) {}, [](unwatch_atom, const std::string&, int32_t) {}};
+  });
   auto wf = workflow("w", 1).step(
     1, await_task("t", watcher, [](step_context&) -> caf::expected<boost::json::object> {
       return boost::json::object{};

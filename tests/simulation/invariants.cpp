@@ -11,12 +11,12 @@ namespace {
 /// Returns the state of the live operation actor `a`, or null when it has
 /// not begun yet (its first message makes its behavior), ended, or stands
 /// in for an unregistered version.
-operation_state* state_of(const caf::actor& a) {
+operation_state* state_of(const operation_actor& a) {
   auto* ptr = caf::actor_cast<caf::abstract_actor*>(a);
   if (!ptr || !ptr->getf(caf::abstract_actor::is_initialized_flag)
       || ptr->getf(caf::abstract_actor::is_terminated_flag))
     return nullptr;
-  auto* op = dynamic_cast<caf::stateful_actor<operation_state>*>(ptr);
+  auto* op = dynamic_cast<operation_actor::stateful_base<operation_state>*>(ptr);
   return op ? &op->state : nullptr;
 }
 

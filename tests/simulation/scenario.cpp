@@ -1,6 +1,5 @@
 #include "tests/simulation/scenario.hpp"
 
-#include <caf/event_based_actor.hpp>
 #include <caf/send.hpp>
 
 #include "engine/errc.hpp"
@@ -110,39 +109,42 @@ const operation& op_of(const signal_result& x) {
 
 } // namespace
 
-template <class T>
-void scenario::ask(caf::message msg) {
+template <class T, class... Ts>
+void scenario::ask(std::tuple<Ts...> msg) {
   answer_.reset();
   last_error.clear();
-  world_->ask([this, msg](caf::event_based_actor* self, const caf::actor& dispatcher) {
-    self->request(dispatcher, caf::infinite, msg)
+  world_->ask({[this, msg](bridge_actor::pointer self, const dispatcher_actor& dispatcher) {
+    auto request = [&](const auto&... xs) {
+      return self->request(dispatcher, caf::infinite, xs...);
+    };
+    std::apply(request, msg)
       .then([this](T& x) { answer_ = op_of(x); },
             [this](caf::error& err) { last_error = message_of(err); });
-  });
+  }});
 }
 
 std::optional<operation> scenario::start(const std::string& workflow, boost::json::object input) {
   start_request req;
   req.workflow = workflow;
   req.input = std::move(input);
-  ask<start_result>(caf::make_message(start_atom::value, std::move(req)));
+  ask<start_result>(std::make_tuple(start_atom::value, std::move(req)));
   settle();
   return answer_;
 }
 
 void scenario::command(const std::string& id, stepwise::command cmd) {
-  ask<operation>(caf::make_message(command_atom::value, id, cmd));
+  ask<operation>(std::make_tuple(command_atom::value, id, cmd));
 }
 
 void scenario::signal(const std::string& id, const std::string& name, std::string signal_id) {
   signal_request sig;
   sig.name = name;
   sig.signal_id = std::move(signal_id);
-  ask<signal_result>(caf::make_message(signal_atom::value, id, std::move(sig)));
+  ask<signal_result>(std::make_tuple(signal_atom::value, id, std::move(sig)));
 }
 
 void scenario::get(const std::string& id) {
-  ask<operation>(caf::make_message(get_atom::value, id));
+  ask<operation>(std::make_tuple(get_atom::value, id));
 }
 
 std::optional<operation> scenario::stored(const std::string& id) {

@@ -78,8 +78,8 @@ public:
   std::shared_ptr<sim_store> store;
 
 private:
-  template <class T>
-  void ask(caf::message msg);
+  template <class T, class... Ts>
+  void ask(std::tuple<Ts...> msg);
 
   std::mt19937_64 rng_{1};
   std::unique_ptr<sim_world> world_;

@@ -1,7 +1,6 @@
 #include "tests/simulation/sim_client.hpp"
 
 #include <boost/json/serialize.hpp>
-#include <caf/event_based_actor.hpp>
 
 #include "engine/errc.hpp"
 #include "engine/requests.hpp"
@@ -42,15 +41,18 @@ void sim_client::seen(const operation& op, const std::string& what) {
     i->second.acked = std::max(i->second.acked, op.revision);
 }
 
-template <class T>
-void sim_client::ask(sim_world& world, caf::message msg, std::string what,
+template <class T, class... Ts>
+void sim_client::ask(sim_world& world, std::tuple<Ts...> msg, std::string what,
                      std::function<void(T&)> on_answer, std::set<uint8_t> allowed) {
   if (store_faults_)
     allowed.insert(code(errc::store_failure));
   log_.note("client: " + what);
-  world.ask([this, msg, what, on_answer, allowed](caf::event_based_actor* self,
-                                                  const caf::actor& dispatcher) {
-    self->request(dispatcher, caf::infinite, msg)
+  world.ask({[this, msg, what, on_answer, allowed](bridge_actor::pointer self,
+                                                   const dispatcher_actor& dispatcher) {
+    auto request = [&](const auto&... xs) {
+      return self->request(dispatcher, caf::infinite, xs...);
+    };
+    std::apply(request, msg)
       .then(
         [=](T& x) {
           answered_ += 1;
@@ -63,7 +65,7 @@ void sim_client::ask(sim_world& world, caf::message msg, std::string what,
           log_.check_lazy(allowed.count(code_of(err)) > 0,
                           [&] { return what + " was answered with an error: " + message_of(err); });
         });
-  });
+  }});
 }
 
 std::string sim_client::target() {
@@ -94,7 +96,7 @@ void sim_client::start(sim_world& world) {
   auto key = req.idempotency_key;
   auto what = "start " + req.workflow + (key.empty() ? "" : " key " + key);
   ask<start_result>(
-    world, caf::make_message(start_atom::value, req), what,
+    world, std::make_tuple(start_atom::value, req), what,
     [this, key, body, what, wf = req.workflow](start_result& res) {
       if (!key.empty()) {
         auto k = keys_.find(key);
@@ -128,7 +130,7 @@ void sim_client::command_call(sim_world& world, const std::string& id) {
   if (id == unknown_id)
     allowed.insert(code(errc::not_found));
   ask<operation>(
-    world, caf::make_message(command_atom::value, id, cmd), what,
+    world, std::make_tuple(command_atom::value, id, cmd), what,
     [this, what](operation& op) { seen(op, what); }, allowed);
 }
 
@@ -144,7 +146,7 @@ void sim_client::signal_call(sim_world& world, const std::string& id, std::strin
   if (id == unknown_id)
     allowed.insert(code(errc::not_found));
   ask<signal_result>(
-    world, caf::make_message(signal_atom::value, id, sig), what,
+    world, std::make_tuple(signal_atom::value, id, sig), what,
     [this, what, sid = sig.signal_id](signal_result& res) {
       seen(res.op, what);
       if (!sid.empty())
@@ -166,7 +168,7 @@ void sim_client::random_call(sim_world& world) {
     if (id == unknown_id)
       allowed.insert(code(errc::not_found));
     ask<operation>(
-      world, caf::make_message(get_atom::value, id), "get " + id,
+      world, std::make_tuple(get_atom::value, id), "get " + id,
       [this, id](operation& op) { seen(op, "get " + id); }, allowed);
   } else if (kind < 12) {
     command_call(world, id);
@@ -178,7 +180,7 @@ void sim_client::random_call(sim_world& world) {
   } else if (rng_() % 2 == 0) {
     list_filter f;
     f.limit = 1 + rng_() % 5;
-    ask<operation_page>(world, caf::make_message(list_atom::value, f), "list",
+    ask<operation_page>(world, std::make_tuple(list_atom::value, f), "list",
                         [this](operation_page& page) {
                           for (auto& op : page.items)
                             seen(op, "list");
@@ -186,7 +188,7 @@ void sim_client::random_call(sim_world& world) {
                         {});
   } else {
     auto after = static_cast<int64_t>(rng_() % 20);
-    ask<std::vector<event>>(world, caf::make_message(events_atom::value, after, uint64_t{10}),
+    ask<std::vector<event>>(world, std::make_tuple(events_atom::value, after, uint64_t{10}),
                             "events", [](std::vector<event>&) {}, {});
   }
 }
@@ -200,7 +202,7 @@ bool sim_client::nudge(sim_world& world) {
     if (!op || is_terminal(op->state))
       continue;
     if (op->state == op_state::paused) {
-      ask<operation>(world, caf::make_message(command_atom::value, id, command::resume),
+      ask<operation>(world, std::make_tuple(command_atom::value, id, command::resume),
                      "resume " + id, [this, id](operation& x) { seen(x, "resume " + id); },
                      {code(errc::invalid_state)});
       sent = true;
@@ -210,7 +212,7 @@ bool sim_client::nudge(sim_world& world) {
         continue;
       signal_request sig;
       sig.name = names.front();
-      ask<signal_result>(world, caf::make_message(signal_atom::value, id, sig),
+      ask<signal_result>(world, std::make_tuple(signal_atom::value, id, sig),
                          "signal " + sig.name + " to " + id,
                          [this, id](signal_result& x) { seen(x.op, "signal to " + id); },
                          {code(errc::invalid_state)});

@@ -52,9 +52,10 @@ private:
     std::set<std::string> signals;
   };
 
-  template <class T>
-  void ask(sim_world& world, caf::message msg, std::string what, std::function<void(T&)> on_answer,
-           std::set<uint8_t> allowed);
+  /// Sends the request `msg` (a tuple of its parts) through the client actor.
+  template <class T, class... Ts>
+  void ask(sim_world& world, std::tuple<Ts...> msg, std::string what,
+           std::function<void(T&)> on_answer, std::set<uint8_t> allowed);
 
   void start(sim_world& world);
   void command_call(sim_world& world, const std::string& id);

@@ -128,7 +128,8 @@ outcome planned(const boost::json::object& input, const std::string& step, int32
   return retry_after(std::chrono::milliseconds(code), "planned retry of " + step);
 }
 
-caf::behavior sim_watcher(caf::event_based_actor*, std::shared_ptr<sim_world_state> w) {
+watcher_actor::behavior_type sim_watcher(watcher_actor::pointer,
+                                         std::shared_ptr<sim_world_state> w) {
   return {
     [w](watch_atom, watch_request& req) {
       auto& all = w->watches;
@@ -162,7 +163,7 @@ watch_reply settle(const watch_request& req) {
   return out;
 }
 
-registry sim_workflows(std::shared_ptr<sim_world_state> w, caf::actor watcher) {
+registry sim_workflows(std::shared_ptr<sim_world_state> w, watcher_actor watcher) {
   registry reg;
   workflow steps("sim.steps", 1);
   steps.step(10, blocking(w, "a").with_policy(attempts(3)))

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include <boost/json/object.hpp>
-#include <caf/event_based_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 
 #include "engine/async_call.hpp"
 #include "engine/registry.hpp"
@@ -58,12 +58,13 @@ outcome planned(const boost::json::object& input, const std::string& step, int32
 
 /// Returns the simulation's workflows, their bodies bound to `world`, their
 /// watched waits to `watcher`.
-registry sim_workflows(std::shared_ptr<sim_world_state> world, caf::actor watcher);
+registry sim_workflows(std::shared_ptr<sim_world_state> world, watcher_actor watcher);
 
 /// The watcher of the simulation's watched waits: it keeps what it is asked
 /// to follow in `world->watches` (a new attempt replaces an older one) and
 /// forgets what it is told to.
-caf::behavior sim_watcher(caf::event_based_actor* self, std::shared_ptr<sim_world_state> world);
+watcher_actor::behavior_type sim_watcher(watcher_actor::pointer self,
+                                         std::shared_ptr<sim_world_state> world);
 
 /// Returns the report of a watched task: the outcome planned for it.
 watch_reply settle(const watch_request& req);

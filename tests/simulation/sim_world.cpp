@@ -5,7 +5,6 @@
 
 #include <algorithm>
 
-#include <caf/event_based_actor.hpp>
 #include <caf/scheduled_actor.hpp>
 #include <caf/send.hpp>
 
@@ -14,12 +13,12 @@ namespace stepwise::sim {
 namespace {
 
 /// Runs each request job it gets, on behalf of the simulated clients.
-caf::behavior client_actor(caf::event_based_actor* self, caf::actor dispatcher) {
-  return {[=](bridge_job& job) { job(self, dispatcher); }};
+bridge_actor::behavior_type client_actor(bridge_actor::pointer self, dispatcher_actor dispatcher) {
+  return {[=](bridge_job& job) { job.run(self, dispatcher); }};
 }
 
 /// Checks that the committed events reach a subscriber in log order.
-caf::behavior subscriber_actor(caf::event_based_actor*, sim_log* log) {
+event_listener::behavior_type subscriber_actor(event_listener::pointer, sim_log* log) {
   auto last = std::make_shared<int64_t>(0);
   return {[=](event_batch& batch) {
     for (auto& e : batch.events) {
@@ -95,7 +94,7 @@ sim_world::~sim_world() {
 
 dispatcher_state& sim_world::dispatcher() {
   auto* ptr = caf::actor_cast<caf::abstract_actor*>(parts_.dispatcher);
-  return dynamic_cast<caf::stateful_actor<dispatcher_state>&>(*ptr).state;
+  return dynamic_cast<internal_dispatcher_actor::stateful_base<dispatcher_state>&>(*ptr).state;
 }
 
 std::string sim_world::deliver(size_t index, bool say) {
@@ -107,7 +106,7 @@ std::string sim_world::deliver(size_t index, bool say) {
     auto* actor = dynamic_cast<caf::scheduled_actor*>(jobs.front());
     auto* next = actor ? actor->mailbox().peek() : nullptr;
     what = actor ? std::string{actor->name()} + "#" + std::to_string(actor->id()) : "?";
-    auto* op = dynamic_cast<caf::stateful_actor<operation_state>*>(actor);
+    auto* op = dynamic_cast<operation_actor::stateful_base<operation_state>*>(actor);
     if (op && op->getf(caf::abstract_actor::is_initialized_flag)
         && !op->getf(caf::abstract_actor::is_terminated_flag))
       what += "[" + op->state.op.id + " " + std::string{to_string(op->state.op.state)}

@@ -71,7 +71,7 @@ public:
   /// Returns the dispatcher's state (for the invariants).
   dispatcher_state& dispatcher();
 
-  const caf::actor& dispatcher_handle() const {
+  const internal_dispatcher_actor& dispatcher_handle() const {
     return parts_.dispatcher;
   }
 
@@ -98,9 +98,9 @@ private:
   std::shared_ptr<virtual_clock> clk_;
   launched parts_;
   caf::error launch_error_;
-  caf::actor client_;
-  caf::actor subscriber_;
-  caf::actor watcher_;
+  bridge_actor client_;
+  event_listener subscriber_;
+  watcher_actor watcher_;
   std::vector<worker_pool::job> running_;
   size_t workers_;
 };

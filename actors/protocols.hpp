@@ -1,0 +1,92 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/typed_actor.hpp>
+
+#include "actors/messages.hpp"
+#include "engine/requests.hpp"
+
+/// The protocols between the engine's own actors, as typed interfaces: a
+/// message an actor does not take does not compile. The dispatcher's
+/// public face, what a host sends it, is `dispatcher_actor`
+/// (engine/requests.hpp); the watcher and step actor protocols are in
+/// engine/wait.hpp and engine/actor_step.hpp.
+///
+/// Untyped on purpose, each where it is: the clock's timers
+/// (`clock::schedule` delivers any actor's own timer message to it), the
+/// bridge of the embedding handle (it runs closures), and the simulation's
+/// client actor.
+namespace stepwise {
+
+/// What the commit writer answers a checkpoint's sender with.
+using commit_ack_receiver = caf::typed_actor<caf::reacts_to<commit_ack>>;
+
+/// What the commit writer tells the dispatcher: the events of each commit,
+/// each admission round, operations claimed from a process whose lease
+/// ended, and that this process's own lease was lost.
+using writer_events_receiver =
+  caf::typed_actor<caf::reacts_to<event_batch>, caf::reacts_to<admission_round>,
+                   caf::reacts_to<recover_atom, recovered_ops>, caf::reacts_to<lease_lost_atom>>;
+
+/// The dispatcher: the public protocol, and what the engine's own parts
+/// send it.
+using internal_dispatcher_actor = dispatcher_actor::extend<
+  // A create is written (or its key was taken).
+  caf::reacts_to<commit_ack>,
+  // From the writer (see writer_events_receiver).
+  caf::reacts_to<event_batch>, caf::reacts_to<admission_round>,
+  caf::reacts_to<recover_atom, recovered_ops>, caf::reacts_to<lease_lost_atom>,
+  // To itself: the next page of start-up recovery.
+  caf::reacts_to<recover_atom, active_position>,
+  // From an operation actor: its operation ended (and the last snapshot).
+  caf::reacts_to<finished_atom, std::string, op_snapshot>,
+  // Passivation: an operation actor asks, stops, or stays.
+  caf::reacts_to<passivate_atom, std::string, time_point, uint64_t>,
+  caf::reacts_to<passivated_atom, std::string>, caf::reacts_to<stay_atom, std::string>,
+  // Its timers: the sleepers' wake-up, housekeeping, the admission poll.
+  caf::reacts_to<wake_atom, uint64_t>, caf::reacts_to<tidy_atom>,
+  caf::reacts_to<admission_poll_atom>,
+  // A reader's answer to a wake-up's load.
+  caf::reacts_to<maybe_op>>;
+
+/// An operation actor (and the stand-in of an unregistered version).
+using operation_actor = caf::typed_actor<
+  // Client requests, through the dispatcher.
+  caf::replies_to<get_atom>::with<operation>,
+  caf::replies_to<command_atom, command>::with<operation>,
+  caf::replies_to<signal_atom, signal_request>::with<signal_result>,
+  // Its checkpoint is written.
+  caf::reacts_to<commit_ack>,
+  // An attempt's result; a wait's task described; a watcher's report.
+  caf::reacts_to<step_done>, caf::reacts_to<watch_ready>,
+  caf::reacts_to<watch_done_atom, watch_reply>,
+  // Its timers: a due wait or retry, a step's timeout, the lease wait, the
+  // deadline, a watched wait's linger.
+  caf::reacts_to<timer_atom, uint64_t>, caf::reacts_to<step_timeout_atom, uint64_t>,
+  caf::reacts_to<lease_wait_atom, uint64_t>, caf::reacts_to<deadline_atom>,
+  caf::reacts_to<linger_atom, uint64_t, time_point>,
+  // From the dispatcher: admitted (as of a revision); passivation agreed.
+  caf::reacts_to<admitted_atom, int64_t>, caf::reacts_to<passivate_ok_atom, uint64_t>,
+  // To itself, after refusing a request for an ended operation.
+  caf::reacts_to<settle_atom>>;
+
+/// Where an attempt's result goes: its operation actor (from a worker, an
+/// asynchronous step's completion, or a step actor's reply).
+using attempt_result_receiver = caf::typed_actor<caf::reacts_to<step_done>>;
+
+/// A store reader (detached: store calls block).
+using reader_actor = caf::typed_actor<
+  // An operation as callers are shown it, or not_found.
+  caf::replies_to<get_atom, std::string>::with<operation>,
+  // An operation as stored, by id or by idempotency key.
+  caf::replies_to<load_atom, std::string>::with<maybe_op>,
+  caf::replies_to<load_key_atom, std::string>::with<maybe_op>,
+  caf::replies_to<list_atom, list_filter>::with<operation_page>,
+  // A page of start-up recovery.
+  caf::replies_to<recover_atom, active_position, uint64_t>::with<recovered_ops>,
+  caf::replies_to<events_atom, int64_t, uint64_t>::with<std::vector<event>>>;
+
+} // namespace stepwise
