@@ -15,9 +15,7 @@ void arm_sleepers(dispatcher_ptr self) {
     return;
   st.armed = due;
   st.wake_gen += 1;
-  // The clock delivers any actor's timers: it takes them untyped.
-  st.rt->clk->schedule(*due - st.rt->cfg.wake_lead, caf::actor_cast<caf::actor>(self),
-                       caf::make_message(wake_atom::value, st.wake_gen));
+  st.rt->clk->send_at(*due - st.rt->cfg.wake_lead, self, wake_atom::value, st.wake_gen);
 }
 
 } // namespace

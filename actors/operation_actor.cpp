@@ -92,12 +92,6 @@ duration start_lead(const operation_state& st) {
   return blocking && !rebuilds ? lead : duration{0};
 }
 
-void arm(self_ptr self, time_point due, caf::message msg) {
-  self->state.rt->stats.timers_pending.fetch_add(1, std::memory_order_relaxed);
-  // The clock delivers any actor's timers: it takes them untyped.
-  self->state.rt->clk->schedule(due, caf::actor_cast<caf::actor>(self), std::move(msg));
-}
-
 namespace {
 
 void arm_deadline(self_ptr self) {
@@ -105,7 +99,7 @@ void arm_deadline(self_ptr self) {
   if (!st.op.deadline || st.deadline_armed || is_terminal(st.op.state))
     return;
   st.deadline_armed = true;
-  arm(self, *st.op.deadline, caf::make_message(deadline_atom::value));
+  arm(self, *st.op.deadline, deadline_atom::value);
 }
 
 } // namespace
@@ -148,8 +142,7 @@ void execute(self_ptr self, next_action act) {
         // is renewed, or found lost (then this actor is stopped).
         st.gen += 1;
         st.awaiting_lease = act;
-        arm(self, now + std::chrono::milliseconds(100),
-            caf::make_message(lease_wait_atom::value, st.gen));
+        arm(self, now + std::chrono::milliseconds(100), lease_wait_atom::value, st.gen);
         return;
       }
       if (prepare_transient(self, act))
@@ -168,7 +161,7 @@ void execute(self_ptr self, next_action act) {
       st.step_running = true;
       st.rt->stats.steps_started.fetch_add(1, std::memory_order_relaxed);
       if (def.timeout && !act.compensate && !here)
-        arm(self, start + *def.timeout, caf::make_message(step_timeout_atom::value, st.gen));
+        arm(self, start + *def.timeout, step_timeout_atom::value, st.gen);
       st.stop = stop_source{};
       st.running_attempt = act.attempt;
       auto input = opened_input(st);
@@ -198,7 +191,7 @@ void execute(self_ptr self, next_action act) {
       if (!act.compensate && act.due - now >= st.rt->cfg.passivate_after && may_drop_transient(st)
           && passivate(self, act.due))
         return;
-      arm(self, act.due - start_lead(st), caf::make_message(timer_atom::value, st.gen));
+      arm(self, act.due - start_lead(st), timer_atom::value, st.gen);
       return;
     case next_action::kind::await:
       await(self, act);

@@ -41,8 +41,12 @@ bool passivate(self_ptr self, time_point due);
 /// then, to start when due), else zero.
 duration start_lead(const operation_state& st);
 
-/// Delivers `msg` to the actor at `due` on the engine's clock.
-void arm(self_ptr self, time_point due, caf::message msg);
+/// Delivers the message `xs...` to the actor at `due` on the engine's clock.
+template <class... Ts>
+void arm(self_ptr self, time_point due, Ts&&... xs) {
+  self->state.rt->stats.timers_pending.fetch_add(1, std::memory_order_relaxed);
+  self->state.rt->clk->send_at(due, self, std::forward<Ts>(xs)...);
+}
 
 /// Returns whether `op` may give up its actor: it waits for a time, a
 /// request or its admission.

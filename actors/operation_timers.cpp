@@ -111,7 +111,7 @@ void on_passivate_ok(self_ptr self, uint64_t gen) {
   self->send(st.dispatcher, stay_atom::value, st.op.id);
   // Still waiting but not passivated: arm the timer here instead.
   if (gen == st.gen && st.op.state == op_state::waiting && st.op.wake_at)
-    arm(self, *st.op.wake_at - start_lead(st), caf::make_message(timer_atom::value, st.gen));
+    arm(self, *st.op.wake_at - start_lead(st), timer_atom::value, st.gen);
 }
 
 } // namespace stepwise::op

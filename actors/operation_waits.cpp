@@ -14,7 +14,7 @@ namespace {
 /// Arms the wait's timeout, if it has one.
 void arm_timeout(self_ptr self, time_point due) {
   if (due != time_point::max())
-    arm(self, due, caf::make_message(timer_atom::value, self->state.gen));
+    arm(self, due, timer_atom::value, self->state.gen);
 }
 
 /// Passivates until `due` (the wait's timeout; `max` for none), or keeps
@@ -30,7 +30,7 @@ void park(self_ptr self, time_point due, bool watched) {
   bool far = due == time_point::max() || due - now >= linger;
   if (far && may_drop_transient(st)) {
     if (watched && linger > duration{0}) {
-      arm(self, now + linger, caf::make_message(linger_atom::value, st.gen, due));
+      arm(self, now + linger, linger_atom::value, st.gen, due);
       return;
     }
     if (passivate(self, due))

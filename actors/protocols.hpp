@@ -16,9 +16,10 @@
 /// engine/wait.hpp and engine/actor_step.hpp.
 ///
 /// Untyped on purpose, each where it is: the clock's timers
-/// (`clock::schedule` delivers any actor's own timer message to it), the
-/// bridge of the embedding handle (it runs closures), and the simulation's
-/// client actor.
+/// (`clock::schedule` delivers any actor's own timer message to it, so the
+/// infrastructure's delayed calls, which only the clock reaches, are an
+/// untyped actor too), and the dispatcher's recovery behavior, which takes
+/// a part of its protocol and leaves the rest in the mailbox.
 namespace stepwise {
 
 /// What the commit writer answers a checkpoint's sender with.

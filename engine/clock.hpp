@@ -3,7 +3,12 @@
 #include <functional>
 
 #include <caf/actor.hpp>
+#include <caf/actor_cast.hpp>
+#include <caf/check_typed_input.hpp>
+#include <caf/detail/implicit_conversions.hpp>
+#include <caf/make_message.hpp>
 #include <caf/message.hpp>
+#include <caf/response_type.hpp>
 
 #include "engine/time.hpp"
 
@@ -23,8 +28,20 @@ public:
 
   /// Delivers `msg` to `target` at `due` (at once when `due` has passed).
   /// A scheduled message cannot be cancelled: receivers tag their timers
-  /// and drop stale ones.
+  /// and drop stale ones. Untyped, as one clock serves every actor: use
+  /// `send_at`, which checks the message against the target's protocol.
   virtual void schedule(time_point due, const caf::actor& target, caf::message msg) = 0;
+
+  /// Delivers the message `xs...` to `target` (a handle or an actor's
+  /// `self`) at `due`: a typed target that does not take it is a compile
+  /// error.
+  template <class Handle, class... Ts>
+  void send_at(time_point due, const Handle& target, Ts&&... xs) {
+    using args = caf::detail::type_list<caf::detail::strip_and_convert_t<Ts>...>;
+    static_assert(caf::response_type_unbox<caf::signatures_of_t<Handle>, args>::valid,
+                  "the target does not take this message");
+    schedule(due, caf::actor_cast<caf::actor>(target), caf::make_message(std::forward<Ts>(xs)...));
+  }
 
   /// Calls `fn` at `due` (at once when `due` has passed) on a thread of
   /// the clock's, not on an actor: what must happen on time under load

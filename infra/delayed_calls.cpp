@@ -47,7 +47,7 @@ delayed_calls::~delayed_calls() {
 }
 
 void delayed_calls::at(time_point due, std::function<void()> fn) {
-  clk_->schedule(due, runner_, caf::make_message(call{std::move(fn)}));
+  clk_->send_at(due, runner_, call{std::move(fn)});
 }
 
 } // namespace stepwise::infra

@@ -86,9 +86,7 @@ void arm(self_ptr self) {
   if (st.armed && *st.armed <= at)
     return;
   st.armed = at;
-  // The clock delivers any actor's timers: it takes them untyped.
-  st.clk->schedule(at, caf::actor_cast<caf::actor>(self),
-                   caf::make_message(tick_atom::value, ++st.timer_gen));
+  st.clk->send_at(at, self, tick_atom::value, ++st.timer_gen);
 }
 
 void schedule(self_ptr self, followed& f, time_point at) {

@@ -38,8 +38,7 @@ void runner::on_tick(uint64_t gen) {
     return;
   auto t = ctx_->timing;
   auto every = std::min(t.poll, t.lease_ttl / 3);
-  ctx_->clock->schedule(now() + every, caf::actor_cast<caf::actor>(self_),
-                        caf::make_message(ob_tick_atom::value, gen));
+  ctx_->clock->send_at(now() + every, self_, ob_tick_atom::value, gen);
   if (!held_) {
     acquire();
     return;
@@ -94,8 +93,7 @@ void runner::on_read(read_done& r) {
     poll_due_ = true;
   } else if (now() < found_at_ + ctx_->timing.busy_for && !poll_armed_) {
     poll_armed_ = true;
-    ctx_->clock->schedule(now() + ctx_->timing.busy_poll, caf::actor_cast<caf::actor>(self_),
-                          caf::make_message(ob_poll_atom::value, epoch_));
+    ctx_->clock->send_at(now() + ctx_->timing.busy_poll, self_, ob_poll_atom::value, epoch_);
   }
   pipe_.add(r.events);
   publish();
@@ -180,8 +178,7 @@ void runner::back_off(const std::string& msg) {
     failure_logged_ = true;
     failure_logged_at_ = now();
   }
-  ctx_->clock->schedule(now() + wait, caf::actor_cast<caf::actor>(self_),
-                        caf::make_message(ob_retry_atom::value, ++retry_gen_));
+  ctx_->clock->send_at(now() + wait, self_, ob_retry_atom::value, ++retry_gen_);
 }
 
 void runner::resume() {
