@@ -27,10 +27,10 @@ namespace {
 /// deadline, or the report itself): it stops following the task.
 void unwatch_left_wait(self_ptr self) {
   auto& st = self->state;
-  if (!st.committed || !progress::watching(*st.committed, *st.wf))
+  if (!st.commit.durable || !progress::watching(*st.commit.durable, *st.wf))
     return;
-  auto idx = st.committed->cursor();
-  auto attempt = st.committed->steps[idx].attempts;
+  auto idx = st.commit.durable->cursor();
+  auto attempt = st.commit.durable->steps[idx].attempts;
   if (progress::watching(st.op, *st.wf) && st.op.cursor() == idx
       && st.op.steps[idx].attempts == attempt)
     return;
@@ -41,20 +41,18 @@ void unwatch_left_wait(self_ptr self) {
 
 void persist(self_ptr self, std::vector<event> events, next_action act) {
   auto& st = self->state;
-  assert(!st.committing); // callers wait for the commit in flight (when_idle)
+  assert(!st.commit.busy()); // callers wait for the commit in flight (when_idle)
   unwatch_left_wait(self);
-  if (!st.carry.empty()) {
-    events.insert(events.begin(), std::make_move_iterator(st.carry.begin()),
-                  std::make_move_iterator(st.carry.end()));
-    st.carry.clear();
+  if (!st.commit.carry.empty()) {
+    events.insert(events.begin(), std::make_move_iterator(st.commit.carry.begin()),
+                  std::make_move_iterator(st.commit.carry.end()));
+    st.commit.carry.clear();
   }
   st.op.revision += 1;
-  st.in_flight = std::make_shared<const operation>(st.op);
-  st.committing = true;
-  st.pending = act;
-  checkpoint cp{checkpoint::kind::update, st.in_flight, std::move(events)};
-  cp.state_changes = st.committed && st.committed->state != st.op.state;
-  if (!st.rt->writer->submit(std::move(cp), commit_ack_receiver{self}, st.gen)) {
+  st.commit.begin(std::make_shared<const operation>(st.op), act);
+  checkpoint cp{checkpoint::kind::update, st.commit.in_flight, std::move(events)};
+  cp.state_changes = st.commit.durable && st.commit.durable->state != st.op.state;
+  if (!st.rt->writer->submit(std::move(cp), commit_ack_receiver{self}, st.work.generation())) {
     // Shutting down: the store keeps the last durable state, which a
     // restart resumes from.
     self->quit(caf::exit_reason::user_shutdown);
@@ -67,7 +65,7 @@ bool passivate(self_ptr self, time_point due) {
     due = *st.op.deadline;
   if (due != time_point::max() && due - st.rt->clk->now() <= st.rt->cfg.wake_lead)
     return false;
-  self->send(st.dispatcher, passivate_atom::value, st.op.id, due, st.gen);
+  self->send(st.dispatcher, passivate_atom::value, st.op.id, due, st.work.generation());
   return true;
 }
 
@@ -104,14 +102,23 @@ void arm_deadline(self_ptr self) {
 
 } // namespace
 
-void stop_attempt(self_ptr self, const char* why) {
+namespace {
+
+/// Tells the step actor of the attempt in hand, if its step has one, that
+/// the attempt is not waited for any more.
+void tell_step_actor(self_ptr self) {
   auto& st = self->state;
-  if (st.stop)
-    st.stop->request_stop(why);
   auto idx = st.op.state == op_state::compensating ? progress::compensation_cursor(st.op, *st.wf)
                                                    : st.op.cursor();
   if (idx < st.wf->steps().size() && st.wf->steps()[idx].actor)
-    self->send(st.wf->steps()[idx].actor, step_stop_atom::value, st.op.id, st.running_attempt);
+    self->send(st.wf->steps()[idx].actor, step_stop_atom::value, st.op.id, st.work.attempt());
+}
+
+} // namespace
+
+void stop_attempt(self_ptr self, const char* why) {
+  self->state.work.request_stop(why);
+  tell_step_actor(self);
 }
 
 bool parked(const operation& op) {
@@ -120,12 +127,8 @@ bool parked(const operation& op) {
 }
 
 void abandon(self_ptr self, const char* why) {
-  auto& st = self->state;
-  st.gen += 1;
-  if (!st.step_running)
-    return;
-  st.step_running = false;
-  stop_attempt(self, why);
+  if (self->state.work.abandon(why))
+    tell_step_actor(self);
 }
 
 void execute(self_ptr self, next_action act) {
@@ -140,9 +143,9 @@ void execute(self_ptr self, next_action act) {
         // reach): another process may own the operation by now, and a
         // step it completed must not run here again. Wait until the lease
         // is renewed, or found lost (then this actor is stopped).
-        st.gen += 1;
         st.awaiting_lease = act;
-        arm(self, now + std::chrono::milliseconds(100), lease_wait_atom::value, st.gen);
+        arm(self, now + std::chrono::milliseconds(100), lease_wait_atom::value,
+            st.work.begin_wait());
         return;
       }
       if (prepare_transient(self, act))
@@ -157,21 +160,19 @@ void execute(self_ptr self, next_action act) {
       // than when the actor next gets a thread.
       bool here =
         def.runs_inline && start <= now && (act.compensate ? bool{def.compensate} : bool{def.run});
-      st.gen += 1;
-      st.step_running = true;
+      auto token = st.work.begin_attempt(act.attempt);
+      auto gen = st.work.generation();
       st.rt->stats.steps_started.fetch_add(1, std::memory_order_relaxed);
       if (def.timeout && !act.compensate && !here)
-        arm(self, start + *def.timeout, step_timeout_atom::value, st.gen);
-      st.stop = stop_source{};
-      st.running_attempt = act.attempt;
+        arm(self, start + *def.timeout, step_timeout_atom::value, gen);
       auto input = opened_input(st);
       auto data = here ? std::move(st.op.data) : boost::json::object(st.op.data);
       auto ctx = context_for(st, def.name, act.attempt, input ? *input : st.op.input,
-                             std::move(data), std::move(st.transient), st.stop->token());
+                             std::move(data), std::move(st.transient), token);
       st.transient = {};
       bool timed = act.due.time_since_epoch().count() > 0;
       attempt_target to{self,
-                        st.gen,
+                        gen,
                         st.rt->step_pool,
                         timed ? std::min(act.due, start) : start,
                         timed,
@@ -179,20 +180,21 @@ void execute(self_ptr self, next_action act) {
       auto res = input ? run_step(to, st.wf, act.step, std::move(ctx), act.compensate)
                        : failed_attempt(std::move(ctx), message_of(input.error()));
       if (res) {
-        step_done msg{st.gen, act.attempt, std::make_shared<step_result>(std::move(*res))};
+        step_done msg{gen, act.attempt, std::make_shared<step_result>(std::move(*res))};
         on_step_done(self, msg);
       }
       return;
     }
-    case next_action::kind::wait:
-      st.gen += 1;
+    case next_action::kind::wait: {
+      auto gen = st.work.begin_wait();
       // Only plain waits passivate: a compensation's retry stays armed here.
       // Long wait: hand the wake-up time to the dispatcher and stop.
       if (!act.compensate && act.due - now >= st.rt->cfg.passivate_after && may_drop_transient(st)
           && passivate(self, act.due))
         return;
-      arm(self, act.due - start_lead(st), timer_atom::value, st.gen);
+      arm(self, act.due - start_lead(st), timer_atom::value, gen);
       return;
+    }
     case next_action::kind::await:
       await(self, act);
       return;
@@ -201,7 +203,7 @@ void execute(self_ptr self, next_action act) {
       // (again, after a retry): an admission round does, asked for now.
       if (st.op.admission == admission::queued)
         st.rt->writer->request_admission();
-      st.gen += 1;
+      st.work.begin_wait();
       // Near its deadline it keeps its actor: the deadline timer is armed.
       passivate(self, time_point::max());
       return;
@@ -213,7 +215,7 @@ void execute(self_ptr self, next_action act) {
         m.operations_failed.fetch_add(1, std::memory_order_relaxed);
       else if (st.op.state == op_state::canceled)
         m.operations_canceled.fetch_add(1, std::memory_order_relaxed);
-      self->send(st.dispatcher, finished_atom::value, st.op.id, st.committed);
+      self->send(st.dispatcher, finished_atom::value, st.op.id, st.commit.durable);
       self->quit();
       return;
     }
@@ -231,21 +233,18 @@ void on_ack(self_ptr self, write_status status) {
     auto fenced = make_error(errc::stale_revision, "operation '" + st.op.id
                                                      + "' is driven by another process (shared "
                                                        "store); the request was not carried out");
-    for (auto& w : st.on_commit)
+    for (auto& w : st.commit.waiters)
       std::visit([&](auto& rp) { rp.deliver(fenced); }, w);
-    st.on_commit.clear();
+    st.commit.waiters.clear();
     self->send(st.dispatcher, finished_atom::value, st.op.id, op_snapshot{});
     self->quit();
     return;
   }
-  st.committing = false;
-  st.committed = std::move(st.in_flight);
-  auto act = st.pending;
-  st.pending = {};
-  auto waiting = std::move(st.on_commit);
-  st.on_commit.clear();
+  auto act = st.commit.end();
+  auto waiting = std::move(st.commit.waiters);
+  st.commit.waiters.clear();
   for (auto& w : waiting) {
-    auto shown = st.rt->present(*st.committed);
+    auto shown = st.rt->present(*st.commit.durable);
     if (auto* rp = std::get_if<caf::typed_response_promise<signal_result>>(&w))
       rp->deliver(signal_result{std::move(shown), false});
     else
@@ -262,16 +261,16 @@ void on_ack(self_ptr self, write_status status) {
     execute(self, act);
     act = {};
   }
-  auto deferred = std::move(st.deferred);
-  st.deferred.clear();
+  auto deferred = std::move(st.commit.deferred);
+  st.commit.deferred.clear();
   for (size_t i = 0; i <= deferred.size(); ++i) {
-    if (st.committing) {
+    if (st.commit.busy()) {
       // A new commit began: the rest waits for it, and so does the end,
       // unless what that commit does next supersedes it.
-      if (st.pending.what == next_action::kind::none)
-        st.pending = act;
+      if (st.commit.then.what == next_action::kind::none)
+        st.commit.then = act;
       for (size_t j = i; j < deferred.size(); ++j)
-        st.deferred.emplace_back(std::move(deferred[j]));
+        st.commit.deferred.emplace_back(std::move(deferred[j]));
       return;
     }
     if (i < deferred.size())
@@ -282,7 +281,7 @@ void on_ack(self_ptr self, write_status status) {
   // commit was in flight.
   bool idle_parked = st.op.state == op_state::paused
                      || (st.op.state == op_state::pending && st.op.admission == admission::queued);
-  if (stored_only && idle_parked && !st.step_running)
+  if (stored_only && idle_parked && !st.work.attempt_running())
     act.what = next_action::kind::park;
   execute(self, act);
 }
@@ -291,17 +290,17 @@ void start(self_ptr self, next_action act, op_start mode) {
   auto& st = self->state;
   switch (mode) {
     case op_start::execute:
-      st.committed = std::make_shared<const operation>(st.op);
+      st.commit.durable = std::make_shared<const operation>(st.op);
       arm_deadline(self);
       execute(self, act);
       return;
     case op_start::resume:
     case op_start::recover: {
-      st.committed = std::make_shared<const operation>(st.op);
+      st.commit.durable = std::make_shared<const operation>(st.op);
       if (mode == op_start::resume && progress::watching(st.op, *st.wf)) {
         // The watcher still follows this wait: no need to tell it again.
-        st.watched_step = st.op.cursor();
-        st.watched_attempt = st.op.steps[st.watched_step].attempts;
+        st.watched.step = st.op.cursor();
+        st.watched.attempt = st.op.steps[st.watched.step].attempts;
       }
       std::vector<event> events;
       auto next = progress::recover(st.op, *st.wf, st.rt->clk->now(), events);
@@ -313,7 +312,7 @@ void start(self_ptr self, next_action act, op_start mode) {
       return;
     }
     case op_start::idle:
-      st.committed = std::make_shared<const operation>(st.op);
+      st.commit.durable = std::make_shared<const operation>(st.op);
       return;
   }
 }
@@ -327,10 +326,6 @@ namespace stepwise {
 using namespace op;
 
 operation_state::~operation_state() {
-  // An actor stopped with an attempt in flight (shutdown, a lost lease):
-  // the attempt's result can no longer count.
-  if (step_running && stop)
-    stop->request_stop("the operation's actor stopped");
   if (rt)
     rt->stats.operations_live.fetch_sub(1, std::memory_order_relaxed);
 }
@@ -355,7 +350,7 @@ operation_actor::behavior_type drive_operation(self_ptr self, runtime_ptr rt,
   start(self, act, mode);
   return {
     // Client requests, through the dispatcher.
-    [=](get_atom) -> operation { return self->state.rt->present(*self->state.committed); },
+    [=](get_atom) -> operation { return self->state.rt->present(*self->state.commit.durable); },
     [=](command_atom, command cmd) { return on_command(self, cmd); },
     [=](signal_atom, signal_request& req) { return on_signal(self, req); },
     [=](settle_atom) { on_settle(self); },

@@ -5,14 +5,13 @@
 #include <random>
 #include <vector>
 
-#include <variant>
-
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
-#include <caf/typed_response_promise.hpp>
 
+#include "actors/commit_pipeline.hpp"
 #include "actors/protocols.hpp"
 #include "actors/runtime.hpp"
+#include "actors/work_in_hand.hpp"
 #include "engine/progress.hpp"
 #include "engine/stop.hpp"
 
@@ -33,10 +32,15 @@ enum class op_start : uint8_t {
   idle,
 };
 
-/// A request answered once the commit in flight is durable: a command
-/// with the operation, a signal with a `signal_result`.
-using commit_waiter =
-  std::variant<caf::typed_response_promise<operation>, caf::typed_response_promise<signal_result>>;
+/// The wait (step index, attempt) whose watcher was told about it.
+struct watched_wait {
+  size_t step = SIZE_MAX;
+  int32_t attempt = 0;
+
+  bool is(size_t s, int32_t a) const {
+    return step == s && attempt == a;
+  }
+};
 
 /// What an operation actor does to keep transient values (overrides) whole
 /// (operation_transient.cpp).
@@ -63,48 +67,37 @@ struct transient_upkeep {
 struct operation_state {
   static inline const char* name = "stepwise.operation";
 
+  // -- where it runs
   runtime_ptr rt;
   internal_dispatcher_actor dispatcher;
   workflow_ptr wf;
+  std::minstd_rand rng;
+
+  // -- the operation
   /// The working copy (ahead of the store while a commit is in flight).
   operation op;
-  /// The last durable snapshot: what queries see.
-  op_snapshot committed;
-  /// The snapshot being committed.
-  op_snapshot in_flight;
+  /// The stored copy and the commit in flight.
+  commit_pipeline commit;
+  /// The attempt or wait in hand, and its generation.
+  work_in_hand work;
+  /// The wait whose watcher was told about it.
+  watched_wait watched;
+
+  // -- values that are never stored
   /// The input with its secret values opened, once a step needed them
-  /// (operation_secrets.cpp); never stored.
+  /// (operation_secrets.cpp).
   std::shared_ptr<const boost::json::object> opened_input;
   transient_map transient;
   transient_upkeep upkeep;
-  /// Bumped by every step dispatch and timer: late messages carry an old
-  /// generation and are dropped (CAF 0.17 cannot cancel a delayed message).
-  uint64_t gen = 0;
-  bool step_running = false;
-  /// The attempt in flight: its number, and its stop request.
-  int32_t running_attempt = 0;
-  std::optional<stop_source> stop;
-  /// The wait (step index, attempt) whose watcher was told about it.
-  size_t watched_step = SIZE_MAX;
-  int32_t watched_attempt = 0;
-  bool committing = false;
+
+  // -- timers
   bool deadline_armed = false;
-  /// Carried out when the commit in flight is durable.
-  next_action pending;
   /// A step held back until the lease is surely held again.
   next_action awaiting_lease;
-  /// Answered when the commit in flight is durable.
-  std::vector<commit_waiter> on_commit;
-  /// Events of a start not yet written (an attempt begun by a timer runs at
-  /// once; its start is written with its result).
-  std::vector<event> carry;
   /// When the wait that a timer just ended was due.
   time_point woken_due;
   /// When the attempt that a timer begins early (`start_lead`) is due.
   time_point start_at;
-  /// Requests that arrived while a commit was in flight.
-  std::vector<std::function<void()>> deferred;
-  std::minstd_rand rng;
 
   ~operation_state();
 };

@@ -63,8 +63,8 @@ void abandon(self_ptr self, const char* why);
 /// Runs `fn` now, or after the commit in flight when there is one.
 template <class F>
 void when_idle(self_ptr self, F fn) {
-  if (self->state.committing)
-    self->state.deferred.emplace_back(std::move(fn));
+  if (self->state.commit.busy())
+    self->state.commit.deferred.emplace_back(std::move(fn));
   else
     fn();
 }

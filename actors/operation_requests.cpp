@@ -31,7 +31,7 @@ void carry_out(self_ptr self, command cmd, caf::typed_response_promise<operation
       act = progress::retry(st.op, *st.wf, now, events);
       break;
     case command::pause:
-      if (st.step_running) {
+      if (st.work.attempt_running()) {
         // At the next step boundary: the attempt is asked to stop, and its
         // result decides where the operation pauses.
         progress::request_pause(st.op, now);
@@ -45,7 +45,7 @@ void carry_out(self_ptr self, command cmd, caf::typed_response_promise<operation
       act = progress::resume(st.op, *st.wf, now, events);
       break;
   }
-  st.on_commit.emplace_back(rp);
+  st.commit.waiters.emplace_back(rp);
   persist(self, std::move(events), act);
 }
 
@@ -56,7 +56,7 @@ void store_signal(self_ptr self, signal_request& req,
   // A repeat is answered as such even after the operation ended: the
   // sender's retry of a signal that was taken must not look like a refusal.
   if (has_signal(st.op, req.signal_id)) {
-    rp.deliver(signal_result{st.rt->present(*st.committed), true});
+    rp.deliver(signal_result{st.rt->present(*st.commit.durable), true});
     return;
   }
   if (is_terminal(st.op.state)) {
@@ -73,7 +73,7 @@ void store_signal(self_ptr self, signal_request& req,
   sig.received_at = now;
   std::vector<event> events;
   auto act = progress::apply_signal(st.op, *st.wf, std::move(sig), now, events);
-  st.on_commit.emplace_back(rp);
+  st.commit.waiters.emplace_back(rp);
   persist(self, std::move(events), act);
 }
 
@@ -93,7 +93,8 @@ caf::result<signal_result> on_signal(self_ptr self, signal_request& req) {
 
 void on_settle(self_ptr self) {
   auto& st = self->state;
-  if (is_terminal(st.op.state) && !st.committing && !st.step_running && st.deferred.empty())
+  if (is_terminal(st.op.state) && !st.commit.busy() && !st.work.attempt_running()
+      && st.commit.deferred.empty())
     execute(self, {next_action::kind::finish, 0, 0, {}});
 }
 

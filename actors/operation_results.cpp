@@ -12,7 +12,7 @@ namespace stepwise::op {
 
 void on_step_done(self_ptr self, step_done& msg) {
   auto& st = self->state;
-  if (msg.generation != st.gen || !st.step_running) {
+  if (!st.work.end_attempt(msg.generation)) {
     // A late result of an attempt that was abandoned (timed out, canceled,
     // paused, past the deadline): a newer state stands, this one is dropped.
     st.rt->stats.steps_discarded.fetch_add(1, std::memory_order_relaxed);
@@ -21,7 +21,6 @@ void on_step_done(self_ptr self, step_done& msg) {
                 + std::to_string(msg.attempt) + " (abandoned)");
     return;
   }
-  st.step_running = false;
   if (take_rebuilt(self, msg))
     return;
   auto& r = *msg.result;

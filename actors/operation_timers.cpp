@@ -13,7 +13,7 @@ namespace {
 /// A due wait or retry: the wake-up, when its timer is still the current one.
 void wake_up(self_ptr self, uint64_t gen) {
   auto& st = self->state;
-  if (gen != st.gen || st.step_running)
+  if (!st.work.current(gen) || st.work.attempt_running())
     return;
   std::vector<event> events;
   st.woken_due = st.op.wake_at.value_or(st.rt->clk->now());
@@ -28,7 +28,7 @@ void wake_up(self_ptr self, uint64_t gen) {
     // one more commit, and its start is written with its result. A
     // crash before that write runs the attempt again.
     for (auto& e : events)
-      st.carry.emplace_back(std::move(e));
+      st.commit.carry.emplace_back(std::move(e));
     execute(self, act);
   } else if (!events.empty()) {
     persist(self, std::move(events), act);
@@ -50,7 +50,7 @@ void on_lease_wait(self_ptr self, uint64_t gen) {
   fired(self);
   when_idle(self, [=] {
     auto& st = self->state;
-    if (gen == st.gen && !st.step_running)
+    if (st.work.current(gen) && !st.work.attempt_running())
       execute(self, st.awaiting_lease);
   });
 }
@@ -59,7 +59,7 @@ void on_step_timeout(self_ptr self, uint64_t gen) {
   fired(self);
   when_idle(self, [=] {
     auto& st = self->state;
-    if (gen != st.gen || !st.step_running)
+    if (!st.work.current(gen) || !st.work.attempt_running())
       return;
     // The attempt is not waited for: its late result has an old generation.
     abandon(self, "timed out");
@@ -103,15 +103,16 @@ void on_admitted(self_ptr self, int64_t revision) {
 
 void on_passivate_ok(self_ptr self, uint64_t gen) {
   auto& st = self->state;
-  if (gen == st.gen && !st.committing && !st.step_running && parked(st.op) && st.deferred.empty()) {
+  if (st.work.current(gen) && !st.commit.busy() && !st.work.attempt_running() && parked(st.op)
+      && st.commit.deferred.empty()) {
     self->send(st.dispatcher, passivated_atom::value, st.op.id);
     self->quit();
     return;
   }
   self->send(st.dispatcher, stay_atom::value, st.op.id);
   // Still waiting but not passivated: arm the timer here instead.
-  if (gen == st.gen && st.op.state == op_state::waiting && st.op.wake_at)
-    arm(self, *st.op.wake_at - start_lead(st), timer_atom::value, st.gen);
+  if (st.work.current(gen) && st.op.state == op_state::waiting && st.op.wake_at)
+    arm(self, *st.op.wake_at - start_lead(st), timer_atom::value, st.work.generation());
 }
 
 } // namespace stepwise::op

@@ -20,24 +20,21 @@ void run_next_rebuild(self_ptr self) {
   auto& up = st.upkeep;
   auto idx = up.left.front();
   auto& def = st.wf->steps()[idx];
-  st.gen += 1;
-  up.gen = st.gen;
-  st.step_running = true;
-  st.stop = stop_source{};
   // The attempt that succeeded: same number, same idempotency key.
-  st.running_attempt = st.op.steps[idx].attempts;
+  auto token = st.work.begin_attempt(st.op.steps[idx].attempts);
+  up.gen = st.work.generation();
   auto input = opened_input(st);
-  auto ctx = context_for(st, def.name, st.running_attempt, input ? *input : st.op.input, st.op.data,
-                         std::move(st.transient), st.stop->token());
+  auto ctx = context_for(st, def.name, st.work.attempt(), input ? *input : st.op.input, st.op.data,
+                         std::move(st.transient), token);
   st.transient = {};
-  attempt_target to{self, st.gen, st.rt->step_pool, st.rt->clk->now(), false, nullptr};
+  attempt_target to{self, up.gen, st.rt->step_pool, st.rt->clk->now(), false, nullptr};
   auto res = input ? run_step(to, st.wf, idx, std::move(ctx), false)
                    : failed_attempt(std::move(ctx), message_of(input.error()));
   // A result that is there at once (an inline body, a skipping condition,
   // an input that cannot be opened) comes back the way a worker's does.
   if (res)
     self->send(
-      self, step_done{st.gen, st.running_attempt, std::make_shared<step_result>(std::move(*res))});
+      self, step_done{up.gen, st.work.attempt(), std::make_shared<step_result>(std::move(*res))});
 }
 
 /// Returns whether step `idx` reads transient values: it says so, or no

@@ -14,7 +14,7 @@ namespace {
 /// Arms the wait's timeout, if it has one.
 void arm_timeout(self_ptr self, time_point due) {
   if (due != time_point::max())
-    arm(self, due, timer_atom::value, self->state.gen);
+    arm(self, due, timer_atom::value, self->state.work.generation());
 }
 
 /// Passivates until `due` (the wait's timeout; `max` for none), or keeps
@@ -30,7 +30,7 @@ void park(self_ptr self, time_point due, bool watched) {
   bool far = due == time_point::max() || due - now >= linger;
   if (far && may_drop_transient(st)) {
     if (watched && linger > duration{0}) {
-      arm(self, now + linger, linger_atom::value, st.gen, due);
+      arm(self, now + linger, linger_atom::value, st.work.generation(), due);
       return;
     }
     if (passivate(self, due))
@@ -48,14 +48,14 @@ void describe(self_ptr self, size_t idx, int32_t attempt) {
   auto input = opened_input(st);
   if (!input) {
     watch_ready out;
-    out.generation = st.gen;
+    out.generation = st.work.generation();
     out.error = message_of(input.error());
     self->send(self, std::move(out));
     return;
   }
   auto ctx = std::make_shared<step_context>(
     context_for(st, def.name, attempt, *input, st.op.data, transient_map{}));
-  st.rt->step_pool->submit([wf = st.wf, idx, ctx, me, gen = st.gen] {
+  st.rt->step_pool->submit([wf = st.wf, idx, ctx, me, gen = st.work.generation()] {
     watch_ready out;
     out.generation = gen;
     try {
@@ -75,7 +75,7 @@ void describe(self_ptr self, size_t idx, int32_t attempt) {
 
 void hand_to_watcher(self_ptr self, watch_ready& ready) {
   auto& st = self->state;
-  if (ready.generation != st.gen || !progress::watching(st.op, *st.wf))
+  if (!st.work.current(ready.generation) || !progress::watching(st.op, *st.wf))
     return; // the wait ended meanwhile
   auto idx = st.op.cursor();
   auto& rec = st.op.steps[idx];
@@ -98,8 +98,8 @@ void hand_to_watcher(self_ptr self, watch_ready& ready) {
                     std::move(ready.task),
                     watch_report_receiver{st.dispatcher}};
   self->send(def.wait->watcher, watch_atom::value, std::move(req));
-  st.watched_step = idx;
-  st.watched_attempt = rec.attempts;
+  st.watched.step = idx;
+  st.watched.attempt = rec.attempts;
   park(self, rec.next_attempt_at.value_or(time_point::max()), true);
 }
 
@@ -136,7 +136,7 @@ bool skip_wait(self_ptr self, const step_def& def, int32_t attempt) {
 
 void await(self_ptr self, const next_action& act) {
   auto& st = self->state;
-  st.gen += 1;
+  st.work.begin_wait();
   auto& def = st.wf->steps()[act.step];
   if (skip_wait(self, def, act.attempt)) {
     std::vector<event> events;
@@ -146,7 +146,7 @@ void await(self_ptr self, const next_action& act) {
     persist(self, std::move(events), act2);
     return;
   }
-  if (def.wait->watcher && (st.watched_step != act.step || st.watched_attempt != act.attempt)) {
+  if (def.wait->watcher && !st.watched.is(act.step, act.attempt)) {
     describe(self, act.step, act.attempt);
     return;
   }
@@ -164,7 +164,7 @@ void on_report(self_ptr self, watch_reply& reply) {
 void on_linger(self_ptr self, uint64_t gen, time_point due) {
   self->state.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
   when_idle(self, [=] {
-    if (gen == self->state.gen && self->state.op.state == op_state::waiting
+    if (self->state.work.current(gen) && self->state.op.state == op_state::waiting
         && !passivate(self, due))
       arm_timeout(self, due);
   });

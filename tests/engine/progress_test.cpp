@@ -256,9 +256,13 @@ TEST_CASE("transitions: a watcher's report about an attempt that is over is stal
   // A watcher that is never sent anything here.
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
-  auto watcher = sys.spawn([]() -> watcher_actor::behavior_type {
-    return {[](watch_atom, watch_request&) {}, [](unwatch_atom, const std::string&, int32_t) {}};
-  });
+  // (An argument: CAF 0.17.6 spawns a function without one through a null
+  // pointer, which UBSan rejects.)
+  auto watcher = sys.spawn(
+    [](int) -> watcher_actor::behavior_type {
+      return {[](watch_atom, watch_request&) {}, [](unwatch_atom, const std::string&, int32_t) {}};
+    },
+    0);
   auto wf = workflow("w", 1).step(
     1, await_task("t", watcher, [](step_context&) -> caf::expected<boost::json::object> {
       return boost::json::object{};

@@ -27,10 +27,22 @@ void check_actors(sim_log& log, sim_world& world) {
     auto* st = state_of(a);
     if (!st)
       continue;
-    log.check_lazy(st->committed != nullptr,
+    log.check_lazy(st->commit.durable != nullptr,
                    [&, id = id] { return "operation " + id + " has no committed state"; });
-    log.check_lazy(!st->committing || st->in_flight != nullptr,
-                   [&, id = id] { return "operation " + id + " commits without a snapshot"; });
+    if (!st->commit.durable)
+      continue;
+    // One commit at a time, one revision each; the working copy is the
+    // one being written, or the durable one.
+    auto stored = st->commit.durable->revision;
+    auto writing = st->commit.busy() ? st->commit.in_flight->revision : stored;
+    log.check_lazy(writing == stored || writing == stored + 1, [&, id = id] {
+      return "operation " + id + " writes revision " + std::to_string(writing) + " over "
+             + std::to_string(stored);
+    });
+    log.check_lazy(st->op.revision == writing, [&, id = id] {
+      return "operation " + id + " works on revision " + std::to_string(st->op.revision)
+             + ", not the one written (" + std::to_string(writing) + ")";
+    });
   }
 }
 

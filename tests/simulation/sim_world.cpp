@@ -110,7 +110,7 @@ std::string sim_world::deliver(size_t index, bool say) {
     if (op && op->getf(caf::abstract_actor::is_initialized_flag)
         && !op->getf(caf::abstract_actor::is_terminated_flag))
       what += "[" + op->state.op.id + " " + std::string{to_string(op->state.op.state)}
-              + (op->state.committing ? " committing" : "") + "]";
+              + (op->state.commit.busy() ? " committing" : "") + "]";
     what += next ? " <- " + describe(next->content()) : " (starts)";
   }
   sched_->run_once();
