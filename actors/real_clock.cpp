@@ -13,6 +13,7 @@ time_point real_clock::now() const {
   return std::chrono::time_point_cast<duration>(std::chrono::system_clock::now());
 }
 
+// Untyped: one clock serves every actor (see clock::send_at).
 void real_clock::schedule(time_point due, const caf::actor& target, caf::message msg) {
   // CAF's clock is steady; translate the wall-clock due time into a delay.
   auto delay = due - now();

@@ -23,6 +23,7 @@ time_point virtual_clock::now() const {
   return now_;
 }
 
+// Untyped: one clock serves every actor (see clock::send_at).
 void virtual_clock::schedule(time_point due, const caf::actor& target, caf::message msg) {
   entry e{target, std::move(msg), {}};
   {
@@ -108,7 +109,7 @@ void virtual_clock::ended(const caf::actor_system* sys) {
   forgotten_.erase(std::remove(forgotten_.begin(), forgotten_.end(), sys), forgotten_.end());
 }
 
-bool virtual_clock::forgotten(const caf::actor& target) const {
+bool virtual_clock::forgotten(const caf::actor& target) const { // untyped: any actor
   if (!target)
     return false;
   auto* home = &target->home_system();

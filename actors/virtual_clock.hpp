@@ -27,6 +27,7 @@ public:
 
   time_point now() const override;
 
+  // Untyped: one clock serves every actor (see clock::send_at).
   void schedule(time_point due, const caf::actor& target, caf::message msg) override;
 
   /// Calls `fn` during the `advance` that reaches `due`, in due order
@@ -63,7 +64,8 @@ public:
   void ended(const caf::actor_system* sys);
 
 private:
-  /// Whether `target` belongs to a system this clock forgot.
+  /// Whether `target` (any actor: untyped) belongs to a system this clock
+  /// forgot.
   bool forgotten(const caf::actor& target) const;
 
   mutable std::mutex mtx_;
@@ -71,7 +73,7 @@ private:
   time_point now_;
   /// A timer, or a call (`fn`, no target).
   struct entry {
-    caf::actor target;
+    caf::actor target; // untyped, as `schedule` takes it
     caf::message msg;
     std::function<void()> fn;
 

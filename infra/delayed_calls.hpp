@@ -33,6 +33,7 @@ public:
 
 private:
   std::shared_ptr<stepwise::clock> clk_;
+  /// Untyped: only the clock, which takes any actor, sends it anything.
   caf::actor runner_;
 };
 
