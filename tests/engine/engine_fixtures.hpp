@@ -1,5 +1,6 @@
 #pragma once
 
+#include <stdexcept>
 #include <string>
 
 #include "engine/operation.hpp"
@@ -12,6 +13,14 @@ namespace stepwise::test {
 
 /// A fixed instant (2027-01-15) the tests count from.
 inline const time_point t0 = from_micros(1'800'000'000'000'000);
+
+/// Returns the instant an RFC 3339 text names (the text must be valid).
+inline time_point utc(const char* text) {
+  auto t = parse_time(text);
+  if (!t)
+    throw std::invalid_argument{std::string{"not an RFC 3339 time: "} + text};
+  return *t;
+}
 
 /// A step named `name` that completes at once.
 inline step_def noop(std::string name) {
