@@ -6,7 +6,7 @@ namespace stepwise {
 
 namespace {
 
-constexpr std::array<std::string_view, 21> names{
+constexpr std::array<std::string_view, 23> names{
   "operation_created",    "step_started",
   "step_succeeded",       "step_retry_scheduled",
   "step_failed",          "step_timed_out",
@@ -17,7 +17,8 @@ constexpr std::array<std::string_view, 21> names{
   "operation_canceled",   "infrastructure_task_completed",
   "signal_received",      "operation_queued",
   "operation_paused",     "operation_resumed",
-  "operation_retried",
+  "operation_retried",    "schedule_fired",
+  "schedule_skipped",
 };
 
 } // namespace

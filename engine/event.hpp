@@ -41,6 +41,13 @@ enum class event_type : uint8_t {
   /// A retry began a new run of an ended operation (it ends with a terminal
   /// event of its own).
   operation_retried,
+  /// A schedule's fire started this operation (`extra`: `schedule`,
+  /// `fire_time`); written with its creation.
+  schedule_fired,
+  /// A schedule skipped fires (`operation_id` empty; `extra`: `schedule`,
+  /// `fire_time` of the last one, `count`, `reason`: `overlap` or
+  /// `missed`).
+  schedule_skipped,
 };
 
 std::string_view to_string(event_type x);

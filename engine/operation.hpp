@@ -137,6 +137,11 @@ struct operation {
   /// A pause was asked for while a step ran: the operation pauses when
   /// the attempt ends.
   bool pause_requested = false;
+  /// The operation whose step started this one (empty: none). Set at
+  /// creation.
+  std::string parent_id;
+  /// The schedule whose fire started it (empty: none). Set at creation.
+  std::string schedule_id;
 
   /// Returns the index of the first step that has not settled, or
   /// `steps.size()` when all have.

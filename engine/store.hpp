@@ -13,6 +13,7 @@
 #include "engine/admission.hpp"
 #include "engine/event.hpp"
 #include "engine/operation.hpp"
+#include "engine/schedule.hpp"
 
 namespace stepwise {
 
@@ -44,9 +45,17 @@ struct checkpoint {
     /// operation taking part in admission that leaves an end state (a
     /// retry) is queued again.
     update,
+    /// Write `sched`: insert it when its revision is 1 (fails per item when
+    /// the id is taken), else replace the one whose revision is
+    /// `sched->revision - 1`.
+    schedule,
+    /// Delete the schedule `sched` names, when its stored revision is
+    /// `sched->revision - 1`.
+    schedule_delete,
   };
 
   kind what = kind::update;
+  /// The operation (create, update), or null.
   std::shared_ptr<const operation> op;
   std::vector<event> events;
   /// Set by `store::prepare` (none: the store does all the work in `commit`).
@@ -54,12 +63,15 @@ struct checkpoint {
   /// A hint: this update moves the operation to another state than the
   /// stored one (false: unknown, or the same state).
   bool state_changes = false;
+  /// The schedule (schedule, schedule_delete), or null.
+  std::shared_ptr<const stepwise::schedule> sched = nullptr;
 };
 
 /// The per-item result of a commit.
 enum class write_status : uint8_t {
   ok,
-  /// A create whose idempotency key is taken: nothing was written for it.
+  /// A create whose idempotency key (or a schedule whose id) is taken:
+  /// nothing was written for it.
   duplicate_key,
   /// An update whose expected revision is not the stored one (another
   /// writer won, or the operation is gone): nothing was written for it.
@@ -81,6 +93,10 @@ struct commit_result {
 struct list_filter {
   std::optional<op_state> state;
   std::string workflow;
+  /// Only the children of this operation (empty: any).
+  std::string parent;
+  /// Only the operations this schedule started (empty: any).
+  std::string schedule;
   size_t limit = 50;
   /// Opaque position from a previous page's `next_cursor`; empty: first page.
   std::string cursor;
@@ -221,6 +237,13 @@ public:
 
   /// Returns the highest `seq` written so far (0 when none).
   [[nodiscard]] virtual caf::expected<int64_t> last_seq() = 0;
+
+  /// Returns every schedule, by id.
+  [[nodiscard]] virtual caf::expected<std::vector<schedule>> load_schedules() = 0;
+
+  /// Returns the schedule, or none.
+  [[nodiscard]] virtual caf::expected<std::optional<schedule>> load_schedule(
+    const std::string& id) = 0;
 };
 
 using store_ptr = std::shared_ptr<store>;

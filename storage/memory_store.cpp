@@ -17,9 +17,14 @@ caf::expected<commit_result> memory_store::commit(const std::vector<checkpoint>&
     return make_error(errc::store_failure, "memory store: commit failed (injected)");
   commit_result res;
   for (auto& cp : batch) {
-    auto& op = *cp.op;
     auto status = write_status::ok;
-    if (cp.what == checkpoint::kind::create) {
+    if (cp.sched) {
+      if (!schedules_.write(cp))
+        status = cp.what == checkpoint::kind::schedule && cp.sched->revision == 1
+                   ? write_status::duplicate_key
+                   : write_status::stale_revision;
+    } else if (cp.what == checkpoint::kind::create) {
+      auto& op = *cp.op;
       if (!op.idempotency_key.empty() && keys_.count(op.idempotency_key))
         status = write_status::duplicate_key;
       else {
@@ -28,6 +33,7 @@ caf::expected<commit_result> memory_store::commit(const std::vector<checkpoint>&
         ops_[op.id] = op;
       }
     } else {
+      auto& op = *cp.op;
       auto i = ops_.find(op.id);
       if (i == ops_.end() || i->second.revision != op.revision - 1) {
         status = write_status::stale_revision;
@@ -123,7 +129,9 @@ caf::expected<operation_page> memory_store::list(const list_filter& f) {
   std::vector<const operation*> all;
   for (auto& kv : ops_)
     if ((!f.state || kv.second.state == *f.state)
-        && (f.workflow.empty() || kv.second.workflow == f.workflow))
+        && (f.workflow.empty() || kv.second.workflow == f.workflow)
+        && (f.parent.empty() || kv.second.parent_id == f.parent)
+        && (f.schedule.empty() || kv.second.schedule_id == f.schedule))
       all.push_back(&kv.second);
   std::sort(all.begin(), all.end(), [](auto* a, auto* b) {
     return a->created_at != b->created_at ? a->created_at > b->created_at : a->id > b->id;
@@ -154,6 +162,16 @@ caf::expected<std::vector<event>> memory_store::events_after(int64_t after, size
 caf::expected<int64_t> memory_store::last_seq() {
   std::lock_guard<std::mutex> guard{mtx_};
   return static_cast<int64_t>(events_.size());
+}
+
+caf::expected<std::vector<schedule>> memory_store::load_schedules() {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return schedules_.all();
+}
+
+caf::expected<std::optional<schedule>> memory_store::load_schedule(const std::string& id) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return schedules_.find(id);
 }
 
 void memory_store::fail_commits(bool flag) {

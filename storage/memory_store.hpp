@@ -8,6 +8,7 @@
 
 #include "engine/sink_store.hpp"
 #include "engine/store.hpp"
+#include "storage/memory_schedules.hpp"
 
 namespace stepwise {
 
@@ -39,6 +40,10 @@ public:
 
   caf::expected<int64_t> last_seq() override;
 
+  caf::expected<std::vector<schedule>> load_schedules() override;
+
+  caf::expected<std::optional<schedule>> load_schedule(const std::string& id) override;
+
   caf::expected<std::vector<routed_event>> routed_events_after(int64_t after,
                                                                size_t limit) override;
 
@@ -62,6 +67,7 @@ private:
   std::unordered_map<std::string, std::string> keys_;
   std::vector<event> events_;
   std::map<std::string, sink_record> sinks_;
+  memory_schedules schedules_;
   bool failing_ = false;
 };
 

@@ -49,6 +49,10 @@ op_row op_row_of(const operation& op, checkpoint::kind what, const op_row_buffer
     if (op.admission != admission::none)
       row.admission = to_string(op.admission);
     row.blocked_by = op.blocked_by;
+    if (!op.parent_id.empty())
+      row.parent_id = op.parent_id;
+    if (!op.schedule_id.empty())
+      row.schedule_id = op.schedule_id;
   }
   return row;
 }
@@ -96,6 +100,8 @@ op_row read_op_row(const column_reader& cols) {
   row.admission = cols.optional_text(17);
   row.blocked_by = cols.text(18);
   row.pause_requested = static_cast<int32_t>(cols.int64(19));
+  row.parent_id = cols.optional_text(20);
+  row.schedule_id = cols.optional_text(21);
   return row;
 }
 
@@ -145,6 +151,8 @@ caf::expected<operation> decode_op_row(const op_row& row) {
   }
   op.blocked_by = std::string{row.blocked_by};
   op.pause_requested = row.pause_requested != 0;
+  op.parent_id = std::string{row.parent_id.value_or("")};
+  op.schedule_id = std::string{row.schedule_id.value_or("")};
   return op;
 }
 

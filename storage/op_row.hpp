@@ -18,7 +18,7 @@
   "id, workflow, workflow_version, state, input, data, steps, error, "                             \
   "created_at, updated_at, deadline, idempotency_key, request_hash, "                              \
   "revision, wake_at, signals, queue_key, admission, blocked_by, "                                 \
-  "pause_requested"
+  "pause_requested, parent_id, schedule_id"
 
 namespace stepwise {
 
@@ -62,6 +62,9 @@ struct op_row {
   std::optional<std::string_view> admission;
   std::string_view blocked_by;
   int32_t pause_requested = 0;
+  /// NULL when the operation has no parent, no schedule. Set at creation.
+  std::optional<std::string_view> parent_id;
+  std::optional<std::string_view> schedule_id;
 };
 
 /// The JSON text of one row being written. Reused from row to row (and
@@ -77,7 +80,8 @@ struct op_row_buffers {
 
 /// Returns the row of `op`. An update (`what`) leaves the columns fixed at
 /// creation unset (`input`, `created_at`, `idempotency_key`,
-/// `request_hash`, `queue_key`): no backend writes them then, and encoding
+/// `request_hash`, `queue_key`, `parent_id`, `schedule_id`): no backend
+/// writes them then, and encoding
 /// the input again on every checkpoint would cost for nothing. Neither
 /// writes `admission` and `blocked_by` on an update: admission rounds own
 /// them once the operation exists.

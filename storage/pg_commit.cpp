@@ -7,6 +7,7 @@
 #include "storage/pg_columns.hpp"
 #include "storage/pg_pipeline.hpp"
 #include "storage/pg_statements.hpp"
+#include "storage/schedule_row.hpp"
 
 namespace stepwise {
 
@@ -25,6 +26,8 @@ std::vector<segment> split(const std::vector<checkpoint>& batch) {
   std::vector<segment> out(1);
   std::unordered_set<std::string_view> ids;
   for (size_t i = 0; i < batch.size(); ++i) {
+    if (batch[i].sched)
+      continue; // written on their own (send_schedule)
     auto& op = *batch[i].op;
     if (!ids.insert(op.id).second) {
       out.emplace_back();
@@ -59,6 +62,25 @@ caf::error send_segment(pg_pipeline& pl, const std::vector<checkpoint>& batch, c
   if (auto err = send_rows(pl, batch, seg.creates, checkpoint::kind::create, fence))
     return err;
   return send_rows(pl, batch, seg.updates, checkpoint::kind::update, fence);
+}
+
+// Sends the statement that writes the schedule item `cp`: it returns a
+// row when the revision check let it write.
+caf::error send_schedule(pg_pipeline& pl, const checkpoint& cp) {
+  auto& s = *cp.sched;
+  pg_params p{3};
+  p.add(s.id);
+  p.add(s.revision);
+  if (cp.what == checkpoint::kind::schedule_delete)
+    return pl.send("DELETE FROM schedules WHERE id = $1 AND revision = $2 - 1 RETURNING 1", p);
+  p.add(codec::encode_schedule(s));
+  if (s.revision == 1)
+    return pl.send("INSERT INTO schedules (id, revision, body) VALUES ($1, $2, $3) "
+                   "ON CONFLICT DO NOTHING RETURNING 1",
+                   p);
+  return pl.send("UPDATE schedules SET revision = $2, body = $3 "
+                 "WHERE id = $1 AND revision = $2 - 1 RETURNING 1",
+                 p);
 }
 
 // Marks the items of `items` whose id the statement did not return.
@@ -112,6 +134,13 @@ caf::expected<bool> write_items(pg_connection& conn, const std::vector<checkpoin
   for (auto& seg : segments)
     if (auto err = send_segment(pl, batch, seg, fence))
       return err;
+  std::vector<size_t> schedules;
+  for (size_t i = 0; i < batch.size(); ++i)
+    if (batch[i].sched) {
+      schedules.push_back(i);
+      if (auto err = send_schedule(pl, batch[i]))
+        return err;
+    }
   if (auto err = pl.sync())
     return err;
   // Read every result even after an error: leaving pipeline mode needs
@@ -141,6 +170,16 @@ caf::expected<bool> write_items(pg_connection& conn, const std::vector<checkpoin
   for (auto& seg : segments) {
     read(seg.creates, "create", write_status::duplicate_key);
     read(seg.updates, "update", write_status::stale_revision);
+  }
+  for (auto i : schedules) {
+    if (auto r = pl.result("write schedule")) {
+      if (r->rows() == 0)
+        res.status[i] = batch[i].what == checkpoint::kind::schedule && batch[i].sched->revision == 1
+                          ? write_status::duplicate_key
+                          : write_status::stale_revision;
+    } else {
+      note(std::move(r.error()));
+    }
   }
   if (auto err = pl.await_sync())
     note(std::move(err));
@@ -213,9 +252,9 @@ caf::expected<commit_result> pg_commit(pg_connection& conn, const std::vector<ch
   // A checkpoint without an operation is a caller bug: refused before
   // anything is sent.
   for (size_t i = 0; i < batch.size(); ++i)
-    if (!batch[i].op)
-      return make_error(errc::invalid_argument,
-                        "commit failed: checkpoint " + std::to_string(i) + " has no operation");
+    if (!batch[i].op && !batch[i].sched)
+      return make_error(errc::invalid_argument, "commit failed: checkpoint " + std::to_string(i)
+                                                  + " has no operation and no schedule");
   commit_result res;
   res.status.assign(batch.size(), write_status::ok);
   res.renewed_lease = renew && fence != nullptr;

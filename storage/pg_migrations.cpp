@@ -111,6 +111,22 @@ CREATE TABLE commit_marks (
 -- A row per process sharing the database, with its lease: the name says so.
 ALTER TABLE engine_owners RENAME TO process_leases;
 )sql"},
+  {7, "schedules, parents", R"sql(
+-- Set at creation: the operation whose step started this one, the schedule
+-- whose fire did. Lists filtered by either read their index.
+ALTER TABLE operations ADD COLUMN parent_id TEXT, ADD COLUMN schedule_id TEXT;
+CREATE INDEX operations_parent ON operations (parent_id, created_at DESC, id DESC)
+  WHERE parent_id IS NOT NULL;
+CREATE INDEX operations_schedule ON operations (schedule_id, created_at DESC, id DESC)
+  WHERE schedule_id IS NOT NULL;
+-- A schedule is read whole: its JSON (storage/schedule_row) and the
+-- revision its writes check.
+CREATE TABLE schedules (
+  id TEXT PRIMARY KEY,
+  revision BIGINT NOT NULL,
+  body TEXT NOT NULL
+);
+)sql"},
 };
 
 // Rolls back whatever a failed step left open; the error to report is the

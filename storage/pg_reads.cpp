@@ -6,6 +6,7 @@
 #include "storage/pg_connection.hpp"
 #include "storage/pg_rows.hpp"
 #include "storage/pg_statements.hpp"
+#include "storage/schedule_row.hpp"
 #include "storage/sink_rows.hpp"
 
 namespace stepwise::pg_reads {
@@ -58,13 +59,31 @@ caf::expected<std::vector<operation>> load_active_page(pg_connection& conn,
   return pg_read_operations(*r);
 }
 
+caf::expected<std::vector<schedule>> schedules(pg_connection& conn, const std::string& id) {
+  pg_params p{1};
+  if (!id.empty())
+    p.add(id);
+  auto r = id.empty() ? conn.exec("SELECT body FROM schedules ORDER BY id", p, "schedules")
+                      : conn.exec("SELECT body FROM schedules WHERE id = $1", p, "schedule");
+  if (!r)
+    return std::move(r.error());
+  std::vector<schedule> out;
+  for (int row = 0; row < r->rows(); ++row) {
+    auto s = codec::decode_schedule(r->text(row, 0));
+    if (!s)
+      return std::move(s.error());
+    out.push_back(std::move(*s));
+  }
+  return out;
+}
+
 caf::expected<operation_page> list(pg_connection& conn, const list_filter& filter) {
   if (filter.limit == 0)
     return make_error(errc::invalid_argument, "list limit must be positive");
   // Built per call so the planner sees which filters are present and picks
   // the matching index.
   std::string sql = "SELECT " STEPWISE_OP_COLUMNS " FROM operations";
-  pg_params p{5};
+  pg_params p{7};
   const char* sep = " WHERE ";
   auto where = [&](const std::string& cond) {
     sql += sep;
@@ -78,6 +97,14 @@ caf::expected<operation_page> list(pg_connection& conn, const list_filter& filte
   if (!filter.workflow.empty()) {
     p.add(filter.workflow);
     where("workflow = $" + std::to_string(p.size()));
+  }
+  if (!filter.parent.empty()) {
+    p.add(filter.parent);
+    where("parent_id = $" + std::to_string(p.size()));
+  }
+  if (!filter.schedule.empty()) {
+    p.add(filter.schedule);
+    where("schedule_id = $" + std::to_string(p.size()));
   }
   if (!filter.cursor.empty()) {
     auto pos = codec::decode_cursor(filter.cursor);

@@ -30,6 +30,10 @@ namespace pg_reads {
 
 [[nodiscard]] caf::expected<operation_page> list(pg_connection& conn, const list_filter& filter);
 
+/// Every schedule (`id` empty), or the one with `id`.
+[[nodiscard]] caf::expected<std::vector<schedule>> schedules(pg_connection& conn,
+                                                             const std::string& id);
+
 [[nodiscard]] caf::expected<std::vector<event>> events_after(pg_connection& conn, int64_t after,
                                                              size_t limit);
 

@@ -240,6 +240,19 @@ caf::expected<std::vector<event>> pg_store::events_after(int64_t after, size_t l
   return readers_->run([&](pg_connection& c) { return pg_reads::events_after(c, after, limit); });
 }
 
+caf::expected<std::vector<schedule>> pg_store::load_schedules() {
+  return readers_->run([](pg_connection& c) { return pg_reads::schedules(c, {}); });
+}
+
+caf::expected<std::optional<schedule>> pg_store::load_schedule(const std::string& id) {
+  auto found = readers_->run([&](pg_connection& c) { return pg_reads::schedules(c, id); });
+  if (!found)
+    return std::move(found.error());
+  if (found->empty())
+    return std::optional<schedule>{};
+  return std::optional<schedule>{std::move(found->front())};
+}
+
 caf::expected<int64_t> pg_store::last_seq() {
   return readers_->run([](pg_connection& c) { return pg_reads::last_seq(c); });
 }

@@ -116,6 +116,10 @@ public:
 
   caf::expected<int64_t> last_seq() override;
 
+  caf::expected<std::vector<schedule>> load_schedules() override;
+
+  caf::expected<std::optional<schedule>> load_schedule(const std::string& id) override;
+
   // -- lease_store interface --------------------------------------------------
 
   caf::error join(const std::string& owner, duration ttl) override;

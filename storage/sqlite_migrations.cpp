@@ -19,7 +19,7 @@ struct sqlite_migration {
 // Append-only: a released migration is never edited, since databases in
 // the field already ran it. Change the schema with a new entry.
 // Times are microseconds since the Unix epoch; JSON is stored as text.
-constexpr std::array<sqlite_migration, 3> sqlite_migrations{{
+constexpr std::array<sqlite_migration, 4> sqlite_migrations{{
   {1, "operations and events", R"sql(
 CREATE TABLE operations (
   id               TEXT PRIMARY KEY NOT NULL,
@@ -88,6 +88,23 @@ CREATE TABLE sink_cursors (
   last_error       TEXT NOT NULL DEFAULT '',
   failed_at        INTEGER,
   created_at       INTEGER NOT NULL
+);
+)sql"},
+  {4, "schedules, parents", R"sql(
+-- Set at creation: the operation whose step started this one, the schedule
+-- whose fire did. Lists filtered by either read their index.
+ALTER TABLE operations ADD COLUMN parent_id TEXT;
+ALTER TABLE operations ADD COLUMN schedule_id TEXT;
+CREATE INDEX operations_parent ON operations (parent_id, created_at DESC, id DESC)
+  WHERE parent_id IS NOT NULL;
+CREATE INDEX operations_schedule ON operations (schedule_id, created_at DESC, id DESC)
+  WHERE schedule_id IS NOT NULL;
+-- A schedule is read whole: its JSON (storage/schedule_row) and the
+-- revision its writes check.
+CREATE TABLE schedules (
+  id       TEXT PRIMARY KEY NOT NULL,
+  revision INTEGER NOT NULL,
+  body     TEXT NOT NULL
 );
 )sql"},
 }};

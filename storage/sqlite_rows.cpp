@@ -9,7 +9,7 @@ namespace stepwise::sqlite_rows {
 const char* const insert_operation_sql =
   "INSERT INTO operations (" STEPWISE_OP_COLUMNS ") VALUES (?1, ?2, ?3, "
   "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
-  "?20) ON CONFLICT DO NOTHING";
+  "?20, ?21, ?22) ON CONFLICT DO NOTHING";
 
 // Parameters numbered as the insert's, so that one binding serves both.
 // Input, creation time, idempotency key, request hash and serialization key
@@ -41,7 +41,7 @@ const char* const update_same_state_sql =
   "WHERE id = ?1 AND revision = ?14 - 1 AND state = ?4 "
   "AND state <> 'succeeded' AND state <> 'failed' AND state <> 'canceled'";
 
-void bind_operation(sqlite_statement& stmt, const op_row& row) {
+void bind_operation(sqlite_statement& stmt, const op_row& row, bool create) {
   stmt.bind_ref(1, row.id);
   stmt.bind_ref(2, row.workflow);
   stmt.bind(3, int64_t{row.workflow_version});
@@ -62,6 +62,10 @@ void bind_operation(sqlite_statement& stmt, const op_row& row) {
   stmt.bind_ref(18, row.admission);
   stmt.bind_ref(19, row.blocked_by);
   stmt.bind(20, int64_t{row.pause_requested});
+  if (!create)
+    return; // the updates have no parameters for what is fixed at creation
+  stmt.bind_ref(21, row.parent_id);
+  stmt.bind_ref(22, row.schedule_id);
 }
 
 const char* const select_active_sql =
@@ -69,12 +73,16 @@ const char* const select_active_sql =
   "'succeeded' AND state <> 'failed' AND state <> 'canceled' "
   "AND (created_at, id) > (?1, ?2) ORDER BY created_at, id LIMIT ?3";
 
-std::string select_list_sql(bool by_state, bool by_workflow, bool after) {
+std::string select_list_sql(const list_filter& f, bool after) {
   std::string sql = "SELECT " STEPWISE_OP_COLUMNS " FROM operations WHERE 1";
-  if (by_state)
+  if (f.state)
     sql += " AND state = ?1";
-  if (by_workflow)
+  if (!f.workflow.empty())
     sql += " AND workflow = ?2";
+  if (!f.parent.empty())
+    sql += " AND parent_id = ?6";
+  if (!f.schedule.empty())
+    sql += " AND schedule_id = ?7";
   if (after)
     sql += " AND (created_at, id) < (?3, ?4)";
   sql += " ORDER BY created_at DESC, id DESC LIMIT ?5";

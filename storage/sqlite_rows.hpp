@@ -39,7 +39,8 @@ extern const char* const update_same_state_sql;
 /// Binds `row` to `insert_operation_sql` or `update_operation_sql`, whose
 /// parameters are numbered as the columns of `STEPWISE_OP_COLUMNS`. Binds
 /// text by reference: what `row` views must outlive the statement's reset.
-void bind_operation(sqlite_statement& stmt, const op_row& row);
+/// `create`: the insert, which also takes what is fixed at creation.
+void bind_operation(sqlite_statement& stmt, const op_row& row, bool create);
 
 /// Selects up to `?3` operations that are not terminal (-1: all) after
 /// created_at `?1` and id `?2`, oldest first. Its condition repeats the one
@@ -50,7 +51,7 @@ extern const char* const select_active_sql;
 /// state, `?2` workflow, `?3`/`?4` created_at/id of the cursor and `?5` the
 /// row limit. One text per combination: a condition like
 /// "?1 IS NULL OR state = ?1" would keep SQLite from using the indexes.
-std::string select_list_sql(bool by_state, bool by_workflow, bool after);
+std::string select_list_sql(const list_filter& f, bool after);
 
 // -- events -------------------------------------------------------------------
 

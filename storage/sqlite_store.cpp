@@ -177,6 +177,19 @@ caf::expected<commit_result> sqlite_store::write_batch(const std::vector<checkpo
   out.status.reserve(batch.size());
   for (size_t i = 0; i < batch.size(); ++i) {
     auto& item = batch[i];
+    if (item.sched) {
+      auto written = write_schedule(item);
+      if (!written)
+        return std::move(written.error());
+      auto fresh = item.what == checkpoint::kind::schedule && item.sched->revision == 1;
+      if (!*written) {
+        out.status.push_back(fresh ? write_status::duplicate_key : write_status::stale_revision);
+        continue;
+      }
+      out.status.push_back(write_status::ok);
+      out.events.insert(out.events.end(), item.events.begin(), item.events.end());
+      continue;
+    }
     if (!item.op)
       return make_error(errc::invalid_argument,
                         "commit failed: checkpoint " + std::to_string(i) + " has no operation");
@@ -185,7 +198,7 @@ caf::expected<commit_result> sqlite_store::write_batch(const std::vector<checkpo
     auto row = checkpoint_row(item, buffers_->op);
     auto write = [&](sqlite_statement& stmt) -> caf::error {
       statement_reset reset{stmt};
-      sqlite_rows::bind_operation(stmt, row);
+      sqlite_rows::bind_operation(stmt, row, create);
       auto rc = stmt.step();
       if (rc != SQLITE_DONE)
         return writer_->failure((create ? "inserting operation " : "updating operation ") + op.id,

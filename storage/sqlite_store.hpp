@@ -116,6 +116,10 @@ public:
 
   caf::expected<int64_t> last_seq() override;
 
+  caf::expected<std::vector<schedule>> load_schedules() override;
+
+  caf::expected<std::optional<schedule>> load_schedule(const std::string& id) override;
+
   // -- sink_store interface ---------------------------------------------------
 
   caf::expected<std::vector<routed_event>> routed_events_after(int64_t after,
@@ -161,6 +165,10 @@ private:
 
   /// Writes the items of `batch` inside an open transaction.
   caf::expected<commit_result> write_batch(const std::vector<checkpoint>& batch);
+
+  /// Writes a schedule item of a batch (sqlite_schedules.cpp); returns
+  /// whether it was written (its revision matched).
+  caf::expected<bool> write_schedule(const checkpoint& cp);
 
   /// Returns the operation selected by `where` (one `?1` parameter).
   caf::expected<std::optional<operation>> load_one(const std::string& where,

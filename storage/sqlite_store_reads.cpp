@@ -136,8 +136,7 @@ caf::expected<operation_page> sqlite_store::list(const list_filter& filter) {
     auto conn = readers_->acquire();
     if (!conn)
       return std::move(conn.error());
-    auto stmt = (*conn)->prepare(sqlite_rows::select_list_sql(
-      filter.state.has_value(), !filter.workflow.empty(), after.has_value()));
+    auto stmt = (*conn)->prepare(sqlite_rows::select_list_sql(filter, after.has_value()));
     if (!stmt)
       return std::move(stmt.error());
     auto& s = **stmt;
@@ -145,6 +144,10 @@ caf::expected<operation_page> sqlite_store::list(const list_filter& filter) {
       s.bind(1, to_string(*filter.state));
     if (!filter.workflow.empty())
       s.bind(2, filter.workflow);
+    if (!filter.parent.empty())
+      s.bind(6, filter.parent);
+    if (!filter.schedule.empty())
+      s.bind(7, filter.schedule);
     if (after) {
       s.bind(3, to_micros(after->created_at));
       s.bind(4, after->id);

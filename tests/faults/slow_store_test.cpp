@@ -68,6 +68,14 @@ public:
     return inner_->last_seq();
   }
 
+  caf::expected<std::vector<schedule>> load_schedules() override {
+    return inner_->load_schedules();
+  }
+
+  caf::expected<std::optional<schedule>> load_schedule(const std::string& id) override {
+    return inner_->load_schedule(id);
+  }
+
 private:
   store_ptr inner_;
 };

@@ -73,6 +73,8 @@ std::string sim_store::backend() const {
 }
 
 std::shared_ptr<const prepared_checkpoint> sim_store::prepare(const checkpoint& cp) const {
+  if (!cp.op)
+    return nullptr;
   auto& id = cp.op->id;
   log_.check_lazy(submitted_.insert(id).second, [&] {
     return "two commits in flight for operation " + id + " (revision "
@@ -82,6 +84,8 @@ std::shared_ptr<const prepared_checkpoint> sim_store::prepare(const checkpoint& 
 }
 
 void sim_store::on_event(const event& e) {
+  if (e.type == event_type::schedule_fired || e.type == event_type::schedule_skipped)
+    return;
   auto& open = open_[e.operation_id];
   if (is_terminal(e.type)) {
     log_.check_lazy(open, [&] {
@@ -95,6 +99,8 @@ void sim_store::on_event(const event& e) {
 }
 
 void sim_store::record(const checkpoint& cp, write_status status) {
+  if (!cp.op)
+    return;
   auto& op = *cp.op;
   submitted_.erase(op.id);
   if (status == write_status::duplicate_key) {
@@ -129,7 +135,7 @@ caf::expected<commit_result> sim_store::commit(const std::vector<checkpoint>& ba
   if (unsure_) {
     bool same = unsure_batch_.size() == batch.size();
     for (size_t i = 0; same && i < batch.size(); ++i)
-      same = unsure_batch_[i] == batch[i].op.get();
+      same = unsure_batch_[i] == item_of(batch[i]);
     auto res = std::move(*unsure_);
     unsure_.reset();
     unsure_batch_.clear();
@@ -149,8 +155,10 @@ caf::expected<commit_result> sim_store::commit(const std::vector<checkpoint>& ba
   if (log_.tracing()) {
     std::string line = "store: commit";
     for (auto& cp : batch)
-      line += " [" + cp.op->id + " rev " + std::to_string(cp.op->revision) + " "
-              + std::string{to_string(cp.op->state)} + "]";
+      line += cp.op ? " [" + cp.op->id + " rev " + std::to_string(cp.op->revision) + " "
+                        + std::string{to_string(cp.op->state)} + "]"
+                    : " [schedule " + cp.sched->id + " rev " + std::to_string(cp.sched->revision)
+                        + (cp.what == checkpoint::kind::schedule_delete ? " deleted]" : "]");
     for (auto& e : res->events)
       line += " " + std::to_string(e.seq) + ":" + std::string{to_string(e.type)};
     log_.note(std::move(line));
@@ -164,7 +172,7 @@ caf::expected<commit_result> sim_store::commit(const std::vector<checkpoint>& ba
               + " written, answer lost (injected)");
     unsure_ = *res;
     for (auto& cp : batch)
-      unsure_batch_.push_back(cp.op.get());
+      unsure_batch_.push_back(item_of(cp));
     return make_error(errc::store_failure, "sim: connection lost during COMMIT (injected)");
   }
   return res;
@@ -269,6 +277,18 @@ caf::expected<std::vector<event>> sim_store::events_after(int64_t after, size_t 
 
 caf::expected<int64_t> sim_store::last_seq() {
   return inner_.last_seq();
+}
+
+caf::expected<std::vector<schedule>> sim_store::load_schedules() {
+  if (auto err = read_fault("load_schedules"))
+    return err;
+  return inner_.load_schedules();
+}
+
+caf::expected<std::optional<schedule>> sim_store::load_schedule(const std::string& id) {
+  if (auto err = read_fault("load_schedule"))
+    return err;
+  return inner_.load_schedule(id);
 }
 
 } // namespace stepwise::sim

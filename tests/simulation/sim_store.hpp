@@ -81,8 +81,15 @@ public:
   caf::expected<operation_page> list(const list_filter& filter) override;
   caf::expected<std::vector<event>> events_after(int64_t after, size_t limit) override;
   caf::expected<int64_t> last_seq() override;
+  caf::expected<std::vector<schedule>> load_schedules() override;
+  caf::expected<std::optional<schedule>> load_schedule(const std::string& id) override;
 
 private:
+  /// What tells the items of a batch apart: its operation or schedule.
+  static const void* item_of(const checkpoint& cp) {
+    return cp.op ? static_cast<const void*>(cp.op.get()) : cp.sched.get();
+  }
+
   bool roll(double p);
   caf::error read_fault(const char* what);
   void record(const checkpoint& cp, write_status status);
@@ -104,7 +111,7 @@ private:
   /// The answer of a commit that was written but reported as failed, and
   /// the batch it belongs to.
   std::optional<commit_result> unsure_;
-  std::vector<const operation*> unsure_batch_;
+  std::vector<const void*> unsure_batch_;
 };
 
 } // namespace stepwise::sim

@@ -163,16 +163,29 @@ TEST_CASE("reads and writes use their indexes", "[storage][sqlite]") {
     return out;
   };
   using namespace sqlite_rows;
+  auto list_sql = [](bool by_state, bool by_workflow, bool after, const char* parent = "",
+                     const char* schedule = "") {
+    list_filter f;
+    if (by_state)
+      f.state = op_state::pending;
+    if (by_workflow)
+      f.workflow = "w";
+    f.parent = parent;
+    f.schedule = schedule;
+    return select_list_sql(f, after);
+  };
   CHECK(contains(plan(select_active_sql), "USING INDEX operations_active"));
-  CHECK(contains(plan(select_list_sql(false, false, false)), "operations_list_order"));
-  CHECK(contains(plan(select_list_sql(false, false, true)),
+  CHECK(contains(plan(list_sql(false, false, false)), "operations_list_order"));
+  CHECK(contains(plan(list_sql(false, false, true)),
                  "SEARCH operations USING INDEX operations_list_order"));
-  CHECK(contains(plan(select_list_sql(true, false, true)),
+  CHECK(contains(plan(list_sql(true, false, true)),
                  "SEARCH operations USING INDEX operations_state_order"));
-  CHECK(contains(plan(select_list_sql(true, true, false)), "operations_state_order"));
-  for (auto sql :
-       {plan(select_list_sql(false, true, false)), plan(select_list_sql(true, false, false))})
+  CHECK(contains(plan(list_sql(true, true, false)), "operations_state_order"));
+  for (auto sql : {plan(list_sql(false, true, false)), plan(list_sql(true, false, false))})
     CHECK_FALSE(contains(sql, "TEMP B-TREE")); // no sorting
+  CHECK(contains(plan(list_sql(false, false, true, "op-1")), "USING INDEX operations_parent"));
+  CHECK(contains(plan(list_sql(false, false, false, "", "nightly")),
+                 "USING INDEX operations_schedule"));
   CHECK(contains(plan(update_operation_sql), "sqlite_autoindex_operations_1 (id=?)"));
   sqlite3_close(db);
 }
