@@ -205,6 +205,8 @@ void on_finished(dispatcher_ptr self, const std::string& id, const op_snapshot& 
   st.live.erase(id);
   if (snap && snap->admission != admission::none)
     request_admission(self); // its key and slot are free now
+  if (snap && !snap->schedule_id.empty() && is_terminal(snap->state) && st.rt->schedules)
+    self->send(st.rt->schedules, op_ended_atom::value, snap->schedule_id, id);
   auto range = st.waiters.equal_range(id);
   for (auto i = range.first; i != range.second; ++i) {
     if (snap)
@@ -310,6 +312,8 @@ internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime
     [=](tidy_atom) { tidy(self); },
     [=](admission_poll_atom) { on_admission_poll(self); },
     [=](maybe_op& res) { on_loaded(self, res); },
+    // The schedule keeper.
+    [=](fire_atom, start_request& req) { on_fire(self, req); },
   };
 }
 

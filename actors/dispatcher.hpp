@@ -18,9 +18,33 @@
 
 namespace stepwise {
 
+/// Where the answer to a create goes: a client's request, or (a
+/// schedule's fire) the schedule keeper, as a `fire_answer`.
+class create_answer {
+public:
+  explicit create_answer(caf::typed_response_promise<start_result> rp) : rp_(std::move(rp)) {
+    // nop
+  }
+
+  create_answer(schedule_keeper_actor keeper, std::string schedule_id, time_point fire_time)
+    : keeper_(std::move(keeper)), schedule_id_(std::move(schedule_id)), fire_time_(fire_time) {
+    // nop
+  }
+
+  void deliver(start_result x);
+
+  void deliver(caf::error x);
+
+private:
+  caf::typed_response_promise<start_result> rp_;
+  schedule_keeper_actor keeper_;
+  std::string schedule_id_;
+  time_point fire_time_;
+};
+
 /// A create waiting for its commit.
 struct pending_create {
-  caf::typed_response_promise<start_result> rp;
+  create_answer rp;
   std::shared_ptr<const operation> op;
   next_action act;
 };
@@ -83,6 +107,8 @@ internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime
 // -- requests of clients (dispatcher_requests.cpp) ----------------------------
 
 caf::result<start_result> on_start(dispatcher_ptr self, start_request& req);
+/// A schedule's fire: a start answered to the schedule keeper.
+void on_fire(dispatcher_ptr self, start_request& req);
 /// A create is written, or its idempotency key was taken.
 void on_create_ack(dispatcher_ptr self, const commit_ack& ack);
 caf::result<operation> on_get(dispatcher_ptr self, const std::string& id);

@@ -2,6 +2,8 @@
 // start, get, cancel, retry, list, events, wait, shutdown.
 #include <tuple>
 
+#include <caf/send.hpp>
+
 #include "actors/dispatcher.hpp"
 #include "engine/commands.hpp"
 #include "engine/errc.hpp"
@@ -81,7 +83,11 @@ void on_create_ack(dispatcher_ptr self, const commit_ack& ack) {
   spawn_operation(self, *pc.op, pc.act, op_start::execute);
 }
 
-caf::result<start_result> on_start(dispatcher_ptr self, start_request& req) {
+namespace {
+
+/// Starts the create of `req`, answered through `answer` once written;
+/// returns why it cannot start instead (nothing was written).
+caf::error begin_create(dispatcher_ptr self, start_request& req, const create_answer& answer) {
   auto& st = self->state;
   if (st.stopping)
     return make_error(errc::shutting_down, "the engine is shutting down");
@@ -105,18 +111,50 @@ caf::result<start_result> on_start(dispatcher_ptr self, start_request& req) {
   if (auto err = seal_input(op, *wf, st.rt->cfg.secret_keys.get()))
     return err;
   std::vector<event> events;
+  note_fire(op, req, now, events);
   auto act = st.rt->takes_part(*wf) ? progress::create_queued(op, now, events)
                                     : progress::create(op, *wf, now, events);
   auto snap = std::make_shared<const operation>(std::move(op));
-  auto rp = self->make_response_promise<start_result>();
   auto tag = ++st.next_tag;
-  st.creates.emplace(tag, pending_create{rp, snap, act});
+  st.creates.emplace(tag, pending_create{answer, snap, act});
   if (!st.rt->writer->submit(checkpoint{checkpoint::kind::create, snap, std::move(events)},
                              commit_ack_receiver{self}, tag)) {
     st.creates.erase(tag);
     return make_error(errc::shutting_down, "the engine is shutting down");
   }
+  return caf::none;
+}
+
+} // namespace
+
+void create_answer::deliver(start_result x) {
+  if (keeper_)
+    caf::anon_send(keeper_, fire_answer{schedule_id_, fire_time_, std::move(x), caf::error{}});
+  else
+    rp_.deliver(std::move(x));
+}
+
+void create_answer::deliver(caf::error x) {
+  if (keeper_)
+    caf::anon_send(keeper_, fire_answer{schedule_id_, fire_time_, std::nullopt, std::move(x)});
+  else
+    rp_.deliver(std::move(x));
+}
+
+caf::result<start_result> on_start(dispatcher_ptr self, start_request& req) {
+  // Made first, so that the create carries it: an error is then answered
+  // through it too (the request counts as answered once it exists).
+  auto rp = self->make_response_promise<start_result>();
+  if (auto err = begin_create(self, req, create_answer{rp}))
+    rp.deliver(std::move(err));
   return rp;
+}
+
+void on_fire(dispatcher_ptr self, start_request& req) {
+  create_answer answer{self->state.rt->schedules, req.schedule_id,
+                       req.fire_time.value_or(time_point{})};
+  if (auto err = begin_create(self, req, answer))
+    answer.deliver(std::move(err));
 }
 
 namespace {

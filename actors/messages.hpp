@@ -14,6 +14,7 @@
 #include "engine/admission.hpp"
 #include "engine/commands.hpp"
 #include "engine/requests.hpp"
+#include "engine/schedule_requests.hpp"
 #include "engine/outcome.hpp"
 #include "engine/progress.hpp"
 #include "engine/step_context.hpp"
@@ -126,6 +127,36 @@ inline recovered_ops recovery_page(std::vector<operation> ops, size_t limit) {
   return out;
 }
 
+// -- schedules ----------------------------------------------------------------
+
+/// Schedule keeper -> dispatcher: (fire_atom, start_request), the start of
+/// a schedule's fire; answered with a `fire_answer` message to the keeper.
+using fire_atom = caf::atom_constant<caf::atom("sw_fire")>;
+/// The schedule keeper's timer: (schedule_wake_atom, generation).
+using schedule_wake_atom = caf::atom_constant<caf::atom("sw_scwake")>;
+/// Dispatcher -> schedule keeper: (op_ended_atom, schedule_id, op_id), an
+/// operation a fire started has ended.
+using op_ended_atom = caf::atom_constant<caf::atom("sw_opend")>;
+/// Keeper -> reader: (load_schedules_atom) -> loaded_schedules.
+using load_schedules_atom = caf::atom_constant<caf::atom("sw_scload")>;
+/// The keeper's look at the store for the schedules other processes
+/// wrote (a shared store).
+using schedule_refresh_atom = caf::atom_constant<caf::atom("sw_scfresh")>;
+
+/// What the dispatcher made of a fire: the operation, or why none.
+struct fire_answer {
+  std::string schedule_id;
+  time_point fire_time;
+  std::optional<start_result> started;
+  caf::error err;
+};
+
+/// Every schedule, as a reader found them (or the error).
+struct loaded_schedules {
+  std::vector<schedule> all;
+  caf::error err;
+};
+
 /// The actor that makes requests for threads outside CAF: each job it
 /// gets, it runs.
 struct bridge_job;
@@ -148,6 +179,8 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::recovered_ops)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::active_position)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::admission_round)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::bridge_job)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::fire_answer)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::loaded_schedules)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::next_action)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::time_point)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::duration)

@@ -51,7 +51,21 @@ using internal_dispatcher_actor = dispatcher_actor::extend<
   caf::reacts_to<wake_atom, uint64_t>, caf::reacts_to<tidy_atom>,
   caf::reacts_to<admission_poll_atom>,
   // A reader's answer to a wake-up's load.
-  caf::reacts_to<maybe_op>>;
+  caf::reacts_to<maybe_op>,
+  // The schedule keeper: a fire to start.
+  caf::reacts_to<fire_atom, start_request>>;
+
+/// The schedule keeper: the public protocol (engine/schedule_requests.hpp),
+/// and what the engine's own parts send it.
+using schedule_keeper_actor = schedules_actor::extend<
+  // Its writes are durable (or not).
+  caf::reacts_to<commit_ack>,
+  // The dispatcher: a fire's operation; an operation of a fire ended.
+  caf::reacts_to<fire_answer>, caf::reacts_to<op_ended_atom, std::string, std::string>,
+  // Readers: an operation's state; every schedule.
+  caf::reacts_to<maybe_op>, caf::reacts_to<loaded_schedules>,
+  // Its timer; on a shared store, its look at what other processes wrote.
+  caf::reacts_to<schedule_wake_atom, uint64_t>, caf::reacts_to<schedule_refresh_atom>>;
 
 /// An operation actor (and the stand-in of an unregistered version).
 using operation_actor = caf::typed_actor<
@@ -88,6 +102,8 @@ using reader_actor = caf::typed_actor<
   caf::replies_to<list_atom, list_filter>::with<operation_page>,
   // A page of start-up recovery.
   caf::replies_to<recover_atom, active_position, uint64_t>::with<recovered_ops>,
-  caf::replies_to<events_atom, int64_t, uint64_t>::with<std::vector<event>>>;
+  caf::replies_to<events_atom, int64_t, uint64_t>::with<std::vector<event>>,
+  // Every schedule.
+  caf::replies_to<load_schedules_atom>::with<loaded_schedules>>;
 
 } // namespace stepwise

@@ -55,6 +55,12 @@ reader_actor::behavior_type serve_reads(reader_actor::pointer, runtime_ptr rt) {
         return res.error();
       return std::move(*res);
     },
+    [rt](load_schedules_atom) {
+      auto res = rt->store->load_schedules();
+      if (!res)
+        return loaded_schedules{{}, std::move(res.error())};
+      return loaded_schedules{std::move(*res), caf::error{}};
+    },
   };
 }
 

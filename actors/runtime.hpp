@@ -38,6 +38,8 @@ struct runtime {
   /// Actors that serve store reads (detached: each owns a thread).
   std::vector<reader_actor> readers;
   std::atomic<size_t> next_reader{0};
+  /// The schedule keeper (its fires' answers, the ends of their operations).
+  schedule_keeper_actor schedules;
   std::atomic<bool> recovered{false};
   /// The part of new operation ids that tells this process apart (0: the
   /// dispatcher derives one from the clock and the process id).

@@ -61,7 +61,22 @@ operation new_operation(const start_request& req, const workflow& wf, std::strin
   op.idempotency_key = req.idempotency_key;
   op.request_hash = request_hash(req, wf.version());
   op.revision = 1;
+  op.parent_id = req.parent_id;
+  op.schedule_id = req.schedule_id;
   return op;
+}
+
+void note_fire(const operation& op, const start_request& req, time_point now,
+               std::vector<event>& out) {
+  if (req.schedule_id.empty())
+    return;
+  event e;
+  e.time = now;
+  e.operation_id = op.id;
+  e.type = event_type::schedule_fired;
+  e.extra = {{"schedule", req.schedule_id},
+             {"fire_time", format_time(req.fire_time.value_or(now))}};
+  out.push_back(std::move(e));
 }
 
 caf::error seal_input(operation& op, const workflow& wf, const key_ring* keys) {
