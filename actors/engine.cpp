@@ -54,6 +54,9 @@ void engine::shared::shutdown() {
   for (auto& r : rt->readers)
     caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
   rt->readers.clear();
+  // Its state holds the runtime: exiting breaks the cycle.
+  if (rt->schedules)
+    caf::anon_send_exit(rt->schedules, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
 }
 
@@ -79,19 +82,20 @@ struct reply_slot {
 /// `timeout`) for the answer. Cheaper than a `scoped_actor` per call, which
 /// spawns an actor and arms a CAF timer thread wake-up for every request:
 /// the HTTP gateway calls this once per request.
-template <class T, class... Ts>
+template <class T, class Target, class... Ts>
 caf::expected<T> ask_bridge(const std::atomic<bool>& down, const bridge_actor& bridge,
-                            duration timeout, Ts&&... xs) {
+                            const Target& target, duration timeout, Ts&&... xs) {
   if (down)
     return make_error(errc::shutting_down, "the engine is shut down");
   auto slot = std::make_shared<reply_slot<T>>();
   auto msg = std::make_tuple(std::forward<Ts>(xs)...);
-  caf::anon_send(
-    bridge, bridge_job{[slot, msg](bridge_actor::pointer self, const dispatcher_actor& engine) {
-      auto ask = [&](const auto&... args) { return self->request(engine, caf::infinite, args...); };
-      std::apply(ask, msg).then([slot](T& x) { slot->set(std::move(x)); },
-                                [slot](caf::error& e) { slot->set(std::move(e)); });
-    }});
+  caf::anon_send(bridge, bridge_job{[slot, msg, target](bridge_actor::pointer self) {
+                   auto ask = [&](const auto&... args) {
+                     return self->request(target, caf::infinite, args...);
+                   };
+                   std::apply(ask, msg).then([slot](T& x) { slot->set(std::move(x)); },
+                                             [slot](caf::error& e) { slot->set(std::move(e)); });
+                 }});
   std::unique_lock<std::mutex> guard{slot->mtx};
   if (!slot->cv.wait_for(guard, timeout, [&] { return slot->value.has_value(); }))
     return make_error(errc::timeout, "the engine did not answer within "
@@ -99,10 +103,11 @@ caf::expected<T> ask_bridge(const std::atomic<bool>& down, const bridge_actor& b
   return std::move(*slot->value);
 }
 
-/// Runs each job it gets: a request to the dispatcher on behalf of a
-/// thread outside CAF (see `ask`).
-bridge_actor::behavior_type run_bridge(bridge_actor::pointer self, dispatcher_actor dispatcher) {
-  return {[=](bridge_job& job) { job.run(self, dispatcher); }};
+/// Runs each job it gets: a request to the engine on behalf of a thread
+/// outside CAF (see `ask`). The argument only keeps CAF's spawn of a
+/// function without one from tripping UBSan.
+bridge_actor::behavior_type run_bridge(bridge_actor::pointer self, int) {
+  return {[=](bridge_job& job) { job.run(self); }};
 }
 
 } // namespace
@@ -123,7 +128,7 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg, 
   sh->actor = parts->dispatcher;
   // Hidden: it must not keep the actor system from shutting down, and it
   // lives on after `shutdown` so that a late request fails at once.
-  sh->bridge = sys.spawn<caf::hidden>(run_bridge, parts->dispatcher);
+  sh->bridge = sys.spawn<caf::hidden>(run_bridge, 0);
   return engine{&sys, parts->dispatcher, std::move(sh)};
 }
 
@@ -132,7 +137,19 @@ caf::expected<T> engine::ask(duration timeout, Ts&&... xs) const {
   if (!shared_)
     return make_error(errc::invalid_argument,
                       "this engine handle is empty: get one from engine::launch");
-  return ask_bridge<T>(shared_->down, shared_->bridge, timeout, std::forward<Ts>(xs)...);
+  return ask_bridge<T>(shared_->down, shared_->bridge, shared_->actor, timeout,
+                       std::forward<Ts>(xs)...);
+}
+
+template <class T, class... Ts>
+caf::expected<T> engine::ask_schedules(Ts&&... xs) const {
+  if (!shared_)
+    return make_error(errc::invalid_argument,
+                      "this engine handle is empty: get one from engine::launch");
+  if (!shared_->rt->schedules)
+    return make_error(errc::shutting_down, "the engine keeps no schedules (shut down)");
+  return ask_bridge<T>(shared_->down, shared_->bridge, shared_->rt->schedules,
+                       shared_->rt->cfg.request_timeout, std::forward<Ts>(xs)...);
 }
 
 duration engine::request_timeout() const {
@@ -181,6 +198,38 @@ caf::expected<operation> engine::wait(const std::string& id, duration timeout) {
   if (!res && code_of(res.error()) == static_cast<uint8_t>(errc::timeout))
     return get(id);
   return res;
+}
+
+caf::expected<schedule_result> engine::create_schedule(const schedule& s) {
+  return ask_schedules<schedule_result>(schedule_create_atom::value, s);
+}
+
+caf::expected<schedule_view> engine::replace_schedule(const schedule& s) {
+  return ask_schedules<schedule_view>(schedule_replace_atom::value, s);
+}
+
+caf::expected<schedule_view> engine::get_schedule(const std::string& id) {
+  return ask_schedules<schedule_view>(schedule_get_atom::value, id);
+}
+
+caf::expected<std::vector<schedule_view>> engine::list_schedules() {
+  return ask_schedules<std::vector<schedule_view>>(schedule_list_atom::value);
+}
+
+caf::expected<schedule_view> engine::delete_schedule(const std::string& id) {
+  return ask_schedules<schedule_view>(schedule_delete_atom::value, id);
+}
+
+caf::expected<schedule_view> engine::pause_schedule(const std::string& id, bool paused) {
+  return ask_schedules<schedule_view>(schedule_pause_atom::value, id, paused);
+}
+
+caf::expected<start_result> engine::trigger_schedule(const std::string& id) {
+  return ask_schedules<start_result>(schedule_trigger_atom::value, id);
+}
+
+schedules_actor engine::schedules() const {
+  return shared_ ? caf::actor_cast<schedules_actor>(shared_->rt->schedules) : schedules_actor{};
 }
 
 void engine::subscribe(const event_listener& listener) {

@@ -163,9 +163,9 @@ struct bridge_job;
 using bridge_actor = caf::typed_actor<caf::reacts_to<bridge_job>>;
 
 /// A request the engine's bridge actor makes, for a thread outside CAF, to
-/// the dispatcher.
+/// the dispatcher or the schedule keeper.
 struct bridge_job {
-  std::function<void(bridge_actor::pointer self, const dispatcher_actor& dispatcher)> run;
+  std::function<void(bridge_actor::pointer self)> run;
 };
 
 } // namespace stepwise

@@ -17,6 +17,7 @@
 #include "engine/operation.hpp"
 #include "engine/registry.hpp"
 #include "engine/requests.hpp"
+#include "engine/schedule_requests.hpp"
 #include "engine/store.hpp"
 
 namespace stepwise {
@@ -97,6 +98,37 @@ public:
   /// returns its current state).
   [[nodiscard]] caf::expected<operation> wait(const std::string& id, duration timeout);
 
+  // -- schedules (each fire starts one operation; see engine/schedule.hpp) --
+
+  /// Writes a new schedule. The same definition again answers the stored
+  /// one (`created` false); another definition under the same id fails
+  /// with `idempotency_conflict`; a bad one with `invalid_argument` naming
+  /// the field, an unknown workflow or version with `unknown_workflow`.
+  [[nodiscard]] caf::expected<schedule_result> create_schedule(const schedule& s);
+
+  /// Replaces the definition of schedule `s.id` (from its next fire on).
+  [[nodiscard]] caf::expected<schedule_view> replace_schedule(const schedule& s);
+
+  [[nodiscard]] caf::expected<schedule_view> get_schedule(const std::string& id);
+
+  /// Returns every schedule, by id.
+  [[nodiscard]] caf::expected<std::vector<schedule_view>> list_schedules();
+
+  /// Deletes the schedule (the operations it started stay); returns it as
+  /// it was.
+  [[nodiscard]] caf::expected<schedule_view> delete_schedule(const std::string& id);
+
+  /// Pauses (`paused`) or resumes the schedule; a resume does not catch up
+  /// the fires missed while paused.
+  [[nodiscard]] caf::expected<schedule_view> pause_schedule(const std::string& id, bool paused);
+
+  /// Fires the schedule now, once, whatever its overlap policy says.
+  [[nodiscard]] caf::expected<start_result> trigger_schedule(const std::string& id);
+
+  /// Returns the schedule keeper, for requests by message
+  /// (engine/schedule_requests.hpp).
+  schedules_actor schedules() const;
+
   /// Sends every event committed from now on to `listener` as
   /// `event_batch` messages, until `listener` terminates.
   void subscribe(const event_listener& listener);
@@ -151,6 +183,10 @@ private:
   /// answer; an empty handle answers with an error.
   template <class T, class... Ts>
   caf::expected<T> ask(duration timeout, Ts&&... xs) const;
+
+  /// The same, to the schedule keeper.
+  template <class T, class... Ts>
+  caf::expected<T> ask_schedules(Ts&&... xs) const;
 
   /// Returns `engine_config::request_timeout`.
   duration request_timeout() const;

@@ -13,8 +13,8 @@ namespace stepwise::sim {
 namespace {
 
 /// Runs each request job it gets, on behalf of the simulated clients.
-bridge_actor::behavior_type client_actor(bridge_actor::pointer self, dispatcher_actor dispatcher) {
-  return {[=](bridge_job& job) { job.run(self, dispatcher); }};
+bridge_actor::behavior_type client_actor(bridge_actor::pointer self, int) {
+  return {[=](bridge_job& job) { job.run(self); }};
 }
 
 /// Checks that the committed events reach a subscriber in log order.
@@ -51,7 +51,7 @@ sim_world::sim_world(std::shared_ptr<sim_world_state> outside, std::shared_ptr<s
     return;
   }
   parts_ = std::move(*parts);
-  client_ = sys_->spawn(client_actor, parts_.dispatcher);
+  client_ = sys_->spawn(client_actor, 0);
   subscriber_ = sys_->spawn(subscriber_actor, &outside_->log);
   caf::anon_send(parts_.dispatcher, subscribe_atom::value, subscriber_);
 }
@@ -122,8 +122,11 @@ void sim_world::advance(duration d) {
   sched_->advance_time(std::chrono::duration_cast<caf::timespan>(d));
 }
 
-void sim_world::ask(bridge_job job) {
-  caf::anon_send(client_, std::move(job));
+void sim_world::ask(client_job job) {
+  dispatcher_actor target = parts_.dispatcher;
+  caf::anon_send(client_, bridge_job{[job{std::move(job)}, target](bridge_actor::pointer self) {
+                   job(self, target);
+                 }});
 }
 
 bool sim_world::quiet() {

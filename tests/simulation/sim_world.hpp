@@ -82,8 +82,11 @@ public:
   /// Moves both clocks (the engine's and CAF's) forward by `d`.
   void advance(duration d);
 
-  /// Has the client actor run `job` (it sends requests to the dispatcher).
-  void ask(bridge_job job);
+  /// A client's request: made by the client actor, to the dispatcher.
+  using client_job = std::function<void(bridge_actor::pointer, const dispatcher_actor&)>;
+
+  /// Has the client actor run `job`.
+  void ask(client_job job);
 
   /// Returns whether nothing is left to do but wait for time: no message,
   /// no worker job, nothing to write or admit.
