@@ -1,4 +1,5 @@
 #include "actors/launch.hpp"
+#include "actors/schedule_keeper.hpp"
 
 #include <algorithm>
 #include <set>
@@ -109,6 +110,7 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
   rt->writer =
     std::make_unique<commit_writer>(rt->store, a, rt->stats, std::move(wopts), rt->lease);
   rt->writer->enable_admission(rt->limits, rt->clk);
+  rt->schedules = sys.spawn(schedule_keeper, rt, a);
   auto first = *keeper ? recovered_ops{std::move(*active), std::nullopt}
                        : recovery_page(std::move(*active), page);
   caf::anon_send(a, recover_atom::value, std::move(first));

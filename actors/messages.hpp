@@ -139,6 +139,9 @@ using schedule_wake_atom = caf::atom_constant<caf::atom("sw_scwake")>;
 using op_ended_atom = caf::atom_constant<caf::atom("sw_opend")>;
 /// Keeper -> reader: (load_schedules_atom) -> loaded_schedules.
 using load_schedules_atom = caf::atom_constant<caf::atom("sw_scload")>;
+/// Keeper -> reader: (load_schedule_atom, id) -> loaded_schedules, the one
+/// schedule (none when it is gone).
+using load_schedule_atom = caf::atom_constant<caf::atom("sw_scload1")>;
 /// The keeper's look at the store for the schedules other processes
 /// wrote (a shared store).
 using schedule_refresh_atom = caf::atom_constant<caf::atom("sw_scfresh")>;
@@ -151,10 +154,12 @@ struct fire_answer {
   caf::error err;
 };
 
-/// Every schedule, as a reader found them (or the error).
+/// Every schedule, as a reader found them (or the error); or, when `only`
+/// is set, the schedule of that id.
 struct loaded_schedules {
   std::vector<schedule> all;
   caf::error err;
+  std::string only;
 };
 
 /// The actor that makes requests for threads outside CAF: each job it

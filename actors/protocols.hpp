@@ -104,6 +104,7 @@ using reader_actor = caf::typed_actor<
   caf::replies_to<recover_atom, active_position, uint64_t>::with<recovered_ops>,
   caf::replies_to<events_atom, int64_t, uint64_t>::with<std::vector<event>>,
   // Every schedule.
-  caf::replies_to<load_schedules_atom>::with<loaded_schedules>>;
+  caf::replies_to<load_schedules_atom>::with<loaded_schedules>,
+  caf::replies_to<load_schedule_atom, std::string>::with<loaded_schedules>>;
 
 } // namespace stepwise

@@ -58,8 +58,18 @@ reader_actor::behavior_type serve_reads(reader_actor::pointer, runtime_ptr rt) {
     [rt](load_schedules_atom) {
       auto res = rt->store->load_schedules();
       if (!res)
-        return loaded_schedules{{}, std::move(res.error())};
-      return loaded_schedules{std::move(*res), caf::error{}};
+        return loaded_schedules{{}, std::move(res.error()), {}};
+      return loaded_schedules{std::move(*res), caf::error{}, {}};
+    },
+    [rt](load_schedule_atom, const std::string& id) {
+      loaded_schedules out;
+      out.only = id;
+      auto res = rt->store->load_schedule(id);
+      if (!res)
+        out.err = std::move(res.error());
+      else if (*res)
+        out.all.push_back(std::move(**res));
+      return out;
     },
   };
 }

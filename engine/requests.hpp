@@ -58,12 +58,14 @@ struct start_request {
   /// request: `errc::idempotency_conflict`.
   std::string idempotency_key;
   std::optional<time_point> deadline;
+  // The members below have initializers, so that hosts that list the
+  // ones above in braces stay warning-free.
   /// The operation whose step starts this one (empty: none).
-  std::string parent_id;
+  std::string parent_id{};
   /// The schedule whose fire at `fire_time` starts it (empty: none):
   /// `schedule_fired` is written with its creation.
-  std::string schedule_id;
-  std::optional<time_point> fire_time;
+  std::string schedule_id{};
+  std::optional<time_point> fire_time{};
 };
 
 /// The answer to a start request.

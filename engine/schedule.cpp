@@ -16,9 +16,13 @@ constexpr std::string_view catch_up_names[] = {"none", "latest", "all"};
 /// The most fires one step counts: a longer gap is skipped in several.
 constexpr int64_t most_counted = 100'000;
 
-std::optional<time_point> next_every(duration every, time_point after) {
-  auto n = after.time_since_epoch() / every;
-  return time_point{every * (n + 1)};
+std::optional<time_point> next_every(duration every, duration offset, time_point after) {
+  auto since = after.time_since_epoch() - offset;
+  // Floor division: `since` is negative before the first fire after the epoch.
+  auto n = since / every;
+  if (since < duration{0} && since % every != duration{0})
+    --n;
+  return time_point{every * (n + 1) + offset};
 }
 
 std::optional<time_point> next_cron(const schedule& s, time_point after) {
@@ -67,9 +71,32 @@ std::optional<catch_up_policy> parse_catch_up(std::string_view s) {
 
 bool same_definition(const schedule& a, const schedule& b) {
   return a.id == b.id && a.workflow == b.workflow && a.version == b.version && a.input == b.input
-         && a.cron == b.cron && a.every == b.every && a.time_zone == b.time_zone
-         && a.overlap == b.overlap && a.catch_up == b.catch_up
+         && a.cron == b.cron && a.every == b.every && a.offset == b.offset
+         && a.time_zone == b.time_zone && a.overlap == b.overlap && a.catch_up == b.catch_up
          && a.catch_up_window == b.catch_up_window && a.paused == b.paused && a.end_at == b.end_at;
+}
+
+void set_definition(schedule& to, const schedule& from) {
+  to.id = from.id;
+  to.workflow = from.workflow;
+  to.version = from.version;
+  to.input = from.input;
+  to.cron = from.cron;
+  to.every = from.every;
+  to.offset = from.offset;
+  to.time_zone = from.time_zone;
+  to.overlap = from.overlap;
+  to.catch_up = from.catch_up;
+  to.catch_up_window = from.catch_up_window;
+  to.paused = from.paused;
+  to.end_at = from.end_at;
+}
+
+bool same_write(const schedule& a, const schedule& b) {
+  return same_definition(a, b) && a.revision == b.revision && a.created_at == b.created_at
+         && a.updated_at == b.updated_at && a.handled_until == b.handled_until
+         && a.last_operation == b.last_operation && a.last_fire == b.last_fire && a.fired == b.fired
+         && a.skipped == b.skipped;
 }
 
 caf::error check_schedule(const schedule& s) {
@@ -85,6 +112,8 @@ caf::error check_schedule(const schedule& s) {
     return bad("cron, every: exactly one of the two");
   if (s.every && *s.every < std::chrono::seconds{1})
     return bad("every: at least 1s");
+  if (s.offset < duration{0} || (s.every && s.offset >= *s.every) || (!s.every && s.offset.count()))
+    return bad("offset: from 0 to less than every (and only with every)");
   if (!s.cron.empty()) {
     auto expr = cron_expr::parse(s.cron);
     if (!expr)
@@ -98,7 +127,7 @@ caf::error check_schedule(const schedule& s) {
 }
 
 std::optional<time_point> next_fire(const schedule& s, time_point after) {
-  auto t = s.every ? next_every(*s.every, after) : next_cron(s, after);
+  auto t = s.every ? next_every(*s.every, s.offset, after) : next_cron(s, after);
   if (t && s.end_at && *t > *s.end_at)
     return std::nullopt;
   return t;

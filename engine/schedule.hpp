@@ -51,9 +51,12 @@ struct schedule {
   std::optional<int32_t> version;
   boost::json::object input;
   /// Exactly one of `cron` (five fields, in `time_zone`) and `every`
-  /// (fires at the multiples of it since the Unix epoch).
+  /// (fires at the multiples of it since the Unix epoch, plus `offset`).
   std::string cron;
   std::optional<duration> every;
+  /// With `every`: fires at the multiples plus this offset (0 <= offset <
+  /// every), so that many schedules of one period spread over it.
+  duration offset{0};
   std::string time_zone = "UTC";
   overlap_policy overlap = overlap_policy::skip;
   catch_up_policy catch_up = catch_up_policy::none;
@@ -83,6 +86,14 @@ struct schedule {
 /// create of the same body is answered with the schedule, another one with
 /// a conflict).
 bool same_definition(const schedule& a, const schedule& b);
+
+/// Sets the definition of `to` (its id to its end) to that of `from`,
+/// leaving the state.
+void set_definition(schedule& to, const schedule& from);
+
+/// Returns whether `a` and `b` are the same write: revision, definition
+/// and state.
+bool same_write(const schedule& a, const schedule& b);
 
 /// Checks the definition: one of `cron` (it parses) and `every` (at least
 /// 1 s), a known time zone, a positive catch-up window. Fails with

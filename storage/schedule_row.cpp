@@ -29,6 +29,8 @@ std::string encode_schedule(const schedule& s) {
     o["cron"] = s.cron;
   if (s.every)
     o["every"] = s.every->count();
+  if (s.offset.count())
+    o["offset"] = s.offset.count();
   o["time_zone"] = s.time_zone;
   o["overlap"] = to_string(s.overlap);
   o["catch_up"] = to_string(s.catch_up);
@@ -69,6 +71,8 @@ caf::expected<schedule> decode_schedule(std::string_view text) {
       s.cron = std::string{v->as_string()};
     if (auto* v = o.if_contains("every"))
       s.every = duration{v->to_number<int64_t>()};
+    if (auto* v = o.if_contains("offset"))
+      s.offset = duration{v->to_number<int64_t>()};
     s.time_zone = text_of("time_zone");
     auto overlap = parse_overlap(o.at("overlap").as_string());
     auto catch_up = parse_catch_up(o.at("catch_up").as_string());

@@ -61,6 +61,13 @@ TEST_CASE("schedules: every fires at the multiples of its period", "[engine][sch
   ends.end_at = utc("2026-11-27T10:00:20Z");
   CHECK(fires(ends, "2026-11-27T10:00:03Z", 5)
         == std::vector<std::string>{"2026-11-27T10:00:10.000Z", "2026-11-27T10:00:20.000Z"});
+  auto spread = periodic(10s);
+  spread.offset = 3500ms;
+  CHECK(fires(spread, "2026-11-27T10:00:03Z", 3)
+        == std::vector<std::string>{"2026-11-27T10:00:03.500Z", "2026-11-27T10:00:13.500Z",
+                                    "2026-11-27T10:00:23.500Z"});
+  CHECK(fires(spread, "2026-11-27T10:00:03.500Z", 1)
+        == std::vector<std::string>{"2026-11-27T10:00:13.500Z"});
 }
 
 TEST_CASE("schedules: cron in a zone across the changes of the clocks", "[engine][schedule]") {
@@ -102,6 +109,9 @@ TEST_CASE("schedules: a definition that cannot fire names the field", "[engine][
         == "time_zone: unknown time zone 'Nowhere/Land' (a name of the tz database, such as UTC "
            "or Europe/Berlin)");
   CHECK(check(periodic(500ms)) == "every: at least 1s");
+  auto far = periodic(10s);
+  far.offset = 10s;
+  CHECK(check(far) == "offset: from 0 to less than every (and only with every)");
   auto both = cron_schedule("0 * * * *");
   both.every = 1min;
   CHECK(check(both) == "cron, every: exactly one of the two");

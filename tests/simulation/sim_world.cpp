@@ -69,6 +69,7 @@ sim_world::~sim_world() {
       caf::anon_send_exit(kv.second, caf::exit_reason::kill);
     for (auto& r : parts_.rt->readers)
       caf::anon_send_exit(r, caf::exit_reason::kill);
+    caf::anon_send_exit(parts_.rt->schedules, caf::exit_reason::kill);
     caf::anon_send_exit(parts_.dispatcher, caf::exit_reason::kill);
   }
   if (client_) {

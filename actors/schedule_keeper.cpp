@@ -1,0 +1,314 @@
+// The schedule keeper: its timer, and what a fire does.
+#include "actors/schedule_keeper.hpp"
+
+#include <caf/send.hpp>
+
+#include "engine/errc.hpp"
+#include "engine/log.hpp"
+
+namespace stepwise {
+
+namespace {
+
+/// How soon a fire the store or a shutdown refused is tried again.
+constexpr auto retry_after = std::chrono::seconds{1};
+/// How often, on a store several processes share, the keeper reads the
+/// schedules the others wrote.
+constexpr auto refresh_every = std::chrono::seconds{5};
+
+void arm(keeper_ptr self) {
+  auto& st = self->state;
+  auto first = st.due.earliest();
+  if (!first || (st.armed && *st.armed <= *first))
+    return;
+  st.armed = first;
+  st.rt->clk->send_at(*first, self, schedule_wake_atom::value, ++st.wake_gen);
+}
+
+void look_at(keeper_ptr self, const std::string& id, time_point t) {
+  self->state.due.add(id, t);
+  arm(self);
+}
+
+void on_wake(keeper_ptr self, uint64_t gen) {
+  auto& st = self->state;
+  if (gen != st.wake_gen)
+    return; // an earlier timer replaced it
+  st.armed.reset();
+  for (auto& id : st.due.pop_due(st.rt->clk->now()))
+    look(self, id);
+  arm(self);
+}
+
+/// Writes that `count` fires up to `at` are skipped, and why.
+void skip(keeper_ptr self, const std::string& id, time_point at, int64_t count,
+          const std::string& reason) {
+  auto& st = self->state;
+  auto next = st.entries.at(id).s;
+  next.handled_until = std::max(next.handled_until, at);
+  next.skipped += count;
+  event e;
+  e.time = st.rt->clk->now();
+  e.type = event_type::schedule_skipped;
+  e.extra = {
+    {"schedule", id}, {"fire_time", format_time(at)}, {"count", count}, {"reason", reason}};
+  st.rt->stats.schedule_skips.fetch_add(count, std::memory_order_relaxed);
+  write(self, id, std::move(next), {std::move(e)}, nullptr);
+}
+
+/// Reads the state of the last fire's operation (overlap policies).
+void check_last(keeper_ptr self, schedule_entry& e) {
+  auto& st = self->state;
+  e.busy = true;
+  st.checking[e.s.last_operation] = e.s.id;
+  // Answered as a `maybe_op` message (not `request.then`): many checks may
+  // be in flight after a restart.
+  self->send(st.rt->reader(), load_atom::value, e.s.last_operation);
+}
+
+void on_checked(keeper_ptr self, maybe_op& res) {
+  auto& st = self->state;
+  auto c = st.checking.find(res.id);
+  if (c == st.checking.end())
+    return;
+  auto id = std::move(c->second);
+  st.checking.erase(c);
+  auto i = st.entries.find(id);
+  if (i == st.entries.end())
+    return;
+  auto& e = i->second;
+  if (res.err) {
+    e.busy = false;
+    look_at(self, id, st.rt->clk->now() + retry_after);
+    settle(self, id);
+    return;
+  }
+  bool ended = !res.value || is_terminal(res.value->state) || e.ended_op == res.id;
+  e.last = ended ? schedule_entry::last_op::ended : schedule_entry::last_op::running;
+  settle(self, id);
+}
+
+bool transient(const caf::error& err) {
+  auto code = static_cast<errc>(code_of(err));
+  return code == errc::store_failure || code == errc::overloaded || code == errc::shutting_down
+         || code == errc::timeout;
+}
+
+void on_fire_answer(keeper_ptr self, fire_answer& a) {
+  auto& st = self->state;
+  auto i = st.entries.find(a.schedule_id);
+  if (i == st.entries.end() || i->second.firing != a.fire_time)
+    return;
+  auto& e = i->second;
+  auto trigger = std::move(e.trigger);
+  e.trigger.reset();
+  e.firing.reset();
+  auto now = st.rt->clk->now();
+  if (a.err) {
+    if (trigger)
+      trigger->deliver(a.err);
+    if (trigger || transient(a.err)) {
+      if (!trigger)
+        look_at(self, a.schedule_id, now + retry_after);
+      e.busy = false;
+      settle(self, a.schedule_id);
+      return;
+    }
+    // Refused for good (its workflow is gone, its key taken by another
+    // request): the fire is skipped, with the reason.
+    write_log(st.rt->cfg.log, log_level::warn,
+              "schedule '" + a.schedule_id + "': fire skipped: " + message_of(a.err));
+    skip(self, a.schedule_id, a.fire_time, 1, "refused: " + message_of(a.err));
+    return;
+  }
+  auto& started = *a.started;
+  if (started.created) {
+    auto late = std::chrono::duration<double>(now - a.fire_time).count();
+    st.rt->stats.schedule_fire_lateness_seconds.observe(std::max(0.0, late));
+  }
+  st.rt->stats.schedule_fires.fetch_add(1, std::memory_order_relaxed);
+  auto next = e.s;
+  next.last_operation = started.op.id;
+  next.last_fire = a.fire_time;
+  next.fired += 1;
+  if (!trigger)
+    next.handled_until = std::max(next.handled_until, a.fire_time);
+  bool ended = is_terminal(started.op.state) || e.ended_op == started.op.id;
+  e.last = ended ? schedule_entry::last_op::ended : schedule_entry::last_op::running;
+  if (trigger)
+    trigger->deliver(std::move(started));
+  write(self, a.schedule_id, std::move(next), {}, nullptr);
+}
+
+void on_op_ended(keeper_ptr self, const std::string& schedule_id, const std::string& op_id) {
+  auto i = self->state.entries.find(schedule_id);
+  if (i == self->state.entries.end())
+    return;
+  auto& e = i->second;
+  e.ended_op = op_id;
+  if (e.s.last_operation != op_id)
+    return;
+  e.last = schedule_entry::last_op::ended;
+  if (e.busy)
+    return; // looked at when it settles
+  if (auto queued = e.queued) {
+    e.queued.reset();
+    fire(self, schedule_id, *queued);
+    return;
+  }
+  look(self, schedule_id);
+}
+
+void on_refresh(keeper_ptr self) {
+  self->send(self->state.rt->reader(), load_schedules_atom::value);
+}
+
+} // namespace
+
+schedule_view view_of(const schedule_entry& e) {
+  schedule_view v;
+  v.schedule = e.s;
+  if (!e.s.paused)
+    v.next_fire = next_fire(e.s, e.s.handled_until);
+  return v;
+}
+
+void when_free(keeper_ptr self, const std::string& id, std::function<void(schedule_entry*)> f) {
+  auto& st = self->state;
+  if (!st.loaded) {
+    st.before_load.push_back([self, id, f] { when_free(self, id, f); });
+    return;
+  }
+  auto i = st.entries.find(id);
+  if (i == st.entries.end()) {
+    f(nullptr);
+    return;
+  }
+  if (i->second.busy) {
+    i->second.held.push_back([self, id, f] { when_free(self, id, f); });
+    return;
+  }
+  f(&i->second);
+}
+
+void settle(keeper_ptr self, const std::string& id) {
+  auto& st = self->state;
+  auto i = st.entries.find(id);
+  if (i == st.entries.end())
+    return;
+  i->second.busy = false;
+  // Its operation may have ended before the write that names it was done.
+  if (!i->second.ended_op.empty() && i->second.ended_op == i->second.s.last_operation)
+    i->second.last = schedule_entry::last_op::ended;
+  auto held = std::move(i->second.held);
+  i->second.held.clear();
+  for (auto& f : held)
+    f(); // each finds the entry again: one may have made it busy
+  i = st.entries.find(id);
+  if (i == st.entries.end() || i->second.busy)
+    return;
+  if (i->second.last == schedule_entry::last_op::ended && i->second.queued) {
+    auto at = *i->second.queued;
+    i->second.queued.reset();
+    fire(self, id, at);
+    return;
+  }
+  look(self, id);
+}
+
+void look(keeper_ptr self, const std::string& id) {
+  auto& st = self->state;
+  auto i = st.entries.find(id);
+  if (i == st.entries.end()) {
+    st.due.remove(id);
+    return;
+  }
+  auto& e = i->second;
+  if (e.busy || e.s.revision == 0)
+    return;
+  auto step = next_step(e.s, st.rt->clk->now());
+  switch (step.what) {
+    case fire_step::kind::wait:
+      if (step.at && !e.queued)
+        look_at(self, id, *step.at);
+      else
+        st.due.remove(id);
+      return;
+    case fire_step::kind::skip_missed:
+      skip(self, id, *step.at, step.count, "missed");
+      return;
+    case fire_step::kind::fire:
+      break;
+  }
+  if (e.queued)
+    return; // the queued fire goes first
+  using last_op = schedule_entry::last_op;
+  if (e.s.overlap == overlap_policy::allow || e.s.last_operation.empty()
+      || e.last == last_op::ended) {
+    fire(self, id, *step.at);
+    return;
+  }
+  if (e.last == last_op::unknown) {
+    check_last(self, e);
+    return;
+  }
+  if (e.s.overlap == overlap_policy::skip)
+    skip(self, id, *step.at, 1, "overlap");
+  else
+    e.queued = *step.at; // fired when the last operation ends
+}
+
+void fire(keeper_ptr self, const std::string& id, time_point at,
+          std::optional<caf::typed_response_promise<start_result>> trigger) {
+  auto& st = self->state;
+  auto& e = st.entries.at(id);
+  e.busy = true;
+  e.firing = at;
+  e.trigger = std::move(trigger);
+  start_request req;
+  req.workflow = e.s.workflow;
+  req.version = e.s.version;
+  req.input = e.s.input;
+  req.idempotency_key = fire_key(id, at);
+  req.schedule_id = id;
+  req.fire_time = at;
+  self->send(st.dispatcher, fire_atom::value, std::move(req));
+}
+
+schedule_keeper_actor::behavior_type schedule_keeper(keeper_ptr self, runtime_ptr rt,
+                                                     internal_dispatcher_actor dispatcher) {
+  self->state.rt = std::move(rt);
+  self->state.dispatcher = std::move(dispatcher);
+  on_refresh(self);
+  return {
+    // Requests of clients (schedule_keeper_requests.cpp).
+    [=](schedule_create_atom, schedule& s) { return on_create(self, s); },
+    [=](schedule_replace_atom, schedule& s) { return on_replace(self, s); },
+    [=](schedule_get_atom, const std::string& id) { return on_get(self, id); },
+    [=](schedule_list_atom) { return on_list(self); },
+    [=](schedule_delete_atom, const std::string& id) { return on_delete(self, id); },
+    [=](schedule_pause_atom, const std::string& id, bool paused) {
+      return on_pause(self, id, paused);
+    },
+    [=](schedule_trigger_atom, const std::string& id) { return on_trigger(self, id); },
+    // The engine's parts.
+    [=](const commit_ack& ack) { on_written(self, ack); },
+    [=](fire_answer& a) { on_fire_answer(self, a); },
+    [=](op_ended_atom, const std::string& schedule_id, const std::string& op_id) {
+      on_op_ended(self, schedule_id, op_id);
+    },
+    [=](maybe_op& res) { on_checked(self, res); },
+    [=](loaded_schedules& res) {
+      bool full = res.only.empty();
+      on_loaded(self, res);
+      // A store that several processes share: read what the others wrote.
+      if (full && (self->state.rt->lease || !self->state.loaded))
+        self->state.rt->clk->send_at(self->state.rt->clk->now() + refresh_every, self,
+                                     schedule_refresh_atom::value);
+    },
+    [=](schedule_wake_atom, uint64_t gen) { on_wake(self, gen); },
+    [=](schedule_refresh_atom) { on_refresh(self); },
+  };
+}
+
+} // namespace stepwise

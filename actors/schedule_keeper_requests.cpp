@@ -1,0 +1,194 @@
+// The requests of clients about schedules (engine/schedule_requests.hpp).
+#include <algorithm>
+
+#include "actors/schedule_keeper.hpp"
+#include "engine/errc.hpp"
+
+namespace stepwise {
+
+namespace {
+
+caf::error no_schedule(const std::string& id) {
+  return make_error(errc::not_found, "no schedule with id '" + id + "'");
+}
+
+/// Checks a definition a client sent: the fields, then the workflow.
+caf::error check_request(keeper_ptr self, const schedule& s) {
+  if (auto err = check_schedule(s))
+    return err;
+  if (!self->state.rt->workflows.find(s.workflow, s.version)) {
+    std::string what = "workflow: unknown workflow '" + s.workflow + "'";
+    if (s.version)
+      what += " version " + std::to_string(*s.version);
+    return make_error(errc::unknown_workflow, what);
+  }
+  return caf::none;
+}
+
+/// Runs `f` once the schedules are loaded.
+template <class F>
+void when_loaded(keeper_ptr self, F f) {
+  if (self->state.loaded)
+    f();
+  else
+    self->state.before_load.push_back(f);
+}
+
+} // namespace
+
+caf::result<schedule_result> on_create(keeper_ptr self, schedule& s) {
+  auto rp = self->make_response_promise<schedule_result>();
+  if (auto err = check_request(self, s)) {
+    rp.deliver(std::move(err));
+    return rp;
+  }
+  if (auto err = self->state.rt->writer->refusal()) {
+    rp.deliver(std::move(err));
+    return rp;
+  }
+  when_free(self, s.id, [self, rp, s](schedule_entry* e) mutable {
+    auto answer_existing = [rp, s](const schedule_entry& e) mutable {
+      if (same_definition(e.s, s))
+        rp.deliver(schedule_result{view_of(e), false});
+      else
+        rp.deliver(make_error(errc::idempotency_conflict,
+                              "schedule '" + s.id + "' exists with another definition"));
+    };
+    if (e) {
+      answer_existing(*e);
+      return;
+    }
+    auto& st = self->state;
+    auto now = st.rt->clk->now();
+    auto& fresh = st.entries[s.id];
+    set_definition(fresh.s, s);
+    fresh.s.created_at = now;
+    fresh.s.handled_until = now;
+    auto first = fresh.s;
+    write(self, s.id, std::move(first), {}, [self, rp, s, answer_existing](caf::error err) mutable {
+      auto i = self->state.entries.find(s.id);
+      if (!err && i != self->state.entries.end()) {
+        rp.deliver(schedule_result{view_of(i->second), true});
+      } else if (i == self->state.entries.end() || i->second.s.revision == 0) {
+        forget(self, s.id); // not written, and nobody else's
+        rp.deliver(std::move(err));
+      } else {
+        answer_existing(i->second); // another process created it first
+      }
+    });
+  });
+  return rp;
+}
+
+caf::result<schedule_view> on_replace(keeper_ptr self, schedule& s) {
+  auto rp = self->make_response_promise<schedule_view>();
+  if (auto err = check_request(self, s)) {
+    rp.deliver(std::move(err));
+    return rp;
+  }
+  when_free(self, s.id, [self, rp, s](schedule_entry* e) mutable {
+    if (!e) {
+      rp.deliver(no_schedule(s.id));
+      return;
+    }
+    auto next = e->s;
+    set_definition(next, s);
+    // From the next fire on: the fires due before the edit were the old
+    // definition's.
+    next.handled_until = std::max(next.handled_until, self->state.rt->clk->now());
+    if (next.paused)
+      e->queued.reset();
+    write(self, s.id, std::move(next), {}, [self, rp, id{s.id}](caf::error err) mutable {
+      if (err)
+        rp.deliver(std::move(err));
+      else
+        rp.deliver(view_of(self->state.entries.at(id)));
+    });
+  });
+  return rp;
+}
+
+caf::result<schedule_view> on_get(keeper_ptr self, const std::string& id) {
+  auto rp = self->make_response_promise<schedule_view>();
+  when_loaded(self, [self, rp, id]() mutable {
+    auto i = self->state.entries.find(id);
+    if (i == self->state.entries.end() || i->second.s.revision == 0)
+      rp.deliver(no_schedule(id));
+    else
+      rp.deliver(view_of(i->second));
+  });
+  return rp;
+}
+
+caf::result<std::vector<schedule_view>> on_list(keeper_ptr self) {
+  auto rp = self->make_response_promise<std::vector<schedule_view>>();
+  when_loaded(self, [self, rp]() mutable {
+    std::vector<schedule_view> out;
+    out.reserve(self->state.entries.size());
+    for (auto& kv : self->state.entries)
+      if (kv.second.s.revision > 0)
+        out.push_back(view_of(kv.second));
+    std::sort(out.begin(), out.end(),
+              [](const auto& x, const auto& y) { return x.schedule.id < y.schedule.id; });
+    rp.deliver(std::move(out));
+  });
+  return rp;
+}
+
+caf::result<schedule_view> on_delete(keeper_ptr self, const std::string& id) {
+  auto rp = self->make_response_promise<schedule_view>();
+  when_free(self, id, [self, rp, id](schedule_entry* e) mutable {
+    if (!e) {
+      rp.deliver(no_schedule(id));
+      return;
+    }
+    auto was = view_of(*e);
+    erase(self, id, [rp, was](caf::error err) mutable {
+      if (err)
+        rp.deliver(std::move(err));
+      else
+        rp.deliver(std::move(was));
+    });
+  });
+  return rp;
+}
+
+caf::result<schedule_view> on_pause(keeper_ptr self, const std::string& id, bool paused) {
+  auto rp = self->make_response_promise<schedule_view>();
+  when_free(self, id, [self, rp, id, paused](schedule_entry* e) mutable {
+    if (!e) {
+      rp.deliver(no_schedule(id));
+      return;
+    }
+    if (e->s.paused == paused) {
+      rp.deliver(view_of(*e));
+      return;
+    }
+    auto next = e->s;
+    next.paused = paused;
+    if (paused)
+      e->queued.reset();
+    else // the fires missed while paused are not caught up
+      next.handled_until = std::max(next.handled_until, self->state.rt->clk->now());
+    write(self, id, std::move(next), {}, [self, rp, id](caf::error err) mutable {
+      if (err)
+        rp.deliver(std::move(err));
+      else
+        rp.deliver(view_of(self->state.entries.at(id)));
+    });
+  });
+  return rp;
+}
+
+caf::result<start_result> on_trigger(keeper_ptr self, const std::string& id) {
+  auto rp = self->make_response_promise<start_result>();
+  when_free(self, id, [self, rp, id](schedule_entry* e) mutable {
+    if (!e)
+      rp.deliver(no_schedule(id));
+    else
+      fire(self, id, self->state.rt->clk->now(), rp);
+  });
+  return rp;
+}
+
+} // namespace stepwise
