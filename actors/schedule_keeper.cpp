@@ -224,7 +224,7 @@ void look(keeper_ptr self, const std::string& id) {
     return;
   }
   auto& e = i->second;
-  if (e.busy || e.s.revision == 0)
+  if (e.busy || e.s.revision == 0 || st.stopped)
     return;
   auto step = next_step(e.s, st.rt->clk->now());
   switch (step.what) {

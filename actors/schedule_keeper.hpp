@@ -64,6 +64,8 @@ struct schedule_keeper_state {
   std::unordered_map<std::string, schedule_write> rereads;
   /// Operations whose state is being read, and the schedule asking.
   std::unordered_map<std::string, std::string> checking;
+  /// The writer takes nothing more (the engine stops): nothing fires.
+  bool stopped = false;
   /// Whether the first load is in; requests before it wait here.
   bool loaded = false;
   std::vector<std::function<void()>> before_load;

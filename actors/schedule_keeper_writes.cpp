@@ -18,6 +18,7 @@ void submit(keeper_ptr self, checkpoint::kind what, std::shared_ptr<const schedu
   cp.events = std::move(events);
   cp.sched = std::move(written);
   if (!st.rt->writer->submit(std::move(cp), self, tag)) {
+    st.stopped = true;
     auto failed = std::move(st.writes.at(tag));
     st.writes.erase(tag);
     if (failed.done)

@@ -1,4 +1,5 @@
 #include "tests/simulation/sim_client.hpp"
+#include "tests/simulation/sim_client_ask.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -12,10 +13,6 @@ namespace stepwise::sim {
 namespace {
 
 constexpr auto unknown_id = "op-that-does-not-exist";
-
-uint8_t code(errc x) {
-  return static_cast<uint8_t>(x);
-}
 
 } // namespace
 
@@ -39,33 +36,6 @@ void sim_client::seen(const operation& op, const std::string& what) {
   auto i = ops_.find(op.id);
   if (i != ops_.end())
     i->second.acked = std::max(i->second.acked, op.revision);
-}
-
-template <class T, class... Ts>
-void sim_client::ask(sim_world& world, std::tuple<Ts...> msg, std::string what,
-                     std::function<void(T&)> on_answer, std::set<uint8_t> allowed) {
-  if (store_faults_)
-    allowed.insert(code(errc::store_failure));
-  log_.note("client: " + what);
-  world.ask({[this, msg, what, on_answer, allowed](bridge_actor::pointer self,
-                                                   const dispatcher_actor& dispatcher) {
-    auto request = [&](const auto&... xs) {
-      return self->request(dispatcher, caf::infinite, xs...);
-    };
-    std::apply(request, msg)
-      .then(
-        [=](T& x) {
-          answered_ += 1;
-          log_.note("answer: " + what);
-          on_answer(x);
-        },
-        [=](caf::error& err) {
-          answered_ += 1;
-          log_.note("answer: " + what + ": " + message_of(err));
-          log_.check_lazy(allowed.count(code_of(err)) > 0,
-                          [&] { return what + " was answered with an error: " + message_of(err); });
-        });
-  }});
 }
 
 std::string sim_client::target() {
@@ -156,10 +126,14 @@ void sim_client::signal_call(sim_world& world, const std::string& id, std::strin
 }
 
 void sim_client::random_call(sim_world& world) {
-  auto kind = rng_() % 16;
+  auto kind = rng_() % 18;
   log_.choose(kind);
   if (kind < 5) {
     start(world);
+    return;
+  }
+  if (kind >= 16) {
+    schedule_call(world);
     return;
   }
   auto id = target();

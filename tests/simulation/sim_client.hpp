@@ -38,6 +38,17 @@ public:
   /// restart, at the end).
   void check_acked();
 
+  /// A random request about schedules (create, replace, get, list,
+  /// delete, pause, resume, trigger), on a few ids.
+  void schedule_call(sim_world& world);
+
+  /// Checks that every acknowledged schedule write is in the store.
+  void check_schedules();
+
+  /// Pauses every schedule (so that the run can drain); returns whether
+  /// one was not paused yet.
+  bool pause_schedules(sim_world& world);
+
   /// Returns how many requests were answered.
   size_t answered() const {
     return answered_;
@@ -56,6 +67,16 @@ private:
   template <class T, class... Ts>
   void ask(sim_world& world, std::tuple<Ts...> msg, std::string what,
            std::function<void(T&)> on_answer, std::set<uint8_t> allowed);
+
+  /// The same, to the schedule keeper.
+  template <class T, class... Ts>
+  void ask_keeper(sim_world& world, std::tuple<Ts...> msg, std::string what,
+                  std::function<void(T&)> on_answer, std::set<uint8_t> allowed);
+
+  /// The same, to the actor `pick(dispatcher)` returns.
+  template <class T, class Pick, class... Ts>
+  void ask_via(sim_world& world, Pick pick, std::tuple<Ts...> msg, std::string what,
+               std::function<void(T&)> on_answer, std::set<uint8_t> allowed);
 
   void start(sim_world& world);
   void command_call(sim_world& world, const std::string& id);
@@ -76,6 +97,15 @@ private:
   /// Idempotency key -> (input it was first sent with, operation).
   std::map<std::string, std::pair<std::string, std::string>> keys_;
   size_t answered_ = 0;
+  /// Per schedule id: the newest revision shown by the answer to a
+  /// request sent after the last delete (0: none), and that delete's
+  /// number among the requests.
+  struct known_schedule {
+    int64_t acked = 0;
+    uint64_t deleted_at = 0;
+  };
+  std::map<std::string, known_schedule> schedules_;
+  uint64_t schedule_calls_ = 0;
 };
 
 } // namespace stepwise::sim

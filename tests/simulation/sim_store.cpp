@@ -59,6 +59,9 @@ void sim_store::check_settled() {
     log_.check_lazy(op.has_value(), [&] { return "operation " + id + " vanished from the store"; });
     if (!op)
       continue;
+    log_.check_lazy(op->schedule_id.empty() || fired_ops_.count(id), [&] {
+      return "operation " + id + " of schedule " + op->schedule_id + " has no schedule_fired event";
+    });
     bool open = run_open(id);
     log_.check_lazy(is_terminal(op->state) != open, [&] {
       return "operation " + id + " is " + std::string{to_string(op->state)}
@@ -84,7 +87,15 @@ std::shared_ptr<const prepared_checkpoint> sim_store::prepare(const checkpoint& 
 }
 
 void sim_store::on_event(const event& e) {
-  if (e.type == event_type::schedule_fired || e.type == event_type::schedule_skipped)
+  if (e.type == event_type::schedule_fired) {
+    // A fire happens once: one operation per schedule and fire time.
+    auto fire = std::string{e.extra.at("schedule").as_string()} + " at "
+                + std::string{e.extra.at("fire_time").as_string()};
+    log_.check_lazy(fires_.insert(fire).second, [&] { return "schedule fired twice: " + fire; });
+    fired_ops_.insert(e.operation_id);
+    return;
+  }
+  if (e.type == event_type::schedule_skipped)
     return;
   auto& open = open_[e.operation_id];
   if (is_terminal(e.type)) {
@@ -99,6 +110,15 @@ void sim_store::on_event(const event& e) {
 }
 
 void sim_store::record(const checkpoint& cp, write_status status) {
+  if (cp.sched) {
+    // One process serializes the writes of each schedule: none meets
+    // another revision.
+    log_.check_lazy(status == write_status::ok, [&] {
+      return "schedule " + cp.sched->id + " write of revision " + std::to_string(cp.sched->revision)
+             + " was refused in a store of one process";
+    });
+    return;
+  }
   if (!cp.op)
     return;
   auto& op = *cp.op;

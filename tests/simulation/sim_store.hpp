@@ -112,6 +112,10 @@ private:
   /// the batch it belongs to.
   std::optional<commit_result> unsure_;
   std::vector<const void*> unsure_batch_;
+  /// "schedule at fire time" of every schedule_fired event, and the
+  /// operations they name.
+  std::set<std::string> fires_;
+  std::set<std::string> fired_ops_;
 };
 
 } // namespace stepwise::sim

@@ -82,6 +82,11 @@ public:
   /// Moves both clocks (the engine's and CAF's) forward by `d`.
   void advance(duration d);
 
+  /// Returns the schedule keeper.
+  schedules_actor keeper() const {
+    return caf::actor_cast<schedules_actor>(parts_.rt->schedules);
+  }
+
   /// A client's request: made by the client actor, to the dispatcher.
   using client_job = std::function<void(bridge_actor::pointer, const dispatcher_actor&)>;
 
