@@ -72,6 +72,7 @@ TEST_CASE("seeds that found bugs keep every invariant", "[simulation][regression
     {5, "a queued start's answer did not say what it waits for"},
     {1371, "a timer that waited for a commit ran before the commit's own action"},
     {8536, "an admission read before a retry started the retried operation out of turn"},
+    {22, "a schedule keeper whose writer had stopped looked again at once, for ever"},
   };
   for (auto& f : seeds) {
     INFO(f.bug);
