@@ -21,7 +21,8 @@ constexpr const char* about =
 std::unique_ptr<CLI::App> make_app(cli_options& o, std::string& steps) {
   auto app = std::make_unique<CLI::App>(about, "stepwise-bench");
   auto& a = *app;
-  a.add_option("--workload", o.workload, "steps (W1), retry (W2), timers (W3), sleepers or io")
+  a.add_option("--workload", o.workload,
+               "steps (W1), retry (W2), timers (W3), sleepers, io or schedules")
     ->type_name("W");
   a.add_option("--n", o.n, "operations per run")
     ->type_name("N")
@@ -73,6 +74,14 @@ std::unique_ptr<CLI::App> make_app(cli_options& o, std::string& steps) {
                "@receiver answers 503 and @kafka-mock's broker is down for S seconds from the "
                "start")
     ->type_name("S");
+  a.add_option("--every-s", o.every_s, "schedules: each schedule's period, in seconds")
+    ->type_name("S")
+    ->check(CLI::Range(int64_t{1}, int64_t{86400}));
+  a.add_option("--duration-s", o.duration_s, "schedules: how long the run fires, in seconds")
+    ->type_name("S");
+  a.add_flag("--aligned", o.aligned,
+             "schedules: every schedule fires at the same instant (default: spread over the "
+             "period by offsets)");
   a.add_option("--call-ms", o.io.call_ms, "io: how long each driver call takes")->type_name("MS");
   a.add_option("--server-bin", o.io.server_bin, "io over HTTP: the stepwise binary to start")
     ->type_name("PATH");
@@ -111,7 +120,8 @@ bool parse(int argc, char** argv, cli_options& o, std::string& err) {
     return false;
   }
   o.inline_steps = steps == "inline";
-  if (o.workload != "io" && workflows::bench_workflow_of(o.workload, o.inline_steps).empty()) {
+  if (o.workload != "io" && o.workload != "schedules"
+      && workflows::bench_workflow_of(o.workload, o.inline_steps).empty()) {
     err = "unknown workload '" + o.workload + "'";
     return false;
   }

@@ -45,6 +45,12 @@ struct cli_options {
   std::vector<std::string> sinks;
   /// The built-in targets are down for this long from the run's start.
   double targets_down_s = 0;
+  /// `schedules`: each schedule's period, how long the run fires, and
+  /// whether every schedule fires at the same instant (else their offsets
+  /// spread them over the period).
+  int64_t every_s = 10;
+  double duration_s = 120;
+  bool aligned = false;
   /// The `io` workload (bench/io_workload.hpp) and the driver process.
   bool url_given = false;
   io_options io;

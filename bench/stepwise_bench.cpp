@@ -18,6 +18,7 @@
 #include "bench/driver_process.hpp"
 #include "bench/http_driver.hpp"
 #include "bench/io_workload.hpp"
+#include "bench/schedules_workload.hpp"
 #include "bench/proc_stats.hpp"
 #include "bench/sink_bench.hpp"
 #include "bench/scratch_store.hpp"
@@ -176,6 +177,8 @@ int main(int argc, char** argv) {
     return bench::usage(nullptr);
   if (o.serve_driver)
     return bench::serve_driver(o.listen, o.io.call_ms);
+  if (o.workload == "schedules")
+    return bench::run_schedules(o);
   if (o.workload == "io") {
     auto io = o.io;
     std::tie(io.n, io.runs, io.via, io.limit_s, io.store, io.concurrency) =
