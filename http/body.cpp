@@ -28,12 +28,29 @@ const char* kind_name(boost::json::kind k) {
   return "unknown";
 }
 
+} // namespace
+
 api_error wrong_type(std::string_view field, const char* expected, const boost::json::value& got) {
   return invalid_argument("field '" + std::string(field) + "' must be " + expected + ", not "
                           + kind_name(got.kind()));
 }
 
-} // namespace
+std::optional<api_error> decode_version(const boost::json::object& obj, std::string_view field,
+                                        std::optional<int32_t>& out) {
+  auto v = obj.if_contains(field);
+  if (v == nullptr || v->is_null())
+    return std::nullopt;
+  auto n = v->if_int64();
+  if (n == nullptr && v->is_uint64())
+    return invalid_argument("field '" + std::string(field) + "' is out of range");
+  if (n == nullptr)
+    return wrong_type(field, "an integer", *v);
+  if (*n < 1 || *n > std::numeric_limits<int32_t>::max())
+    return invalid_argument("field '" + std::string(field) + "' must be between 1 and "
+                            + std::to_string(std::numeric_limits<int32_t>::max()));
+  out = static_cast<int32_t>(*n);
+  return std::nullopt;
+}
 
 std::optional<api_error> parse_json(std::string_view body, size_t max_depth,
                                     boost::json::value& out) {
@@ -79,17 +96,8 @@ std::optional<api_error> decode_start(const boost::json::value& body, start_requ
   if (wf->get_string().empty())
     return invalid_argument("field 'workflow' must not be empty");
   out.workflow = std::string(wf->get_string());
-  if (auto v = obj->if_contains("version"); v != nullptr && !v->is_null()) {
-    auto n = v->if_int64();
-    if (n == nullptr && v->is_uint64())
-      return invalid_argument("field 'version' is out of range");
-    if (n == nullptr)
-      return wrong_type("version", "an integer", *v);
-    if (*n < 1 || *n > std::numeric_limits<int32_t>::max())
-      return invalid_argument("field 'version' must be between 1 and "
-                              + std::to_string(std::numeric_limits<int32_t>::max()));
-    out.version = static_cast<int32_t>(*n);
-  }
+  if (auto err = decode_version(*obj, "version", out.version))
+    return err;
   auto in = obj->if_contains("input");
   if (in == nullptr)
     return invalid_argument("field 'input' is required (use {} for none)");

@@ -16,6 +16,15 @@ namespace stepwise::http {
 std::optional<api_error> parse_json(std::string_view body, size_t max_depth,
                                     boost::json::value& out);
 
+/// Returns a 400 saying that `field` must be `expected` (e.g. "a string")
+/// and what it is instead.
+api_error wrong_type(std::string_view field, const char* expected, const boost::json::value& got);
+
+/// Reads the optional workflow version `obj[field]` (absent or null:
+/// none), an integer from 1 to INT32_MAX.
+std::optional<api_error> decode_version(const boost::json::object& obj, std::string_view field,
+                                        std::optional<int32_t>& out);
+
 /// Decodes the body of `POST /api/v1/operations`:
 /// `{workflow, version?, input, idempotency_key?, deadline?}`. Unknown
 /// fields are rejected so that a misspelt optional field does not silently

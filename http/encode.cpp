@@ -85,6 +85,8 @@ boost::json::object to_json(const operation& op) {
   out["key"] = string_or_null(op.key);
   out["blocked_by"] = string_or_null(op.blocked_by);
   out["pause_requested"] = op.pause_requested;
+  out["parent_id"] = string_or_null(op.parent_id);
+  out["schedule_id"] = string_or_null(op.schedule_id);
   return out;
 }
 

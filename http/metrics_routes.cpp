@@ -26,6 +26,30 @@ void gauge(prometheus_writer& w, const char* name, const char* help, double valu
   w.sample(name, {}, value);
 }
 
+// The fire lateness of this process, and per schedule its durable counts
+// (those of every process sharing the store): one list call to the
+// schedule keeper, which holds them in memory.
+void render_schedule_metrics(prometheus_writer& w, const route_context& ctx) {
+  auto& m = ctx.eng.stats();
+  w.family("stepwise_schedule_fire_lateness_seconds", "histogram",
+           "How late a schedule's fire started its operation, from its fire time "
+           "(fires this process started).");
+  w.histogram("stepwise_schedule_fire_lateness_seconds", {}, m.schedule_fire_lateness_seconds);
+  auto views = ctx.eng.list_schedules();
+  w.family("stepwise_schedule_fires_total", "counter",
+           "Fires of the schedule that started an operation (durable, all processes).");
+  if (views)
+    for (auto& v : *views)
+      w.sample("stepwise_schedule_fires_total", {{"schedule", v.schedule.id}},
+               static_cast<double>(v.schedule.fired));
+  w.family("stepwise_schedule_skips_total", "counter",
+           "Fires of the schedule skipped, by overlap or missed (durable, all processes).");
+  if (views)
+    for (auto& v : *views)
+      w.sample("stepwise_schedule_skips_total", {{"schedule", v.schedule.id}},
+               static_cast<double>(v.schedule.skipped));
+}
+
 std::string render(const route_context& ctx) {
   auto& m = ctx.eng.stats();
   prometheus_writer w;
@@ -100,6 +124,7 @@ std::string render(const route_context& ctx) {
   w.family("stepwise_build_info", "gauge",
            "Always 1; labels name the version and the store backend.");
   w.sample("stepwise_build_info", {{"version", STEPWISE_VERSION}, {"store", backend}}, 1);
+  render_schedule_metrics(w, ctx);
   render_sink_metrics(w, ctx);
   render_process_metrics(w);
   return w.text();

@@ -28,6 +28,8 @@ const char* openapi_paths() {
       "parameters": [
         {"name": "state", "in": "query", "schema": {"$ref": "#/components/schemas/OperationState"}},
         {"name": "workflow", "in": "query", "schema": {"type": "string"}},
+        {"name": "parent", "in": "query", "schema": {"type": "string"}, "description": "Only the operations this operation's steps started (its children)."},
+        {"name": "schedule", "in": "query", "schema": {"type": "string"}, "description": "Only the operations this schedule's fires started."},
         {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50}},
         {"name": "cursor", "in": "query", "schema": {"type": "string"}, "description": "next_cursor of the previous page."}],
       "responses": {
@@ -211,16 +213,19 @@ void add_error_responses(json::object& paths, const openapi_errors& errors) {
   }
 }
 
-// The console's and the service broker's paths (openapi_front.cpp,
+// The console's, the outbox's, the schedules' and the service broker's
+// paths (openapi_front.cpp, openapi_sinks.cpp, openapi_schedules.cpp,
 // openapi_osb.cpp).
 void merge_front_doors(json::object& paths) {
   auto front = json::parse(openapi_front_paths()).as_object();
   add_error_responses(front, openapi_v1_errors());
   auto sinks = json::parse(openapi_sinks_paths()).as_object();
   add_error_responses(sinks, openapi_v1_errors());
+  auto schedules = json::parse(openapi_schedules_paths()).as_object();
+  add_error_responses(schedules, openapi_v1_errors());
   auto osb = json::parse(openapi_osb_paths()).as_object();
   add_error_responses(osb, openapi_osb_errors());
-  for (auto* part : {&front, &sinks, &osb})
+  for (auto* part : {&front, &sinks, &schedules, &osb})
     for (auto& kv : *part)
       paths[kv.key()] = kv.value();
 }
@@ -258,7 +263,8 @@ const json::value& openapi_document() {
     auto infra_schemas = json::parse(openapi_infrastructure_schemas()).as_object();
     for (auto& kv : infra_schemas)
       schemas[kv.key()] = kv.value();
-    for (auto text : {openapi_front_schemas(), openapi_sinks_schemas(), openapi_osb_schemas()}) {
+    for (auto text : {openapi_front_schemas(), openapi_sinks_schemas(), openapi_schedules_schemas(),
+                      openapi_osb_schemas()}) {
       auto more = json::parse(text);
       for (auto& kv : more.as_object())
         schemas[kv.key()] = kv.value();

@@ -58,6 +58,11 @@ const openapi_errors& openapi_infrastructure_errors();
 /// Returns the outbox's path and schemas (merged likewise) as JSON text.
 const char* openapi_sinks_paths();
 const char* openapi_sinks_schemas();
+/// Returns the schedules' paths (with `"errors"` lists for
+/// openapi_v1_errors()) and schemas as JSON text.
+const char* openapi_schedules_paths();
+const char* openapi_schedules_schemas();
+
 /// Returns the paths of the console and of its reads (with `"errors"`
 /// lists for openapi_v1_errors()) and their schemas as JSON text.
 const char* openapi_front_paths();

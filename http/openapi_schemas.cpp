@@ -35,7 +35,7 @@ const char* openapi_components() {
     },
     "Operation": {
       "type": "object",
-      "required": ["id", "workflow", "version", "state", "input", "data", "error", "created_at", "updated_at", "deadline", "steps", "signals", "key", "blocked_by", "pause_requested"],
+      "required": ["id", "workflow", "version", "state", "input", "data", "error", "created_at", "updated_at", "deadline", "steps", "signals", "key", "blocked_by", "pause_requested", "parent_id", "schedule_id"],
       "properties": {
         "id": {"type": "string", "description": "Opaque."},
         "workflow": {"type": "string"},
@@ -51,7 +51,9 @@ const char* openapi_components() {
         "signals": {"type": "array", "description": "Signals received, oldest first (payloads are not shown: a wait step puts them in the data).", "items": {"$ref": "#/components/schemas/SignalRecord"}},
         "key": {"type": "string", "nullable": true, "description": "The serialization key taken from the input, if the workflow declares one: operations with the same key run one at a time, in creation order."},
         "blocked_by": {"type": "string", "nullable": true, "description": "While queued (pending): what it waits for, an operation id or limit:WORKFLOW."},
-        "pause_requested": {"type": "boolean", "description": "A pause was asked for while an attempt ran: the operation pauses when that attempt ends."}}
+        "pause_requested": {"type": "boolean", "description": "A pause was asked for while an attempt ran: the operation pauses when that attempt ends."},
+        "parent_id": {"type": "string", "nullable": true, "description": "The operation whose step started this one; null for none."},
+        "schedule_id": {"type": "string", "nullable": true, "description": "The schedule whose fire started this one; null for none."}}
     },
     "SignalRecord": {
       "type": "object", "required": ["name", "signal_id", "received_at", "consumed_by"],
@@ -83,12 +85,12 @@ const char* openapi_components() {
     "Event": {
       "type": "object", "required": ["seq", "time", "operation_id", "type"],
       "additionalProperties": true,
-      "description": "infrastructure_task_completed events also carry infrastructure_id, request_id, status, failure_details and outputs.",
+      "description": "infrastructure_task_completed events also carry infrastructure_id, request_id, status, failure_details and outputs; schedule_fired carries schedule and fire_time; schedule_skipped (operation_id empty) schedule, fire_time (the last fire skipped), count and reason (overlap or missed).",
       "properties": {
         "seq": {"type": "integer", "description": "Strictly increasing, never reused."},
         "time": {"$ref": "#/components/schemas/Time"},
         "operation_id": {"type": "string"},
-        "type": {"type": "string", "enum": ["operation_created", "step_started", "step_succeeded", "step_retry_scheduled", "step_failed", "step_timed_out", "step_skipped", "step_incomplete", "compensation_started", "compensation_succeeded", "compensation_failed", "operation_waiting", "operation_succeeded", "operation_failed", "operation_canceled", "infrastructure_task_completed", "signal_received", "operation_queued", "operation_paused", "operation_resumed", "operation_retried"]},
+        "type": {"type": "string", "enum": ["operation_created", "step_started", "step_succeeded", "step_retry_scheduled", "step_failed", "step_timed_out", "step_skipped", "step_incomplete", "compensation_started", "compensation_succeeded", "compensation_failed", "operation_waiting", "operation_succeeded", "operation_failed", "operation_canceled", "infrastructure_task_completed", "signal_received", "operation_queued", "operation_paused", "operation_resumed", "operation_retried", "schedule_fired", "schedule_skipped"]},
         "step": {"type": "string"}, "attempt": {"type": "integer"},
         "state": {"type": "string"}, "error": {"type": "string"}}
     },
@@ -144,7 +146,8 @@ const char* openapi_components() {
               "properties": {"status": {"type": "string", "enum": ["ready"]}, "store": {"type": "string"}}}
   },
   "parameters": {
-    "OperationId": {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}
+    "OperationId": {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}},
+    "ScheduleId": {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}
   }
 })json";
 }
@@ -165,8 +168,9 @@ const openapi_errors& openapi_v1_errors() {
       openapi_header::allow},
      {{409},
       "Conflict",
-      "The operation's state does not allow this, or the idempotency key was "
-      "used with a different request.",
+      "The operation's state does not allow this, the idempotency key was "
+      "used with a different request, or a schedule of that id exists with "
+      "another definition.",
       openapi_header::none},
      {{413}, "PayloadTooLarge", "The body exceeds the configured limit.", openapi_header::none},
      {{415},

@@ -38,13 +38,15 @@ void start(const router& r, const route_context& ctx, request& rq, httplib::Resp
 
 void list(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
   query q{rq.raw};
-  if (failed(r, rq, res, q.only({"state", "workflow", "limit", "cursor"})))
+  if (failed(r, rq, res, q.only({"state", "workflow", "parent", "schedule", "limit", "cursor"})))
     return;
   list_filter f;
   std::string state;
   int64_t limit = 50;
   if (failed(r, rq, res, q.text("state", state))
       || failed(r, rq, res, q.text("workflow", f.workflow))
+      || failed(r, rq, res, q.text("parent", f.parent))
+      || failed(r, rq, res, q.text("schedule", f.schedule))
       || failed(r, rq, res, q.text("cursor", f.cursor))
       || failed(r, rq, res, q.integer("limit", 1, static_cast<int64_t>(ctx.lim.max_page), limit)))
     return;

@@ -105,7 +105,7 @@ void router::add(std::string method, std::string pattern, handler fn) {
   route r;
   for (auto seg : split_path(pattern))
     r.segments.emplace_back(seg);
-  r.json_body = method == "POST";
+  r.json_body = method == "POST" || method == "PUT";
   r.method = std::move(method);
   r.pattern = std::move(pattern);
   r.fn = std::move(fn);

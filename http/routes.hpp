@@ -44,6 +44,10 @@ void add_signals_routes(router& r, const route_context& ctx);
 /// `POST /api/v1/operations/{id}/cancel|retry`.
 void add_operations_routes(router& r, const route_context& ctx);
 
+/// `POST|GET /api/v1/schedules`, `GET|PUT|DELETE /api/v1/schedules/{id}`,
+/// `POST /api/v1/schedules/{id}/pause|resume|trigger`.
+void add_schedules_routes(router& r, const route_context& ctx);
+
 /// `GET /api/v1/workflows[/{name}]`.
 void add_workflows_routes(router& r, const route_context& ctx);
 

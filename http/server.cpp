@@ -22,6 +22,7 @@ server::server(caf::actor_system& sys, stepwise::engine& eng, server_config cfg)
   route_context ctx{eng_, cfg_.lim, hub_, requests_, cfg_.sinks};
   add_operations_routes(router_, ctx);
   add_signals_routes(router_, ctx);
+  add_schedules_routes(router_, ctx);
   add_workflows_routes(router_, ctx);
   add_events_routes(router_, ctx);
   add_metrics_routes(router_, ctx);

@@ -57,6 +57,14 @@ api_result api_client::post(const std::string& target, const std::string& body) 
   return finish(cli_->Post(target, body, "application/json"));
 }
 
+api_result api_client::put(const std::string& target, const std::string& body) {
+  return finish(cli_->Put(target, body, "application/json"));
+}
+
+api_result api_client::del(const std::string& target) {
+  return finish(cli_->Delete(target));
+}
+
 api_result api_client::stream(const std::string& target, int64_t last_id,
                               const std::function<bool(const sse_event&)>& fn) {
   httplib::Headers headers{{"Accept", "text/event-stream"}};

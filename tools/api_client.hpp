@@ -45,6 +45,10 @@ public:
 
   api_result post(const std::string& target, const std::string& body);
 
+  api_result put(const std::string& target, const std::string& body);
+
+  api_result del(const std::string& target);
+
   /// Reads the event stream from after `last_id` until the connection ends
   /// or `fn` returns false. Returns the error that ended it, if any.
   api_result stream(const std::string& target, int64_t last_id,

@@ -59,6 +59,7 @@ int run_command_line(int argc, char** argv) {
   serve->set_help_flag();
   serve->callback([&run, serve] { run.exit = serve_main(serve->remaining()); });
   add_ops(app, run);
+  add_schedules(app, run);
   add_events(app, run);
   add_workflows(app, run);
   add_sinks(app, run);

@@ -39,6 +39,10 @@ void add_ops(CLI::App& root, cli_run& run);
 void add_events(CLI::App& root, cli_run& run);
 void add_workflows(CLI::App& root, cli_run& run);
 
+/// Adds `stepwise schedules list|show|create|edit|pause|resume|trigger|delete`
+/// (schedules_command.cpp).
+void add_schedules(CLI::App& root, cli_run& run);
+
 /// Adds `stepwise sinks`: the outbox's sinks (sinks_command.cpp).
 void add_sinks(CLI::App& root, cli_run& run);
 

@@ -53,6 +53,10 @@ reply call(const http_fixture& fx, const std::string& method, const std::string&
     hs.emplace("Authorization", std::string("Bearer ") + token);
   if (method == "GET")
     return to_reply(c->Get(target, hs));
+  if (method == "PUT")
+    return to_reply(c->Put(target, hs, body, "application/json"));
+  if (method == "DELETE")
+    return to_reply(c->Delete(target, hs));
   return to_reply(c->Post(target, hs, body, "application/json"));
 }
 
@@ -107,6 +111,19 @@ TEST_CASE("missing, wrong and read-only tokens are refused", "[http][auth]") {
     CHECK(r.json.at("error").at("message").as_string().find("write token") != std::string::npos);
     CHECK(r.header("WWW-Authenticate").empty());
     CHECK(call(fx, "GET", "/api/v1/operations", reader).json.at("items").as_array().empty());
+  }
+  SECTION("a read token reads schedules and may not change them") {
+    auto schedule = R"({"id":"s","workflow":"quick","input":{},"every":"1h"})";
+    REQUIRE(call(fx, "POST", "/api/v1/schedules", writer, schedule).status == 201);
+    CHECK(call(fx, "GET", "/api/v1/schedules", reader).status == 200);
+    CHECK(call(fx, "GET", "/api/v1/schedules/s", reader).status == 200);
+    CHECK(call(fx, "POST", "/api/v1/schedules", reader, schedule).status == 403);
+    CHECK(call(fx, "PUT", "/api/v1/schedules/s", reader, schedule).status == 403);
+    CHECK(call(fx, "DELETE", "/api/v1/schedules/s", reader).status == 403);
+    for (auto verb : {"pause", "resume", "trigger"})
+      CHECK(call(fx, "POST", std::string("/api/v1/schedules/s/") + verb, reader).status == 403);
+    CHECK(call(fx, "GET", "/api/v1/schedules", nullptr).status == 401);
+    CHECK(call(fx, "GET", "/api/v1/schedules/s", writer).json.at("revision") == 1);
   }
   SECTION("a write token does everything") {
     auto r = call(fx, "POST", "/api/v1/operations", writer, start);

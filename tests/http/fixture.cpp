@@ -165,6 +165,15 @@ reply http_fixture::post(const std::string& target, const std::string& body,
   return to_reply(client()->Post(target, body, content_type));
 }
 
+reply http_fixture::put(const std::string& target, const std::string& body,
+                        const std::string& content_type) const {
+  return to_reply(client()->Put(target, body, content_type));
+}
+
+reply http_fixture::del(const std::string& target) const {
+  return to_reply(client()->Delete(target));
+}
+
 std::string http_fixture::start_op(const std::string& workflow, const std::string& input) const {
   auto r =
     post("/api/v1/operations", R"({"workflow":")" + workflow + R"(","input":)" + input + "}");

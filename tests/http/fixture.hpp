@@ -111,6 +111,11 @@ struct http_fixture {
   reply post(const std::string& target, const std::string& body,
              const std::string& content_type = "application/json") const;
 
+  reply put(const std::string& target, const std::string& body,
+            const std::string& content_type = "application/json") const;
+
+  reply del(const std::string& target) const;
+
   /// Starts an operation through the API; fails the test unless 201.
   std::string start_op(const std::string& workflow, const std::string& input = "{}") const;
 

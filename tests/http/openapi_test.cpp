@@ -83,6 +83,13 @@ TEST_CASE("every documented route answers as documented", "[http][openapi]") {
   flip_allowed = false;
   auto flip = fx.start_op("flip");
   REQUIRE(fx.finish(flip) == "failed");
+  // Schedules: one read, replaced and deleted on its own path, one paused,
+  // resumed and triggered; the create makes a third.
+  auto schedule_body = [](const char* id) {
+    return std::string(R"({"id":")") + id + R"(","workflow":"quick","input":{},"every":"1h"})";
+  };
+  REQUIRE(fx.post("/api/v1/schedules", schedule_body("doc-crud")).status == 201);
+  REQUIRE(fx.post("/api/v1/schedules", schedule_body("doc")).status == 201);
   auto c = fx.client();
   for (auto& p : doc.at("paths").as_object()) {
     std::string path(p.key());
@@ -94,8 +101,10 @@ TEST_CASE("every documented route answers as documented", "[http][openapi]") {
         if (pos != std::string::npos)
           target.replace(pos, var.size(), value);
       };
+      bool schedule_path = path.rfind("/api/v1/schedules/", 0) == 0;
       sub("{id}",
-          path.find("cancel") != std::string::npos    ? sleepy
+          schedule_path ? (path == "/api/v1/schedules/{id}" ? "doc-crud" : "doc")
+          : path.find("cancel") != std::string::npos  ? sleepy
           : path.find("signals") != std::string::npos ? signaled
           : path.find("retry") != std::string::npos   ? flip
           : path.find("pause") != std::string::npos || path.find("resume") != std::string::npos
@@ -128,10 +137,16 @@ TEST_CASE("every documented route answers as documented", "[http][openapi]") {
           std::this_thread::sleep_for(std::chrono::milliseconds(10));
       } else if (method == "get") {
         r = to_reply(c->Get(target));
+      } else if (method == "put") {
+        r = to_reply(c->Put(target, R"({"workflow":"quick","input":{},"cron":"0 3 * * *"})",
+                            "application/json"));
+      } else if (method == "delete") {
+        r = to_reply(c->Delete(target));
       } else {
         std::string loc = R"("deploymentLocation":{"name":"l","properties":{}})";
         std::string body =
-          path == "/api/v1/operations" ? R"({"workflow":"quick","input":{"x":1}})"
+          path == "/api/v1/operations"  ? R"({"workflow":"quick","input":{"x":1}})"
+          : path == "/api/v1/schedules" ? schedule_body("doc-new")
           : path == "/api/infrastructure/create"
             ? "{" + loc + R"(,"template":"t","templateType":"TOSCA"})"
           : path == "/api/infrastructure/delete" ? R"({"infrastructureId":"i1",)" + loc + "}"
@@ -180,6 +195,21 @@ TEST_CASE("documented error answers match the Error schema", "[http][openapi]") 
   check_documented(val, doc, signals, "post", fx.post(ops + "/" + sleepy + "/signals/a%20b", "{}"));
   check_documented(val, doc, signals, "post", fx.post(ops + "/" + sleepy + "/signals/go", "[1]"));
   check_documented(val, doc, "/api/v1/workflows/{name}", "get", fx.get("/api/v1/workflows/none"));
+  auto sch = std::string("/api/v1/schedules");
+  auto one = sch + "/{id}";
+  check_documented(val, doc, sch, "post", fx.post(sch, "{"));
+  check_documented(val, doc, sch, "post", fx.post(sch, "{}", "text/plain"));
+  REQUIRE(fx.post(sch, R"({"id":"s","workflow":"quick","input":{},"every":"1h"})").status == 201);
+  check_documented(val, doc, sch, "post",
+                   fx.post(sch, R"({"id":"s","workflow":"quick","input":{},"every":"2h"})"));
+  check_documented(val, doc, sch, "get", fx.get(sch + "?x=1"));
+  check_documented(val, doc, one, "get", fx.get(sch + "/missing"));
+  check_documented(val, doc, one, "put", fx.put(sch + "/s", "{}", "text/plain"));
+  check_documented(val, doc, one, "put", fx.put(sch + "/s", R"({"workflow":"quick"})"));
+  check_documented(val, doc, one, "delete", fx.del(sch + "/missing"));
+  check_documented(val, doc, one + "/pause", "post", fx.post(sch + "/missing/pause", ""));
+  check_documented(val, doc, one + "/resume", "post", fx.post(sch + "/s/resume", "[]"));
+  check_documented(val, doc, one + "/trigger", "post", fx.post(sch + "/missing/trigger", ""));
   check_documented(val, doc, "/api/v1/events", "get", fx.get("/api/v1/events?wait=100"));
   auto create = std::string("/api/infrastructure/create");
   auto good = R"({"deploymentLocation":{"name":"l"},"template":"t","templateType":"T"})";
