@@ -6,7 +6,8 @@
 import {ApiError, api} from './api.js';
 import {h, isTerminal, parseObject, pretty, toast} from './util.js';
 
-function explain(e, what) {
+/** Says why action `what` failed (a missing route plainly). */
+export function explain(e, what) {
   if (e instanceof ApiError && (e.status === 404 || e.status === 405) && e.code !== 'not_found')
     return `${what}: this server does not offer it yet (${e.status}).`;
   if (e instanceof ApiError && e.status === 404 && /route/.test(e.message))
@@ -24,8 +25,8 @@ async function command(id, verb, what, body, done) {
   }
 }
 
-// A button that asks for a second click before it acts.
-function confirmButton(label, cls, confirmLabel, act) {
+/** A button that asks for a second click before it acts. */
+export function confirmButton(label, cls, confirmLabel, act) {
   const b = h('button', {class: `btn ${cls}`, type: 'button', dataset: {action: label.toLowerCase()}}, label);
   let armed = null;
   b.addEventListener('click', () => {

@@ -3,10 +3,14 @@
 //   #/operations/ID                    one operation
 //   #/start[?workflow=]                start an operation
 //   #/workflows                        workflows and their steps
+//   #/schedules                        schedules
+//   #/schedules/ID                     one schedule and the operations it started
 
 import {get, onAuthNeeded, setToken, token} from './api.js';
 import {mountDetail} from './detail.js';
 import {mountList} from './list.js';
+import {mountScheduleDetail} from './schedule_detail.js';
+import {mountSchedules} from './schedules.js';
 import {mountStart} from './start.js';
 import {connect, onStatus, restart} from './stream.js';
 import {mountWorkflows} from './workflows.js';
@@ -31,6 +35,8 @@ function route() {
   if (parts[0] === 'operations' && parts[1]) unmount = mountDetail(view, parts[1]);
   else if (parts[0] === 'start') unmount = mountStart(view, params, navigate);
   else if (parts[0] === 'workflows') unmount = mountWorkflows(view);
+  else if (parts[0] === 'schedules' && parts[1]) unmount = mountScheduleDetail(view, parts[1], navigate);
+  else if (parts[0] === 'schedules') unmount = mountSchedules(view);
   else unmount = mountList(view, params, navigate);
   document.title = `stepwise · ${parts[0] || 'operations'}`;
 }

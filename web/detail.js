@@ -14,7 +14,11 @@ function summary(op) {
     item('Updated', timeEl(op.updated_at)),
     item('Deadline', op.deadline ? timeEl(op.deadline) : h('span', {class: 'muted'}, 'none')),
     op.key ? item('Serialization key', h('span', {class: 'mono'}, op.key)) : null,
-    op.blocked_by ? item('Waiting for', h('span', {class: 'mono'}, op.blocked_by)) : null);
+    op.blocked_by ? item('Waiting for', h('span', {class: 'mono'}, op.blocked_by)) : null,
+    op.parent_id ? item('Started by', h('a', {href: `#/operations/${encodeURIComponent(op.parent_id)}`,
+      class: 'mono', dataset: {link: 'parent'}}, op.parent_id)) : null,
+    op.schedule_id ? item('Schedule', h('a', {href: `#/schedules/${encodeURIComponent(op.schedule_id)}`,
+      class: 'mono', dataset: {link: 'schedule'}}, op.schedule_id)) : null);
 }
 
 function signalsTable(op) {
@@ -48,6 +52,7 @@ function eventDetail(ev) {
   const parts = [];
   if (ev.step) parts.push(h('span', {class: 'mono'}, ev.step));
   if (ev.name) parts.push(h('span', {class: 'mono'}, ev.name));
+  if (ev.schedule) parts.push(h('a', {href: `#/schedules/${encodeURIComponent(ev.schedule)}`, class: 'mono'}, ev.schedule));
   if (ev.blocked_by) parts.push(h('span', {class: 'muted'}, `waits for ${ev.blocked_by}`));
   if (ev.attempt) parts.push(h('span', {class: 'muted'}, ` attempt ${ev.attempt}`));
   // Every event carries the operation's state after it; next to a step's

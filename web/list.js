@@ -152,6 +152,8 @@ export function mountList(view, params, navigate) {
       load();
       return;
     }
+    // A schedule's skipped fires belong to no operation.
+    if (!ev.operation_id) return;
     if (rows.has(ev.operation_id) || ev.type === 'operation_created' || state) {
       pending.add(ev.operation_id);
       flush();
