@@ -15,7 +15,7 @@ function summary(op) {
     item('Deadline', op.deadline ? timeEl(op.deadline) : h('span', {class: 'muted'}, 'none')),
     op.key ? item('Serialization key', h('span', {class: 'mono'}, op.key)) : null,
     op.blocked_by ? item('Waiting for', h('span', {class: 'mono'}, op.blocked_by)) : null,
-    op.parent_id ? item('Started by', h('a', {href: `#/operations/${encodeURIComponent(op.parent_id)}`,
+    op.parent_id ? item('Parent operation', h('a', {href: `#/operations/${encodeURIComponent(op.parent_id)}`,
       class: 'mono', dataset: {link: 'parent'}}, op.parent_id)) : null,
     op.schedule_id ? item('Schedule', h('a', {href: `#/schedules/${encodeURIComponent(op.schedule_id)}`,
       class: 'mono', dataset: {link: 'schedule'}}, op.schedule_id)) : null);

@@ -10,15 +10,22 @@ import {badge, debounce, fill, h, tickTimes, timeEl, toast} from './util.js';
 
 const OPS_SHOWN = 20;
 
+// The next fire as "in 18 h" with its local date and time below.
+function nextFireWithDate(s) {
+  const el = nextFire(s);
+  if (s.paused || !s.next_fire) return el;
+  return h('span', {}, el, h('div', {class: 'muted small'}, new Date(s.next_fire).toLocaleString()));
+}
+
 function summary(s) {
-  const item = (label, value, field) =>
-    h('div', {class: 'kv', dataset: {field}}, h('dt', {}, label), h('dd', {}, value));
+  const item = (label, value, field, cls) =>
+    h('div', {class: `kv ${cls || ''}`, dataset: {field}}, h('dt', {}, label), h('dd', {}, value));
   const none = (text) => h('span', {class: 'muted'}, text);
   return h('dl', {class: 'kvs'},
     item('Workflow', h('span', {}, h('a', {href: '#/workflows'}, s.workflow),
-      s.version ? ` v${s.version}` : none(' newest')), 'workflow'),
-    item('When', h('span', {class: 'mono'}, whenText(s)), 'when'),
-    item('Next fire', nextFire(s), 'next_fire'),
+      s.version ? ` v${s.version}` : none(' · newest version')), 'workflow'),
+    item('When', h('span', {class: 'mono'}, whenText(s)), 'when', 'wide'),
+    item('Next fire', nextFireWithDate(s), 'next_fire'),
     item('Last fire', s.last_fire ? timeEl(s.last_fire) : none('never'), 'last_fire'),
     item('Fired', s.fired, 'fired'),
     item('Skipped', s.skipped, 'skipped'),
