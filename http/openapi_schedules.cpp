@@ -96,7 +96,8 @@ const char* openapi_schedules_schemas() {
       "version": {"type": "integer", "minimum": 1, "nullable": true, "description": "Default: the newest version registered when each fire starts."},
       "input": {"type": "object", "description": "The input of every operation it starts."},
       "cron": {"type": "string", "nullable": true, "description": "Five fields in time_zone: minute hour day-of-month month day-of-week (lists, ranges, steps, names: \"*/15 9-17 * * mon-fri\"). A local time skipped by a clock change fires at the change; a repeated one once."},
-      "every": {"type": "string", "nullable": true, "description": "A duration of at least 1s, such as 30s, 5m, 1h30m, 1d: fires at its multiples since the Unix epoch."},
+      "every": {"type": "string", "nullable": true, "description": "A duration of at least 1s, such as 30s, 5m, 1h30m, 1d: fires at its multiples since the Unix epoch, plus offset."},
+      "offset": {"type": "string", "nullable": true, "description": "With every: a duration from 0s to under every added to each fire time (every 1h with offset 15m fires at a quarter past each hour), so that schedules of one period spread over it. Default 0s."},
       "time_zone": {"type": "string", "nullable": true, "description": "An IANA zone (Europe/Berlin) of cron. Default UTC."},
       "overlap": {"type": "string", "enum": ["skip", "queue", "allow"], "nullable": true, "description": "A fire while the previous fire's operation runs: skip it (default; schedule_skipped, reason overlap), queue it until that one ends, or allow it to run alongside."},
       "catch_up": {"type": "string", "enum": ["none", "latest", "all"], "nullable": true, "description": "Fires missed (the server was down, or more than a minute late): skip them (default), fire the latest of them, or fire each within catch_up_window."},
@@ -114,7 +115,7 @@ const char* openapi_schedules_schemas() {
   },
   "Schedule": {
     "type": "object", "additionalProperties": false,
-    "required": ["id", "workflow", "version", "input", "cron", "every", "time_zone", "overlap", "catch_up", "catch_up_window", "paused", "end_at", "revision", "created_at", "updated_at", "next_fire", "last_operation", "last_fire", "fired", "skipped"],
+    "required": ["id", "workflow", "version", "input", "cron", "every", "offset", "time_zone", "overlap", "catch_up", "catch_up_window", "paused", "end_at", "revision", "created_at", "updated_at", "next_fire", "last_operation", "last_fire", "fired", "skipped"],
     "properties": {
       "id": {"type": "string"},
       "workflow": {"type": "string"},
@@ -122,6 +123,7 @@ const char* openapi_schedules_schemas() {
       "input": {"type": "object", "description": "As given, except values at the workflow's secret paths, shown as \"***\"."},
       "cron": {"type": "string", "nullable": true},
       "every": {"type": "string", "nullable": true, "description": "A duration such as 1m30s."},
+      "offset": {"type": "string", "nullable": true, "description": "With every: added to each multiple of it; null with cron."},
       "time_zone": {"type": "string"},
       "overlap": {"type": "string", "enum": ["skip", "queue", "allow"]},
       "catch_up": {"type": "string", "enum": ["none", "latest", "all"]},

@@ -16,7 +16,7 @@ namespace {
 namespace json = boost::json;
 
 constexpr std::string_view schedule_definition_fields[] = {
-  "id",        "workflow", "version",  "input",           "cron",   "every",
+  "id",        "workflow", "version",  "input",           "cron",   "every", "offset",
   "time_zone", "overlap",  "catch_up", "catch_up_window", "paused", "end_at"};
 
 constexpr std::string_view schedule_state_fields[] = {"revision",  "created_at",     "updated_at",
@@ -45,7 +45,8 @@ std::optional<api_error> check_schedule_fields(const json::object& obj) {
                               + "' is written by the engine, not by clients: leave it out");
     return invalid_argument("unknown field '" + std::string(k)
                             + "' (allowed: id, workflow, version, input, cron, every, "
-                              "time_zone, overlap, catch_up, catch_up_window, paused, end_at)");
+                              "offset, time_zone, overlap, catch_up, catch_up_window, paused, "
+                              "end_at)");
   }
   return std::nullopt;
 }
@@ -132,6 +133,11 @@ std::optional<api_error> decode_schedule_when(const json::object& obj, schedule&
     return invalid_argument("field 'cron' (e.g. \"0 3 * * *\") or 'every' (e.g. \"30s\") "
                             "is required");
   s.cron = cron.value_or("");
+  // The engine checks that it is under `every` (and only with it).
+  std::optional<duration> offset;
+  if (auto err = duration_field(obj, "offset", offset))
+    return err;
+  s.offset = offset.value_or(duration{0});
   return std::nullopt;
 }
 
@@ -211,6 +217,7 @@ json::object to_json(const schedule_view& v) {
   out["input"] = s.input;
   out["cron"] = schedule_text_or_null(s.cron);
   out["every"] = s.every ? json::value(format_duration_text(*s.every)) : json::value(nullptr);
+  out["offset"] = s.every ? json::value(format_duration_text(s.offset)) : json::value(nullptr);
   out["time_zone"] = s.time_zone;
   out["overlap"] = to_string(s.overlap);
   out["catch_up"] = to_string(s.catch_up);

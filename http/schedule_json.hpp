@@ -10,8 +10,8 @@
 #include "http/errors.hpp"
 
 /// The API form of schedules (`/api/v1/schedules`): the definition a client
-/// writes, `{id, workflow, version?, input, cron | every, time_zone?,
-/// overlap?, catch_up?, catch_up_window?, paused?, end_at?}`, and the
+/// writes, `{id, workflow, version?, input, cron | every, offset?,
+/// time_zone?, overlap?, catch_up?, catch_up_window?, paused?, end_at?}`, and the
 /// schedule it reads back, the definition plus the engine's state.
 namespace stepwise::http {
 

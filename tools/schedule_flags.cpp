@@ -50,6 +50,11 @@ void add_schedule_flags(CLI::App& cmd, schedule_flags& f, bool create) {
     ->type_name("EXPR");
   cmd.add_option("--every", f.every, "instead of --cron: fire every 30s, 5m, 2h, 1h30m, 1d ...")
     ->type_name("DURATION");
+  cmd
+    .add_option("--offset", f.offset,
+                "with --every: fire this much after each multiple (--every 1h --offset 15m: "
+                "at a quarter past)")
+    ->type_name("DURATION");
   cmd.add_option("--time-zone", f.time_zone, "the cron's zone, e.g. Europe/Berlin (default UTC)")
     ->type_name("ZONE");
   cmd
@@ -124,6 +129,9 @@ std::string apply_schedule_flags(const schedule_flags& f, boost::json::object& b
     body["every"] = *f.every;
     body.erase("cron");
   }
+  if (f.cron)
+    body.erase("offset");
+  set_schedule_text(body, "offset", f.offset);
   set_schedule_text(body, "time_zone", f.time_zone);
   set_schedule_text(body, "overlap", f.overlap);
   set_schedule_text(body, "catch_up", f.catch_up);

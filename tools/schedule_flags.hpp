@@ -15,7 +15,7 @@ namespace stepwise::tools {
 struct schedule_flags {
   /// A JSON file with the definition (`-`: stdin).
   std::string file;
-  std::optional<std::string> id, workflow, version, input, cron, every, time_zone, overlap,
+  std::optional<std::string> id, workflow, version, input, cron, every, offset, time_zone, overlap,
     catch_up, catch_up_window, end_at;
   /// create only: create it paused.
   bool paused = false;

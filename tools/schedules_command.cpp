@@ -20,11 +20,12 @@ std::string schedule_path(const std::string& id) {
   return std::string(schedules_base) + "/" + url_encode(id);
 }
 
-// "0 3 * * * (Europe/Berlin)" or "every 30s".
+// "0 3 * * * (Europe/Berlin)", "every 30s" or "every 1h +15m".
 std::string schedule_when(const boost::json::value& s) {
   if (text_of(s, "cron") != "-")
     return text_of(s, "cron") + " (" + text_of(s, "time_zone") + ")";
-  return "every " + text_of(s, "every");
+  auto offset = text_of(s, "offset");
+  return "every " + text_of(s, "every") + (offset == "-" || offset == "0s" ? "" : " +" + offset);
 }
 
 std::string schedule_next_fire(const boost::json::value& s) {

@@ -6,9 +6,10 @@ import {get} from './api.js';
 import {subscribe} from './stream.js';
 import {badge, debounce, fill, h, tickTimes, timeEl} from './util.js';
 
-/** "0 3 * * * · Europe/Berlin" or "every 30s". */
+/** "0 3 * * * · Europe/Berlin", "every 30s" or "every 1h +15m". */
 export function whenText(s) {
-  return s.cron ? `${s.cron} · ${s.time_zone}` : `every ${s.every}`;
+  if (s.cron) return `${s.cron} · ${s.time_zone}`;
+  return `every ${s.every}${s.offset && s.offset !== '0s' ? ` +${s.offset}` : ''}`;
 }
 
 /** The next fire, or why there is none. */

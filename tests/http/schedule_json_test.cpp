@@ -36,6 +36,7 @@ TEST_CASE("a schedule's definition decodes with its defaults", "[http][schedules
   CHECK(s.cron.empty());
   REQUIRE(s.every);
   CHECK(*s.every == std::chrono::minutes(90));
+  CHECK(s.offset == duration{0});
   CHECK(s.time_zone == "UTC");
   CHECK(s.overlap == overlap_policy::skip);
   CHECK(s.catch_up == catch_up_policy::none);
@@ -59,9 +60,14 @@ TEST_CASE("a schedule's definition decodes with its defaults", "[http][schedules
   CHECK(full.catch_up_window == std::chrono::hours(2));
   CHECK(full.paused);
   CHECK(full.end_at == parse_time("2027-01-01T00:00:00Z"));
+  schedule spread;
+  REQUIRE_FALSE(decode_schedule(
+    json::parse(R"({"id":"s","workflow":"w","input":{},"every":"1h","offset":"15m"})"), "",
+    spread));
+  CHECK(spread.offset == std::chrono::minutes(15));
   schedule nulls;
   REQUIRE_FALSE(decode_schedule(json::parse(R"({"id":"x","workflow":"w","input":{},"every":"1m",
-    "version":null,"cron":null,"time_zone":null,"overlap":null,"catch_up":null,
+    "version":null,"cron":null,"offset":null,"time_zone":null,"overlap":null,"catch_up":null,
     "catch_up_window":null,"paused":null,"end_at":null})"),
                                 "", nulls));
   CHECK(nulls.time_zone == "UTC");
@@ -101,6 +107,9 @@ TEST_CASE("a bad definition is refused naming the field", "[http][schedules]") {
         == "field 'every' must be a duration such as 30s, 5m, 2h or 1h30m, not 'soon'");
   CHECK(decode_refusal("{" + base + R"(,"every":30})")
         == "field 'every' must be a string, not a number");
+  CHECK(decode_refusal("{" + base + R"(,"every":"1m","offset":"later"})")
+          .find("field 'offset' must be a duration")
+        == 0);
   CHECK(decode_refusal("{" + base + R"(,"every":"1m","overlap":"sometimes"})")
         == "field 'overlap' must be one of skip, queue, allow, not 'sometimes'");
   CHECK(decode_refusal("{" + base + R"(,"every":"1m","catch_up":"maybe"})")
@@ -147,6 +156,7 @@ TEST_CASE("a schedule reads as the API shows it", "[http][schedules]") {
   s.skipped = 1;
   auto out = to_json(v);
   CHECK(out.at("every") == "1m30s");
+  CHECK(out.at("offset") == "0s");
   CHECK(out.at("cron").is_null());
   CHECK(out.at("version").is_null());
   CHECK(out.at("catch_up_window") == "1d");
@@ -169,6 +179,7 @@ TEST_CASE("a schedule reads as the API shows it", "[http][schedules]") {
   out = to_json(v);
   CHECK(out.at("cron") == "0 9 * * *");
   CHECK(out.at("every").is_null());
+  CHECK(out.at("offset").is_null());
   CHECK(out.at("time_zone") == "Europe/Berlin");
   CHECK(out.at("next_fire") == "2026-11-22T09:00:00.000Z");
   CHECK(out.at("last_operation") == "op-1");

@@ -90,9 +90,9 @@ TEST_CASE("stepwise schedules creates, lists, edits, pauses, fires and deletes",
   temp_dir dir;
   std::ofstream(dir.path + "/s.json")
     << R"({"id":"from-file","workflow":"quick","input":{},"every":"5m","overlap":"queue"})";
-  auto from_file = cli("create --file " + dir.path + "/s.json --every 10m");
+  auto from_file = cli("create --file " + dir.path + "/s.json --every 10m --offset 90s");
   INFO(from_file);
-  CHECK(says(from_file, "created schedule from-file: every 10m"));
+  CHECK(says(from_file, "created schedule from-file: every 10m +1m30s"));
   CHECK(says(cli("show from-file --json"), R"("overlap":"queue")"));
   CHECK(says(cli("create --file " + dir.path + "/none.json"), "error: cannot read --file"));
 

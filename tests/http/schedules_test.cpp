@@ -165,6 +165,8 @@ TEST_CASE("a bad schedule is refused with 400 naming the field", "[http][schedul
          {with(R"("cron":"* * * *")"), "invalid_argument", "cron"},
          {with(R"("every":"500ms")"), "invalid_argument", "every"},
          {with(R"("every":"soon")"), "invalid_argument", "'every'"},
+         {with(R"("every":"1m","offset":"1m")"), "invalid_argument", "offset"},
+         {with(R"("cron":"* * * * *","offset":"1s")"), "invalid_argument", "offset"},
          {with(R"("every":"1m","time_zone":"Mars/Olympus_Mons")"), "invalid_argument", "time_zone"},
          {with(R"("every":"1m","overlap":"sometimes")"), "invalid_argument", "'overlap'"},
          {with(R"("every":"1m","catch_up":"maybe")"), "invalid_argument", "'catch_up'"},
