@@ -204,7 +204,7 @@ std::optional<api_error> decode_schedule(const json::value& body, const std::str
     return err;
   if (auto err = decode_schedule_options(*obj, s))
     return err;
-  out = std::move(s);
+  set_definition(out, s);
   return std::nullopt;
 }
 

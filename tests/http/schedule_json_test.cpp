@@ -133,6 +133,24 @@ TEST_CASE("a bad definition is refused naming the field", "[http][schedules]") {
         != std::string::npos);
 }
 
+TEST_CASE("a definition leaves the state it is decoded into", "[http][schedules]") {
+  schedule s;
+  s.revision = 4;
+  s.fired = 9;
+  s.last_operation = "op-1";
+  s.every = std::chrono::hours(1);
+  REQUIRE_FALSE(decode_schedule(
+    json::parse(R"({"id":"s","workflow":"quick","input":{},"cron":"0 3 * * *"})"), "", s));
+  CHECK(s.cron == "0 3 * * *");
+  CHECK_FALSE(s.every);
+  CHECK(s.revision == 4);
+  CHECK(s.fired == 9);
+  CHECK(s.last_operation == "op-1");
+  // A refused one changes nothing.
+  REQUIRE(decode_schedule(json::parse(R"({"id":"t","workflow":"quick","input":{}})"), "", s));
+  CHECK(s.id == "s");
+}
+
 TEST_CASE("a replacement takes its id from the path", "[http][schedules]") {
   auto body = std::string(R"("workflow":"quick","input":{},"every":"1m")");
   CHECK(decode_refusal("{" + body + "}", "nightly").empty());
