@@ -5,6 +5,7 @@
 
 #include "engine/errc.hpp"
 #include "engine/log.hpp"
+#include "engine/sealed_json.hpp"
 
 namespace stepwise {
 
@@ -165,9 +166,14 @@ void on_refresh(keeper_ptr self) {
 
 } // namespace
 
+std::string sealed_owner(const std::string& id) {
+  return "schedule:" + id;
+}
+
 schedule_view view_of(const schedule_entry& e) {
   schedule_view v;
   v.schedule = e.s;
+  mask_sealed(v.schedule.input);
   if (!e.s.paused)
     v.next_fire = next_fire(e.s, e.s.handled_until);
   return v;
@@ -268,7 +274,14 @@ void fire(keeper_ptr self, const std::string& id, time_point at,
   start_request req;
   req.workflow = e.s.workflow;
   req.version = e.s.version;
-  req.input = e.s.input;
+  // Opened here, sealed again for the operation by its create.
+  auto input = std::make_shared<const boost::json::object>(e.s.input);
+  auto opened = open_all(input, st.rt->cfg.secret_keys.get(), sealed_owner(id));
+  if (!opened) {
+    caf::anon_send(self, fire_answer{id, at, std::nullopt, std::move(opened.error())});
+    return;
+  }
+  req.input = **opened;
   req.idempotency_key = fire_key(id, at);
   req.schedule_id = id;
   req.fire_time = at;

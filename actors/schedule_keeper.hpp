@@ -93,8 +93,12 @@ void settle(keeper_ptr self, const std::string& id);
 /// such schedule).
 void when_free(keeper_ptr self, const std::string& id, std::function<void(schedule_entry*)> f);
 
-/// Returns what a client sees of `e`.
+/// Returns what a client sees of `e`: secret input values as `"***"`.
 schedule_view view_of(const schedule_entry& e);
+
+/// Returns the owner that the secret values of schedule `id`'s input are
+/// sealed for (the fires' operations seal them again for themselves).
+std::string sealed_owner(const std::string& id);
 
 // -- writes (schedule_keeper_writes.cpp) --------------------------------------
 

@@ -3,6 +3,7 @@
 
 #include "actors/schedule_keeper.hpp"
 #include "engine/errc.hpp"
+#include "engine/sealed_json.hpp"
 
 namespace stepwise {
 
@@ -12,17 +13,37 @@ caf::error no_schedule(const std::string& id) {
   return make_error(errc::not_found, "no schedule with id '" + id + "'");
 }
 
-/// Checks a definition a client sent: the fields, then the workflow.
-caf::error check_request(keeper_ptr self, const schedule& s) {
+/// Checks a definition a client sent (the fields, then the workflow) and
+/// seals the input's values at the workflow's secret paths: a schedule's
+/// input is stored as an operation's is.
+caf::error check_request(keeper_ptr self, schedule& s) {
   if (auto err = check_schedule(s))
     return err;
-  if (!self->state.rt->workflows.find(s.workflow, s.version)) {
+  auto wf = self->state.rt->workflows.find(s.workflow, s.version);
+  if (!wf) {
     std::string what = "workflow: unknown workflow '" + s.workflow + "'";
     if (s.version)
       what += " version " + std::to_string(*s.version);
     return make_error(errc::unknown_workflow, what);
   }
-  return caf::none;
+  return seal_paths(s.input, wf->secrets(), self->state.rt->cfg.secret_keys.get(),
+                    sealed_owner(s.id));
+}
+
+/// Returns whether `stored` has the definition `sent`, whose input is
+/// sealed anew (sealing is not deterministic: the inputs are compared
+/// opened).
+bool same_as_stored(keeper_ptr self, const schedule& stored, const schedule& sent) {
+  auto keys = self->state.rt->cfg.secret_keys.get();
+  auto owner = sealed_owner(stored.id);
+  auto a = open_all(std::make_shared<const boost::json::object>(stored.input), keys, owner);
+  auto b = open_all(std::make_shared<const boost::json::object>(sent.input), keys, owner);
+  if (!a || !b)
+    return false;
+  auto x = stored, y = sent;
+  x.input = **a;
+  y.input = **b;
+  return same_definition(x, y);
 }
 
 /// Runs `f` once the schedules are loaded.
@@ -47,8 +68,8 @@ caf::result<schedule_result> on_create(keeper_ptr self, schedule& s) {
     return rp;
   }
   when_free(self, s.id, [self, rp, s](schedule_entry* e) mutable {
-    auto answer_existing = [rp, s](const schedule_entry& e) mutable {
-      if (same_definition(e.s, s))
+    auto answer_existing = [self, rp, s](const schedule_entry& e) mutable {
+      if (same_as_stored(self, e.s, s))
         rp.deliver(schedule_result{view_of(e), false});
       else
         rp.deliver(make_error(errc::idempotency_conflict,

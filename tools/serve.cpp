@@ -78,6 +78,7 @@ caf::expected<registry> make_registry(const std::vector<std::string>& sets,
     deps.monitor = std::move(monitor);
     // As stored: deprovisioning opens the location's credentials itself.
     deps.read_operation = [st](const std::string& id) { return st->load(id); };
+    deps.list_operations = [st](const list_filter& f) { return st->list(f); };
     if (auto ok = workflows::add_infrastructure_workflows(reg, std::move(deps)); !ok)
       return ok.error();
   }

@@ -14,6 +14,7 @@
 #include "engine/registry.hpp"
 #include "engine/retry_policy.hpp"
 #include "engine/step.hpp"
+#include "engine/store.hpp"
 
 namespace stepwise::workflows {
 
@@ -22,6 +23,10 @@ namespace stepwise::workflows {
 /// it to the store. Runs on a step worker, so it may block.
 using read_operation_fn =
   std::function<caf::expected<std::optional<operation>>(const std::string& id)>;
+
+/// Returns a page of stored operations (`store::list`). Runs on a step
+/// worker, so it may block.
+using list_operations_fn = std::function<caf::expected<operation_page>(const list_filter& f)>;
 
 /// Runs one best-effort cleanup task of `deprovision_runtime` (`"release_dns"`,
 /// `"remove_monitoring"`); the default records it as done in the data.
@@ -48,6 +53,8 @@ struct infrastructure_deps {
   watcher_actor monitor;
   /// Needed by `deprovision_runtime` only.
   read_operation_fn read_operation;
+  /// Needed by `expire_runtimes` only.
+  list_operations_fn list_operations;
   /// Bounds the retries of create and delete calls that the driver refuses
   /// for now (temporary error, unreachable location).
   retry_policy calls = default_call_policy();

@@ -17,6 +17,7 @@ workflow_setup::workflow_setup(workflows::cleanup_fn cleanup,
   deps.driver = drv;
   auto store = st;
   deps.read_operation = [store](const std::string& id) { return store->load(id); };
+  deps.list_operations = [store](const list_filter& f) { return store->list(f); };
   deps.calls.initial_interval = 1s;
   deps.calls.jitter = 0;
   deps.cleanup = std::move(cleanup);
