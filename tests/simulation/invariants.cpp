@@ -34,7 +34,7 @@ void check_actors(sim_log& log, sim_world& world) {
     // One commit at a time, one revision each; the working copy is the
     // one being written, or the durable one.
     auto stored = st->commit.durable->revision;
-    auto writing = st->commit.busy() ? st->commit.in_flight->revision : stored;
+    auto writing = st->commit.in_flight ? st->commit.in_flight->revision : stored;
     log.check_lazy(writing == stored || writing == stored + 1, [&, id = id] {
       return "operation " + id + " writes revision " + std::to_string(writing) + " over "
              + std::to_string(stored);
