@@ -83,9 +83,11 @@ void park(self_ptr self) {
 /// The list of the children the wait in hand asked for.
 void judge_read(self_ptr self, children_read& read) {
   auto& st = self->state;
-  if (read.seq != st.kids.wait_seq || !st.kids.reading || !waiting_here(st))
+  if (read.seq != st.kids.wait_seq || !st.kids.reading)
     return;
   st.kids.reading = false;
+  if (!waiting_here(st))
+    return; // it left the wait meanwhile (a cancel, a pause)
   auto now = st.rt->clk->now();
   if (read.err) {
     // The store did not answer: look again in a second.
@@ -225,7 +227,9 @@ void leave_children_wait(self_ptr self) {
   if (progress::awaiting_children(st.op, *st.wf) && st.op.cursor() == idx
       && st.op.steps[idx].attempts == st.commit.durable->steps[idx].attempts)
     return;
+  // A look under way no longer holds the actor: its answer is dropped.
   st.kids.wait_step = SIZE_MAX;
+  st.kids.reading = false;
   self->send(st.dispatcher, children_unwatch_atom::value, st.op.id);
 }
 
