@@ -52,6 +52,10 @@ struct child_slot {
   std::string key;
 };
 
+inline bool operator==(const child_slot& x, const child_slot& y) {
+  return x.parent == y.parent && x.step == y.step && x.key == y.key;
+}
+
 /// Returns the slot an idempotency key names, or none when it names none.
 std::optional<child_slot> parse_child_key(std::string_view idempotency_key);
 
