@@ -35,8 +35,14 @@ struct commit_pipeline {
   /// Messages that arrived while a commit was in flight, run after it.
   std::vector<std::function<void()>> deferred;
 
+  /// A commit being prepared: the children its step asked for are being
+  /// started, and the step's result is written once they are
+  /// (operation_children.cpp). What arrives meanwhile waits, as for a
+  /// commit in flight.
+  bool preparing = false;
+
   bool busy() const {
-    return in_flight != nullptr;
+    return in_flight != nullptr || preparing;
   }
 
   /// Begins writing `snapshot`; `act` runs once it is durable.

@@ -157,6 +157,7 @@ void on_recover(dispatcher_ptr self, recovered_ops& found) {
   auto& st = self->state;
   if (st.stopping)
     return; // not resumed here: the lease is left, others claim them
+  check_parents(self, found.ops);
   auto now = st.rt->clk->now();
   for (auto& op : found.ops) {
     forget(self, op.id);
@@ -173,8 +174,9 @@ void on_recover(dispatcher_ptr self, recovered_ops& found) {
     auto due = op.wake_at;
     // A wait followed by a watcher gets an actor, to tell the watcher again;
     // so does an operation whose version is not registered, to fail it.
+    // A children wait too: nothing would count its children's ends.
     if (wf && op.state == op_state::waiting && due && !progress::watching(op, *wf)
-        && *due - now >= st.rt->cfg.passivate_after) {
+        && !progress::awaiting_children(op, *wf) && *due - now >= st.rt->cfg.passivate_after) {
       if (op.deadline && *op.deadline < *due)
         due = op.deadline;
       add_sleeper(self, op.id, *due);
@@ -203,6 +205,8 @@ void on_finished(dispatcher_ptr self, const std::string& id, const op_snapshot& 
   if (!from_owner(self, id))
     return;
   st.live.erase(id);
+  if (snap)
+    on_ended_for_children(self, *snap);
   if (snap && snap->admission != admission::none)
     request_admission(self); // its key and slot are free now
   if (snap && !snap->schedule_id.empty() && is_terminal(snap->state) && st.rt->schedules)
@@ -314,6 +318,16 @@ internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime
     [=](maybe_op& res) { on_loaded(self, res); },
     // The schedule keeper.
     [=](fire_atom, start_request& req) { on_fire(self, req); },
+    // Child operations (dispatcher_children.cpp).
+    [=](start_children_atom, children_start& req) { on_start_children(self, req); },
+    [=](children_watch_atom, const std::string& parent, children_watch& w) {
+      on_children_watch(self, parent, w);
+    },
+    [=](children_arm_atom, const std::string& parent, uint64_t seq, uint64_t need, bool fail_fast) {
+      on_children_arm(self, parent, seq, need, fail_fast);
+    },
+    [=](children_unwatch_atom, const std::string& parent) { on_children_unwatch(self, parent); },
+    [=](children_read& read) { on_children_listed(self, read); },
   };
 }
 

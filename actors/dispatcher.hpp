@@ -18,8 +18,11 @@
 
 namespace stepwise {
 
+struct child_batch;
+
 /// Where the answer to a create goes: a client's request, or (a
-/// schedule's fire) the schedule keeper, as a `fire_answer`.
+/// schedule's fire) the schedule keeper, as a `fire_answer`, or (a step's
+/// child) its slot in the batch of the step's children.
 class create_answer {
 public:
   explicit create_answer(caf::typed_response_promise<start_result> rp) : rp_(std::move(rp)) {
@@ -31,15 +34,26 @@ public:
     // nop
   }
 
+  create_answer(std::shared_ptr<child_batch> batch, size_t slot)
+    : batch_(std::move(batch)), slot_(slot) {
+    // nop
+  }
+
   void deliver(start_result x);
 
   void deliver(caf::error x);
+
+  /// The create's idempotency key was taken: a child's slot takes it as
+  /// the step's earlier child (returns true); others read what took it.
+  bool takes_replay();
 
 private:
   caf::typed_response_promise<start_result> rp_;
   schedule_keeper_actor keeper_;
   std::string schedule_id_;
   time_point fire_time_;
+  std::shared_ptr<child_batch> batch_;
+  size_t slot_ = 0;
 };
 
 /// A create waiting for its commit.
@@ -47,6 +61,17 @@ struct pending_create {
   create_answer rp;
   std::shared_ptr<const operation> op;
   next_action act;
+};
+
+/// A children wait as the dispatcher keeps it: the parent's children that
+/// ended since it opened, and how many it waits for.
+struct child_watch {
+  uint64_t seq = 0;
+  std::string of_step;
+  uint64_t seen = 0;
+  /// Not armed yet: the parent still reads its children.
+  uint64_t need = UINT64_MAX;
+  bool fail_fast = false;
 };
 
 /// The state of the dispatcher: the one actor that knows every operation of
@@ -92,6 +117,11 @@ struct dispatcher_state {
   bool recovering = false;
   /// Operations resumed by the recovery under way.
   size_t recovered_count = 0;
+  /// Children waits of parents (dispatcher_children.cpp), by parent id.
+  std::unordered_map<std::string, child_watch> child_watches;
+  /// Canceled parents whose children are being listed, to be canceled
+  /// but for those of these steps (their policy is to abandon them).
+  std::unordered_map<std::string, std::vector<std::string>> child_cancels;
   /// Node part of generated ids, distinct per process.
   uint32_t node = 0;
   uint32_t counter = 0;
@@ -120,6 +150,32 @@ caf::result<operation> on_wait(dispatcher_ptr self, const std::string& id);
 void on_report(dispatcher_ptr self, watch_reply& reply);
 /// Stops taking work; the operations' actors are told to stop.
 void on_shutdown(dispatcher_ptr self);
+
+/// Starts the create of `req`, answered through `answer` once written;
+/// returns why it cannot start instead (nothing was written).
+caf::error begin_create(dispatcher_ptr self, start_request& req, const create_answer& answer);
+
+// -- child operations (dispatcher_children.cpp) --------------------------------
+
+/// The create of slot `slot` of `batch` is answered (an id, or the error);
+/// the last one answered sends the batch's answer.
+void fill_child(child_batch& batch, size_t slot, std::string id, caf::error err);
+/// Starts the children a step asked for, answered in one message.
+void on_start_children(dispatcher_ptr self, children_start& req);
+/// A parent's children wait opens: count its children's ends, list them.
+void on_children_watch(dispatcher_ptr self, const std::string& parent, children_watch& w);
+/// The parent read them: nudge it once `need` more ended.
+void on_children_arm(dispatcher_ptr self, const std::string& parent, uint64_t seq, uint64_t need,
+                     bool fail_fast);
+void on_children_unwatch(dispatcher_ptr self, const std::string& parent);
+/// The children of a canceled parent, listed: cancel them.
+void on_children_listed(dispatcher_ptr self, children_read& read);
+/// An operation ended (`snap`, its last state): its parent's wait counts
+/// it; its own children are canceled if it was.
+void on_ended_for_children(dispatcher_ptr self, const operation& snap);
+/// Operations found by a recovery: children whose parent was canceled
+/// before they were (a crash in between) are canceled now.
+void check_parents(dispatcher_ptr self, const std::vector<operation>& found);
 
 // -- passivation (dispatcher_parking.cpp) -------------------------------------
 

@@ -35,6 +35,8 @@ void read_then(dispatcher_ptr self, const std::string& key, Promise rp, F fn) {
 /// A create whose idempotency key is taken: the same request gets the
 /// existing operation, a different one a conflict.
 void replay(dispatcher_ptr self, pending_create pc) {
+  if (pc.rp.takes_replay())
+    return;
   auto key = pc.op->idempotency_key;
   auto hash = pc.op->request_hash;
   auto rp = pc.rp;
@@ -83,10 +85,6 @@ void on_create_ack(dispatcher_ptr self, const commit_ack& ack) {
   spawn_operation(self, *pc.op, pc.act, op_start::execute);
 }
 
-namespace {
-
-/// Starts the create of `req`, answered through `answer` once written;
-/// returns why it cannot start instead (nothing was written).
 caf::error begin_create(dispatcher_ptr self, start_request& req, const create_answer& answer) {
   auto& st = self->state;
   if (st.stopping)
@@ -125,17 +123,19 @@ caf::error begin_create(dispatcher_ptr self, start_request& req, const create_an
   return caf::none;
 }
 
-} // namespace
-
 void create_answer::deliver(start_result x) {
-  if (keeper_)
+  if (batch_)
+    fill_child(*batch_, slot_, std::move(x.op.id), caf::error{});
+  else if (keeper_)
     caf::anon_send(keeper_, fire_answer{schedule_id_, fire_time_, std::move(x), caf::error{}});
   else
     rp_.deliver(std::move(x));
 }
 
 void create_answer::deliver(caf::error x) {
-  if (keeper_)
+  if (batch_)
+    fill_child(*batch_, slot_, {}, std::move(x));
+  else if (keeper_)
     caf::anon_send(keeper_, fire_answer{schedule_id_, fire_time_, std::nullopt, std::move(x)});
   else
     rp_.deliver(std::move(x));

@@ -43,6 +43,7 @@ void persist(self_ptr self, std::vector<event> events, next_action act) {
   auto& st = self->state;
   assert(!st.commit.busy()); // callers wait for the commit in flight (when_idle)
   unwatch_left_wait(self);
+  leave_children_wait(self);
   if (!st.commit.carry.empty()) {
     events.insert(events.begin(), std::make_move_iterator(st.commit.carry.begin()),
                   std::make_move_iterator(st.commit.carry.end()));
@@ -371,6 +372,10 @@ operation_actor::behavior_type drive_operation(self_ptr self, runtime_ptr rt,
     // The dispatcher: admission, passivation.
     [=](admitted_atom, int64_t revision) { on_admitted(self, revision); },
     [=](passivate_ok_atom, uint64_t gen) { on_passivate_ok(self, gen); },
+    // Child operations (operation_children.cpp).
+    [=](children_started& msg) { on_children_started(self, msg); },
+    [=](children_read& read) { on_children_read(self, read); },
+    [=](children_nudge_atom, uint64_t seq) { on_children_nudge(self, seq); },
   };
 }
 

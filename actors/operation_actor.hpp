@@ -62,6 +62,36 @@ struct transient_upkeep {
   bool pinned = false;
 };
 
+/// What an operation actor keeps of its children (operation_children.cpp).
+struct children_upkeep {
+  /// Numbers its requests about children, to tell a late answer apart.
+  uint64_t seq = 0;
+  /// The result of a step whose children are being started: written once
+  /// they are (the commit pipeline is `preparing` meanwhile).
+  struct starting {
+    uint64_t seq = 0;
+    size_t step = 0;
+    outcome result;
+    duration took{0};
+    time_point now;
+    std::vector<event> events;
+    /// (key, id) of each child; the keys of those whose slot was taken
+    /// before (the step ran again), whose ids are read from the store.
+    std::vector<std::pair<std::string, std::string>> ids;
+    std::vector<std::string> replayed;
+  };
+  std::optional<starting> start;
+  /// The children wait in hand: its step and attempt, its timeout, the
+  /// request of its last look at the children, and whether that look (the
+  /// store's list) is under way.
+  size_t wait_step = SIZE_MAX;
+  int32_t wait_attempt = 0;
+  time_point wait_due;
+  uint64_t wait_seq = 0;
+  bool reading = false;
+  bool timeout_armed = false;
+};
+
 /// The state of one operation actor. The actor owns its operation: only it
 /// changes it, one checkpoint at a time.
 struct operation_state {
@@ -89,6 +119,9 @@ struct operation_state {
   std::shared_ptr<const boost::json::object> opened_input;
   transient_map transient;
   transient_upkeep upkeep;
+
+  // -- child operations
+  children_upkeep kids;
 
   // -- timers
   bool deadline_armed = false;

@@ -116,6 +116,19 @@ step_context context_for(operation_state& st, const std::string& step, int32_t a
                          std::shared_ptr<const boost::json::object> input, boost::json::object data,
                          transient_map transient, stop_token stop = {});
 
+// -- child operations (operation_children.cpp) --------------------------------
+
+/// Starts the children the attempt `r` (`done`) asked for; its result
+/// (`events` with it, as of `now`) is written once they exist.
+void start_children(self_ptr self, step_result& r, time_point now, std::vector<event> events);
+
+/// Carries out the `await` of a children wait: looks at the children.
+void await_children(self_ptr self, const next_action& act);
+
+/// Tells the dispatcher that the working copy left the children wait the
+/// durable state had (it stops counting for it). Called before a commit.
+void leave_children_wait(self_ptr self);
+
 // -- message handlers (the behavior in operation_actor.cpp lists them) -------
 
 // Timers, admission and passivation (operation_timers.cpp). A timer that
@@ -151,5 +164,14 @@ void on_ready(self_ptr self, watch_ready& ready);
 void on_report(self_ptr self, watch_reply& reply);
 /// A watched wait has lasted `passivate_after`.
 void on_linger(self_ptr self, uint64_t gen, time_point due);
+
+// Child operations (operation_children.cpp).
+
+/// The children a step asked for were started (or could not be).
+void on_children_started(self_ptr self, children_started& msg);
+/// A reader's list of the children.
+void on_children_read(self_ptr self, children_read& read);
+/// Enough children ended (the dispatcher), or it is time to look again.
+void on_children_nudge(self_ptr self, uint64_t seq);
 
 } // namespace stepwise::op

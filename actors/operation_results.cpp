@@ -43,6 +43,13 @@ void on_step_done(self_ptr self, step_done& msg) {
   std::vector<event> events;
   if (!r.emitted.empty())
     events = progress::emitted_events(st.op, *st.wf, secrets_of(st, r.revealed), r.emitted, now);
+  if (!r.children.empty()) {
+    if (st.op.state != op_state::compensating) {
+      start_children(self, r, now, std::move(events));
+      return;
+    }
+    r.result = fail("a compensation cannot start children");
+  }
   auto act =
     st.op.state == op_state::compensating
       ? progress::apply_compensation(st.op, *st.wf, r.result, r.took, now, unit_random(st), events)

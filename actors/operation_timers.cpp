@@ -103,8 +103,9 @@ void on_admitted(self_ptr self, int64_t revision) {
 
 void on_passivate_ok(self_ptr self, uint64_t gen) {
   auto& st = self->state;
+  // A look at the children under way answers this actor: it stays.
   if (st.work.current(gen) && !st.commit.busy() && !st.work.attempt_running() && parked(st.op)
-      && st.commit.deferred.empty()) {
+      && st.commit.deferred.empty() && !st.kids.reading) {
     self->send(st.dispatcher, passivated_atom::value, st.op.id);
     self->quit();
     return;

@@ -146,6 +146,10 @@ void await(self_ptr self, const next_action& act) {
     persist(self, std::move(events), act2);
     return;
   }
+  if (def.wait->children) {
+    await_children(self, act);
+    return;
+  }
   if (def.wait->watcher && !st.watched.is(act.step, act.attempt)) {
     describe(self, act.step, act.attempt);
     return;

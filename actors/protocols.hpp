@@ -6,6 +6,7 @@
 
 #include <caf/typed_actor.hpp>
 
+#include "actors/child_messages.hpp"
 #include "actors/messages.hpp"
 #include "engine/requests.hpp"
 
@@ -53,7 +54,14 @@ using internal_dispatcher_actor = dispatcher_actor::extend<
   // A reader's answer to a wake-up's load.
   caf::reacts_to<maybe_op>,
   // The schedule keeper: a fire to start.
-  caf::reacts_to<fire_atom, start_request>>;
+  caf::reacts_to<fire_atom, start_request>,
+  // Child operations (dispatcher_children.cpp): a step's children to
+  // start; a parent's children wait opens, arms, closes; a reader's list of
+  // a canceled parent's children.
+  caf::reacts_to<start_children_atom, children_start>,
+  caf::reacts_to<children_watch_atom, std::string, children_watch>,
+  caf::reacts_to<children_arm_atom, std::string, uint64_t, uint64_t, bool>,
+  caf::reacts_to<children_unwatch_atom, std::string>, caf::reacts_to<children_read>>;
 
 /// The schedule keeper: the public protocol (engine/schedule_requests.hpp),
 /// and what the engine's own parts send it.
@@ -86,7 +94,11 @@ using operation_actor = caf::typed_actor<
   // From the dispatcher: admitted (as of a revision); passivation agreed.
   caf::reacts_to<admitted_atom, int64_t>, caf::reacts_to<passivate_ok_atom, uint64_t>,
   // To itself, after refusing a request for an ended operation.
-  caf::reacts_to<settle_atom>>;
+  caf::reacts_to<settle_atom>,
+  // Child operations (operation_children.cpp): a step's children started;
+  // a reader's list of them; look at them again.
+  caf::reacts_to<children_started>, caf::reacts_to<children_read>,
+  caf::reacts_to<children_nudge_atom, uint64_t>>;
 
 /// Where an attempt's result goes: its operation actor (from a worker, an
 /// asynchronous step's completion, or a step actor's reply).
@@ -105,6 +117,8 @@ using reader_actor = caf::typed_actor<
   caf::replies_to<events_atom, int64_t, uint64_t>::with<std::vector<event>>,
   // Every schedule.
   caf::replies_to<load_schedules_atom>::with<loaded_schedules>,
-  caf::replies_to<load_schedule_atom, std::string>::with<loaded_schedules>>;
+  caf::replies_to<load_schedule_atom, std::string>::with<loaded_schedules>,
+  // Every child of an operation, answered as a message to the asker.
+  caf::reacts_to<children_atom, std::string, uint64_t, children_read_receiver>>;
 
 } // namespace stepwise

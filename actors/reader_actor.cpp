@@ -1,6 +1,7 @@
 #include "actors/reader_actor.hpp"
 
 #include <caf/event_based_actor.hpp>
+#include <caf/send.hpp>
 
 #include "actors/messages.hpp"
 #include "engine/errc.hpp"
@@ -17,6 +18,30 @@ maybe_op to_maybe(const std::string& id, caf::expected<std::optional<operation>>
   else
     out.err = std::move(res.error());
   return out;
+}
+
+/// Returns every child of `parent` as stored now, a page at a time.
+children_read list_children(runtime& rt, const std::string& parent, uint64_t seq) {
+  children_read out;
+  out.parent_id = parent;
+  out.seq = seq;
+  list_filter f;
+  f.parent = parent;
+  f.limit = 1000;
+  for (;;) {
+    auto page = rt.store->list(f);
+    if (!page) {
+      out.children.clear();
+      out.err = std::move(page.error());
+      return out;
+    }
+    for (auto& op : page->items)
+      if (auto c = summary_of(rt.present(op)))
+        out.children.emplace_back(std::move(*c));
+    if (page->next_cursor.empty())
+      return out;
+    f.cursor = std::move(page->next_cursor);
+  }
 }
 
 } // namespace
@@ -70,6 +95,10 @@ reader_actor::behavior_type serve_reads(reader_actor::pointer, runtime_ptr rt) {
       else if (*res)
         out.all.push_back(std::move(**res));
       return out;
+    },
+    [rt](children_atom, const std::string& parent, uint64_t seq,
+         const children_read_receiver& reply_to) {
+      caf::anon_send(reply_to, list_children(*rt, parent, seq));
     },
   };
 }

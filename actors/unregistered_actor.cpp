@@ -122,6 +122,9 @@ operation_actor::behavior_type unregistered_actor(self_ptr self, runtime_ptr rt,
     [=](admitted_atom, int64_t) {},
     [=](passivate_ok_atom, uint64_t) {},
     [=](settle_atom) {},
+    [=](children_started&) {},
+    [=](children_read&) {},
+    [=](children_nudge_atom, uint64_t) {},
   };
 }
 

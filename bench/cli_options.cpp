@@ -22,7 +22,7 @@ std::unique_ptr<CLI::App> make_app(cli_options& o, std::string& steps) {
   auto app = std::make_unique<CLI::App>(about, "stepwise-bench");
   auto& a = *app;
   a.add_option("--workload", o.workload,
-               "steps (W1), retry (W2), timers (W3), sleepers, io or schedules")
+               "steps (W1), retry (W2), timers (W3), sleepers, io, schedules or children")
     ->type_name("W");
   a.add_option("--n", o.n, "operations per run")
     ->type_name("N")
@@ -60,6 +60,8 @@ std::unique_ptr<CLI::App> make_app(cli_options& o, std::string& steps) {
   a.add_option("--window", o.window, "embedded: at most W creates unanswered (0: all at once)")
     ->type_name("W");
   a.add_option("--sleep-s", o.sleep_s, "timers: the durable sleep, in seconds")->type_name("S");
+  a.add_option("--child-limit", o.child_limit, "children: most children in progress at once")
+    ->type_name("N");
   a.add_option("--store-pid", o.store_pid, "the store server's main process, for its CPU")
     ->type_name("PID");
   a.add_option("--start-at", o.start_at_ms, "start the run at this wall-clock time")
@@ -120,7 +122,7 @@ bool parse(int argc, char** argv, cli_options& o, std::string& err) {
     return false;
   }
   o.inline_steps = steps == "inline";
-  if (o.workload != "io" && o.workload != "schedules"
+  if (o.workload != "io" && o.workload != "schedules" && o.workload != "children"
       && workflows::bench_workflow_of(o.workload, o.inline_steps).empty()) {
     err = "unknown workload '" + o.workload + "'";
     return false;

@@ -32,6 +32,9 @@ struct cli_options {
   size_t window = 0;
   /// `timers`: the durable sleep, in seconds (W3: 1).
   double sleep_s = 1;
+  /// `children`: most children in progress at once (the child workflow's
+  /// limit).
+  size_t child_limit = 500;
   /// --via http: connections submitting at once.
   size_t concurrency = 64;
   /// The store server's main process (PostgreSQL's postmaster): its CPU,

@@ -13,6 +13,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 
+#include "bench/children_workload.hpp"
 #include "bench/cli_options.hpp"
 #include "bench/embedded_driver.hpp"
 #include "bench/driver_process.hpp"
@@ -179,6 +180,8 @@ int main(int argc, char** argv) {
     return bench::serve_driver(o.listen, o.io.call_ms);
   if (o.workload == "schedules")
     return bench::run_schedules(o);
+  if (o.workload == "children")
+    return bench::run_children(o);
   if (o.workload == "io") {
     auto io = o.io;
     std::tie(io.n, io.runs, io.via, io.limit_s, io.store, io.concurrency) =

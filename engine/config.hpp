@@ -54,6 +54,11 @@ struct engine_config {
   /// live one renews it with every commit, or every `lease_ttl / 3` when
   /// idle. Stores serving one process (SQLite) ignore it.
   duration lease_ttl = std::chrono::seconds(10);
+  /// Shared stores: how often a parent waiting for its children looks at
+  /// them, in case some run in another process (whose ends this process
+  /// does not see). A store of one process needs no look: the dispatcher
+  /// wakes the parent once enough children ended.
+  duration children_poll = std::chrono::seconds(5);
   /// Most orphaned operations taken over per store call.
   size_t claim_batch = 1000;
   /// Most operations in progress at once per workflow name (all

@@ -137,6 +137,24 @@ std::optional<next_action> apply_watch(operation& op, const workflow& wf, const 
 /// the wait), and has a watcher following a task.
 bool watching(const operation& op, const workflow& wf);
 
+/// Returns the children wait of the operation's current step when that
+/// step waits now, or null (progress_children.cpp).
+const children_wait* awaiting_children(const operation& op, const workflow& wf);
+
+/// Records the children step `step` started, as (key, id) pairs, in
+/// `data.children[STEP][KEY]`.
+void note_children(operation& op, const std::string& step,
+                   const std::vector<std::pair<std::string, std::string>>& ids);
+
+/// Ends the children wait of the current step per `verdict` (`met` or
+/// `failed`): each watched child's `{id, state, data, error}` goes to
+/// `data.children_results[STEP][KEY]`, and the step succeeds, or its
+/// attempt fails with the verdict's error.
+next_action end_children_wait(operation& op, const workflow& wf,
+                              const std::vector<child_summary>& watched,
+                              const children_verdict& verdict, time_point now, double unit_random,
+                              std::vector<event>& out);
+
 /// Retries the operation (the caller checked `allows(op, command::retry)`):
 /// a failed one at its failed step (completed steps are never run again),
 /// a succeeded one by running its incomplete best-effort steps again, each

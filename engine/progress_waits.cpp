@@ -73,8 +73,9 @@ next_action wait_timed_out(operation& op, const workflow& wf, size_t idx, time_p
   auto& def = wf.steps()[idx];
   auto limit =
     std::chrono::duration_cast<std::chrono::milliseconds>(def.wait->timeout.value_or(duration{0}));
-  std::string what = def.wait->signal.empty() ? std::string{"the watched task"}
-                                              : "signal '" + def.wait->signal + "'";
+  std::string what = def.wait->children         ? std::string{"end of enough children"}
+                     : def.wait->signal.empty() ? std::string{"the watched task"}
+                                                : "signal '" + def.wait->signal + "'";
   auto reason = "no " + what + " within " + std::to_string(limit.count()) + " ms";
   rec.duration_ms = limit.count();
   rec.last_error = reason;

@@ -84,6 +84,9 @@ struct step_def {
   /// (`compensate`, on a worker) or asynchronous (`compensate_async`).
   step_fn compensate;
   async_step_fn compensate_async;
+  /// What the operation's cancel does to the unfinished children this
+  /// step started (`step_context::start_child`).
+  child_policy children_on_cancel = child_policy::cancel;
 
   // -- fluent setters ---------------------------------------------------------
 
@@ -161,6 +164,48 @@ struct step_def {
       wait->timeout = d;
     return *this;
   }
+
+  /// Lets the children this step starts run on when the operation is
+  /// canceled (the default cancels them).
+  step_def& abandoning_children(bool flag = true) {
+    children_on_cancel = flag ? child_policy::abandon : child_policy::cancel;
+    return *this;
+  }
+
+  // -- children waits (`await_children`) ---------------------------------------
+
+  /// Ends the wait once every watched child has ended (the default).
+  step_def& needing_all() {
+    return needing_quorum(children_quorum::all, 0);
+  }
+
+  /// Ends the wait once any watched child has ended.
+  step_def& needing_any() {
+    return needing_quorum(children_quorum::any, 0);
+  }
+
+  /// Ends the wait once `n` watched children have ended; fails it when
+  /// fewer than `n` exist.
+  step_def& needing(size_t n) {
+    return needing_quorum(children_quorum::at_least, n);
+  }
+
+  /// Counts a child that failed or was canceled as ended, instead of
+  /// failing the wait.
+  step_def& accepting_failures(bool flag = true) {
+    if (wait && wait->children)
+      wait->children->accept_failures = flag;
+    return *this;
+  }
+
+  /// Sets what a children wait needs (see the three above).
+  step_def& needing_quorum(children_quorum q, size_t n) {
+    if (wait && wait->children) {
+      wait->children->quorum = q;
+      wait->children->n = n;
+    }
+    return *this;
+  }
 };
 
 /// Returns a step named `name` running `fn`.
@@ -217,6 +262,22 @@ inline step_def await_task(std::string name, watcher_actor watcher,
   s.wait = wait_spec{};
   s.wait->watcher = std::move(watcher);
   s.wait->task = std::move(task);
+  return s;
+}
+
+/// Returns a step that waits, holding no thread and no actor, until the
+/// children that step `of_step` started have ended (empty: every child of
+/// the operation): all of them (`needing_all`, the default), any
+/// (`needing_any`) or `n` (`needing(n)`). A child that failed or was
+/// canceled fails the wait unless it `accepting_failures()`. When the wait
+/// ends, `data.children_results[STEP][KEY]` holds each watched child's
+/// `{id, state, data, error}`.
+inline step_def await_children(std::string name, std::string of_step = {}) {
+  step_def s;
+  s.name = std::move(name);
+  s.wait = wait_spec{};
+  s.wait->children = children_wait{};
+  s.wait->children->of_step = std::move(of_step);
   return s;
 }
 

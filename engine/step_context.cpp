@@ -81,6 +81,27 @@ caf::expected<operation> step_context::open_secrets(operation op) {
   return op;
 }
 
+std::string step_context::start_child(std::string workflow, boost::json::object input,
+                                      std::string key) {
+  child_request req;
+  req.workflow = std::move(workflow);
+  req.input = std::move(input);
+  req.key = key.empty() ? std::to_string(children_.size()) : std::move(key);
+  for (auto& c : children_)
+    if (c.key == req.key && children_fault_.empty())
+      children_fault_ = "start_child: step '" + step_name_ + "' asked twice for child '" + req.key
+                        + "' in one attempt";
+  children_.push_back(std::move(req));
+  return children_.back().key;
+}
+
+std::string step_context::start_child(std::string workflow, int32_t version,
+                                      boost::json::object input, std::string key) {
+  auto out = start_child(std::move(workflow), std::move(input), std::move(key));
+  children_.back().version = version;
+  return out;
+}
+
 time_point step_context::now() const {
   return clock_->now();
 }
@@ -89,12 +110,18 @@ step_result step_result::of(step_context& ctx, outcome o,
                             std::chrono::steady_clock::time_point started) {
   step_result r;
   r.result = std::move(o);
+  // A step that asks for two children in one slot would get one of them:
+  // better that it fails, and says so.
+  if (!ctx.children_fault().empty() && r.result.what == outcome::kind::done)
+    r.result = fail(ctx.children_fault());
   r.took = std::chrono::duration_cast<duration>(std::chrono::steady_clock::now() - started);
   r.finished_at = ctx.now();
   r.data = ctx.take_data();
   r.transient = ctx.take_transient();
   r.emitted = ctx.take_emitted();
   r.revealed = ctx.take_revealed();
+  if (r.result.what == outcome::kind::done)
+    r.children = ctx.take_children();
   return r;
 }
 

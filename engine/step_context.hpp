@@ -9,6 +9,7 @@
 #include <boost/json.hpp>
 #include <caf/expected.hpp>
 
+#include "engine/children.hpp"
 #include "engine/event.hpp"
 #include "engine/key_ring.hpp"
 #include "engine/operation.hpp"
@@ -181,6 +182,23 @@ public:
     emitted_.push_back({type, std::move(extra)});
   }
 
+  // -- child operations -------------------------------------------------------
+
+  /// Asks for an operation of `workflow` (its newest version) with `input`
+  /// as a child of this one, in slot `key` of this step (empty: the call's
+  /// index within the attempt, "0", "1", ...), and returns the slot's key.
+  /// The children are started when the attempt completes (`done`), before
+  /// its result is stored, and their ids go to `data.children[STEP][KEY]`;
+  /// an attempt that retries or fails starts none. The step run again
+  /// (after a crash, a retry) gets the same child for the same slot, never
+  /// a second one, so a slot must always ask for the same child. A key
+  /// used twice in one attempt fails the attempt.
+  std::string start_child(std::string workflow, boost::json::object input, std::string key = {});
+
+  /// As above, for version `version` of the workflow.
+  std::string start_child(std::string workflow, int32_t version, boost::json::object input,
+                          std::string key = {});
+
   // -- handing state back to the engine -------------------------------------
 
   boost::json::object take_data() {
@@ -193,6 +211,16 @@ public:
 
   std::vector<emitted_event> take_emitted() {
     return std::move(emitted_);
+  }
+
+  std::vector<child_request> take_children() {
+    return std::move(children_);
+  }
+
+  /// Returns why the children asked for cannot be started (a key used
+  /// twice), or empty.
+  const std::string& children_fault() const {
+    return children_fault_;
   }
 
   /// Returns the string forms of the secrets this attempt kept or opened,
@@ -214,6 +242,8 @@ private:
   stop_token stop_;
   std::shared_ptr<const key_ring> keys_;
   std::vector<std::string> revealed_;
+  std::vector<child_request> children_;
+  std::string children_fault_;
 };
 
 } // namespace stepwise

@@ -25,6 +25,9 @@ struct step_result {
   std::vector<emitted_event> emitted;
   /// Secrets the step kept or opened (string forms), masked in its error.
   std::vector<std::string> revealed;
+  /// Children the attempt asked for (`step_context::start_child`); only
+  /// with a `done` outcome.
+  std::vector<child_request> children;
 
   /// Returns the result of `ctx`'s attempt: takes its data, transient
   /// values and emitted events; `started` is when it began (steady clock).

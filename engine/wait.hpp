@@ -12,13 +12,15 @@
 #include <caf/atom.hpp>
 #include <caf/expected.hpp>
 
+#include "engine/children.hpp"
 #include "engine/outcome.hpp"
 #include "engine/step_context.hpp"
 #include "engine/time.hpp"
 
 /// Steps that wait for the outside world: a named signal (an external event
 /// with a JSON payload, `engine::signal`), a task a watcher actor follows
-/// (the infrastructure monitor), or whichever of the two comes first. A
+/// (the infrastructure monitor), or whichever of the two comes first; or
+/// for the operation's children (`await_children`). A
 /// waiting operation holds no thread and no actor: it is passivated until
 /// the wait ends, its timeout passes, or a request addresses it. A wait on
 /// a watcher keeps its actor for `passivate_after` first: a task often
@@ -91,6 +93,10 @@ struct wait_spec {
   /// Describes the task to the watcher from the operation (its input and
   /// data). Runs on a blocking worker, so it may read the store.
   std::function<caf::expected<boost::json::object>(step_context&)> task;
+  /// Children of the operation to wait for (engine/children.hpp): the
+  /// wait ends once enough of them have ended, and leaves each one's
+  /// state, data and error in `data.children_results`.
+  std::optional<children_wait> children;
   /// The wait fails the attempt after this long (retried per the policy).
   std::optional<duration> timeout;
 };

@@ -70,6 +70,27 @@ caf::expected<std::string> workflow::key_of(const boost::json::object& input) co
   return key;
 }
 
+namespace {
+
+/// Returns what is wrong with the children wait of `s`, if it is one;
+/// `earlier` holds the names of the steps before it and its own.
+std::optional<std::string> check_children_wait(const step_def& s,
+                                               const std::set<std::string>& earlier) {
+  auto& w = s.wait->children;
+  if (!w)
+    return std::nullopt;
+  if (s.wait->watcher)
+    return "step '" + s.name + "' waits for children and for a watched task";
+  if (w->quorum == children_quorum::at_least && w->n == 0)
+    return "step '" + s.name + "' waits for 0 children";
+  if (!w->of_step.empty() && (w->of_step == s.name || !earlier.count(w->of_step)))
+    return "step '" + s.name + "' waits for the children of '" + w->of_step
+           + "', which is not a step before it";
+  return std::nullopt;
+}
+
+} // namespace
+
 caf::expected<void> workflow::validate() const {
   auto bad = [this](std::string what) {
     return make_error(errc::invalid_definition,
@@ -103,8 +124,10 @@ caf::expected<void> workflow::validate() const {
     if (s.compensate && s.compensate_async)
       return bad("step '" + s.name + "' has two compensations");
     if (s.wait) {
-      if (s.wait->signal.empty() && !s.wait->watcher)
+      if (s.wait->signal.empty() && !s.wait->watcher && !s.wait->children)
         return bad("step '" + s.name + "' waits for neither a signal nor a task");
+      if (auto err = check_children_wait(s, names))
+        return bad(*err);
       if (s.wait->watcher && !s.wait->task)
         return bad("step '" + s.name + "' has a watcher but no task to describe to it");
       if (s.wait->timeout && s.wait->timeout->count() <= 0)

@@ -81,6 +81,10 @@ void acknowledge(const std::string& line) {
   append(acked_fd, line + "\n");
 }
 
+void record_effect(const std::string& line) {
+  append(effects_fd, line + "\n");
+}
+
 int run_child(const child_args& args, child_setup setup) {
   effects_fd = open_for_append(args.effects);
   stamp = setup.stamp;

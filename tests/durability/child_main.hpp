@@ -84,6 +84,9 @@ struct child_setup {
 /// Appends `line` to ACKED (one write: whole even if killed right after).
 void acknowledge(const std::string& line);
 
+/// Appends `line` to EFFECTS (one write), for steps of a child's own.
+void record_effect(const std::string& line);
+
 /// Opens EFFECTS and ACKED, launches the engine, starts the operations and
 /// runs as `setup` says. Returns the exit status.
 int run_child(const child_args& args, child_setup setup);

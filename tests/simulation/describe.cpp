@@ -1,5 +1,6 @@
 #include "tests/simulation/describe.hpp"
 
+#include "actors/child_messages.hpp"
 #include "actors/messages.hpp"
 #include "engine/requests.hpp"
 
@@ -58,6 +59,21 @@ std::string describe(const caf::type_erased_tuple& msg) {
     return "client request";
   if (msg.match_element<watch_ready>(0))
     return "watch_ready";
+  if (msg.match_element<children_started>(0))
+    return "children_started " + std::to_string(msg.get_as<children_started>(0).children.size());
+  if (msg.match_element<children_read>(0)) {
+    auto& x = msg.get_as<children_read>(0);
+    return "children_read of " + x.parent_id + " seq " + std::to_string(x.seq) + ": "
+           + std::to_string(x.children.size()) + (x.err ? " (failed)" : "");
+  }
+  if (msg.match_elements<start_children_atom, children_start>())
+    return "start_children of " + msg.get_as<children_start>(1).parent_id + ": "
+           + std::to_string(msg.get_as<children_start>(1).starts.size());
+  if (msg.match_elements<children_watch_atom, std::string, children_watch>())
+    return "children_watch of " + msg.get_as<std::string>(1) + " seq "
+           + std::to_string(msg.get_as<children_watch>(2).seq);
+  if (msg.match_elements<children_atom, std::string, uint64_t, children_read_receiver>())
+    return "list children of " + msg.get_as<std::string>(1);
   return msg.stringify();
 }
 

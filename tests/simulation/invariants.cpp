@@ -2,7 +2,11 @@
 
 #include <caf/stateful_actor.hpp>
 
+#include <set>
+#include <vector>
+
 #include "actors/operation_actor.hpp"
+#include "engine/children.hpp"
 
 namespace stepwise::sim {
 
@@ -34,7 +38,7 @@ void check_actors(sim_log& log, sim_world& world) {
     // One commit at a time, one revision each; the working copy is the
     // one being written, or the durable one.
     auto stored = st->commit.durable->revision;
-    auto writing = st->commit.busy() ? st->commit.in_flight->revision : stored;
+    auto writing = st->commit.in_flight ? st->commit.in_flight->revision : stored;
     log.check_lazy(writing == stored || writing == stored + 1, [&, id = id] {
       return "operation " + id + " writes revision " + std::to_string(writing) + " over "
              + std::to_string(stored);
@@ -66,6 +70,45 @@ void check_parked(sim_log& log, sim_world& world, duration wake_lead) {
              + std::to_string(a.id()) + ")";
     });
   }
+}
+
+void children_watchdog::check(sim_log& log, sim_world& world, sim_store& store) {
+  if (world.dispatcher().recovering)
+    return;
+  auto now = world.clock().now();
+  auto& defs = world.dispatcher().rt->workflows;
+  std::vector<operation> ops;
+  std::map<std::string, std::vector<child_summary>> kids;
+  for (auto& id : store.ids()) {
+    auto op = store.peek(id);
+    if (!op)
+      continue;
+    if (auto c = summary_of(*op))
+      kids[op->parent_id].push_back(std::move(*c));
+    ops.push_back(std::move(*op));
+  }
+  std::set<std::string> decided;
+  for (auto& op : ops) {
+    auto wf = defs.find(op.workflow, op.workflow_version);
+    auto* w = wf ? progress::awaiting_children(op, *wf) : nullptr;
+    if (!w)
+      continue;
+    auto verdict = judge(*w, watched_children(*w, kids[op.id]));
+    if (verdict.what == children_verdict::kind::waiting)
+      continue;
+    decided.insert(op.id);
+    auto since = since_.emplace(op.id, now).first->second;
+    log.check_lazy(now - since <= std::chrono::minutes(1), [&] {
+      return "operation " + op.id + " still waits for its children, though "
+             + (verdict.what == children_verdict::kind::met ? std::string{"enough ended"}
+                                                            : "the wait failed: " + verdict.error)
+             + " "
+             + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now - since).count())
+             + " s ago";
+    });
+  }
+  for (auto i = since_.begin(); i != since_.end();)
+    i = decided.count(i->first) ? std::next(i) : since_.erase(i);
 }
 
 } // namespace stepwise::sim

@@ -1,6 +1,10 @@
 #pragma once
 
+#include <map>
+#include <string>
+
 #include "tests/simulation/sim_log.hpp"
+#include "tests/simulation/sim_store.hpp"
 #include "tests/simulation/sim_world.hpp"
 
 namespace stepwise::sim {
@@ -13,5 +17,23 @@ void check_actors(sim_log& log, sim_world& world);
 /// no paused or queued operation holds an actor, but one whose deadline
 /// is near (it keeps its actor to fail in time).
 void check_parked(sim_log& log, sim_world& world, duration wake_lead);
+
+/// Checks, whenever the world is quiet, that a parent whose children wait
+/// the store's children have decided (enough ended, or one failed) does
+/// not keep waiting: it is woken within a minute of the engine's time,
+/// across store faults (a failed read is tried again a second later) and
+/// restarts (which start the minute again).
+class children_watchdog {
+public:
+  void check(sim_log& log, sim_world& world, sim_store& store);
+
+  void restarted() {
+    since_.clear();
+  }
+
+private:
+  /// Parents whose wait is decided, and since when (quiet time).
+  std::map<std::string, time_point> since_;
+};
 
 } // namespace stepwise::sim

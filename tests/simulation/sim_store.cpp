@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/children.hpp"
 #include "engine/errc.hpp"
 #include "tests/simulation/fingerprint.hpp"
 
@@ -53,6 +54,50 @@ bool sim_store::run_open(const std::string& id) const {
   return i != open_.end() && i->second;
 }
 
+void sim_store::check_child(const operation& op) {
+  if (op.parent_id.empty())
+    return;
+  auto slot = parse_child_key(op.idempotency_key);
+  log_.check_lazy(slot && slot->parent == op.parent_id, [&] {
+    return "child " + op.id + " of " + op.parent_id + " has key '" + op.idempotency_key
+           + "', which names no slot of its parent";
+  });
+  if (!slot)
+    return;
+  auto taken = slots_.emplace(slot->parent + "/" + slot->step + "/" + slot->key, op.id);
+  log_.check_lazy(taken.second, [&] {
+    return "operations " + taken.first->second + " and " + op.id + " are both child '" + slot->key
+           + "' of step " + slot->step + " of " + op.parent_id;
+  });
+}
+
+void sim_store::check_family(const operation& parent) {
+  auto* recorded = parent.data.if_contains("children");
+  if (!recorded || !recorded->is_object())
+    return;
+  for (auto& [step, ids] : recorded->as_object()) {
+    // Only a step that completed stands by its children.
+    bool done = false;
+    for (auto& rec : parent.steps)
+      done = done || (rec.name == step && rec.state == step_state::succeeded);
+    if (!done)
+      continue;
+    std::set<std::string> written;
+    for (auto& kv : ids.as_object())
+      written.insert(std::string{kv.value().as_string()});
+    std::set<std::string> found;
+    std::string prefix = parent.id + "/" + std::string{step} + "/";
+    for (auto i = slots_.lower_bound(prefix);
+         i != slots_.end() && i->first.compare(0, prefix.size(), prefix) == 0; ++i)
+      found.insert(i->second);
+    log_.check_lazy(written == found, [&, step = step] {
+      return "operation " + parent.id + " records " + std::to_string(written.size())
+             + " children of step " + std::string{step} + " but has "
+             + std::to_string(found.size());
+    });
+  }
+}
+
 void sim_store::check_settled() {
   for (auto& id : order_) {
     auto op = peek(id);
@@ -62,6 +107,7 @@ void sim_store::check_settled() {
     log_.check_lazy(op->schedule_id.empty() || fired_ops_.count(id), [&] {
       return "operation " + id + " of schedule " + op->schedule_id + " has no schedule_fired event";
     });
+    check_family(*op);
     bool open = run_open(id);
     log_.check_lazy(is_terminal(op->state) != open, [&] {
       return "operation " + id + " is " + std::string{to_string(op->state)}
@@ -135,8 +181,10 @@ void sim_store::record(const checkpoint& cp, write_status status) {
   if (status != write_status::ok)
     return;
   auto& revs = history_[op.id];
-  if (cp.what == checkpoint::kind::create)
+  if (cp.what == checkpoint::kind::create) {
     order_.push_back(op.id);
+    check_child(op);
+  }
   log_.check_lazy(revs.empty() || revs.rbegin()->first < op.revision, [&] {
     return "operation " + op.id + " went back from revision " + std::to_string(revs.rbegin()->first)
            + " to " + std::to_string(op.revision);

@@ -95,6 +95,12 @@ private:
   void record(const checkpoint& cp, write_status status);
   void on_event(const event& e);
   void check_admission(const admission_round& round);
+  /// A child created: it names a slot of its parent, and no other
+  /// operation took that slot.
+  void check_child(const operation& op);
+  /// The children a parent recorded for each completed step are exactly
+  /// those of that step in the store: a step run again made no new ones.
+  void check_family(const operation& parent);
 
   sim_log& log_;
   std::mt19937_64& rng_;
@@ -104,6 +110,8 @@ private:
   /// Per operation: the fingerprint of each revision written.
   std::unordered_map<std::string, std::map<int64_t, uint64_t>> history_;
   std::vector<std::string> order_;
+  /// Child slots ("PARENT/STEP/KEY") and the operation in each.
+  std::map<std::string, std::string> slots_;
   /// Operations with a checkpoint submitted and not yet written.
   mutable std::set<std::string> submitted_;
   /// Per operation: whether its current run is open.

@@ -10,8 +10,9 @@ namespace stepwise::sim {
 
 using namespace std::chrono_literals;
 
-const std::vector<std::string> sim_workflow_names = {"sim.steps", "sim.signal",  "sim.saga",
-                                                     "sim.keyed", "sim.limited", "sim.watch"};
+const std::vector<std::string> sim_workflow_names = {"sim.steps",  "sim.signal",  "sim.saga",
+                                                     "sim.keyed",  "sim.limited", "sim.watch",
+                                                     "sim.parent", "sim.quorum",  "sim.child"};
 
 std::vector<std::string> signals_of(const std::string& workflow) {
   if (workflow == "sim.signal" || workflow == "sim.keyed")
@@ -22,11 +23,11 @@ std::vector<std::string> signals_of(const std::string& workflow) {
 }
 
 bool takes_part(const std::string& workflow) {
-  return workflow == "sim.keyed" || workflow == "sim.limited";
+  return workflow == "sim.keyed" || workflow == "sim.limited" || workflow == "sim.child";
 }
 
 admission_limits sim_limits() {
-  return {{"sim.limited", 2}};
+  return {{"sim.limited", 2}, {"sim.child", 3}};
 }
 
 namespace {
@@ -81,6 +82,25 @@ step_def async_step(std::shared_ptr<sim_world_state> w, std::string name) {
   });
 }
 
+/// A blocking step that starts the children its input lists (`kids`: their
+/// inputs; `named` ones get a key of their own, the others their index)
+/// when its planned outcome is done.
+step_def fan_out(std::shared_ptr<sim_world_state> w, std::string name) {
+  return make_step(name, [w](step_context& ctx) {
+    enter(*w, ctx);
+    auto result = planned(ctx.input(), ctx.step_name(), ctx.attempt());
+    auto* kids = ctx.input().if_contains("kids");
+    if (result.what != outcome::kind::done || !kids || !kids->is_array())
+      return result;
+    auto& all = kids->as_array();
+    for (size_t i = 0; i < all.size(); ++i) {
+      auto& kid = all[i].as_object();
+      ctx.start_child("sim.child", kid, kid.contains("named") ? "k" + std::to_string(i) : "");
+    }
+    return result;
+  });
+}
+
 step_fn compensation(std::shared_ptr<sim_world_state> w) {
   return [w](step_context&) {
     w->bodies += 1;
@@ -111,6 +131,14 @@ boost::json::object random_input(const std::string& workflow, std::mt19937_64& r
   boost::json::object input{{"plan", std::move(plan)}};
   if (workflow == "sim.keyed")
     input["key"] = "k" + std::to_string(pick(3));
+  if (workflow == "sim.child" && pick(2) == 0)
+    input["named"] = true;
+  if (workflow == "sim.parent" || workflow == "sim.quorum") {
+    boost::json::array kids;
+    for (uint64_t i = 0, n = 1 + pick(3); i < n; ++i)
+      kids.emplace_back(random_input("sim.child", rng));
+    input["kids"] = std::move(kids);
+  }
   return input;
 }
 
@@ -201,7 +229,19 @@ registry sim_workflows(std::shared_ptr<sim_world_state> w, watcher_actor watcher
                 .with_wait_timeout(10s)
                 .with_policy(attempts(2)))
     .step(30, inline_step(w, "b"));
-  for (auto* wf : {&steps, &signal, &saga, &keyed, &limited, &watch}) {
+  // A fan-out waiting for all its children (a failed one fails it), and
+  // one waiting for any of them, failures counted as ended.
+  workflow parent("sim.parent", 1);
+  parent.step(10, fan_out(w, "a")).step(20, await_children("w", "a")).step(30, inline_step(w, "b"));
+  workflow quorum("sim.quorum", 1);
+  quorum.step(10, fan_out(w, "a").abandoning_children())
+    .step(20, await_children("w", "a").needing(1).accepting_failures().with_wait_timeout(20s))
+    .step(30, inline_step(w, "b"));
+  workflow child("sim.child", 1);
+  child.step(10, blocking(w, "a").with_policy(attempts(2)))
+    .step(20, async_step(w, "b").with_timeout(2s))
+    .limit(3);
+  for (auto* wf : {&steps, &signal, &saga, &keyed, &limited, &watch, &parent, &quorum, &child}) {
     auto added = reg.add(std::move(*wf));
     w->log.check_lazy(static_cast<bool>(added), [&] {
       return "a simulation workflow is invalid: " + to_string(added.error());

@@ -145,6 +145,7 @@ private:
     log_.choose(0xdead);
     world_.reset();
     store_->restarted();
+    watchdog_.restarted();
     client_->check_acked();
     client_->check_schedules();
     restarts_ += 1;
@@ -270,6 +271,7 @@ private:
   bool idle(bool draining, time_point drain_began) {
     auto& w = *world_;
     check_parked(log_, w, std::min(swarm_.cfg.wake_lead, swarm_.cfg.passivate_after / 2));
+    watchdog_.check(log_, w, *store_);
     if (!draining) {
       tick(true);
       return true;
@@ -322,6 +324,7 @@ private:
   std::shared_ptr<sim_world_state> outside_;
   std::unique_ptr<sim_client> client_;
   std::unique_ptr<sim_world> world_;
+  children_watchdog watchdog_;
   uint32_t node_ = 0;
   uint64_t steps_ = 0;
   uint64_t deliveries_ = 0;
