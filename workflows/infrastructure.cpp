@@ -1,4 +1,5 @@
 #include "workflows/infrastructure.hpp"
+#include "workflows/expire_runtimes.hpp"
 
 #include "engine/errc.hpp"
 #include "workflows/build_and_launch.hpp"
@@ -31,8 +32,12 @@ caf::expected<void> add_infrastructure_workflows(registry& reg, infrastructure_d
   if (!deps.read_operation)
     return make_error(errc::invalid_definition,
                       "deprovision_runtime needs a function that reads operations");
-  for (auto wf : {infrastructure_task(deps), provision_runtime(deps), deprovision_runtime(deps),
-                  build_and_launch(deps)})
+  std::vector<workflow> all{infrastructure_task(deps), provision_runtime(deps),
+                            deprovision_runtime(deps), build_and_launch(deps)};
+  // Housekeeping over the store: where the server can list operations.
+  if (deps.list_operations)
+    all.push_back(expire_runtimes(deps));
+  for (auto wf : all)
     if (auto res = reg.add(std::move(wf)); !res)
       return res;
   return {};
