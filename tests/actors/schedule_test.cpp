@@ -6,11 +6,13 @@
 #include <catch2/catch.hpp>
 
 #include "engine/errc.hpp"
+#include "tests/actors/gate.hpp"
 #include "tests/actors/harness.hpp"
 #include "tests/engine/test_keys.hpp"
 
 using namespace stepwise;
 using namespace std::chrono_literals;
+using test::gate;
 using test::harness;
 using test::ok;
 using test::one;
@@ -18,28 +20,6 @@ using test::one;
 namespace {
 
 /// A step that blocks until the test opens it: an operation that runs for
-/// as long as the test wants.
-struct gate {
-  std::mutex mtx;
-  std::condition_variable cv;
-  bool open = false;
-
-  step_def step(std::string name) {
-    return make_step(std::move(name), [this](step_context&) {
-      std::unique_lock<std::mutex> g{mtx};
-      cv.wait(g, [&] { return open; });
-      return done();
-    });
-  }
-
-  void release() {
-    {
-      std::lock_guard<std::mutex> g{mtx};
-      open = true;
-    }
-    cv.notify_all();
-  }
-};
 
 schedule every(const std::string& id, duration period, const std::string& wf = "w") {
   schedule s;

@@ -11,10 +11,12 @@
 #include <catch2/catch.hpp>
 
 #include "engine/errc.hpp"
+#include "tests/actors/gate.hpp"
 #include "tests/actors/harness.hpp"
 
 using namespace stepwise;
 using namespace std::chrono_literals;
+using test::gate;
 using test::harness;
 using test::ok;
 using test::one;
@@ -24,29 +26,6 @@ namespace {
 signal_request sig(std::string name, boost::json::object payload = {}, std::string id = {}) {
   return {std::move(name), std::move(payload), std::move(id)};
 }
-
-/// A step that runs only once the test opens its gate.
-struct gate {
-  std::mutex mtx;
-  std::condition_variable cv;
-  bool open = false;
-
-  step_def step(std::string name) {
-    return make_step(std::move(name), [this](step_context&) {
-      std::unique_lock<std::mutex> g{mtx};
-      cv.wait(g, [&] { return open; });
-      return done();
-    });
-  }
-
-  void release() {
-    {
-      std::lock_guard<std::mutex> g{mtx};
-      open = true;
-    }
-    cv.notify_all();
-  }
-};
 
 registry waits_for_go(gate* g = nullptr, std::optional<duration> timeout = std::nullopt) {
   workflow wf("w", 1);
