@@ -188,6 +188,23 @@ caf::expected<operation_page> engine::list(const list_filter& f) {
   return ask<operation_page>(request_timeout(), list_atom::value, f);
 }
 
+caf::expected<boost::json::object> engine::count_children(const std::string& id) {
+  list_filter f;
+  f.parent = id;
+  f.limit = SIZE_MAX; // the dispatcher's page size
+  std::vector<operation> all;
+  for (;;) {
+    auto page = list(f);
+    if (!page)
+      return std::move(page.error());
+    for (auto& op : page->items)
+      all.push_back(std::move(op));
+    if (page->next_cursor.empty())
+      return children_counts(all);
+    f.cursor = std::move(page->next_cursor);
+  }
+}
+
 caf::expected<std::vector<event>> engine::events(int64_t after, size_t limit) {
   return ask<std::vector<event>>(request_timeout(), events_atom::value, after,
                                  static_cast<uint64_t>(limit));

@@ -91,6 +91,11 @@ public:
   /// Returns a page of operations, newest first.
   [[nodiscard]] caf::expected<operation_page> list(const list_filter& f);
 
+  /// Returns how many children operation `id` has in each state
+  /// (`{"total": N, "succeeded": ...}`, engine/children.hpp), from the
+  /// list of its children, page by page.
+  [[nodiscard]] caf::expected<boost::json::object> count_children(const std::string& id);
+
   /// Returns up to `limit` events with `seq > after`, oldest first.
   [[nodiscard]] caf::expected<std::vector<event>> events(int64_t after, size_t limit);
 

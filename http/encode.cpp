@@ -90,6 +90,12 @@ boost::json::object to_json(const operation& op) {
   return out;
 }
 
+boost::json::object to_json(const operation& op, boost::json::object children) {
+  auto out = to_json(op);
+  out["children"] = std::move(children);
+  return out;
+}
+
 boost::json::object to_json(const event& e) {
   return event_json(e);
 }

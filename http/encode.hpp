@@ -19,6 +19,11 @@ boost::json::value time_or_null(const std::optional<time_point>& t);
 /// secret input values).
 boost::json::object to_json(const operation& op);
 
+/// As above, with `children`: how many children it has in each state
+/// (`engine::count_children`; only the answer about one operation shows
+/// them, a list would count for every item).
+boost::json::object to_json(const operation& op, boost::json::object children);
+
 /// Returns the API form of one step record.
 boost::json::object to_json(const step_record& s);
 

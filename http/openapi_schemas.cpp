@@ -53,7 +53,8 @@ const char* openapi_components() {
         "blocked_by": {"type": "string", "nullable": true, "description": "While queued (pending): what it waits for, an operation id or limit:WORKFLOW."},
         "pause_requested": {"type": "boolean", "description": "A pause was asked for while an attempt ran: the operation pauses when that attempt ends."},
         "parent_id": {"type": "string", "nullable": true, "description": "The operation whose step started this one; null for none."},
-        "schedule_id": {"type": "string", "nullable": true, "description": "The schedule whose fire started this one; null for none."}}
+        "schedule_id": {"type": "string", "nullable": true, "description": "The schedule whose fire started this one; null for none."},
+        "children": {"type": "object", "description": "Only in the answer about one operation (GET /api/v1/operations/{id}): how many child operations its steps started (ctx.start_child), in all and in each state that has any; GET /api/v1/operations?parent=ID lists them.", "required": ["total"], "properties": {"total": {"type": "integer"}}, "additionalProperties": {"type": "integer"}}}
     },
     "SignalRecord": {
       "type": "object", "required": ["name", "signal_id", "received_at", "consumed_by"],

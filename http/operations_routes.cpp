@@ -81,7 +81,10 @@ void show(const router& r, const route_context& ctx, request& rq, httplib::Respo
   auto op = ctx.eng.get(rq.params[0]);
   if (!op)
     return r.write(rq.raw.path, res, from_engine(op.error()));
-  write_json(res, 200, to_json(*op));
+  auto children = ctx.eng.count_children(op->id);
+  if (!children)
+    return r.write(rq.raw.path, res, from_engine(children.error()));
+  write_json(res, 200, to_json(*op, std::move(*children)));
 }
 
 // Cancel, retry, pause and resume: the same request and answer around another engine call.
