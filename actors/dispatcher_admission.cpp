@@ -5,6 +5,9 @@
 #include "actors/dispatcher.hpp"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace stepwise {
 
@@ -14,14 +17,21 @@ namespace {
 /// waiting for what the round names.
 void answer_queued(dispatcher_ptr self, const admission_round& round) {
   auto& st = self->state;
+  if (st.queued_answers.empty())
+    return;
+  // By id: a fan-out queues thousands of children at once, and the round
+  // names each of them.
+  std::unordered_map<std::string_view, const admission_update*> updates;
+  for (auto& u : round.updates)
+    updates[u.id] = &u;
+  std::unordered_set<std::string_view> startable{round.startable.begin(), round.startable.end()};
   for (auto& pc : st.queued_answers) {
     auto op = *pc.op;
-    for (auto& u : round.updates)
-      if (u.id == op.id) {
-        op.admission = u.admission;
-        op.blocked_by = u.blocked_by;
-      }
-    if (std::find(round.startable.begin(), round.startable.end(), op.id) != round.startable.end())
+    if (auto i = updates.find(op.id); i != updates.end()) {
+      op.admission = i->second->admission;
+      op.blocked_by = i->second->blocked_by;
+    }
+    if (startable.count(op.id))
       op.admission = admission::admitted;
     pc.rp.deliver(start_result{st.rt->present(op), true});
   }

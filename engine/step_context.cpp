@@ -87,10 +87,9 @@ std::string step_context::start_child(std::string workflow, boost::json::object 
   req.workflow = std::move(workflow);
   req.input = std::move(input);
   req.key = key.empty() ? std::to_string(children_.size()) : std::move(key);
-  for (auto& c : children_)
-    if (c.key == req.key && children_fault_.empty())
-      children_fault_ = "start_child: step '" + step_name_ + "' asked twice for child '" + req.key
-                        + "' in one attempt";
+  if (!child_keys_.insert(req.key).second && children_fault_.empty())
+    children_fault_ = "start_child: step '" + step_name_ + "' asked twice for child '" + req.key
+                      + "' in one attempt";
   children_.push_back(std::move(req));
   return children_.back().key;
 }

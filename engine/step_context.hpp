@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <boost/json.hpp>
@@ -214,6 +215,7 @@ public:
   }
 
   std::vector<child_request> take_children() {
+    child_keys_.clear();
     return std::move(children_);
   }
 
@@ -243,6 +245,8 @@ private:
   std::shared_ptr<const key_ring> keys_;
   std::vector<std::string> revealed_;
   std::vector<child_request> children_;
+  /// The keys of `children_`: a step may ask for many thousands.
+  std::unordered_set<std::string> child_keys_;
   std::string children_fault_;
 };
 
