@@ -5,6 +5,7 @@
 // the dispatcher counts the children's ends and wakes the operation once
 // enough ended; the operation then reads them from the store and judges.
 #include <algorithm>
+#include <unordered_map>
 
 #include "actors/messages.hpp"
 #include "actors/operation_parts.hpp"
@@ -59,6 +60,15 @@ bool waiting_here(const operation_state& st) {
          && st.op.steps[idx].attempts == st.kids.wait_attempt;
 }
 
+/// Arms the timeout of the wait in hand, once: the actor keeps waiting.
+void arm_timeout(self_ptr self) {
+  auto& st = self->state;
+  if (st.kids.wait_due == time_point::max() || st.kids.timeout_armed)
+    return;
+  st.kids.timeout_armed = true;
+  arm(self, st.kids.wait_due, timer_atom::value, st.work.generation());
+}
+
 /// Waits for the dispatcher's nudge without an actor, or, when the wait's
 /// timeout is near (or transient values would be lost), with one.
 void park(self_ptr self) {
@@ -72,10 +82,7 @@ void park(self_ptr self) {
   bool far = until == time_point::max() || until - now >= st.rt->cfg.passivate_after;
   if (far && may_drop_transient(st) && passivate(self, until))
     return;
-  if (due != time_point::max() && !st.kids.timeout_armed) {
-    st.kids.timeout_armed = true;
-    arm(self, due, timer_atom::value, st.work.generation());
-  }
+  arm_timeout(self);
   if (look_at != time_point::max())
     st.rt->clk->send_at(look_at, self, children_nudge_atom::value, st.kids.wait_seq);
 }
@@ -90,7 +97,9 @@ void judge_read(self_ptr self, children_read& read) {
     return; // it left the wait meanwhile (a cancel, a pause)
   auto now = st.rt->clk->now();
   if (read.err) {
-    // The store did not answer: look again in a second.
+    // The store did not answer: look again in a second (the wait's timeout
+    // still applies meanwhile).
+    arm_timeout(self);
     st.rt->clk->send_at(now + std::chrono::seconds(1), self, children_nudge_atom::value,
                         st.kids.wait_seq);
     return;
@@ -121,17 +130,20 @@ void take_replayed(self_ptr self, children_read& read) {
     return;
   }
   auto& step = st.op.steps[p.step].name;
+  // By key: a step run again after a crash may find thousands taken.
+  std::unordered_map<std::string, std::string> ids;
+  for (auto& c : read.children)
+    if (c.step == step)
+      ids.emplace(std::move(c.key), std::move(c.id));
   for (auto& key : p.replayed) {
-    auto found =
-      std::find_if(read.children.begin(), read.children.end(),
-                   [&](const child_summary& c) { return c.step == step && c.key == key; });
-    if (found == read.children.end()) {
+    auto found = ids.find(key);
+    if (found == ids.end()) {
       write_started(self, fail("child '" + key + "': its slot's idempotency key ("
                                + child_key(st.op.id, step, key)
                                + ") is taken by an operation that is not a child of this one"));
       return;
     }
-    p.ids.emplace_back(key, found->id);
+    p.ids.emplace_back(key, std::move(found->second));
   }
   write_started(self, done());
 }
