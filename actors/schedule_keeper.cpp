@@ -12,7 +12,7 @@ namespace stepwise {
 namespace {
 
 /// How soon a fire the store or a shutdown refused is tried again.
-constexpr auto retry_after = std::chrono::seconds{1};
+constexpr auto refire_after = std::chrono::seconds{1};
 /// How often, on a store several processes share, the keeper reads the
 /// schedules the others wrote.
 constexpr auto refresh_every = std::chrono::seconds{5};
@@ -80,7 +80,7 @@ void on_checked(keeper_ptr self, maybe_op& res) {
   auto& e = i->second;
   if (res.err) {
     e.busy = false;
-    look_at(self, id, st.rt->clk->now() + retry_after);
+    look_at(self, id, st.rt->clk->now() + refire_after);
     settle(self, id);
     return;
   }
@@ -110,7 +110,7 @@ void on_fire_answer(keeper_ptr self, fire_answer& a) {
       trigger->deliver(a.err);
     if (trigger || transient(a.err)) {
       if (!trigger)
-        look_at(self, a.schedule_id, now + retry_after);
+        look_at(self, a.schedule_id, now + refire_after);
       e.busy = false;
       settle(self, a.schedule_id);
       return;
