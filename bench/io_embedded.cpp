@@ -12,6 +12,7 @@
 #include "bench/proc_sampler.hpp"
 #include "bench/proc_stats.hpp"
 #include "bench/scratch_store.hpp"
+#include "bench/stats.hpp"
 #include "engine/engine.hpp"
 #include "engine/errc.hpp"
 #include "infra/delayed_calls.hpp"
@@ -119,11 +120,7 @@ bool run_once(const io_options& o, int run, bool& all_done) {
 } // namespace
 
 int run_io_embedded(const io_options& o) {
-  bool all_done = true;
-  for (int run = 1; run <= o.runs; ++run)
-    if (!run_once(o, run, all_done))
-      return 1;
-  return all_done ? 0 : 3;
+  return run_each(o.runs, [&](int run, bool& all_done) { return run_once(o, run, all_done); });
 }
 
 } // namespace stepwise::bench

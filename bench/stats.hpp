@@ -24,4 +24,16 @@ inline int64_t wall_us() {
     .count();
 }
 
+/// Runs `run_once(run, all_done)` for runs 1 to `runs`, stopping at the
+/// first that could not run (it printed why). Returns the exit code: 1
+/// then, 3 when an operation did not end as it should, else 0.
+template <class F>
+int run_each(int runs, F run_once) {
+  bool all_done = true;
+  for (int run = 1; run <= runs; ++run)
+    if (!run_once(run, all_done))
+      return 1;
+  return all_done ? 0 : 3;
+}
+
 } // namespace stepwise::bench

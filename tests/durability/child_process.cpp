@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "engine/errc.hpp"
+
 namespace stepwise::test {
 
 void exec_or_exit(const std::vector<std::string>& args) {
@@ -99,6 +101,25 @@ std::vector<int> kill_at_random(const std::vector<std::string>& args, const std:
 
 bool killed_or_clean(int status) {
   return WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+event_log read_event_log(store& st) {
+  event_log out;
+  auto events = st.events_after(0, 100'000'000);
+  if (!events) {
+    out.error = message_of(events.error());
+    return out;
+  }
+  out.events = std::move(*events);
+  int64_t expect = 1;
+  for (auto& e : out.events) {
+    if (e.seq != expect && out.first_gap == 0)
+      out.first_gap = expect;
+    expect = e.seq + 1;
+    if (is_terminal(e.type))
+      out.terminal[e.operation_id] += 1;
+  }
+  return out;
 }
 
 } // namespace stepwise::test

@@ -3,8 +3,11 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
+
+#include "engine/store.hpp"
 
 // What the durability tests need to run child processes and read what they
 // wrote.
@@ -41,6 +44,20 @@ std::vector<int> kill_at_random(const std::vector<std::string>& args, const std:
 
 /// Returns whether `status` is a death by a signal or an exit with 0.
 bool killed_or_clean(int status);
+
+/// The event log of a store after the children died.
+struct event_log {
+  std::vector<event> events;
+  /// The first seq missing (a gap), or 0 when there is none.
+  int64_t first_gap = 0;
+  /// Per operation: how many terminal events it has.
+  std::map<std::string, int> terminal;
+  /// Why the log could not be read, or empty.
+  std::string error;
+};
+
+/// Reads the whole event log of `st`.
+event_log read_event_log(store& st);
 
 /// The wall clock in microseconds since the epoch (children stamp their
 /// effects with it).
