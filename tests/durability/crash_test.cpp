@@ -100,7 +100,7 @@ TEST_CASE("operations survive SIGKILL at random points", "[durability]") {
     for (auto& s : op.steps)
       CHECK(s.state == step_state::succeeded);
   // Informational: how many steps ran again after a crash (at-least-once).
-  WARN("operations: " << ops.size() << ", events: " << events->size()
+  WARN("operations: " << ops.size() << ", events: " << log.events.size()
                       << ", re-executed attempts after crashes: " << reruns);
   std::system(("rm -rf " + dir).c_str());
 }
