@@ -111,6 +111,8 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
     std::make_unique<commit_writer>(rt->store, a, rt->stats, std::move(wopts), rt->lease);
   rt->writer->enable_admission(rt->limits, rt->clk);
   rt->schedules = sys.spawn(schedule_keeper, rt, a);
+  // Sent once the handle is in the runtime (see schedule_keeper).
+  caf::anon_send(rt->schedules, schedule_refresh_atom::value);
   auto first = *keeper ? recovered_ops{std::move(*active), std::nullopt}
                        : recovery_page(std::move(*active), page);
   caf::anon_send(a, recover_atom::value, std::move(first));

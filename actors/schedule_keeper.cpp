@@ -254,7 +254,8 @@ void look(keeper_ptr self, const std::string& id) {
     fire(self, id, *step.at);
     return;
   }
-  if (e.last == last_op::unknown) {
+  if (e.last == last_op::unknown || e.checked_for != step.at) {
+    e.checked_for = step.at;
     check_last(self, e);
     return;
   }
@@ -292,7 +293,9 @@ schedule_keeper_actor::behavior_type schedule_keeper(keeper_ptr self, runtime_pt
                                                      internal_dispatcher_actor dispatcher) {
   self->state.rt = std::move(rt);
   self->state.dispatcher = std::move(dispatcher);
-  on_refresh(self);
+  // Nothing until `launch_runtime` sends the first refresh, once
+  // `runtime::schedules` names this actor: the dispatcher answers fires
+  // there.
   return {
     // Requests of clients (schedule_keeper_requests.cpp).
     [=](schedule_create_atom, schedule& s) { return on_create(self, s); },

@@ -26,6 +26,10 @@ struct schedule_entry {
   last_op last = last_op::unknown;
   /// The last operation reported ended (a read may answer later than it).
   std::string ended_op;
+  /// The fire time for which the last operation was last read: a fire
+  /// is skipped or queued only after the store says it still runs (the
+  /// dispatcher's word of its end may be on its way).
+  std::optional<time_point> checked_for;
   /// A fire of overlap policy `queue` waiting for the last operation.
   std::optional<time_point> queued;
   /// The fire in flight, and the client's promise when it is a trigger.
