@@ -51,12 +51,13 @@ void engine::shared::shutdown() {
   // Running steps finish (their results may be dropped: they run again
   // after a restart); every checkpoint already queued is written.
   rt->stop();
-  for (auto& r : rt->readers)
-    caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
-  rt->readers.clear();
-  // Its state holds the runtime: exiting breaks the cycle.
+  // Their states hold the runtime: exiting breaks the cycle. The readers'
+  // list stays as it is: actors still running (the schedule keeper) pick
+  // from it, and a request to an exited reader is answered with an error.
   if (rt->schedules)
     caf::anon_send_exit(rt->schedules, caf::exit_reason::user_shutdown);
+  for (auto& r : rt->readers)
+    caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
 }
 

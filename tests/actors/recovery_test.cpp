@@ -23,6 +23,25 @@ TEST_CASE("an empty engine handle answers with an error", "[actors]") {
   CHECK(!none.get("op-1"));
 }
 
+TEST_CASE("an engine shut down as soon as it started ends cleanly", "[actors]") {
+  // CI found the schedule keeper reading its first page after shutdown had
+  // emptied the readers' list (a division by zero picking one).
+  auto later = make_step("later", [](step_context&) { return retry_after(1ms, "later"); });
+  auto st = std::make_shared<memory_store>();
+  auto clk = std::make_shared<virtual_clock>(from_micros(1'800'000'000'000'000));
+  for (int i = 0; i < 100; ++i) {
+    harness h{one(workflow("w", 1).step(1, later)), st, {}, clk};
+    h.start("w");
+    clk->advance(1ms);
+  }
+  harness h{one(workflow("w", 1).step(1, later)), st, {}, clk};
+  list_filter all;
+  all.limit = 500;
+  auto ops = h.eng.list(all);
+  REQUIRE(ops);
+  CHECK(ops->items.size() == 100);
+}
+
 TEST_CASE("a restarted engine resumes waiting operations from the store", "[actors]") {
   std::atomic<int> runs{0};
   auto twice = make_step("twice", [&](step_context& ctx) {
