@@ -6,30 +6,9 @@
 
 #include "engine/errc.hpp"
 #include "tools/secrets_command.hpp"
-#include "tools/serve.hpp"
-#include "tools/serve_options.hpp"
+#include "tools/host.hpp"
 
 namespace stepwise::tools {
-
-namespace {
-
-/// `stepwise serve`: its flags, variables and config file are read by
-/// parse_serve_options, which orders them (flags over the environment over
-/// the file).
-int serve_main(const std::vector<std::string>& args) {
-  auto opts = parse_serve_options(args, process_env());
-  if (!opts) {
-    std::fprintf(stderr, "error: %s\n", message_of(opts.error()).c_str());
-    return 2;
-  }
-  if (opts->help) {
-    std::printf("%s", serve_help().c_str());
-    return 0;
-  }
-  return run_serve(*opts);
-}
-
-} // namespace
 
 int run_command_line(int argc, char** argv) {
   cli_run run;
@@ -57,7 +36,7 @@ int run_command_line(int argc, char** argv) {
   serve->prefix_command();
   serve->fallthrough(false);
   serve->set_help_flag();
-  serve->callback([&run, serve] { run.exit = serve_main(serve->remaining()); });
+  serve->callback([&run, serve] { run.exit = stepwise::serve(serve->remaining()); });
   add_ops(app, run);
   add_schedules(app, run);
   add_events(app, run);

@@ -1,13 +1,11 @@
 #include "tools/serve.hpp"
 
 #include <csignal>
-#include <cstdlib>
-#include <pthread.h>
-#include <thread>
+#include <cstdio>
+#include <optional>
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
-#include <caf/send.hpp>
 #include <caf/send.hpp>
 
 #include "workflows/bench.hpp"
@@ -23,21 +21,13 @@
 #include "http/server.hpp"
 #include "tools/key_file.hpp"
 #include "outbox/outbox.hpp"
+#include "tools/host.hpp"
 #include "tools/make_driver.hpp"
+#include "tools/stop_signals.hpp"
 
 namespace stepwise::tools {
 
 namespace {
-
-sigset_t stop_signals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  // Not a stop: reads the token and credentials files again.
-  sigaddset(&set, SIGHUP);
-  return set;
-}
 
 std::string url_of(const std::string& host, int port, bool tls) {
   auto h = host == "0.0.0.0" || host == "::" ? std::string("127.0.0.1") : host;
@@ -66,23 +56,23 @@ void reload_secrets(http::authenticator* auth, http::basic_credentials* broker) 
   }
 }
 
-// Every workflow the server offers. Add new definitions here. The
-// infrastructure workflows come with a driver.
-caf::expected<registry> make_registry(const std::vector<std::string>& sets,
-                                      std::shared_ptr<infra::driver> drv, watcher_actor monitor,
-                                      store_ptr st) {
+// Every workflow the server offers: the built-in ones (add new
+// definitions here; the infrastructure workflows come with a driver), then
+// the host's.
+caf::expected<registry> make_registry(const serve_options& opts, const serve_host& host,
+                                      std::shared_ptr<infra::driver> drv, const host_context& ctx) {
   registry reg;
   if (drv) {
     workflows::infrastructure_deps deps;
     deps.driver = std::move(drv);
-    deps.monitor = std::move(monitor);
+    deps.monitor = ctx.monitor;
     // As stored: deprovisioning opens the location's credentials itself.
-    deps.read_operation = [st](const std::string& id) { return st->load(id); };
-    deps.list_operations = [st](const list_filter& f) { return st->list(f); };
+    deps.read_operation = [st = ctx.store](const std::string& id) { return st->load(id); };
+    deps.list_operations = [st = ctx.store](const list_filter& f) { return st->list(f); };
     if (auto ok = workflows::add_infrastructure_workflows(reg, std::move(deps)); !ok)
       return ok.error();
   }
-  for (auto& set : sets) {
+  for (auto& set : host.builtin ? opts.workflow_sets : std::vector<std::string>{}) {
     if (set == "demo") {
       if (auto ok = reg.add(workflows::demo()); !ok)
         return ok.error();
@@ -92,12 +82,15 @@ caf::expected<registry> make_registry(const std::vector<std::string>& sets,
           return ok.error();
     }
   }
+  if (host.workflows)
+    if (auto ok = host.workflows(reg, ctx); !ok)
+      return ok.error();
   return reg;
 }
 
 } // namespace
 
-int run_serve(const serve_options& opts) {
+int run_serve(const serve_options& opts, const serve_host& host) {
   set_log_level(opts.level);
   if (auto refused = check_exposure(opts)) {
     log(log_level::error, *refused);
@@ -123,15 +116,24 @@ int run_serve(const serve_options& opts) {
     }
     broker = std::move(*opened);
   }
-  // Block the stop signals in every thread (threads inherit the mask), so
-  // that only the sigwait below receives them.
-  auto signals = stop_signals();
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  caf::actor_system_config cfg;
-  tune_actor_system(cfg);
-  if (opts.scheduler_threads > 0)
-    cfg.set("scheduler.max-threads", opts.scheduler_threads);
-  caf::actor_system sys{cfg};
+  auto signals = stop_signals::install();
+  if (!signals) {
+    log(log_level::error, "cannot handle signals: " + message_of(signals.error()));
+    return 1;
+  }
+  // Declared in this order, the system ends before its configuration.
+  std::unique_ptr<caf::actor_system_config> own_cfg;
+  std::unique_ptr<caf::actor_system> own_sys;
+  if (host.system == nullptr) {
+    own_cfg = std::make_unique<caf::actor_system_config>();
+    tune_actor_system(*own_cfg);
+    if (opts.scheduler_threads > 0)
+      own_cfg->set("scheduler.max-threads", opts.scheduler_threads);
+    own_sys = std::make_unique<caf::actor_system>(*own_cfg);
+  } else if (opts.scheduler_threads > 0) {
+    log(log_level::warn, "--scheduler-threads: the host's actor system is already running");
+  }
+  auto& sys = host.system != nullptr ? *host.system : *own_sys;
   auto ecfg = opts.engine_config();
   if (!ecfg.clock)
     ecfg.clock = std::make_shared<real_clock>(sys);
@@ -156,14 +158,18 @@ int run_serve(const serve_options& opts) {
   }
   ecfg.secret_keys = std::move(*keys);
   auto later = std::make_shared<infra::delayed_calls>(sys, ecfg.clock);
-  auto drv = make_driver(opts, ecfg.clock, later);
+  caf::expected<std::shared_ptr<infra::driver>> drv =
+    make_error(errc::invalid_argument, "the host program serves its own workflows only");
+  if (host.builtin)
+    drv = make_driver(opts, ecfg.clock, later);
   watcher_actor monitor;
   if (drv) {
     infra::monitor_options mopts;
     mopts.max_polls_per_second = static_cast<int32_t>(opts.monitor_rate);
     monitor = infra::spawn_monitor(sys, *drv, ecfg.clock, mopts);
   }
-  auto reg = make_registry(opts.workflow_sets, drv ? *drv : nullptr, monitor, *st);
+  auto reg =
+    make_registry(opts, host, drv ? *drv : nullptr, host_context{sys, ecfg.clock, *st, monitor});
   if (!reg) {
     log(log_level::error, "invalid workflow definition: " + message_of(reg.error()));
     return 1;
@@ -257,23 +263,15 @@ int run_serve(const serve_options& opts) {
                          + "   or: curl -X POST " + url + "/api/v1/operations" + curl_auth
                          + " -H 'Content-Type: application/json' -d "
                            "'{\"workflow\":\"demo\",\"input\":{\"name\":\"you\"}}'");
+  if (host.ready)
+    host.ready(served{*eng, eng->dispatcher(), eng->schedules(), url});
   int sig = 0;
-  for (;;) {
-    sigwait(&signals, &sig);
-    if (sig != SIGHUP)
-      break;
+  while ((sig = (*signals)->next()) == SIGHUP)
     reload_secrets(auth.get(), broker.get());
-  }
   log(log_level::info,
       std::string("received ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT") + ", shutting down");
   // A second signal means "now": do not wait for the graceful path.
-  std::thread([] {
-    auto stops = stop_signals();
-    sigdelset(&stops, SIGHUP);
-    int again = 0;
-    sigwait(&stops, &again);
-    std::_Exit(1);
-  }).detach();
+  (*signals)->stop_hard_on_next();
   srv.stop();
   if (ob)
     ob->stop();
@@ -284,3 +282,27 @@ int run_serve(const serve_options& opts) {
 }
 
 } // namespace stepwise::tools
+
+namespace stepwise {
+
+int serve(const std::vector<std::string>& args, const serve_host& host) {
+  auto opts = tools::parse_serve_options(args, tools::process_env());
+  if (!opts) {
+    std::fprintf(stderr, "error: %s\n", message_of(opts.error()).c_str());
+    return 2;
+  }
+  if (opts->help) {
+    std::printf("%s", tools::serve_help().c_str());
+    return 0;
+  }
+  return tools::run_serve(*opts, host);
+}
+
+int serve(int argc, const char* const* argv, const serve_host& host) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i)
+    args.emplace_back(argv[i]);
+  return serve(args, host);
+}
+
+} // namespace stepwise

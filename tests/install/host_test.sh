@@ -1,0 +1,75 @@
+#!/bin/sh
+# Installs stepwise into a temporary prefix, builds examples/host against it
+# with pkg-config alone, runs it and checks that an operation of the host's
+# workflow succeeds over HTTP (through the installed CLI) and through the
+# host's typed request. Usage: host_test.sh BUILD_DIR SOURCE_DIR
+set -eu
+build=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
+work=$(mktemp -d)
+pid=
+cleanup() {
+  [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+  echo "host_test: $*" >&2
+  [ -f "$work/host.log" ] && sed 's/^/  host: /' "$work/host.log" >&2
+  exit 1
+}
+
+meson install -C "$build" --no-rebuild --quiet --destdir "$work/root" >/dev/null
+pc=$(find "$work/root" -name stepwise.pc)
+[ -n "$pc" ] || fail "no stepwise.pc installed"
+export PKG_CONFIG_PATH="$(dirname "$pc")"
+flags=$(pkg-config --cflags --libs stepwise)
+echo "pkg-config: $flags"
+case "$flags" in *"$src"* | *"$build"*) fail "the flags name the source or build tree" ;; esac
+stepwise=$(find "$work/root" -path '*/bin/stepwise' -type f)
+[ -x "$stepwise" ] || fail "no bin/stepwise installed"
+
+# Out of the tree: a copy of the example, nothing else of the source.
+cp -r "$src/examples/host" "$work/host"
+meson setup "$work/host-build" "$work/host" >/dev/null || fail "meson setup of the host failed"
+ninja -C "$work/host-build" >"$work/compile.log" 2>&1 || { cat "$work/compile.log" >&2; fail "the host does not build"; }
+
+"$work/host-build/host" --listen 127.0.0.1:0 --store "sqlite:$work/host.db" >"$work/host.log" 2>&1 &
+pid=$!
+url=
+i=0
+while [ $i -lt 300 ] && [ -z "$url" ]; do
+  url=$(sed -n 's/^host: serving on \(http[^ ]*\)$/\1/p' "$work/host.log")
+  kill -0 "$pid" 2>/dev/null || fail "the host exited before it listened"
+  [ -n "$url" ] || sleep 0.1
+  i=$((i + 1))
+done
+[ -n "$url" ] || fail "the host did not say where it listens"
+
+id=$("$stepwise" --url "$url" --json ops start order --input '{"item":"pen","count":3}' |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])') || fail "start over HTTP failed"
+state=
+i=0
+while [ $i -lt 300 ]; do
+  state=$("$stepwise" --url "$url" --json ops show "$id" |
+    python3 -c 'import json,sys; o=json.load(sys.stdin); print(o["state"], o["data"].get("total_cents"))')
+  case "$state" in succeeded* | failed* | canceled*) break ;; esac
+  sleep 0.1
+  i=$((i + 1))
+done
+[ "$state" = "succeeded 3750" ] || fail "over HTTP: $id ended as '$state', not 'succeeded 3750'"
+echo "http: $id $state"
+
+i=0
+until grep -q '^typed: ' "$work/host.log"; do
+  [ $i -lt 300 ] || fail "no answer to the typed request"
+  sleep 0.1
+  i=$((i + 1))
+done
+grep -q '^typed: .* succeeded total_cents=2500$' "$work/host.log" || fail "the typed request's operation did not succeed"
+grep '^typed: ' "$work/host.log"
+
+kill -TERM "$pid"
+wait "$pid" || fail "the host did not stop cleanly on SIGTERM (exit $?)"
+pid=
+echo "host_test: ok"
