@@ -29,6 +29,18 @@ case "$flags" in *"$src"* | *"$build"*) fail "the flags name the source or build
 stepwise=$(find "$work/root" -path '*/bin/stepwise' -type f)
 [ -x "$stepwise" ] || fail "no bin/stepwise installed"
 
+# The unit file, where systemd's checker is at hand (it wants ExecStart's
+# program to exist: the installed one, under the temporary root).
+unit=$(find "$work/root" -name stepwise.service)
+[ -n "$unit" ] || fail "no stepwise.service installed"
+if command -v systemd-analyze >/dev/null; then
+  sed "s|^ExecStart=[^ ]*|ExecStart=$stepwise|" "$unit" >"$work/stepwise.service"
+  # It only warns of an unknown key: any word from it is a failure.
+  said=$(systemd-analyze verify "$work/stepwise.service" 2>&1) && [ -z "$said" ] ||
+    fail "systemd-analyze verify: $said"
+  echo "systemd-analyze verify: ok"
+fi
+
 # Out of the tree: a copy of the example, nothing else of the source.
 cp -r "$src/examples/host" "$work/host"
 meson setup "$work/host-build" "$work/host" >/dev/null || fail "meson setup of the host failed"
