@@ -259,10 +259,16 @@ int run_serve(const serve_options& opts, const serve_host& host) {
   auto curl_auth = std::string(auth ? " -H 'Authorization: Bearer TOKEN'" : "")
                    + (srv.tls() ? " --cacert CA.pem" : "");
   log(log_level::info, "console: " + url + "/ui/");
-  log(log_level::info, "try: stepwise ops start demo --url " + url + cli_auth
-                         + "   or: curl -X POST " + url + "/api/v1/operations" + curl_auth
-                         + " -H 'Content-Type: application/json' -d "
-                           "'{\"workflow\":\"demo\",\"input\":{\"name\":\"you\"}}'");
+  // The hint names a workflow this server has (a host's may lack demo).
+  auto all = eng->workflows().all();
+  auto demo = eng->workflows().find("demo") != nullptr;
+  auto example = demo ? std::string("demo") : all.empty() ? std::string() : all.front()->name();
+  auto input = demo ? std::string("{\"name\":\"you\"}") : std::string("{}");
+  if (!example.empty())
+    log(log_level::info, "try: stepwise ops start " + example + " --url " + url + cli_auth
+                           + "   or: curl -X POST " + url + "/api/v1/operations" + curl_auth
+                           + " -H 'Content-Type: application/json' -d '{\"workflow\":\"" + example
+                           + "\",\"input\":" + input + "}'");
   if (host.ready)
     host.ready(served{*eng, eng->dispatcher(), eng->schedules(), url});
   int sig = 0;
