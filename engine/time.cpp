@@ -2,7 +2,6 @@
 
 #include <cctype>
 #include <cstdio>
-#include <ctime>
 
 namespace stepwise {
 
@@ -16,6 +15,25 @@ int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
   const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
   const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+struct civil {
+  int64_t y;
+  unsigned m;
+  unsigned d;
+};
+
+// The date of a day since 1970-01-01 (the inverse of days_from_civil).
+civil civil_from_days(int64_t z) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
+  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+  return {static_cast<int64_t>(yoe) + era * 400 + (m <= 2), m, d};
 }
 
 bool read_int(std::string_view s, size_t pos, size_t len, int& out) {
@@ -36,14 +54,41 @@ bool read_int(std::string_view s, size_t pos, size_t len, int& out) {
 std::string format_time(time_point t) {
   auto us = to_micros(t);
   auto secs = us >= 0 ? us / 1000000 : (us - 999999) / 1000000;
-  auto ms = (us - secs * 1000000) / 1000;
-  std::time_t tt = static_cast<std::time_t>(secs);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
-  return buf;
+  auto ms = static_cast<unsigned>((us - secs * 1000000) / 1000);
+  auto days = secs >= 0 ? secs / 86400 : (secs - 86399) / 86400;
+  auto day_secs = static_cast<unsigned>(secs - days * 86400);
+  auto [y, m, d] = civil_from_days(days);
+  if (y < 0 || y > 9999) {
+    // Outside four digits: rare enough for the general path.
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%04lld-%02u-%02uT%02u:%02u:%02u.%03uZ",
+                  static_cast<long long>(y), m, d, day_secs / 3600, day_secs / 60 % 60,
+                  day_secs % 60, ms);
+    return buf;
+  }
+  // Each event, operation and step carries times: this runs a dozen times
+  // per operation on the HTTP path, where gmtime_r and snprintf cost ten
+  // times these digits.
+  std::string out(24, '\0');
+  auto put = [&out](size_t at, unsigned v, int width) {
+    for (int i = width - 1; i >= 0; --i, v /= 10)
+      out[at + static_cast<size_t>(i)] = static_cast<char>('0' + v % 10);
+  };
+  put(0, static_cast<unsigned>(y), 4);
+  out[4] = '-';
+  put(5, m, 2);
+  out[7] = '-';
+  put(8, d, 2);
+  out[10] = 'T';
+  put(11, day_secs / 3600, 2);
+  out[13] = ':';
+  put(14, day_secs / 60 % 60, 2);
+  out[16] = ':';
+  put(17, day_secs % 60, 2);
+  out[19] = '.';
+  put(20, ms, 3);
+  out[23] = 'Z';
+  return out;
 }
 
 std::optional<time_point> parse_time(std::string_view s) {
