@@ -327,8 +327,10 @@ namespace stepwise {
 using namespace op;
 
 operation_state::~operation_state() {
-  if (rt)
-    rt->stats.operations_live.fetch_sub(1, std::memory_order_relaxed);
+  if (!rt)
+    return;
+  rt->stats.operations_live.fetch_sub(1, std::memory_order_relaxed);
+  rt->stats.timers_pending.fetch_sub(timers_out, std::memory_order_relaxed);
 }
 
 operation_actor::behavior_type drive_operation(self_ptr self, runtime_ptr rt,

@@ -131,6 +131,10 @@ struct operation_state {
   time_point woken_due;
   /// When the attempt that a timer begins early (`start_lead`) is due.
   time_point start_at;
+  /// Timers armed and not yet delivered: the engine's gauge counts them,
+  /// and those still out when the actor ends (passivated, ended) are taken
+  /// off it then, as they will never be delivered.
+  uint32_t timers_out = 0;
 
   ~operation_state();
 };

@@ -45,7 +45,14 @@ duration start_lead(const operation_state& st);
 template <class... Ts>
 void arm(self_ptr self, time_point due, Ts&&... xs) {
   self->state.rt->stats.timers_pending.fetch_add(1, std::memory_order_relaxed);
+  ++self->state.timers_out;
   self->state.rt->clk->send_at(due, self, std::forward<Ts>(xs)...);
+}
+
+/// Counts a timer of `arm` as delivered.
+inline void timer_delivered(self_ptr self) {
+  self->state.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+  --self->state.timers_out;
 }
 
 /// Returns whether `op` may give up its actor: it waits for a time, a

@@ -35,19 +35,15 @@ void wake_up(self_ptr self, uint64_t gen) {
   }
 }
 
-void fired(self_ptr self) {
-  self->state.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
-}
-
 } // namespace
 
 void on_timer(self_ptr self, uint64_t gen) {
-  fired(self);
+  timer_delivered(self);
   when_idle(self, [=] { wake_up(self, gen); });
 }
 
 void on_lease_wait(self_ptr self, uint64_t gen) {
-  fired(self);
+  timer_delivered(self);
   when_idle(self, [=] {
     auto& st = self->state;
     if (st.work.current(gen) && !st.work.attempt_running())
@@ -56,7 +52,7 @@ void on_lease_wait(self_ptr self, uint64_t gen) {
 }
 
 void on_step_timeout(self_ptr self, uint64_t gen) {
-  fired(self);
+  timer_delivered(self);
   when_idle(self, [=] {
     auto& st = self->state;
     if (!st.work.current(gen) || !st.work.attempt_running())
@@ -72,7 +68,7 @@ void on_step_timeout(self_ptr self, uint64_t gen) {
 }
 
 void on_deadline(self_ptr self) {
-  fired(self);
+  timer_delivered(self);
   when_idle(self, [=] {
     auto& st = self->state;
     // Compensations run to the end: the deadline does not cut them short.

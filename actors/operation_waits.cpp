@@ -166,7 +166,7 @@ void on_report(self_ptr self, watch_reply& reply) {
 }
 
 void on_linger(self_ptr self, uint64_t gen, time_point due) {
-  self->state.rt->stats.timers_pending.fetch_sub(1, std::memory_order_relaxed);
+  timer_delivered(self);
   when_idle(self, [=] {
     if (self->state.work.current(gen) && self->state.op.state == op_state::waiting
         && !passivate(self, due))

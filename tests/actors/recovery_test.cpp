@@ -222,3 +222,23 @@ TEST_CASE("recovery reads a page at a time and holds requests until the last pag
   for (size_t i = 0; i + 1 < ids.size(); ++i)
     CHECK(h.finish(ids[i]).state == op_state::succeeded);
 }
+
+TEST_CASE("timers an operation's actor leaves behind leave the pending gauge", "[actors]") {
+  // A canceled sleep, a retry cut short by a deadline: their timers are
+  // never delivered, and the gauge must not keep counting them.
+  auto again = make_step("again", [](step_context&) { return retry_after(1h, "later"); });
+  auto reg = one(workflow("sleeper", 1).step(1, make_sleep("nap", 1h)));
+  REQUIRE(reg.add(workflow("retrier", 1).step(1, again)));
+  harness h{std::move(reg)};
+  auto& m = h.eng.stats();
+  auto nap = h.start("sleeper");
+  REQUIRE(h.await(nap, event_type::operation_waiting, "nap"));
+  auto late = h.start_with_deadline("retrier", 10min);
+  REQUIRE(h.await(late, event_type::step_retry_scheduled));
+  REQUIRE(h.eng.cancel(nap));
+  h.clk->advance(10min);
+  CHECK(h.finish(nap).state == op_state::canceled);
+  CHECK(h.finish(late).state == op_state::failed);
+  CHECK(h.eventually([&] { return m.operations_live.load() == 0; }));
+  CHECK(m.timers_pending.load() == 0);
+}
