@@ -100,8 +100,17 @@ struct http_client::impl {
   }
 
   ~impl() {
+    for (auto* e : spare)
+      curl_easy_cleanup(e);
     if (multi != nullptr)
       curl_multi_cleanup(multi);
+  }
+
+  /// Keeps the easy handle of a transfer that left the multi handle for
+  /// the next one, up to one per connection allowed.
+  void keep_handle(http_transfer& t) {
+    if (spare.size() < static_cast<size_t>(std::max(opts.max_total_connections, int32_t{1})))
+      spare.push_back(t.release_handle());
   }
 
   /// Creates the multi handle; an error message on failure.
@@ -163,6 +172,8 @@ struct http_client::impl {
   /// Transfers libcurl holds, by easy handle, and their origins (I/O
   /// thread only).
   std::unordered_map<CURL*, std::pair<std::unique_ptr<http_transfer>, http_queue::origin*>> active;
+  /// Easy handles of finished transfers, to reuse (I/O thread only).
+  std::vector<CURL*> spare;
 };
 
 std::string http_client::impl::init() {
@@ -272,7 +283,12 @@ void http_client::impl::start() {
         continue;
       }
     }
-    if (auto err = r->t->prepare(opts, left)) {
+    CURL* reuse = nullptr;
+    if (!spare.empty()) {
+      reuse = spare.back();
+      spare.pop_back();
+    }
+    if (auto err = r->t->prepare(opts, left, reuse)) {
       queue.finished(r->from);
       r->t->answer(std::move(*err));
       continue;
@@ -304,6 +320,7 @@ void http_client::impl::collect() {
     active.erase(i);
     curl_multi_remove_handle(multi, easy);
     t->answer(t->finish(code));
+    keep_handle(*t);
   }
 }
 

@@ -41,10 +41,19 @@ public:
   http_transfer(const http_transfer&) = delete;
   http_transfer& operator=(const http_transfer&) = delete;
 
-  /// Creates and configures the easy handle, bounded by `timeout` (zero:
-  /// none); an error if the request is invalid or libcurl refuses it.
+  /// Configures an easy handle, bounded by `timeout` (zero: none): `spare`
+  /// (a finished transfer's, reset here) or a new one; an error if the
+  /// request is invalid or libcurl refuses it.
   std::optional<http_error> prepare(const http_client_options& opts,
-                                    std::chrono::milliseconds timeout);
+                                    std::chrono::milliseconds timeout, CURL* spare = nullptr);
+
+  /// Gives up the easy handle (removed from the multi handle) for the next
+  /// transfer to reuse.
+  CURL* release_handle() {
+    auto* e = easy_;
+    easy_ = nullptr;
+    return e;
+  }
 
   const http_request& request() const {
     return req_;
