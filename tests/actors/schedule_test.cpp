@@ -306,6 +306,9 @@ TEST_CASE("an edit takes effect from the next fire", "[actors][schedule]") {
   h.clk->advance(50s);
   REQUIRE(await_fires(h, event_type::schedule_fired, "e", 2));
   CHECK(fire_times(h, event_type::schedule_fired, "e").back() == format_time(next));
+  // schedule_fired comes with the operation's creation; the keeper writes
+  // the schedule's own state (its last operation) after that.
+  REQUIRE(h.eventually([&] { return view(h, "e").schedule.fired == 2; }));
   auto op = h.eng.get(view(h, "e").schedule.last_operation);
   REQUIRE(op);
   CHECK(op->input->at("edited").as_bool());
