@@ -86,6 +86,7 @@ void on_lease_lost(dispatcher_ptr self) {
   st.rt->stats.operations_sleeping.fetch_sub(static_cast<int64_t>(st.sleepers.size()),
                                              std::memory_order_relaxed);
   st.sleepers.clear();
+  st.queued_ops.clear();
   auto held = std::move(st.held);
   st.held.clear();
   for (auto& kv : held)

@@ -91,6 +91,11 @@ struct dispatcher_state {
   std::unordered_map<std::string, std::vector<std::function<void(const operation_actor&)>>> held;
   /// Passivated operations and their wake-up times.
   sleeper_set sleepers;
+  /// Queued creates, as written, while they wait for admission (at most
+  /// `max_queued_in_memory`): admitted, they start from here instead of
+  /// being read back (dispatcher_admission.cpp).
+  std::unordered_map<std::string, std::shared_ptr<const operation>> queued_ops;
+  static constexpr size_t max_queued_in_memory = 10000;
   /// Wake-up times of operations asked to passivate, until they answer.
   std::unordered_map<std::string, time_point> passivating;
   /// The due time of the armed sleeper timer and its generation.

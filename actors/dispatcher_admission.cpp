@@ -38,6 +38,24 @@ void answer_queued(dispatcher_ptr self, const admission_round& round) {
   st.queued_answers.clear();
 }
 
+/// Starts admitted operation `id` from its create, still in memory,
+/// instead of reading it back: the round read the revision the create
+/// wrote, so the stored operation is that one (rounds write only the
+/// admission columns, which are set here as the round set them). Returns
+/// false when it is not in memory or changed since (a signal, say).
+bool start_from_create(dispatcher_ptr self, const std::string& id, int64_t revision) {
+  auto& st = self->state;
+  auto i = st.queued_ops.find(id);
+  if (i == st.queued_ops.end() || i->second->revision != revision)
+    return false;
+  auto op = *i->second;
+  forget_sleeper(self, id);
+  op.admission = admission::admitted;
+  op.blocked_by.clear();
+  spawn_operation(self, std::move(op), {}, op_start::resume);
+  return true;
+}
+
 } // namespace
 
 // Starts the admitted operations this process drives.
@@ -55,7 +73,7 @@ void on_round(dispatcher_ptr self, admission_round& round) {
     auto& id = round.startable[k];
     if (auto i = st.live.find(id); i != st.live.end())
       self->send(i->second, admitted_atom::value, round.startable_revisions[k]);
-    else if (st.sleepers.contains(id))
+    else if (st.sleepers.contains(id) && !start_from_create(self, id, round.startable_revisions[k]))
       wake(self, id); // loaded admitted: it starts
     // Else another process drives it (its own rounds start it), or it is
     // between two actors here: the next round names it again.

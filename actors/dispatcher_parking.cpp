@@ -42,6 +42,7 @@ void on_loaded(dispatcher_ptr self, maybe_op& res) {
 
 void forget_sleeper(dispatcher_ptr self, const std::string& id) {
   auto& st = self->state;
+  st.queued_ops.erase(id);
   if (st.sleepers.remove(id))
     st.rt->stats.operations_sleeping.fetch_sub(1, std::memory_order_relaxed);
 }

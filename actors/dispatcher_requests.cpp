@@ -77,6 +77,8 @@ void on_create_ack(dispatcher_ptr self, const commit_ack& ack) {
     // Queued: parked until an admission round lets it start. The answer
     // waits for that round, to say what the operation waits for.
     add_sleeper(self, pc.op->id, time_point::max());
+    if (st.queued_ops.size() < dispatcher_state::max_queued_in_memory)
+      st.queued_ops.emplace(pc.op->id, pc.op);
     st.queued_answers.emplace_back(std::move(pc));
     request_admission(self);
     return;
