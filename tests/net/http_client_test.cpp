@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "net/http_client.hpp"
+#include "tests/net/client_support.hpp"
 #include "tests/net/local_server.hpp"
 #include "tests/infra/thread_count.hpp"
 #include "tests/infra/tls_files.hpp"
@@ -20,118 +21,11 @@
 using namespace stepwise;
 using namespace stepwise::net;
 using namespace std::chrono_literals;
+using test::closed_port;
+using test::get;
 using test::local_server;
+using test::results;
 using test::thread_count;
-
-namespace {
-
-/// Collects the results of requests 0..n-1 and how often each was answered.
-class results {
-public:
-  explicit results(size_t n) : items_(n), calls_(n, 0) {
-    // nop
-  }
-
-  http_callback at(size_t i) {
-    return [this, i](http_result r) {
-      {
-        std::lock_guard<std::mutex> guard{mtx_};
-        items_[i] = std::move(r);
-        if (calls_[i]++ == 0)
-          ++answered_;
-      }
-      cv_.notify_all();
-    };
-  }
-
-  /// Waits until every request was answered, at most `limit`.
-  bool wait_all(std::chrono::milliseconds limit = 60s) {
-    std::unique_lock<std::mutex> guard{mtx_};
-    return cv_.wait_for(guard, limit, [this] { return answered_ == items_.size(); });
-  }
-
-  /// Returns whether every request was answered exactly once.
-  bool each_once() const {
-    std::lock_guard<std::mutex> guard{mtx_};
-    return std::all_of(calls_.begin(), calls_.end(), [](int n) { return n == 1; });
-  }
-
-  size_t answered() const {
-    std::lock_guard<std::mutex> guard{mtx_};
-    return answered_;
-  }
-
-  const http_response* response(size_t i) const {
-    std::lock_guard<std::mutex> guard{mtx_};
-    return items_[i] ? std::get_if<http_response>(&*items_[i]) : nullptr;
-  }
-
-  std::optional<http_error_kind> error(size_t i) const {
-    std::lock_guard<std::mutex> guard{mtx_};
-    if (!items_[i])
-      return std::nullopt;
-    if (auto err = std::get_if<http_error>(&*items_[i]))
-      return err->kind;
-    return std::nullopt;
-  }
-
-  /// Whether request `i` failed with `request_sent`.
-  bool error_sent(size_t i) const {
-    std::lock_guard<std::mutex> guard{mtx_};
-    auto err = items_[i] ? std::get_if<http_error>(&*items_[i]) : nullptr;
-    return err != nullptr && err->request_sent;
-  }
-
-  /// How many answers are a response with `status`.
-  size_t with_status(int32_t status) const {
-    std::lock_guard<std::mutex> guard{mtx_};
-    return static_cast<size_t>(std::count_if(items_.begin(), items_.end(), [&](auto& x) {
-      auto res = x ? std::get_if<http_response>(&*x) : nullptr;
-      return res != nullptr && res->status == status;
-    }));
-  }
-
-  /// How many answers are an error of `kind`.
-  size_t with_error(http_error_kind kind) const {
-    std::lock_guard<std::mutex> guard{mtx_};
-    return static_cast<size_t>(std::count_if(items_.begin(), items_.end(), [&](auto& x) {
-      auto err = x ? std::get_if<http_error>(&*x) : nullptr;
-      return err != nullptr && err->kind == kind;
-    }));
-  }
-
-private:
-  mutable std::mutex mtx_;
-  std::condition_variable cv_;
-  std::vector<std::optional<http_result>> items_;
-  std::vector<int> calls_;
-  size_t answered_ = 0;
-};
-
-http_request get(std::string url, std::chrono::milliseconds timeout = 0ms) {
-  http_request req;
-  req.url = std::move(url);
-  req.timeout = timeout;
-  return req;
-}
-
-/// A port on 127.0.0.1 that nothing listens on (bound once, then closed).
-int closed_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  int port = -1;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0
-      && ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
-    port = ntohs(addr.sin_port);
-  ::close(fd);
-  return port;
-}
-
-} // namespace
 
 TEST_CASE("http_client: many requests in flight on one thread", "[http_client]") {
   local_server srv{600};
@@ -306,119 +200,4 @@ TEST_CASE("http_client: https with a CA file, without one, and unverified", "[ht
   CHECK(res.error(1) == http_error_kind::tls);
   REQUIRE(res.response(2) != nullptr);
   CHECK(res.response(2)->status == 200);
-}
-
-TEST_CASE("http_client: stop answers every open request shutting_down once", "[http_client]") {
-  local_server srv{32};
-  REQUIRE(srv.ok());
-  constexpr size_t n = 40;
-  results res{n + 1};
-  http_client_options opts;
-  opts.max_host_connections = 8;
-  http_client client{opts};
-  for (size_t i = 0; i < n; ++i)
-    client.send(get(srv.url("/hold")), res.at(i));
-  REQUIRE(srv.wait_active(8, 30s)); // 8 in flight, 32 waiting for a connection
-  client.stop();
-  CHECK(res.answered() == n); // before stop returned
-  client.send(get(srv.url("/fast")), res.at(n));
-  CHECK(res.answered() == n + 1); // after stop: before send returned
-  CHECK(res.each_once());
-  CHECK(res.with_error(http_error_kind::shutting_down) == n + 1);
-  size_t sent = 0;
-  for (size_t i = 0; i < n; ++i)
-    sent += res.error_sent(i) ? 1 : 0;
-  CHECK(sent == 8); // the ones the server holds; the other 32 never left
-  auto st = client.stats();
-  CHECK(st.failed == n + 1);
-  CHECK(st.queued + st.in_flight + st.completed == 0);
-  client.stop(); // idempotent
-}
-
-TEST_CASE("http_client: a callback may drop the last owner of the client", "[http_client]") {
-  local_server srv{8};
-  REQUIRE(srv.ok());
-  auto client = std::make_shared<http_client>();
-  std::weak_ptr<http_client> weak = client;
-  std::mutex mtx;
-  std::condition_variable cv;
-  bool done = false;
-  client->send(get(srv.url("/hold")), [&, owner = client](http_result) mutable {
-    owner.reset(); // the last owner: destroyed on its own I/O thread
-    std::lock_guard<std::mutex> guard{mtx};
-    done = true;
-    cv.notify_all();
-  });
-  client.reset();
-  srv.release();
-  std::unique_lock<std::mutex> guard{mtx};
-  REQUIRE(cv.wait_for(guard, 30s, [&] { return done; }));
-  CHECK(weak.expired());
-}
-
-TEST_CASE("http_client: requests waiting for a connection go out in the order sent",
-          "[http_client]") {
-  local_server srv{8};
-  REQUIRE(srv.ok());
-  constexpr size_t n = 200;
-  std::mutex mtx;
-  std::vector<size_t> order;
-  results res{n};
-  http_client_options opts;
-  opts.max_host_connections = 4;
-  http_client client{opts};
-  for (size_t i = 0; i < n; ++i) {
-    auto done = res.at(i);
-    client.send(get(srv.url("/sleep/2")), [&, i, done](http_result r) {
-      {
-        std::lock_guard<std::mutex> guard{mtx};
-        order.push_back(i);
-      }
-      done(std::move(r));
-    });
-  }
-  REQUIRE(res.wait_all());
-  CHECK(res.with_status(200) == n);
-  CHECK(srv.peak() <= 4);
-  // Four at a time, first sent first served: request k starts only once
-  // k - 3 earlier ones were answered, so the p-th answer is to a request
-  // sent at most 3 places after p, however the server's threads run (a
-  // slow answer may come any later).
-  size_t ahead = 0;
-  for (size_t p = 0; p < n; ++p)
-    ahead = std::max(ahead, order[p] > p ? order[p] - p : 0);
-  CHECK(ahead <= 3);
-}
-
-TEST_CASE("http_client: cancel ends a transfer under way and one that waits, once each",
-          "[http_client]") {
-  local_server srv{8};
-  REQUIRE(srv.ok());
-  results res{3};
-  http_client_options opts;
-  opts.max_host_connections = 1;
-  http_client client{opts};
-  auto held = client.send(get(srv.url("/hold")), res.at(0));
-  REQUIRE(srv.wait_active(1, 30s)); // under way on the one connection
-  auto waiting = client.send(get(srv.url("/fast")), res.at(1));
-  client.cancel(waiting);
-  client.cancel(held);
-  // The connection is free again: a new request goes through while the
-  // server still holds the canceled one's handler.
-  client.send(get(srv.url("/fast")), res.at(2));
-  REQUIRE(res.wait_all(30s));
-  CHECK(res.each_once());
-  CHECK(res.error(0) == http_error_kind::canceled);
-  CHECK(res.error_sent(0));
-  CHECK(res.error(1) == http_error_kind::canceled);
-  CHECK(!res.error_sent(1));
-  REQUIRE(res.response(2) != nullptr);
-  CHECK(res.response(2)->status == 200);
-  client.cancel(held); // answered already: nothing happens
-  auto st = client.stats();
-  CHECK(st.in_flight == 0);
-  CHECK(st.queued == 0);
-  CHECK(st.failed == 2);
-  CHECK(st.completed == 1);
-  srv.release();
 }
