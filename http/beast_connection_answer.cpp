@@ -158,8 +158,11 @@ void beast_connection::read_on_worker() {
     }
     boost::asio::post(self->strand_, [self] { self->drive(); });
   };
-  if (!env_.workers.try_post(t))
-    wait_until(steady_clock::now() + busy_retry);
+  if (env_.workers.try_post(t))
+    return;
+  if (env_.stopping)
+    return abort();
+  wait_until(steady_clock::now() + busy_retry);
 }
 
 void beast_connection::finish_later() {

@@ -187,7 +187,7 @@ void beast_server::stop() {
     if (auto c = w.lock())
       c->shutdown();
   open.clear();
-  // Requests with a worker finish; their answers are still sent.
+  // Requests already read finish; their answers are still sent.
   workers_.stop();
   work_.reset();
   {

@@ -175,7 +175,7 @@ std::shared_ptr<event_hub::ticket> event_hub::admit(size_t max, const std::strin
   std::lock_guard<std::mutex> guard{mtx_};
   if (waiting_ >= max || closed_) {
     if (why != nullptr)
-      *why = refusal::server_full;
+      *why = closed_ ? refusal::closed : refusal::server_full;
     return nullptr;
   }
   if (!holder.empty()) {

@@ -131,7 +131,9 @@ public:
 
   /// Why `admit` refused a slot.
   enum class refusal {
-    /// `max` requests wait already (or the hub closed).
+    /// The hub closed (the server stops).
+    closed,
+    /// `max` requests wait already.
     server_full,
     /// The holder has `max_per_holder` waiting already.
     holder_full,

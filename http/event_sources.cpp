@@ -88,6 +88,12 @@ public:
   step next(steady::time_point now, httplib::Response& res,
             const std::function<void()>& wake) override {
     step s;
+    // The server stops: what was there when the route read is the answer.
+    if (ctx_.hub->closed()) {
+      write_events_page(res, {}, after_);
+      s.end = true;
+      return s;
+    }
     // The route read once before handing the request over: wait first.
     if (fetched_) {
       auto items = take();
@@ -100,7 +106,7 @@ public:
         s.end = true;
         return s;
       }
-      if (!(*items)->empty() || now >= deadline_ || ctx_.hub->closed()) {
+      if (!(*items)->empty() || now >= deadline_) {
         write_events_page(res, **items, after_);
         s.end = true;
         return s;
@@ -129,6 +135,10 @@ public:
   step next(steady::time_point now, httplib::Response&,
             const std::function<void()>& wake) override {
     step s;
+    if (ctx_.hub->closed()) {
+      s.end = true;
+      return s;
+    }
     if (now >= next_heartbeat_) {
       // Also the first write: it tells the client how fast to reconnect.
       next_heartbeat_ = now + ctx_.lim.heartbeat;
@@ -149,10 +159,6 @@ public:
       for (auto& e : **items)
         append_sse_frame(s.data, e);
       after_ = (*items)->back().seq;
-      return s;
-    }
-    if (ctx_.hub->closed()) {
-      s.end = true;
       return s;
     }
     return wait(now, next_heartbeat_, wake);
@@ -197,6 +203,8 @@ std::optional<api_error> admit_waiter(const route_context& ctx, const httplib::R
   out = ctx.hub->admit(ctx.lim.max_streams, holder, ctx.lim.max_streams_per_token, &why);
   if (out)
     return std::nullopt;
+  if (why == event_hub::refusal::closed)
+    return api_error{503, "shutting_down", "the server is shutting down"};
   if (why == event_hub::refusal::holder_full)
     return api_error{503, "too_many_waiters",
                      "the token of " + holder + " has "

@@ -15,7 +15,8 @@ worker_pool::~worker_pool() {
 bool worker_pool::try_post(task& t) {
   {
     std::lock_guard<std::mutex> guard{mtx_};
-    if (stopping_ || queue_.size() >= max_queued_)
+    // Tasks that idle workers are about to take do not wait.
+    if (stopping_ || queue_.size() >= max_queued_ + idle_)
       return false;
     queue_.push_back(std::move(t));
   }
@@ -24,18 +25,13 @@ bool worker_pool::try_post(task& t) {
 }
 
 void worker_pool::stop() {
-  std::deque<task> dropped;
   {
     std::lock_guard<std::mutex> guard{mtx_};
     if (stopping_ && threads_.empty())
       return;
     stopping_ = true;
-    dropped.swap(queue_);
   }
   cv_.notify_all();
-  // Destroyed outside the lock: a task may own what its destructor
-  // releases elsewhere (a connection, an admission ticket).
-  dropped.clear();
   for (auto& t : threads_)
     if (t.joinable())
       t.join();
@@ -52,8 +48,12 @@ void worker_pool::run() {
     task t;
     {
       std::unique_lock<std::mutex> guard{mtx_};
+      ++idle_;
       cv_.wait(guard, [this] { return stopping_ || !queue_.empty(); });
-      if (stopping_)
+      --idle_;
+      // Stopping: what was queued still runs (requests already read get
+      // their answers), nothing new is taken.
+      if (queue_.empty())
         return;
       t = std::move(queue_.front());
       queue_.pop_front();

@@ -16,8 +16,8 @@ namespace stepwise::http {
 /// beyond it at once, so that a flood of requests is answered 503 instead
 /// of piling up unbounded latency.
 ///
-/// Thread-safe. `stop` runs nothing more from the queue, waits for the tasks
-/// that run, and joins the threads.
+/// Thread-safe. `stop` takes no more tasks, runs those queued already, and
+/// joins the threads.
 class worker_pool {
 public:
   using task = std::function<void()>;
@@ -31,11 +31,11 @@ public:
   ~worker_pool();
 
   /// Queues `t`. Returns false, leaving `t` untouched, when `max_queued`
-  /// tasks wait already or the pool stopped.
+  /// tasks wait already for a busy worker, or the pool stopped.
   bool try_post(task& t);
 
-  /// Drops the queued tasks, waits for the running ones and joins the
-  /// threads. Idempotent.
+  /// Refuses new tasks, runs the queued ones and joins the threads.
+  /// Idempotent.
   void stop();
 
   /// Returns how many tasks wait for a thread.
@@ -52,6 +52,8 @@ private:
   std::condition_variable cv_;
   std::deque<task> queue_;
   size_t max_queued_;
+  /// Workers waiting for a task.
+  size_t idle_ = 0;
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };
