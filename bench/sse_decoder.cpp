@@ -5,9 +5,25 @@
 
 namespace stepwise::bench {
 
+uint64_t sse_decoder::digest_of(uint64_t digest, int64_t id) {
+  auto v = static_cast<uint64_t>(id);
+  for (int i = 0; i < 8; ++i) {
+    digest ^= (v >> (8 * i)) & 0xffu;
+    digest *= 1099511628211ull;
+  }
+  return digest;
+}
+
 bool sse_decoder::take_line(std::string_view line) {
   if (line.rfind("id: ", 0) == 0) {
-    ids_.push_back(std::strtoll(std::string(line.substr(4)).c_str(), nullptr, 10));
+    auto id = std::strtoll(std::string(line.substr(4)).c_str(), nullptr, 10);
+    if (count_ > 0 && id <= last_)
+      ordered_ = false;
+    ++count_;
+    last_ = id;
+    digest_ = digest_of(digest_, id);
+    if (keep_ids_)
+      ids_.push_back(id);
   } else if (!line.empty() && line.front() == ':') {
     ++comments_;
   }

@@ -1,5 +1,7 @@
 #include "http/beast_server.hpp"
 
+#include <pthread.h>
+
 #include <openssl/ssl.h>
 
 #include <boost/asio/post.hpp>
@@ -106,7 +108,8 @@ void beast_server::start() {
   auto n = std::max<size_t>(cfg_.io_threads, 1);
   running_ = n;
   for (size_t i = 0; i < n; ++i)
-    threads_.emplace_back([this] {
+    threads_.emplace_back([this, i] {
+      pthread_setname_np(pthread_self(), ("sw-http-io-" + std::to_string(i)).c_str());
       ioc_->run();
       std::lock_guard<std::mutex> guard{mtx_};
       --running_;

@@ -9,13 +9,21 @@
 
 namespace stepwise::http {
 
-event_hub::event_hub(size_t cache_events) : capacity_(cache_events) {
+event_hub::event_hub(size_t cache_events, renderer render)
+  : capacity_(cache_events), render_(std::move(render)) {
   // nop
 }
 
 void event_hub::publish(const std::vector<event>& events) {
   if (events.empty())
     return;
+  // Rendered before the lock is taken: readers wait for none of it.
+  std::vector<std::string> frames;
+  if (capacity_ > 0 && render_) {
+    frames.resize(events.size());
+    for (size_t i = 0; i < events.size(); ++i)
+      render_(frames[i], events[i]);
+  }
   std::vector<std::function<void()>> due;
   {
     std::lock_guard<std::mutex> guard{mtx_};
@@ -24,9 +32,13 @@ void event_hub::publish(const std::vector<event>& events) {
         covered_from_ = events.front().seq - 1;
       for (auto& e : events)
         cache_.push_back(e);
+      for (auto& f : frames)
+        frames_.push_back(std::move(f));
       while (cache_.size() > capacity_) {
         covered_from_ = cache_.front().seq;
         cache_.pop_front();
+        if (!frames_.empty())
+          frames_.pop_front();
       }
     }
     last_seq_ = std::max(last_seq_, events.back().seq);
@@ -121,6 +133,22 @@ std::optional<std::vector<event>> event_hub::cached_after(int64_t after, size_t 
     out.push_back(*i);
   cache_reads_.fetch_add(1, std::memory_order_relaxed);
   return out;
+}
+
+std::optional<event_hub::rendered> event_hub::rendered_after(int64_t after, size_t limit,
+                                                             std::string& out) const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  if (!render_ || !covered_from_ || after < *covered_from_)
+    return std::nullopt;
+  auto first = std::upper_bound(cache_.begin(), cache_.end(), after,
+                                [](int64_t x, const event& e) { return x < e.seq; });
+  rendered r;
+  for (auto i = first; i != cache_.end() && r.count < limit; ++i, ++r.count) {
+    out += frames_[static_cast<size_t>(i - cache_.begin())];
+    r.last = i->seq;
+  }
+  cache_reads_.fetch_add(1, std::memory_order_relaxed);
+  return r;
 }
 
 bool event_hub::wait_beyond(int64_t after, clock_type::time_point until) const {

@@ -40,8 +40,14 @@ class event_hub {
 public:
   using clock_type = std::chrono::steady_clock;
 
-  /// `cache_events` 0 disables the cache.
-  explicit event_hub(size_t cache_events);
+  /// Writes an event as readers send it (an event stream's frame).
+  using renderer = std::function<void(std::string& out, const event& e)>;
+
+  /// `cache_events` 0 disables the cache. With `render`, the cache keeps
+  /// each event's rendering too, made once when it is published, for
+  /// `rendered_after`: ten thousand streams then copy a frame instead of
+  /// each writing it again.
+  explicit event_hub(size_t cache_events, renderer render = {});
 
   /// Adds committed events (in log order) and wakes every waiter.
   void publish(const std::vector<event>& events);
@@ -49,6 +55,18 @@ public:
   /// Returns the cached events with `seq > after`, at most `limit`, or none
   /// when the cache cannot prove it holds every such event.
   std::optional<std::vector<event>> cached_after(int64_t after, size_t limit) const;
+
+  /// What `rendered_after` appended.
+  struct rendered {
+    size_t count = 0;
+    /// The seq of the last event appended.
+    int64_t last = 0;
+  };
+
+  /// Appends the renderings of the cached events with `seq > after`, at
+  /// most `limit`, to `out`; none when the cache cannot prove it holds every
+  /// such event, or keeps no renderings.
+  std::optional<rendered> rendered_after(int64_t after, size_t limit, std::string& out) const;
 
   /// Waits until an event with `seq > after` was published, the hub closed
   /// or `until` passed. Returns whether such an event exists.
@@ -162,7 +180,10 @@ private:
   /// Publishes calling their callbacks right now (outside the lock).
   size_t notifying_ = 0;
   size_t capacity_;
+  renderer render_;
   std::deque<event> cache_;
+  /// `render_` of each event of `cache_`, when set.
+  std::deque<std::string> frames_;
   /// Every event with a seq above this is in `cache_` (when set).
   std::optional<int64_t> covered_from_;
   int64_t last_seq_ = 0;

@@ -18,16 +18,6 @@ constexpr auto poll_slice_shared = std::chrono::milliseconds(200);
 // Events per store read or frame batch of a stream.
 constexpr size_t stream_page = 500;
 
-void append_sse_frame(std::string& out, const event& e) {
-  out += "id: ";
-  out += std::to_string(e.seq);
-  out += "\nevent: ";
-  out += to_string(e.type);
-  out += "\ndata: ";
-  append_event_json(out, e);
-  out += "\n\n";
-}
-
 // What both sources share: the last seq sent, a pending store read and the
 // hub subscription of their current wait.
 class event_follower : public stream_source {
@@ -145,6 +135,21 @@ public:
       s.data = ": keep-alive\nretry: 1000\n\n";
       return s;
     }
+    // Right after a write: gather what comes meanwhile into the next one.
+    if (now < quiet_until_) {
+      s.wake_at = std::min(quiet_until_, next_heartbeat_);
+      return s;
+    }
+    // Tailing the cache: its frames are rendered already.
+    if (!read_) {
+      if (auto r = ctx_.hub->rendered_after(after_, limit_, s.data)) {
+        if (r->count == 0)
+          return wait(now, next_heartbeat_, wake);
+        after_ = r->last;
+        quiet_until_ = now + quiet_time();
+        return s;
+      }
+    }
     auto items = take();
     if (!items) {
       s.read = true;
@@ -159,16 +164,47 @@ public:
       for (auto& e : **items)
         append_sse_frame(s.data, e);
       after_ = (*items)->back().seq;
+      quiet_until_ = now + quiet_time();
       return s;
     }
     return wait(now, next_heartbeat_, wake);
   }
 
 private:
+  // How long after a write the next waits: `stream_flush`, or longer when
+  // so many streams are open that they would write more often in all than
+  // `stream_writes_per_second`.
+  // Each time is drawn from [t, 2t): streams that one publish woke
+  // together drift apart, so that their writes do not come in one burst
+  // that every other connection waits behind.
+  steady::duration quiet_time() {
+    auto spread = std::chrono::microseconds(
+      1000000 * ctx_.hub->waiting() / std::max<size_t>(ctx_.lim.stream_writes_per_second, 1));
+    auto base = std::max<steady::duration>(ctx_.lim.stream_flush, spread);
+    // xorshift64: cheap, and good enough to spread writes.
+    jitter_ ^= jitter_ << 13;
+    jitter_ ^= jitter_ >> 7;
+    jitter_ ^= jitter_ << 17;
+    return base + base * static_cast<int64_t>(jitter_ % 1024) / 1024;
+  }
+
+  uint64_t jitter_ = reinterpret_cast<uintptr_t>(this) | 1;
+
   steady::time_point next_heartbeat_;
+  steady::time_point quiet_until_;
 };
 
 } // namespace
+
+void append_sse_frame(std::string& out, const event& e) {
+  out += "id: ";
+  out += std::to_string(e.seq);
+  out += "\nevent: ";
+  out += to_string(e.type);
+  out += "\ndata: ";
+  append_event_json(out, e);
+  out += "\n\n";
+}
 
 caf::expected<std::vector<event>> fetch_events(const route_context& ctx, int64_t after,
                                                size_t limit) {

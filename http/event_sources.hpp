@@ -26,6 +26,9 @@ caf::expected<std::vector<event>> fetch_events(const route_context& ctx, int64_t
 /// bounds how late a long poll or stream sees another process's event.
 std::chrono::steady_clock::duration poll_slice(const route_context& ctx);
 
+/// Appends `e` as an event stream's frame: `id`, `event`, `data` lines.
+void append_sse_frame(std::string& out, const event& e);
+
 /// Sets `res` to the long poll's answer: `items` and `next_after`.
 void write_events_page(httplib::Response& res, const std::vector<event>& items, int64_t after);
 
@@ -46,7 +49,8 @@ std::shared_ptr<stream_source> make_poll_source(const route_context& ctx,
 /// Makes an event stream (`text/event-stream`) of the events after `after`:
 /// a heartbeat comment (`: keep-alive`, `retry: 1000`) first and every
 /// `heartbeat`, each event as a frame with `id`, `event`, `data` as soon as
-/// it is published; it ends when the hub closes or a store read fails (the
+/// it is published (what comes within `stream_flush` of a write goes out in
+/// the next); it ends when the hub closes or a store read fails (the
 /// client reconnects with `Last-Event-ID`).
 std::shared_ptr<stream_source> make_event_stream(const route_context& ctx,
                                                  std::shared_ptr<event_hub::ticket> ticket,

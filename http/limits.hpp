@@ -34,6 +34,14 @@ struct limits {
   /// Interval of SSE comments that detect dead clients and keep proxies from
   /// closing an idle stream.
   std::chrono::milliseconds heartbeat{15000};
+  /// Shortest time between two writes of one event stream: what is
+  /// published meanwhile goes out in one write. With thousands of streams,
+  /// a write each per commit would take more CPU than the commits.
+  std::chrono::milliseconds stream_flush{50};
+  /// Most writes a second of all event streams together, as far as a
+  /// longer time between two writes of each can keep to it: 10,000 streams
+  /// write every 200 ms at most (at 50,000), 100 every `stream_flush`.
+  size_t stream_writes_per_second = 50000;
 };
 
 } // namespace stepwise::http

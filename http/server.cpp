@@ -7,6 +7,7 @@
 #include "engine/errc.hpp"
 #include "http/beast_server.hpp"
 #include "http/console_routes.hpp"
+#include "http/event_sources.hpp"
 #include "http/routes.hpp"
 
 namespace stepwise::http {
@@ -15,7 +16,7 @@ server::server(caf::actor_system& sys, stepwise::engine& eng, server_config cfg)
   : sys_(sys), eng_(eng), cfg_(std::move(cfg)), router_(cfg_.lim, &requests_) {
   // Only a single writer pushes every event in commit order; see event_hub.
   auto cache = eng_.store_backend() == "sqlite" ? cfg_.event_cache : 0;
-  hub_ = std::make_shared<event_hub>(cache);
+  hub_ = std::make_shared<event_hub>(cache, append_sse_frame);
   feeder_ = spawn_event_feeder(sys_, hub_);
   eng_.subscribe(feeder_);
   route_context ctx{eng_, cfg_.lim, hub_, requests_, cfg_.sinks, cfg_.auth};

@@ -1,11 +1,19 @@
 #include "http/worker_pool.hpp"
 
+#include <pthread.h>
+
+#include <string>
+
 namespace stepwise::http {
 
 worker_pool::worker_pool(size_t threads, size_t max_queued) : max_queued_(max_queued) {
   threads_.reserve(threads);
   for (size_t i = 0; i < threads; ++i)
-    threads_.emplace_back([this] { run(); });
+    threads_.emplace_back([this, i] {
+      // Named, so that a profile or `top -H` tells requests' CPU apart.
+      pthread_setname_np(pthread_self(), ("sw-http-" + std::to_string(i)).substr(0, 15).c_str());
+      run();
+    });
 }
 
 worker_pool::~worker_pool() {
