@@ -22,6 +22,9 @@ using steady_clock = std::chrono::steady_clock;
 constexpr auto linger_limit = std::chrono::seconds(2);
 constexpr auto busy_retry = std::chrono::milliseconds(50);
 
+// Chunks up to this size keep their buffer for the next write.
+constexpr size_t small_chunk = 16 * 1024;
+
 } // namespace
 
 bool beast_connection::last_answer() const {
@@ -68,6 +71,11 @@ void beast_connection::log_answer() {
 }
 
 void beast_connection::start_stream() {
+  // A stream reads no further request: what parsing held goes back now,
+  // times ten thousand streams.
+  parser_.reset();
+  buffer_.clear();
+  buffer_.shrink_to_fit();
   auto& ex = *ex_;
   bool head_only = ex.req.method == "HEAD";
   // A stream ends only when the server stops or a read fails; the client
@@ -129,6 +137,10 @@ void beast_connection::drive() {
 void beast_connection::after_chunk(error_code ec, bool end) {
   if (ec || end)
     return abort();
+  // A catch-up read may have made a large chunk; an idle stream keeps a
+  // small buffer.
+  if (out_.capacity() > small_chunk)
+    std::string{}.swap(out_);
   drive();
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -25,6 +26,8 @@ struct route_context {
   /// The bearer tokens (null: none): long polls and streams are bounded per
   /// token's name too.
   std::shared_ptr<const authenticator> auth;
+  /// Returns how many HTTP connections are open (for `/metrics`).
+  std::function<size_t()> connections;
 };
 
 /// A route's handler: the router writes its errors, the context serves the

@@ -19,7 +19,8 @@ server::server(caf::actor_system& sys, stepwise::engine& eng, server_config cfg)
   hub_ = std::make_shared<event_hub>(cache, append_sse_frame);
   feeder_ = spawn_event_feeder(sys_, hub_);
   eng_.subscribe(feeder_);
-  route_context ctx{eng_, cfg_.lim, hub_, requests_, cfg_.sinks, cfg_.auth};
+  route_context ctx{
+    eng_, cfg_.lim, hub_, requests_, cfg_.sinks, cfg_.auth, [this] { return connections(); }};
   add_operations_routes(router_, ctx);
   add_signals_routes(router_, ctx);
   add_schedules_routes(router_, ctx);
@@ -72,7 +73,7 @@ void server::stop() {
 }
 
 size_t server::connections() const {
-  return net_->connections();
+  return net_ ? net_->connections() : 0;
 }
 
 } // namespace stepwise::http
