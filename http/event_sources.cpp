@@ -12,7 +12,10 @@ namespace {
 
 using steady = std::chrono::steady_clock;
 
-constexpr auto poll_slice_sole = std::chrono::seconds(1);
+// The sole writer's hub sees every event: its readers look at the store
+// again only as a safety net, rarely, since ten thousand idle streams that
+// each look every second would take a core.
+constexpr auto poll_slice_sole = std::chrono::seconds(15);
 constexpr auto poll_slice_shared = std::chrono::milliseconds(200);
 
 // Events per store read or frame batch of a stream.
