@@ -149,7 +149,9 @@ public:
         if (r->count == 0)
           return wait(now, next_heartbeat_, wake);
         after_ = r->last;
-        quiet_until_ = now + quiet_time();
+        // A full page: more is there already, and goes out at once.
+        if (r->count < limit_)
+          quiet_until_ = now + quiet_time();
         return s;
       }
     }
@@ -167,7 +169,8 @@ public:
       for (auto& e : **items)
         append_sse_frame(s.data, e);
       after_ = (*items)->back().seq;
-      quiet_until_ = now + quiet_time();
+      if ((*items)->size() < limit_)
+        quiet_until_ = now + quiet_time();
       return s;
     }
     return wait(now, next_heartbeat_, wake);

@@ -37,10 +37,11 @@ struct limits {
   /// Shortest time between two writes of one event stream: what is
   /// published meanwhile goes out in one write. With thousands of streams,
   /// a write each per commit would take more CPU than the commits.
-  std::chrono::milliseconds stream_flush{50};
+  std::chrono::milliseconds stream_flush{10};
   /// Most writes a second of all event streams together, as far as a
   /// longer time between two writes of each can keep to it: 10,000 streams
-  /// write every 200 ms at most (at 50,000), 100 every `stream_flush`.
+  /// write every 200 ms at most (at 50,000), 500 or fewer every
+  /// `stream_flush`. A stream that is behind writes full pages at once.
   size_t stream_writes_per_second = 50000;
 };
 
