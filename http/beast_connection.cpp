@@ -68,6 +68,7 @@ void beast_connection::await_request() {
   parser_->header_limit(
     static_cast<std::uint32_t>(env_.cfg.lim.max_header_bytes + max_target_bytes + 4096));
   parser_->body_limit(env_.cfg.lim.max_drain_bytes);
+  parser_->get().body().keep = env_.cfg.lim.max_body_bytes;
   if (buffer_.size() > 0)
     return read_head();
   // The first request has `read_timeout` to begin, a later one the
@@ -141,9 +142,9 @@ void beast_connection::on_body(error_code ec) {
   auto& body = parser_->get().body();
   // Read whole and dropped, so that the client, which sends before it
   // reads, sees the 413 on a connection that stays usable.
-  if (body.size() > env_.cfg.lim.max_body_bytes)
+  if (body.total > env_.cfg.lim.max_body_bytes)
     return refuse(413, false);
-  ex_->req.body = std::move(body);
+  ex_->req.body = std::move(body.text);
   route();
 }
 

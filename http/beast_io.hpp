@@ -12,12 +12,13 @@
 #include <boost/asio/ssl/context.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/string_body.hpp>
+
+#include "http/bounded_body.hpp"
 
 namespace stepwise::http {
 
-/// The parser of one request: a string body, bounded by the server.
-using request_parser = boost::beast::http::request_parser<boost::beast::http::string_body>;
+/// The parser of one request; its body keeps at most the server's bound.
+using request_parser = boost::beast::http::request_parser<bounded_body>;
 
 /// One accepted connection's byte stream, plain TCP or TLS, behind one
 /// interface, so that the connection logic (beast_connection) is written

@@ -124,3 +124,34 @@ TEST_CASE("pipelined requests are answered in order on one connection", "[http][
   CHECK(second < third);
   CHECK(got.find("\"ready\"") != std::string::npos);
 }
+
+TEST_CASE("a body over the limit is read for its 413 and the connection serves on",
+          "[http][slow]") {
+  auto cfg = http_fixture::default_config();
+  cfg.lim.max_body_bytes = 4096;
+  cfg.lim.max_drain_bytes = 64 * 1024;
+  http_fixture fx{cfg};
+  raw_conn c{fx.port()};
+  std::string big(20000, 'x');
+  REQUIRE(c.send("POST /api/v1/operations HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                 "application/json\r\nContent-Length: "
+                 + std::to_string(big.size()) + "\r\n\r\n" + big
+                 + "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  std::string got;
+  CHECK(c.await_close(5s, &got));
+  CHECK(raw_status(got) == 413);
+  CHECK(got.find("payload_too_large") != std::string::npos);
+  CHECK(got.find("HTTP/1.1 200") != std::string::npos);
+  // Beyond what is worth draining: answered, then closed unread.
+  raw_conn d{fx.port()};
+  REQUIRE(d.send("POST /api/v1/operations HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                 "application/json\r\nTransfer-Encoding: chunked\r\n\r\n"));
+  std::string chunk = "10000\r\n" + std::string(0x10000, 'y') + "\r\n";
+  bool sent = true;
+  for (int i = 0; i < 4 && sent; ++i)
+    sent = d.send(chunk);
+  got.clear();
+  CHECK(d.await_close(5s, &got));
+  CHECK(raw_status(got) == 413);
+  CHECK(got.find("Connection: close") != std::string::npos);
+}
