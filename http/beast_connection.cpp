@@ -71,11 +71,9 @@ void beast_connection::await_request() {
   parser_->get().body().keep = env_.cfg.lim.max_body_bytes;
   if (buffer_.size() > 0)
     return read_head();
-  // The first request has `read_timeout` to begin, a later one the
-  // keep-alive period.
-  io_->expires_after(served_ == 0
-                       ? std::chrono::steady_clock::duration{env_.cfg.read_timeout}
-                       : std::chrono::steady_clock::duration{env_.cfg.keep_alive_timeout});
+  // A request, the first one too, must begin within the keep-alive
+  // period (as httplib's server had it).
+  io_->expires_after(env_.cfg.keep_alive_timeout);
   io_->read_some(buffer_.prepare(idle_read), [self = shared_from_this()](error_code ec, size_t n) {
     if (ec)
       return self->abort();

@@ -33,8 +33,9 @@ struct connection_env {
   std::atomic<bool>& stopping;
 };
 
-/// One accepted connection: reads requests (head within `read_timeout` of
-/// its first byte, body within another), hands each to the router on a
+/// One accepted connection: reads requests (each begun within the
+/// keep-alive period, its head within `read_timeout` of its first byte, its
+/// body within another), hands each to the router on a
 /// worker thread, writes the answer, and keeps the connection for the next
 /// request as HTTP/1.1 asks. A route's deferred answer (an event stream, a
 /// long poll) is driven here, on the connection's strand, holding no thread

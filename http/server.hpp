@@ -35,9 +35,9 @@ struct server_config {
   /// Threads that do the network I/O of every connection.
   size_t io_threads = 2;
   limits lim;
-  /// A request's head must arrive whole within this long of its first byte
-  /// (and a first request begin within it), its body within as long again;
-  /// a slower client is dropped.
+  /// A request's head must arrive whole within this long of its first byte,
+  /// its body within as long again; a slower client is dropped. (A request
+  /// must begin within `keep_alive_timeout`.)
   std::chrono::seconds read_timeout{10};
   /// An answer (or one write of a stream) must be taken within this long.
   std::chrono::seconds write_timeout{10};
