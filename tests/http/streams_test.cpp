@@ -160,3 +160,35 @@ TEST_CASE("a long poll waits without a worker and answers at its event", "[http]
   for (size_t i = 0; i < polls.size(); ++i)
     CHECK(polls.at(i).status() == 200);
 }
+
+TEST_CASE("without the event cache, streams and long polls read the store on workers",
+          "[http][streams]") {
+  // As on a store that other processes write: the hub keeps no events.
+  auto cfg = http_fixture::default_config();
+  cfg.event_cache = 0;
+  cfg.threads = 2;
+  cfg.lim.max_streams = 64;
+  http_fixture fx{cfg};
+  auto first = fx.start_op("quick");
+  REQUIRE(fx.await_event(first, "operation_succeeded"));
+  // From the start of the log: the first page comes from the store.
+  stream_fleet fleet{fx.port(), 20, get_request("/api/v1/events/stream")};
+  REQUIRE(fleet.pump_until([&] { return fleet.admitted() == fleet.size(); }, 10s));
+  stream_fleet poll{fx.port(), 1,
+                    get_request("/api/v1/events?wait=10&after=" + std::to_string(last_seq(fx)))};
+  for (int i = 0; i < 5; ++i)
+    fx.start_op("quick");
+  std::vector<int64_t> want;
+  REQUIRE(eventually(
+    [&] {
+      auto now = log_after(fx, 0);
+      bool settled = now == want && now.size() >= 18;
+      want = std::move(now);
+      return settled && fleet.pump_until([&] { return fleet.all_reached(want.back()); }, 200ms);
+    },
+    20s));
+  check_every_event(fleet, want);
+  REQUIRE(poll.pump_until([&] { return poll.at(0).status() != 0; }, 10s));
+  CHECK(poll.at(0).status() == 200);
+  CHECK(poll.at(0).body().find("operation_created") != std::string::npos);
+}
