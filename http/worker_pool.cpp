@@ -46,11 +46,6 @@ void worker_pool::stop() {
   threads_.clear();
 }
 
-size_t worker_pool::queued() const {
-  std::lock_guard<std::mutex> guard{mtx_};
-  return queue_.size();
-}
-
 void worker_pool::run() {
   for (;;) {
     task t;

@@ -38,9 +38,6 @@ public:
   /// Idempotent.
   void stop();
 
-  /// Returns how many tasks wait for a thread.
-  size_t queued() const;
-
   size_t max_queued() const {
     return max_queued_;
   }
@@ -48,7 +45,7 @@ public:
 private:
   void run();
 
-  mutable std::mutex mtx_;
+  std::mutex mtx_;
   std::condition_variable cv_;
   std::deque<task> queue_;
   size_t max_queued_;
