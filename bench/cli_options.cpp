@@ -22,7 +22,7 @@ std::unique_ptr<CLI::App> make_app(cli_options& o, std::string& steps) {
   auto app = std::make_unique<CLI::App>(about, "stepwise-bench");
   auto& a = *app;
   a.add_option("--workload", o.workload,
-               "steps (W1), retry (W2), timers (W3), sleepers, io, schedules or children")
+               "steps (W1), retry (W2), timers (W3), sleepers, io, schedules, children or streams")
     ->type_name("W");
   a.add_option("--n", o.n, "operations per run")
     ->type_name("N")
@@ -84,6 +84,15 @@ std::unique_ptr<CLI::App> make_app(cli_options& o, std::string& steps) {
   a.add_flag("--aligned", o.aligned,
              "schedules: every schedule fires at the same instant (default: spread over the "
              "period by offsets)");
+  a.add_option("--streams", o.streams, "streams: event streams held open")
+    ->type_name("N")
+    ->check(CLI::Range(size_t{0}, size_t{1'000'000}));
+  a.add_option("--stalled", o.stalled, "streams: clients stalled mid-header held open")
+    ->type_name("N")
+    ->check(CLI::Range(size_t{0}, size_t{1'000'000}));
+  a.add_option("--rate", o.rate, "streams: operations started a second (--n of them)")
+    ->type_name("R")
+    ->check(CLI::Range(0.1, 100000.0));
   a.add_option("--call-ms", o.io.call_ms, "io: how long each driver call takes")->type_name("MS");
   a.add_option("--server-bin", o.io.server_bin, "io over HTTP: the stepwise binary to start")
     ->type_name("PATH");
@@ -123,6 +132,7 @@ bool parse(int argc, char** argv, cli_options& o, std::string& err) {
   }
   o.inline_steps = steps == "inline";
   if (o.workload != "io" && o.workload != "schedules" && o.workload != "children"
+      && o.workload != "streams"
       && workflows::bench_workflow_of(o.workload, o.inline_steps).empty()) {
     err = "unknown workload '" + o.workload + "'";
     return false;

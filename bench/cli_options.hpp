@@ -54,6 +54,11 @@ struct cli_options {
   int64_t every_s = 10;
   double duration_s = 120;
   bool aligned = false;
+  /// `streams`: event streams and clients stalled mid-header held open,
+  /// and the rate of the operations started meanwhile (a second).
+  size_t streams = 1000;
+  size_t stalled = 0;
+  double rate = 20;
   /// The `io` workload (bench/io_workload.hpp) and the driver process.
   bool url_given = false;
   io_options io;

@@ -183,6 +183,11 @@ run_result run_http(const http_target& target, const std::string& workflow, size
   return res;
 }
 
+double server_metric(const http_target& target, const std::string& name) {
+  auto c = connect(target);
+  return metric(*c, name);
+}
+
 std::string http_store_backend(const http_target& target) {
   auto c = connect(target);
   auto r = c->Get("/readyz");

@@ -26,6 +26,9 @@ struct http_target {
 run_result run_http(const http_target& target, const std::string& workflow, size_t n,
                     size_t concurrency, double limit_s, const input_fn& input = {});
 
+/// Returns the sample `name` (no labels) of the server's `/metrics`, or -1.
+double server_metric(const http_target& target, const std::string& name);
+
 /// Returns the store backend of the server `target` (from `/readyz`), or
 /// "unknown".
 std::string http_store_backend(const http_target& target);

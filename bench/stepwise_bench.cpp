@@ -22,6 +22,7 @@
 #include "bench/schedules_workload.hpp"
 #include "bench/proc_stats.hpp"
 #include "bench/sink_bench.hpp"
+#include "bench/streams_workload.hpp"
 #include "bench/scratch_store.hpp"
 #include "bench/stats.hpp"
 #include "workflows/bench.hpp"
@@ -186,6 +187,8 @@ int main(int argc, char** argv) {
     return bench::run_schedules(o);
   if (o.workload == "children")
     return bench::run_children(o);
+  if (o.workload == "streams")
+    return bench::run_streams(o);
   if (o.workload == "io") {
     auto io = o.io;
     std::tie(io.n, io.runs, io.via, io.limit_s, io.store, io.concurrency) =

@@ -75,6 +75,15 @@ std::shared_ptr<const token_set> authenticator::tokens() const {
   return tokens_;
 }
 
+std::string authenticator::name_of(std::string_view authorization) const {
+  auto token = bearer_token(authorization);
+  if (token.empty())
+    return {};
+  auto set = tokens();
+  auto hit = set ? set->match(token) : nullptr;
+  return hit != nullptr ? hit->name : std::string{};
+}
+
 std::optional<api_error> authenticator::check(access need, std::string_view authorization) const {
   if (need == access::open || need == access::broker)
     return std::nullopt;

@@ -52,6 +52,10 @@ public:
   /// may go on.
   std::optional<api_error> check(access need, std::string_view authorization) const;
 
+  /// Returns the name of the token that `authorization` carries, or empty
+  /// when it carries none that is valid: what bounds are counted by.
+  std::string name_of(std::string_view authorization) const;
+
   const std::string& path() const {
     return path_;
   }

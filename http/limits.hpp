@@ -24,12 +24,25 @@ struct limits {
   size_t max_events_page = 1000;
   /// Longest long-poll wait (seconds).
   double max_wait_seconds = 60;
-  /// Most long polls and event streams waiting at once; each holds an HTTP
-  /// worker, so this stays below the pool size (503 above).
-  size_t max_streams = 16;
+  /// Most long polls and event streams waiting at once (503 above). They
+  /// hold no thread; each holds a connection and a few KiB.
+  size_t max_streams = 1024;
+  /// With tokens: most long polls and event streams one token's holders
+  /// keep waiting at once (503 above), so that one client cannot take every
+  /// slot.
+  size_t max_streams_per_token = 256;
   /// Interval of SSE comments that detect dead clients and keep proxies from
   /// closing an idle stream.
   std::chrono::milliseconds heartbeat{15000};
+  /// Shortest time between two writes of one event stream: what is
+  /// published meanwhile goes out in one write. With thousands of streams,
+  /// a write each per commit would take more CPU than the commits.
+  std::chrono::milliseconds stream_flush{10};
+  /// Most writes a second of all event streams together, as far as a
+  /// longer time between two writes of each can keep to it: 10,000 streams
+  /// write every 200 ms at most (at 50,000), 500 or fewer every
+  /// `stream_flush`. A stream that is behind writes full pages at once.
+  size_t stream_writes_per_second = 50000;
 };
 
 } // namespace stepwise::http

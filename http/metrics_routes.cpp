@@ -94,6 +94,10 @@ std::string render(const route_context& ctx) {
   ctx.requests.render(w);
   gauge(w, "stepwise_http_waiting_requests", "Long polls and event streams open right now.",
         static_cast<double>(ctx.hub->waiting()));
+  if (ctx.connections)
+    gauge(w, "stepwise_http_connections",
+          "HTTP connections open right now (idle, slow and streaming clients too).",
+          static_cast<double>(ctx.connections()));
   auto [cache_reads, store_reads] = ctx.hub->read_counts();
   w.family("stepwise_http_event_reads_total", "counter",
            "Event reads of long polls and streams, by where they were "

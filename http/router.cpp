@@ -32,13 +32,6 @@ bool is_param(std::string_view seg) {
   return seg.size() > 2 && seg.front() == '{' && seg.back() == '}';
 }
 
-// Methods that httplib hands to our handlers; anything else reaches us only
-// through the error handler.
-bool routed_by_httplib(std::string_view m) {
-  return m == "GET" || m == "HEAD" || m == "POST" || m == "PUT" || m == "DELETE" || m == "OPTIONS"
-         || m == "PATCH";
-}
-
 } // namespace
 
 bool is_json_type(std::string_view ct) {
@@ -78,11 +71,16 @@ std::string path_of_target(std::string_view target) {
 
 namespace detail {
 
-// When the current request started routing: set by the pre-routing check
-// and read where the answer is recorded, both on the same worker thread.
+// When the current request's head was read: set by the server on the
+// thread that routes or answers it, and taken where the answer is
+// recorded.
 thread_local std::optional<std::chrono::steady_clock::time_point> request_started;
 
 } // namespace detail
+
+void router::begin_request(std::optional<std::chrono::steady_clock::time_point> started) {
+  detail::request_started = started;
+}
 
 router::router(limits lim, request_metrics* metrics) : limits_(lim), metrics_(metrics) {
   // nop
@@ -184,46 +182,50 @@ void router::write(std::string_view path, httplib::Response& res, const api_erro
     write_error(res, e);
 }
 
-void router::serve(const httplib::Request& req, httplib::Response& res,
-                   const httplib::ContentReader* reader) const {
-  dispatch(req, res, reader);
+std::shared_ptr<stream_source> router::serve(const httplib::Request& req,
+                                             httplib::Response& res) const {
+  auto later = dispatch(req, res);
+  // A long poll's status is known when it ends: the server records it then.
+  if (later && !later->streaming())
+    return later;
   if (res.status == -1)
     res.status = 200;
   record(req, res);
+  return later;
 }
 
-void router::dispatch(const httplib::Request& req, httplib::Response& res,
-                      const httplib::ContentReader* reader) const {
+bool router::admit(const httplib::Request& req, httplib::Response& res, match& m) const {
+  m = find(req.method, req.path);
+  if (m.hit == nullptr) {
+    reject(req.method, req.path, m, res);
+    return false;
+  }
+  for (auto& g : guards_) {
+    if (auto err = g(req, *m.hit, res)) {
+      write(req.path, res, *err);
+      return false;
+    }
+  }
+  if (m.hit->json_body && req.has_header("Content-Type")
+      && !is_json_type(req.get_header_value("Content-Type"))) {
+    write(req.path, res,
+          {415, "unsupported_media_type",
+           "Content-Type must be application/json, not '" + req.get_header_value("Content-Type")
+             + "'"});
+    return false;
+  }
+  return true;
+}
+
+std::shared_ptr<stream_source> router::dispatch(const httplib::Request& req,
+                                                httplib::Response& res) const {
   try {
-    auto m = find(req.method, req.path);
-    if (m.hit == nullptr) {
-      reject(req.method, req.path, m, res);
-      if (reader != nullptr && has_body(req))
-        force_close(res);
-      return;
-    }
-    for (auto& g : guards_) {
-      if (auto err = g(req, *m.hit, res)) {
-        write(req.path, res, *err);
-        if (reader != nullptr && has_body(req))
-          force_close(res);
-        return;
-      }
-    }
-    if (m.hit->json_body && req.has_header("Content-Type")
-        && !is_json_type(req.get_header_value("Content-Type"))) {
-      write(req.path, res,
-            {415, "unsupported_media_type",
-             "Content-Type must be application/json, not '" + req.get_header_value("Content-Type")
-               + "'"});
-      if (reader != nullptr && has_body(req))
-        force_close(res);
-      return;
-    }
-    request rq{req, std::move(m.params), {}};
-    if (!read_body(req, res, reader, rq.body))
-      return;
+    match m;
+    if (!admit(req, res, m))
+      return nullptr;
+    request rq{req, std::move(m.params), req.body, nullptr};
     m.hit->fn(rq, res);
+    return std::move(rq.later);
   } catch (const std::exception& e) {
     res.headers.erase("Content-Type");
     write(req.path, res, internal_error(e.what()));
@@ -231,6 +233,7 @@ void router::dispatch(const httplib::Request& req, httplib::Response& res,
     res.headers.erase("Content-Type");
     write(req.path, res, internal_error("unknown exception"));
   }
+  return nullptr;
 }
 
 void router::reject(const std::string& method, const std::string& path, const match& m,
@@ -246,18 +249,8 @@ void router::reject(const std::string& method, const std::string& path, const ma
 }
 
 bool router::answer_error(const httplib::Request& req, httplib::Response& res) const {
-  if (!res.body.empty() || res.content_length_ > 0 || res.content_provider_)
+  if (!res.body.empty())
     return false;
-  // httplib rejects methods it does not know while parsing the request line
-  // (a 400 before any handler runs). The contract says 405 with `Allow`.
-  if (res.status == 400 && !req.method.empty() && !routed_by_httplib(req.method)) {
-    auto path = req.path.empty() ? path_of_target(req.target) : req.path;
-    reject(req.method, path, find(req.method, path), res);
-    // The headers of a rejected request line were never read.
-    force_close(res);
-    record(req, res);
-    return true;
-  }
   std::string message;
   switch (res.status) {
     case 400:
@@ -269,16 +262,18 @@ bool router::answer_error(const httplib::Request& req, httplib::Response& res) c
     case 414:
       message = "request URI too long";
       break;
-    case 416:
-      message = "invalid Range header";
+    case 431:
+      message = "request headers exceed " + std::to_string(limits_.max_header_bytes) + " bytes";
       break;
     default:
       message = "request failed";
       break;
   }
-  write(req.path, res, {res.status, code_for_status(res.status), message});
-  // A request httplib could not parse leaves the stream at an unknown place.
-  if (res.status == 400 || res.status == 414)
+  auto path = req.path.empty() ? path_of_target(req.target) : req.path;
+  write(path, res, {res.status, code_for_status(res.status), message});
+  // What follows a request that could not be parsed or read whole starts at
+  // an unknown place.
+  if (res.status == 400 || res.status == 414 || res.status == 431)
     force_close(res);
   record(req, res);
   return true;

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,16 +13,25 @@
 #include "http/errors.hpp"
 #include "http/limits.hpp"
 #include "http/request_metrics.hpp"
+#include "http/stream_source.hpp"
 
 namespace stepwise::http {
 
 /// One request as a route handler sees it: the raw httplib request, the
 /// values of the pattern's `{name}` segments and the body, already read and
-/// bounded by the router.
+/// bounded by the server.
 struct request {
   const httplib::Request& raw;
   std::vector<std::string> params;
   std::string body;
+  /// Set by `answer_later`.
+  std::shared_ptr<stream_source> later;
+
+  /// Makes `src` finish the answer after the handler returned, holding no
+  /// thread (an event stream, a long poll); `res` carries its head.
+  void answer_later(std::shared_ptr<stream_source> src) {
+    later = std::move(src);
+  }
 };
 
 /// Maps method and path to handlers, and answers everything that is not a
@@ -81,25 +92,34 @@ public:
   /// `"unmatched"`: a label of bounded cardinality for metrics.
   std::string_view label(std::string_view path) const;
 
-  /// Serves one request; `reader` is set when httplib left the body for us
-  /// to read. Never throws.
-  void serve(const httplib::Request& req, httplib::Response& res,
-             const httplib::ContentReader* reader) const;
+  /// Serves one request whose body, read within the limits, is `req.body`.
+  /// Returns the source that finishes the answer when the route answers
+  /// later (`request::answer_later`), else null. Never throws.
+  std::shared_ptr<stream_source> serve(const httplib::Request& req, httplib::Response& res) const;
 
-  /// Checks what must be checked before httplib reads a body: header size
-  /// (431) and methods or bodies that no route takes. Returns whether it
-  /// answered.
+  /// Checks what must be checked before a body is read: header size (431),
+  /// methods or bodies that no route takes, and, for a request that has a
+  /// body, the route, its guards and the Content-Type, so that a refused
+  /// body is never read. Returns whether it answered (the answer then
+  /// closes the connection when a body is left unread).
   bool pre_route(const httplib::Request& req, httplib::Response& res) const;
 
-  /// Answers a request that httplib rejected or a pre-routing check stopped:
-  /// turns the status into our error body (405 for unknown methods).
-  /// Returns false when `res` already has a body.
+  /// Answers a request that the server could not take (a malformed request
+  /// 400, a target too long 414, headers beyond the parser's bound 431, a
+  /// body too large 413): turns `res.status` into our error body. Returns
+  /// false when `res` already has a body.
   bool answer_error(const httplib::Request& req, httplib::Response& res) const;
 
   /// Counts the answer `res` to `req` in the request metrics. Called where
   /// the status is final and before it is sent, so that a client that saw
   /// the answer also sees it counted.
   void record(const httplib::Request& req, const httplib::Response& res) const;
+
+  /// Says when the request that this thread routes next started (its head
+  /// was read), or that it is not timed: `record` takes it for the
+  /// duration histogram. A server sets it on each thread that routes or
+  /// answers a request, before it does.
+  static void begin_request(std::optional<std::chrono::steady_clock::time_point> started);
 
   /// Writes `e` for a request to `path` with the error writer of its prefix.
   void write(std::string_view path, httplib::Response& res, const api_error& e) const;
@@ -116,16 +136,17 @@ private:
   static bool matches(const route& r, const std::vector<std::string_view>& segs,
                       std::vector<std::string>* params);
 
-  void dispatch(const httplib::Request& req, httplib::Response& res,
-                const httplib::ContentReader* reader) const;
+  std::shared_ptr<stream_source> dispatch(const httplib::Request& req,
+                                          httplib::Response& res) const;
+
+  /// Finds the route of `req` and runs its guards and the Content-Type
+  /// check; answers and returns false when one refuses.
+  bool admit(const httplib::Request& req, httplib::Response& res, match& m) const;
 
   bool check_early(const httplib::Request& req, httplib::Response& res) const;
 
   void reject(const std::string& method, const std::string& path, const match& m,
               httplib::Response& res) const;
-
-  bool read_body(const httplib::Request& req, httplib::Response& res,
-                 const httplib::ContentReader* reader, std::string& out) const;
 
   limits limits_;
   request_metrics* metrics_;
@@ -142,8 +163,9 @@ bool is_json_type(std::string_view content_type);
 /// Transfer-Encoding).
 bool has_body(const httplib::Request& req);
 
-/// Makes httplib close the connection after sending `res` (whose body is
-/// already set): for answers that leave part of a request body unread.
+/// Makes the server close the connection after sending `res`: for answers
+/// that leave part of a request body unread, or after a request it could
+/// not parse (the next one would start at an unknown place).
 void force_close(httplib::Response& res);
 
 /// Returns `target` without its query, percent-decoded.

@@ -1,10 +1,12 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "engine/engine.hpp"
+#include "http/auth.hpp"
 #include "http/event_hub.hpp"
 #include "http/request_metrics.hpp"
 #include "http/router.hpp"
@@ -21,6 +23,11 @@ struct route_context {
   const request_metrics& requests;
   /// The outbox's sinks; empty without an outbox.
   const sinks_source& sinks;
+  /// The bearer tokens (null: none): long polls and streams are bounded per
+  /// token's name too.
+  std::shared_ptr<const authenticator> auth;
+  /// Returns how many HTTP connections are open (for `/metrics`).
+  std::function<size_t()> connections;
 };
 
 /// A route's handler: the router writes its errors, the context serves the

@@ -1,11 +1,9 @@
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include <caf/actor.hpp>
 #include <caf/expected.hpp>
@@ -22,26 +20,34 @@
 
 namespace stepwise::http {
 
+class beast_server;
+
 /// How the HTTP gateway listens and how much it lets one client take.
 struct server_config {
   std::string host = "127.0.0.1";
   /// 0: any free port (see `server::port`).
   int port = 8080;
-  /// HTTP worker threads. Each open keep-alive connection, long poll and
-  /// event stream holds one, so size this above the expected number of
-  /// concurrent clients.
+  /// Worker threads that run route handlers (which block on the engine).
+  /// Connections, long polls and event streams hold none while they wait.
   size_t threads = 64;
+  /// Requests that may wait for a worker; beyond, 503 `overloaded` at once.
+  size_t queue_limit = 4096;
+  /// Threads that do the network I/O of every connection.
+  size_t io_threads = 2;
   limits lim;
-  /// A client that sends or receives nothing for this long is dropped.
+  /// A request's head must arrive whole within this long of its first byte,
+  /// its body within as long again; a slower client is dropped. (A request
+  /// must begin within `keep_alive_timeout`.)
   std::chrono::seconds read_timeout{10};
+  /// An answer (or one write of a stream) must be taken within this long.
   std::chrono::seconds write_timeout{10};
   /// An idle keep-alive connection is closed after this long.
   std::chrono::seconds keep_alive_timeout{5};
   /// Requests per connection before it is closed (httplib's default is 5).
   size_t keep_alive_max = 100000;
-  /// Connections the kernel queues before they are accepted. httplib listens
-  /// with 5, which drops the SYNs of clients that connect at once (each
-  /// retried after a second).
+  /// Connections the kernel queues before they are accepted: a small
+  /// backlog drops the SYNs of clients that connect at once (each retried
+  /// after a second).
   int backlog = 1024;
   /// Events kept in memory for tailing readers (single-writer stores only).
   size_t event_cache = 16384;
@@ -61,9 +67,11 @@ struct server_config {
   std::function<void(const httplib::Request&, const httplib::Response&)> access_log;
 };
 
-/// The HTTP gateway: cpp-httplib in front of an engine. Translation only:
-/// each request becomes engine calls (which wait for the dispatcher with a
-/// timeout); HTTP threads never touch operation state.
+/// The HTTP gateway: a Boost.Beast server (beast_server) in front of an
+/// engine, routes written against httplib's `Request` and `Response`.
+/// Translation only: each request becomes engine calls (which wait for the
+/// dispatcher with a timeout) on a worker thread; no HTTP thread touches
+/// operation state.
 ///
 /// Lifecycle: construct (registers every `/api/v1` route, `/healthz`,
 /// `/readyz`, `/metrics`), optionally add routes through `routes()` (the
@@ -93,11 +101,12 @@ public:
   /// address is taken or the TLS certificate or key cannot be used.
   [[nodiscard]] caf::expected<int> bind();
 
-  /// Serves on a background thread; returns when it accepts connections.
+  /// Serves on background threads; returns when it accepts connections.
   void start();
 
-  /// Stops accepting, wakes waiting long polls and streams, and waits for
-  /// in-flight requests to finish. Idempotent.
+  /// Stops accepting, ends long polls and streams, closes every
+  /// connection, waits for in-flight requests (whose answers are still
+  /// sent) and joins the threads. Idempotent.
   void stop();
 
   /// Returns the bound port (after `bind`).
@@ -113,9 +122,10 @@ public:
     return cfg_;
   }
 
-private:
-  void install_handlers();
+  /// Returns how many connections are open.
+  size_t connections() const;
 
+private:
   caf::actor_system& sys_;
   stepwise::engine& eng_;
   server_config cfg_;
@@ -123,22 +133,8 @@ private:
   request_metrics requests_;
   std::shared_ptr<event_hub> hub_;
   event_listener feeder_;
-  /// httplib's server (plain or TLS), opened up to reach its listening
-  /// socket.
-  template <class Base>
-  struct opened : Base {
-    using Base::Base;
-    socket_t listening_socket() const {
-      return this->svr_sock_;
-    }
-  };
-
-  socket_t listening_socket() const;
-
-  std::unique_ptr<httplib::Server> svr_;
-  std::thread thread_;
+  std::unique_ptr<beast_server> net_;
   int port_ = -1;
-  std::atomic<bool> listen_returned_{false};
   bool stopped_ = false;
 };
 

@@ -202,9 +202,12 @@ const option_spec engine_table[] = {
    "cloud APIs limit their callers)",
    set_size<&serve_options::monitor_rate, 1, 1000000>},
   {"http-threads", "STEPWISE_HTTP_THREADS", "N",
-   "HTTP worker threads (default 128); each open keep-alive connection, long "
-   "poll and event stream holds one, and a connection beyond them waits",
+   "HTTP worker threads that run requests (default 128); idle connections, "
+   "long polls and event streams hold none",
    set_size<&serve_options::http_threads, 2, 4096>},
+  {"io-threads", "STEPWISE_IO_THREADS", "N",
+   "threads that do the network I/O of every HTTP connection (default 2)",
+   set_size<&serve_options::io_threads, 1, 64>},
   {"step-workers", "STEPWISE_STEP_WORKERS", "N", "threads that run step functions (default 4)",
    set_size<&serve_options::step_workers, 1, 1024>},
   {"read-workers", "STEPWISE_READ_WORKERS", "N",
@@ -219,9 +222,13 @@ const option_spec engine_table[] = {
    "largest request body accepted (default 1048576; 413 above)",
    set_size<&serve_options::max_body, 1024, 1 << 30>},
   {"max-streams", "STEPWISE_MAX_STREAMS", "N",
-   "long polls and event streams open at once (default 16; keep below "
-   "--http-threads)",
-   set_size<&serve_options::max_streams, 1, 4096>},
+   "long polls and event streams open at once (default 1024; 503 "
+   "too_many_waiters beyond); each holds a connection, no thread",
+   set_size<&serve_options::max_streams, 1, 1000000>},
+  {"max-streams-per-token", "STEPWISE_MAX_STREAMS_PER_TOKEN", "N",
+   "with --auth-tokens: long polls and event streams one token may keep open "
+   "at once (default 256; 503 too_many_waiters beyond)",
+   set_size<&serve_options::max_streams_per_token, 1, 1000000>},
   {"request-timeout", "STEPWISE_REQUEST_TIMEOUT", "SECONDS",
    "how long a request waits for the engine (default 30; 503 after)",
    set_seconds<&serve_options::request_timeout_s, 1, 3600>},
@@ -230,8 +237,9 @@ const option_spec engine_table[] = {
    "(503 overloaded; default 100000, 0: no bound)",
    set_size<&serve_options::max_backlog, 0, 100000000>},
   {"io-timeout", "STEPWISE_IO_TIMEOUT", "SECONDS",
-   "a client that sends or takes nothing for this long is dropped (default "
-   "10)",
+   "a request's head must arrive within this long of its first byte, its "
+   "body within as long again, and each answer be taken within it; a slower "
+   "client is dropped (default 10)",
    set_seconds<&serve_options::io_timeout_s, 1, 3600>},
   {"lease-ttl", "STEPWISE_LEASE_TTL", "SECONDS",
    "PostgreSQL store shared by several processes: a process that stops "

@@ -19,6 +19,7 @@
 #include "http/infrastructure_routes.hpp"
 #include "http/osb.hpp"
 #include "http/server.hpp"
+#include "net/fd_limit.hpp"
 #include "tools/key_file.hpp"
 #include "outbox/outbox.hpp"
 #include "tools/host.hpp"
@@ -116,6 +117,12 @@ int run_serve(const serve_options& opts, const serve_host& host) {
     }
     broker = std::move(*opened);
   }
+  // Each connection is a descriptor; streams and idle clients hold theirs.
+  auto fds = net::raise_fd_limit();
+  if (fds > 0 && fds < opts.max_streams + 256)
+    log(log_level::warn, "at most " + std::to_string(fds) + " open files (ulimit -Hn): too few for "
+                           + std::to_string(opts.max_streams)
+                           + " streams (--max-streams) and the other connections");
   auto signals = stop_signals::install();
   if (!signals) {
     log(log_level::error, "cannot handle signals: " + message_of(signals.error()));
@@ -254,7 +261,7 @@ int run_serve(const serve_options& opts, const serve_host& host) {
   auto every = scfg.host == "0.0.0.0" || scfg.host == "::" ? "every address, " : "";
   log(log_level::info, "stepwise listening on " + url + " (" + every + "store "
                          + redact_uri(opts.store) + ", " + std::to_string(scfg.threads)
-                         + " HTTP threads)");
+                         + " HTTP workers, " + std::to_string(scfg.io_threads) + " I/O threads)");
   auto cli_auth = std::string(auth ? " --token TOKEN" : "") + (srv.tls() ? " --ca CA.pem" : "");
   auto curl_auth = std::string(auth ? " -H 'Authorization: Bearer TOKEN'" : "")
                    + (srv.tls() ? " --cacert CA.pem" : "");

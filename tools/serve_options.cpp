@@ -91,6 +91,8 @@ http::server_config serve_options::server_config() const {
   c.threads = http_threads;
   c.lim.max_body_bytes = max_body;
   c.lim.max_streams = max_streams;
+  c.lim.max_streams_per_token = max_streams_per_token;
+  c.io_threads = io_threads;
   c.read_timeout = std::chrono::seconds(io_timeout_s);
   c.write_timeout = std::chrono::seconds(io_timeout_s);
   c.metrics_auth = metrics_auth;

@@ -32,7 +32,9 @@ struct serve_options {
   size_t scheduler_threads = 0;
   log_level level = log_level::info;
   size_t max_body = 1 << 20;
-  size_t max_streams = 16;
+  size_t max_streams = 1024;
+  size_t max_streams_per_token = 256;
+  size_t io_threads = 2;
   int64_t request_timeout_s = 30;
   int64_t io_timeout_s = 10;
   /// PostgreSQL shared by several processes: the lease period.

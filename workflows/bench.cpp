@@ -75,6 +75,12 @@ void add_workflows(registry& reg, bool here, const std::string& suffix, duration
     .step(2, make_sleep("sleep", std::chrono::hours(1)))
     .step(3, plain("s2", here));
   (void)reg.add(std::move(sleepers));
+
+  // The streams workload's operation: one step, so that each start makes
+  // few events for every open stream to carry.
+  workflow one("bench_one" + suffix, 1);
+  one.step(1, plain("s1", here));
+  (void)reg.add(std::move(one));
 }
 
 } // namespace

@@ -1,0 +1,275 @@
+#include "http/event_sources.hpp"
+
+#include <algorithm>
+
+#include "engine/event_json.hpp"
+#include "http/encode.hpp"
+#include "http/reply.hpp"
+
+namespace stepwise::http {
+
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+// The sole writer's hub sees every event: its readers look at the store
+// again only as a safety net, rarely, since ten thousand idle streams that
+// each look every second would take a core.
+constexpr auto poll_slice_sole = std::chrono::seconds(15);
+constexpr auto poll_slice_shared = std::chrono::milliseconds(200);
+
+// Events per store read or frame batch of a stream.
+constexpr size_t stream_page = 500;
+
+// What both sources share: the last seq sent, a pending store read and the
+// hub subscription of their current wait.
+class event_follower : public stream_source {
+public:
+  event_follower(const route_context& ctx, std::shared_ptr<event_hub::ticket> ticket, int64_t after,
+                 size_t limit)
+    : ctx_(ctx), ticket_(std::move(ticket)), after_(after), limit_(limit) {
+    // nop
+  }
+
+  void read() override {
+    ctx_.hub->count_store_read();
+    read_ = ctx_.eng.events(after_, limit_);
+  }
+
+protected:
+  // Returns the events after `after_`: what the last store read found, else
+  // the cache's; none when the store must be read first.
+  std::optional<caf::expected<std::vector<event>>> take() {
+    if (read_) {
+      auto out = std::move(read_);
+      read_.reset();
+      return out;
+    }
+    if (auto cached = ctx_.hub->cached_after(after_, limit_))
+      return caf::expected<std::vector<event>>{std::move(*cached)};
+    return std::nullopt;
+  }
+
+  // Waits for an event beyond `after_` or `until`, whichever comes first.
+  step wait(steady::time_point now, steady::time_point until, const std::function<void()>& wake) {
+    sub_ = ctx_.hub->notify_beyond(after_, wake);
+    step s;
+    s.wake_at = std::min(until, now + poll_slice(ctx_));
+    return s;
+  }
+
+  route_context ctx_;
+  std::shared_ptr<event_hub::ticket> ticket_;
+  int64_t after_;
+  size_t limit_;
+  std::optional<caf::expected<std::vector<event>>> read_;
+  event_hub::subscription sub_;
+};
+
+class poll_source final : public event_follower {
+public:
+  poll_source(const route_context& ctx, std::shared_ptr<event_hub::ticket> ticket, int64_t after,
+              size_t limit, steady::time_point deadline)
+    : event_follower(ctx, std::move(ticket), after, limit), deadline_(deadline) {
+    // nop
+  }
+
+  bool streaming() const override {
+    return false;
+  }
+
+  step next(steady::time_point now, httplib::Response& res,
+            const std::function<void()>& wake) override {
+    step s;
+    // The server stops: what was there when the route read is the answer.
+    if (ctx_.hub->closed()) {
+      write_events_page(res, {}, after_);
+      s.end = true;
+      return s;
+    }
+    // The route read once before handing the request over: wait first.
+    if (fetched_) {
+      auto items = take();
+      if (!items) {
+        s.read = true;
+        return s;
+      }
+      if (!*items) {
+        write_error(res, from_engine(items->error()));
+        s.end = true;
+        return s;
+      }
+      if (!(*items)->empty() || now >= deadline_) {
+        write_events_page(res, **items, after_);
+        s.end = true;
+        return s;
+      }
+    }
+    fetched_ = true;
+    return wait(now, deadline_, wake);
+  }
+
+private:
+  steady::time_point deadline_;
+  bool fetched_ = false;
+};
+
+class sse_source final : public event_follower {
+public:
+  sse_source(const route_context& ctx, std::shared_ptr<event_hub::ticket> ticket, int64_t after)
+    : event_follower(ctx, std::move(ticket), after, stream_page) {
+    // nop
+  }
+
+  bool streaming() const override {
+    return true;
+  }
+
+  step next(steady::time_point now, httplib::Response&,
+            const std::function<void()>& wake) override {
+    step s;
+    if (ctx_.hub->closed()) {
+      s.end = true;
+      return s;
+    }
+    if (now >= next_heartbeat_) {
+      // Also the first write: it tells the client how fast to reconnect.
+      next_heartbeat_ = now + ctx_.lim.heartbeat;
+      s.data = ": keep-alive\nretry: 1000\n\n";
+      return s;
+    }
+    // Right after a write: gather what comes meanwhile into the next one.
+    if (now < quiet_until_) {
+      s.wake_at = std::min(quiet_until_, next_heartbeat_);
+      return s;
+    }
+    // Tailing the cache: its frames are rendered already.
+    if (!read_) {
+      if (auto r = ctx_.hub->rendered_after(after_, limit_, s.data)) {
+        if (r->count == 0)
+          return wait(now, next_heartbeat_, wake);
+        after_ = r->last;
+        // A full page: more is there already, and goes out at once.
+        if (r->count < limit_)
+          quiet_until_ = now + quiet_time();
+        return s;
+      }
+    }
+    auto items = take();
+    if (!items) {
+      s.read = true;
+      return s;
+    }
+    if (!*items) {
+      // Ends the stream; the client reconnects with Last-Event-ID.
+      s.end = true;
+      return s;
+    }
+    if (!(*items)->empty()) {
+      for (auto& e : **items)
+        append_sse_frame(s.data, e);
+      after_ = (*items)->back().seq;
+      if ((*items)->size() < limit_)
+        quiet_until_ = now + quiet_time();
+      return s;
+    }
+    return wait(now, next_heartbeat_, wake);
+  }
+
+private:
+  // How long after a write the next waits: `stream_flush`, or longer when
+  // so many streams are open that they would write more often in all than
+  // `stream_writes_per_second`.
+  // Each time is drawn from [t, 2t): streams that one publish woke
+  // together drift apart, so that their writes do not come in one burst
+  // that every other connection waits behind.
+  steady::duration quiet_time() {
+    auto spread = std::chrono::microseconds(
+      1000000 * ctx_.hub->waiting() / std::max<size_t>(ctx_.lim.stream_writes_per_second, 1));
+    auto base = std::max<steady::duration>(ctx_.lim.stream_flush, spread);
+    // xorshift64: cheap, and good enough to spread writes.
+    jitter_ ^= jitter_ << 13;
+    jitter_ ^= jitter_ >> 7;
+    jitter_ ^= jitter_ << 17;
+    return base + base * static_cast<int64_t>(jitter_ % 1024) / 1024;
+  }
+
+  uint64_t jitter_ = reinterpret_cast<uintptr_t>(this) | 1;
+
+  steady::time_point next_heartbeat_;
+  steady::time_point quiet_until_;
+};
+
+} // namespace
+
+void append_sse_frame(std::string& out, const event& e) {
+  out += "id: ";
+  out += std::to_string(e.seq);
+  out += "\nevent: ";
+  out += to_string(e.type);
+  out += "\ndata: ";
+  append_event_json(out, e);
+  out += "\n\n";
+}
+
+caf::expected<std::vector<event>> fetch_events(const route_context& ctx, int64_t after,
+                                               size_t limit) {
+  if (auto cached = ctx.hub->cached_after(after, limit))
+    return std::move(*cached);
+  ctx.hub->count_store_read();
+  return ctx.eng.events(after, limit);
+}
+
+std::chrono::steady_clock::duration poll_slice(const route_context& ctx) {
+  return ctx.hub->caching() ? steady::duration{poll_slice_sole}
+                            : steady::duration{poll_slice_shared};
+}
+
+void write_events_page(httplib::Response& res, const std::vector<event>& items, int64_t after) {
+  boost::json::array arr;
+  arr.reserve(items.size());
+  for (auto& e : items)
+    arr.emplace_back(to_json(e));
+  boost::json::object out;
+  out["items"] = std::move(arr);
+  out["next_after"] = items.empty() ? after : items.back().seq;
+  write_json(res, 200, out);
+}
+
+std::optional<api_error> admit_waiter(const route_context& ctx, const httplib::Request& req,
+                                      std::shared_ptr<event_hub::ticket>& out) {
+  std::string holder;
+  if (ctx.auth)
+    holder = ctx.auth->name_of(req.get_header_value("Authorization"));
+  auto why = event_hub::refusal::server_full;
+  out = ctx.hub->admit(ctx.lim.max_streams, holder, ctx.lim.max_streams_per_token, &why);
+  if (out)
+    return std::nullopt;
+  if (why == event_hub::refusal::closed)
+    return api_error{503, "shutting_down", "the server is shutting down"};
+  if (why == event_hub::refusal::holder_full)
+    return api_error{503, "too_many_waiters",
+                     "the token of " + holder + " has "
+                       + std::to_string(ctx.lim.max_streams_per_token)
+                       + " long polls and streams open, as many as one token may "
+                         "(--max-streams-per-token); close one or retry"};
+  return api_error{503, "too_many_waiters",
+                   "too many long polls and streams are open ("
+                     + std::to_string(ctx.lim.max_streams)
+                     + ", the server's --max-streams); retry"};
+}
+
+std::shared_ptr<stream_source> make_poll_source(const route_context& ctx,
+                                                std::shared_ptr<event_hub::ticket> ticket,
+                                                int64_t after, size_t limit,
+                                                steady::time_point deadline) {
+  return std::make_shared<poll_source>(ctx, std::move(ticket), after, limit, deadline);
+}
+
+std::shared_ptr<stream_source> make_event_stream(const route_context& ctx,
+                                                 std::shared_ptr<event_hub::ticket> ticket,
+                                                 int64_t after) {
+  return std::make_shared<sse_source>(ctx, std::move(ticket), after);
+}
+
+} // namespace stepwise::http

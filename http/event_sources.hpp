@@ -1,0 +1,59 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+#include "http/event_hub.hpp"
+#include "http/routes.hpp"
+#include "http/stream_source.hpp"
+
+namespace stepwise::http {
+
+/// Returns the events after `after` (at most `limit`): from the hub's cache
+/// when it can prove it holds them all, else from the store (blocking).
+caf::expected<std::vector<event>> fetch_events(const route_context& ctx, int64_t after,
+                                               size_t limit);
+
+/// Returns the longest a waiting reader trusts the hub alone. With a store
+/// that other processes write too (the hub does not cache then), their
+/// events reach no hub here: the store is read again this often, which
+/// bounds how late a long poll or stream sees another process's event.
+std::chrono::steady_clock::duration poll_slice(const route_context& ctx);
+
+/// Appends `e` as an event stream's frame: `id`, `event`, `data` lines.
+void append_sse_frame(std::string& out, const event& e);
+
+/// Sets `res` to the long poll's answer: `items` and `next_after`.
+void write_events_page(httplib::Response& res, const std::vector<event>& items, int64_t after);
+
+/// Returns a slot for one more long poll or stream of the request's
+/// caller, or the 503 `too_many_waiters` that says which bound it hit
+/// (`--max-streams`, or `--max-streams-per-token` for the caller's token).
+std::optional<api_error> admit_waiter(const route_context& ctx, const httplib::Request& req,
+                                      std::shared_ptr<event_hub::ticket>& out);
+
+/// Makes the long poll that found nothing yet: it answers once an event
+/// after `after` exists or at `deadline` (an empty page), holding no thread
+/// meanwhile.
+std::shared_ptr<stream_source> make_poll_source(const route_context& ctx,
+                                                std::shared_ptr<event_hub::ticket> ticket,
+                                                int64_t after, size_t limit,
+                                                std::chrono::steady_clock::time_point deadline);
+
+/// Makes an event stream (`text/event-stream`) of the events after `after`:
+/// a heartbeat comment (`: keep-alive`, `retry: 1000`) first and every
+/// `heartbeat`, each event as a frame with `id`, `event`, `data` as soon as
+/// it is published (what comes within `stream_flush` of a write goes out in
+/// the next); it ends when the hub closes or a store read fails (the
+/// client reconnects with `Last-Event-ID`).
+std::shared_ptr<stream_source> make_event_stream(const route_context& ctx,
+                                                 std::shared_ptr<event_hub::ticket> ticket,
+                                                 int64_t after);
+
+} // namespace stepwise::http
