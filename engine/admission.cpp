@@ -6,10 +6,14 @@
 namespace stepwise {
 
 admission_plan plan_admission(const std::vector<admission_row>& rows,
-                              const admission_limits& limits) {
+                              const admission_limits& limits, const admission_held& held) {
   admission_plan plan;
   // The last operation in line per key: the one a newcomer waits behind.
   std::unordered_map<std::string, const std::string*> last_with_key;
+  for (auto& [workflow, n] : held.running)
+    plan.counts[workflow].running = n;
+  for (auto& [key, id] : held.keys)
+    last_with_key[key] = &id;
   for (auto& row : rows) {
     if (row.admission != admission::admitted)
       continue;
@@ -53,8 +57,8 @@ admission_plan plan_admission(const std::vector<admission_row>& rows,
 }
 
 admission_round plan_round(const std::vector<admission_row>& rows, const admission_limits& limits,
-                           time_point now) {
-  auto plan = plan_admission(rows, limits);
+                           time_point now, const admission_held& held) {
+  auto plan = plan_admission(rows, limits, held);
   admission_round out;
   for (auto i : plan.admit)
     out.updates.push_back({rows[i].id, admission::admitted, {}});

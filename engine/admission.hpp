@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/event.hpp"
@@ -36,6 +37,17 @@ struct admission_row {
   int64_t revision = 0;
 };
 
+/// The operations that hold admission and have started (admitted, not
+/// pending, not ended), summed up: a round needs of them only how many
+/// each workflow runs and which one holds each key, so a store that keeps
+/// them in memory passes this instead of their rows.
+struct admission_held {
+  /// Per workflow.
+  std::unordered_map<std::string, int64_t> running;
+  /// Per serialization key: the operation that holds it.
+  std::unordered_map<std::string, std::string> keys;
+};
+
 /// What one admission round decides.
 struct admission_plan {
   /// Rows (indices) admitted now.
@@ -55,9 +67,10 @@ struct admission_plan {
 /// there and its workflow is under its limit with no earlier operation of
 /// that workflow waiting for a slot (FIFO). A blocked one names what it
 /// waits for: the operation right ahead of it with its key, or
-/// `limit:<workflow>`. Pure: the stores run it inside their transaction.
+/// `limit:<workflow>`. `held` counts as admitted rows ahead of all of
+/// `rows`. Pure: the stores run it inside their transaction.
 admission_plan plan_admission(const std::vector<admission_row>& rows,
-                              const admission_limits& limits);
+                              const admission_limits& limits, const admission_held& held = {});
 
 /// A change a round writes to one operation's admission columns.
 struct admission_update {
@@ -81,8 +94,9 @@ struct admission_round {
   std::map<std::string, admission_counts> counts;
 };
 
-/// Plans a round over `rows` (see `plan_admission`) as writes and events.
+/// Plans a round over `rows` and `held` (see `plan_admission`) as writes
+/// and events.
 admission_round plan_round(const std::vector<admission_row>& rows, const admission_limits& limits,
-                           time_point now);
+                           time_point now, const admission_held& held = {});
 
 } // namespace stepwise

@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "engine/errc.hpp"
+#include "storage/admission_mirror.hpp"
 #include "storage/sqlite_connection.hpp"
 #include "storage/sqlite_migrations.hpp"
 #include "storage/sqlite_read_pool.hpp"
@@ -89,8 +90,10 @@ caf::expected<std::shared_ptr<sqlite_store>> sqlite_store::open(const std::strin
     *slot = *stmt;
   }
   auto readers = std::make_unique<sqlite_read_pool>(path, opts.busy_timeout, opts.idle_readers);
-  return std::shared_ptr<sqlite_store>{new sqlite_store(path, opts.synchronous, std::move(*writer),
-                                                        std::move(stmts), std::move(readers))};
+  std::shared_ptr<sqlite_store> st{new sqlite_store(path, opts.synchronous, std::move(*writer),
+                                                    std::move(stmts), std::move(readers))};
+  st->check_admission_ = opts.check_admission;
+  return st;
 }
 
 sqlite_store::sqlite_store(std::string path, sqlite_sync sync,
@@ -102,7 +105,8 @@ sqlite_store::sqlite_store(std::string path, sqlite_sync sync,
     writer_(std::move(writer)),
     stmts_(std::move(stmts)),
     readers_(std::move(readers)),
-    buffers_(std::make_unique<sqlite_rows::row_buffers>()) {
+    buffers_(std::make_unique<sqlite_rows::row_buffers>()),
+    admission_(std::make_unique<admission_mirror>()) {
   // nop
 }
 
@@ -129,6 +133,9 @@ caf::expected<T> sqlite_store::in_write_transaction(const std::function<caf::exp
     if (auto err = writer_->run(*stmts_->commit, "COMMIT"))
       result = std::move(err);
   }
+  // What the transaction wrote is gone: the mirror reads the store again.
+  if (!result)
+    admission_->invalidate();
   // SQLite rolls back by itself after some errors (I/O, full disk); only
   // roll back a transaction that is still open.
   if (!result && sqlite3_get_autocommit(writer_->handle()) == 0)
@@ -228,6 +235,10 @@ caf::expected<commit_result> sqlite_store::write_batch(const std::vector<checkpo
     }
     out.status.push_back(write_status::ok);
     out.events.insert(out.events.end(), item.events.begin(), item.events.end());
+    if (create)
+      admission_->created(op);
+    else
+      admission_->updated(op);
   }
   if (auto err = insert_events(out.events, 0))
     return err;

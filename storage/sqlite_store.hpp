@@ -21,6 +21,7 @@ namespace sqlite_rows {
 struct row_buffers;
 } // namespace sqlite_rows
 
+class admission_mirror;
 class sqlite_connection;
 class sqlite_read_pool;
 class sqlite_statement;
@@ -50,6 +51,10 @@ struct sqlite_options {
   /// Page cache of the write connection, in KiB: hot operations' pages
   /// stay in memory between commits.
   int64_t cache_kib = 32768;
+  /// Checks every admission round planned from memory against one
+  /// planned from a full read of the store (tests): a difference fails
+  /// the round.
+  bool check_admission = false;
 };
 
 /// The embedded store: one SQLite file in WAL mode, created and upgraded by
@@ -184,6 +189,9 @@ private:
   std::unique_ptr<sqlite_read_pool> readers_;
   /// Guarded by `write_mtx_`.
   std::unique_ptr<sqlite_rows::row_buffers> buffers_;
+  /// The admission columns, in memory. Guarded by `write_mtx_`.
+  std::unique_ptr<admission_mirror> admission_;
+  bool check_admission_ = false;
 };
 
 } // namespace stepwise

@@ -37,7 +37,9 @@ namespace {
 
 store_ptr make_sqlite_store() {
   auto dir = std::make_shared<temp_dir>();
-  auto opened = sqlite_store::open(dir->file("store.db"));
+  sqlite_options opts;
+  opts.check_admission = true; // every round of the suite checks the mirror
+  auto opened = sqlite_store::open(dir->file("store.db"), opts);
   if (!opened)
     FAIL("opening a SQLite store failed: " << message_of(opened.error()));
   std::shared_ptr<sqlite_store> owner = std::move(*opened);
