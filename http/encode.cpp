@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "engine/event_json.hpp"
+#include "engine/json_text.hpp"
 
 namespace stepwise::http {
 
@@ -10,12 +11,6 @@ namespace {
 
 int64_t millis(duration d) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
-}
-
-boost::json::value string_or_null(const std::string& s) {
-  if (s.empty())
-    return nullptr;
-  return boost::json::value(s);
 }
 
 boost::json::object policy_json(const retry_policy& p) {
@@ -39,61 +34,8 @@ boost::json::value time_or_null(const std::optional<time_point>& t) {
   return boost::json::value(format_time(*t));
 }
 
-boost::json::object to_json(const step_record& s) {
-  boost::json::object out;
-  out["name"] = s.name;
-  out["weight"] = s.weight;
-  out["state"] = to_string(s.state);
-  out["attempts"] = s.attempts;
-  out["first_attempt_at"] = time_or_null(s.first_attempt_at);
-  out["last_attempt_at"] = time_or_null(s.last_attempt_at);
-  out["next_attempt_at"] = time_or_null(s.next_attempt_at);
-  out["duration_ms"] = s.duration_ms;
-  out["last_error"] = string_or_null(s.last_error);
-  // Sagas only: null until the step's compensation starts.
-  out["compensation"] = s.compensation == step_state::pending
-                          ? boost::json::value(nullptr)
-                          : boost::json::value(to_string(s.compensation));
-  return out;
-}
-
 boost::json::object to_json(const operation& op) {
-  boost::json::object out;
-  out["id"] = op.id;
-  out["workflow"] = op.workflow;
-  out["version"] = op.workflow_version;
-  out["state"] = to_string(op.state);
-  out["input"] = op.input ? *op.input : boost::json::object{};
-  out["data"] = op.data;
-  out["error"] = string_or_null(op.error);
-  out["created_at"] = format_time(op.created_at);
-  out["updated_at"] = format_time(op.updated_at);
-  out["deadline"] = time_or_null(op.deadline);
-  boost::json::array steps;
-  steps.reserve(op.steps.size());
-  for (auto& s : op.steps)
-    steps.emplace_back(to_json(s));
-  out["steps"] = std::move(steps);
-  boost::json::array signals;
-  signals.reserve(op.signals.size());
-  for (auto& sig : op.signals)
-    signals.emplace_back(boost::json::object{{"name", sig.name},
-                                             {"signal_id", sig.id},
-                                             {"received_at", format_time(sig.received_at)},
-                                             {"consumed_by", string_or_null(sig.consumed_by)}});
-  out["signals"] = std::move(signals);
-  out["key"] = string_or_null(op.key);
-  out["blocked_by"] = string_or_null(op.blocked_by);
-  out["pause_requested"] = op.pause_requested;
-  out["parent_id"] = string_or_null(op.parent_id);
-  out["schedule_id"] = string_or_null(op.schedule_id);
-  return out;
-}
-
-boost::json::object to_json(const operation& op, boost::json::object children) {
-  auto out = to_json(op);
-  out["children"] = std::move(children);
-  return out;
+  return boost::json::parse(operation_text(op)).as_object();
 }
 
 boost::json::object to_json(const event& e) {
@@ -133,6 +75,142 @@ boost::json::object to_json(const workflow& wf) {
     steps.emplace_back(std::move(step));
   }
   out["steps"] = std::move(steps);
+  return out;
+}
+
+// -- operations as text ------------------------------------------------------
+
+namespace {
+
+/// Writes `{"k":v,...}` members: each `key` call starts one.
+class members {
+public:
+  explicit members(std::string& out) : out_(out) {
+    out_ += '{';
+  }
+
+  std::string& key(std::string_view k) {
+    if (!first_)
+      out_ += ',';
+    first_ = false;
+    json_text::append_string(out_, k);
+    out_ += ':';
+    return out_;
+  }
+
+  void text(std::string_view k, std::string_view v) {
+    json_text::append_string(key(k), v);
+  }
+
+  void text_or_null(std::string_view k, const std::string& v) {
+    if (v.empty())
+      key(k) += "null";
+    else
+      text(k, v);
+  }
+
+  void time(std::string_view k, time_point t) {
+    text(k, format_time(t));
+  }
+
+  void time_or_null(std::string_view k, const std::optional<time_point>& t) {
+    if (t)
+      time(k, *t);
+    else
+      key(k) += "null";
+  }
+
+  template <class Int>
+  void integer(std::string_view k, Int x) {
+    json_text::append_int(key(k), x);
+  }
+
+  void boolean(std::string_view k, bool x) {
+    key(k) += x ? "true" : "false";
+  }
+
+  void close() {
+    out_ += '}';
+  }
+
+private:
+  std::string& out_;
+  bool first_ = true;
+};
+
+void append_step(std::string& out, const step_record& s) {
+  members m{out};
+  m.text("name", s.name);
+  m.integer("weight", s.weight);
+  m.text("state", to_string(s.state));
+  m.integer("attempts", s.attempts);
+  m.time_or_null("first_attempt_at", s.first_attempt_at);
+  m.time_or_null("last_attempt_at", s.last_attempt_at);
+  m.time_or_null("next_attempt_at", s.next_attempt_at);
+  m.integer("duration_ms", s.duration_ms);
+  m.text_or_null("last_error", s.last_error);
+  // Sagas only: null until the step's compensation starts.
+  if (s.compensation == step_state::pending)
+    m.key("compensation") += "null";
+  else
+    m.text("compensation", to_string(s.compensation));
+  m.close();
+}
+
+void append_signal(std::string& out, const signal_record& sig) {
+  members m{out};
+  m.text("name", sig.name);
+  m.text("signal_id", sig.id);
+  m.time("received_at", sig.received_at);
+  m.text_or_null("consumed_by", sig.consumed_by);
+  m.close();
+}
+
+template <class T, class Append>
+void append_array(std::string& out, const std::vector<T>& xs, Append append) {
+  out += '[';
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if (i > 0)
+      out += ',';
+    append(out, xs[i]);
+  }
+  out += ']';
+}
+
+} // namespace
+
+void append_operation_json(std::string& out, const operation& op,
+                           const boost::json::object* children) {
+  members m{out};
+  m.text("id", op.id);
+  m.text("workflow", op.workflow);
+  m.integer("version", op.workflow_version);
+  m.text("state", to_string(op.state));
+  if (op.input)
+    json_text::append_object(m.key("input"), *op.input);
+  else
+    m.key("input") += "{}";
+  json_text::append_object(m.key("data"), op.data);
+  m.text_or_null("error", op.error);
+  m.time("created_at", op.created_at);
+  m.time("updated_at", op.updated_at);
+  m.time_or_null("deadline", op.deadline);
+  append_array(m.key("steps"), op.steps, append_step);
+  append_array(m.key("signals"), op.signals, append_signal);
+  m.text_or_null("key", op.key);
+  m.text_or_null("blocked_by", op.blocked_by);
+  m.boolean("pause_requested", op.pause_requested);
+  m.text_or_null("parent_id", op.parent_id);
+  m.text_or_null("schedule_id", op.schedule_id);
+  if (children)
+    json_text::append_object(m.key("children"), *children);
+  m.close();
+}
+
+std::string operation_text(const operation& op, const boost::json::object* children) {
+  std::string out;
+  out.reserve(512 + 256 * op.steps.size());
+  append_operation_json(out, op, children);
   return out;
 }
 

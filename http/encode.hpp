@@ -15,17 +15,20 @@ namespace stepwise::http {
 /// Returns `t` as an RFC 3339 string, or null.
 boost::json::value time_or_null(const std::optional<time_point>& t);
 
-/// Returns the API form of an operation (the engine has already masked its
-/// secret input values).
+/// Appends the API form of an operation as JSON text, written directly
+/// rather than built as a `boost::json` tree: every start, signal and
+/// command answers with one (bench/README.md, "HTTP path profile").
+/// `children` (counts by state) is added when given. The engine has
+/// already masked the secret input values.
+void append_operation_json(std::string& out, const operation& op,
+                           const boost::json::object* children = nullptr);
+
+/// The same as a string.
+std::string operation_text(const operation& op, const boost::json::object* children = nullptr);
+
+/// Returns the API form of an operation as a tree (`operation_text` writes
+/// the text itself; the engine has already masked its secret input values).
 boost::json::object to_json(const operation& op);
-
-/// As above, with `children`: how many children it has in each state
-/// (`engine::count_children`; only the answer about one operation shows
-/// them, a list would count for every item).
-boost::json::object to_json(const operation& op, boost::json::object children);
-
-/// Returns the API form of one step record.
-boost::json::object to_json(const step_record& s);
 
 /// Returns the API form of an event: `{seq, time, operation_id, type}` plus
 /// `step`, `attempt`, `state`, `error` when set and the type's extra fields.

@@ -1,4 +1,5 @@
 #include "engine/errc.hpp"
+#include "engine/json_text.hpp"
 #include "http/body.hpp"
 #include "http/encode.hpp"
 #include "http/query.hpp"
@@ -33,7 +34,7 @@ void start(const router& r, const route_context& ctx, request& rq, httplib::Resp
   if (!result)
     return r.write(rq.raw.path, res, from_engine(result.error()));
   res.set_header("Location", std::string(ops_base) + "/" + result->op.id);
-  write_json(res, result->created ? 201 : 200, to_json(result->op));
+  write_json_text(res, result->created ? 201 : 200, operation_text(result->op));
 }
 
 void list(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
@@ -64,15 +65,19 @@ void list(const router& r, const route_context& ctx, request& rq, httplib::Respo
   auto page = ctx.eng.list(f);
   if (!page)
     return r.write(rq.raw.path, res, from_engine(page.error()));
-  boost::json::array items;
-  items.reserve(page->items.size());
-  for (auto& op : page->items)
-    items.emplace_back(to_json(op));
-  boost::json::object out;
-  out["items"] = std::move(items);
-  out["next_cursor"] =
-    page->next_cursor.empty() ? boost::json::value(nullptr) : boost::json::value(page->next_cursor);
-  write_json(res, 200, out);
+  std::string out = "{\"items\":[";
+  for (size_t i = 0; i < page->items.size(); ++i) {
+    if (i > 0)
+      out += ',';
+    append_operation_json(out, page->items[i]);
+  }
+  out += "],\"next_cursor\":";
+  if (page->next_cursor.empty())
+    out += "null";
+  else
+    json_text::append_string(out, page->next_cursor);
+  out += '}';
+  write_json_text(res, 200, std::move(out));
 }
 
 void show(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
@@ -84,7 +89,7 @@ void show(const router& r, const route_context& ctx, request& rq, httplib::Respo
   auto children = ctx.eng.count_children(op->id);
   if (!children)
     return r.write(rq.raw.path, res, from_engine(children.error()));
-  write_json(res, 200, to_json(*op, std::move(*children)));
+  write_json_text(res, 200, operation_text(*op, &*children));
 }
 
 // Cancel, retry, pause and resume: the same request and answer around another engine call.
@@ -96,7 +101,7 @@ void command(const router& r, const route_context& ctx, request& rq, httplib::Re
   auto op = (ctx.eng.*Command)(rq.params[0]);
   if (!op)
     return r.write(rq.raw.path, res, from_engine(op.error()));
-  write_json(res, 202, to_json(*op));
+  write_json_text(res, 202, operation_text(*op));
 }
 
 } // namespace

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 #include <boost/json.hpp>
 #include <httplib.h>
 
@@ -9,6 +11,12 @@ namespace stepwise::http {
 inline void write_json(httplib::Response& res, int status, const boost::json::value& body) {
   res.status = status;
   res.set_content(boost::json::serialize(body), "application/json");
+}
+
+/// Sets `res` to `status` with `body`, JSON text already written.
+inline void write_json_text(httplib::Response& res, int status, std::string body) {
+  res.status = status;
+  res.set_content(std::move(body), "application/json");
 }
 
 } // namespace stepwise::http

@@ -121,7 +121,7 @@ void schedule_trigger(const router& r, const route_context& ctx, request& rq,
   if (!got)
     return r.write(rq.raw.path, res, from_engine(got.error()));
   res.set_header("Location", "/api/v1/operations/" + got->op.id);
-  write_json(res, 202, to_json(got->op));
+  write_json_text(res, 202, operation_text(got->op));
 }
 
 } // namespace

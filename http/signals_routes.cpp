@@ -49,7 +49,7 @@ void signal(const router& r, const route_context& ctx, request& rq, httplib::Res
   auto got = ctx.eng.signal(rq.params[0], std::move(sig));
   if (!got)
     return r.write(rq.raw.path, res, from_engine(got.error()));
-  write_json(res, got->duplicate ? 200 : 202, to_json(got->op));
+  write_json_text(res, got->duplicate ? 200 : 202, operation_text(got->op));
 }
 
 } // namespace
