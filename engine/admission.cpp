@@ -12,8 +12,15 @@ admission_plan plan_admission(const std::vector<admission_row>& rows,
   std::unordered_map<std::string, const std::string*> last_with_key;
   for (auto& [workflow, n] : held.running)
     plan.counts[workflow].running = n;
-  for (auto& [key, id] : held.keys)
-    last_with_key[key] = &id;
+  // Keys of `rows` first, then `held`'s, looked up rather than copied: a
+  // round costs what waits, not what runs.
+  auto ahead_of = [&](const std::string& key) -> const std::string* {
+    if (auto i = last_with_key.find(key); i != last_with_key.end())
+      return i->second;
+    if (auto i = held.keys.find(key); i != held.keys.end())
+      return &i->second;
+    return nullptr;
+  };
   for (auto& row : rows) {
     if (row.admission != admission::admitted)
       continue;
@@ -31,10 +38,10 @@ admission_plan plan_admission(const std::vector<admission_row>& rows,
       continue;
     }
     std::string blocker;
-    auto ahead = row.key.empty() ? last_with_key.end() : last_with_key.find(row.key);
+    auto* ahead = row.key.empty() ? nullptr : ahead_of(row.key);
     auto limit = limits.find(row.workflow);
-    if (ahead != last_with_key.end())
-      blocker = *ahead->second;
+    if (ahead)
+      blocker = *ahead;
     else if (limit != limits.end()
              && (slot_waiters.count(row.workflow) > 0
                  || counts.running >= static_cast<int64_t>(limit->second)))

@@ -54,6 +54,10 @@ public:
   /// The operations that wait, in creation order.
   std::vector<admission_row> waiting() const;
 
+  bool nothing_waits() const {
+    return waiting_.empty();
+  }
+
   const admission_held& held() const {
     return held_;
   }

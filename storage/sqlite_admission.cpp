@@ -79,6 +79,14 @@ caf::error same_round(const admission_mirror& mirror,
 } // namespace
 
 caf::expected<admission_round> sqlite_store::admit(const admission_limits& limits, time_point now) {
+  {
+    // Nothing waits (an operation ended and nobody is behind it): the
+    // round has nothing to write, and needs no transaction.
+    std::lock_guard<std::mutex> guard{write_mtx_};
+    auto& mirror = *admission_;
+    if (mirror.loaded() && !check_admission_ && mirror.nothing_waits())
+      return plan_round({}, limits, now, mirror.held());
+  }
   return in_write_transaction<admission_round>([&]() -> caf::expected<admission_round> {
     auto& mirror = *admission_;
     if (!mirror.loaded() || check_admission_) {
