@@ -16,10 +16,26 @@ namespace {
 /// the database do not take).
 constexpr const char* begin_sql = "BEGIN; SELECT pg_advisory_xact_lock(7358320145)";
 
+// A round reads in full only the operations that wait (queued, or admitted
+// and not started); of those that run it needs how many per workflow and
+// which holds each key a waiting one has (`admission_held`): the rows that
+// run stay in the database.
 constexpr const char* pg_queue_sql =
   "SELECT id, workflow, COALESCE(queue_key, ''), admission, state, blocked_by, revision "
   "FROM operations WHERE admission IS NOT NULL "
-  "AND state NOT IN ('succeeded', 'failed', 'canceled') ORDER BY created_at, id";
+  "AND state NOT IN ('succeeded', 'failed', 'canceled') "
+  "AND (admission = 'queued' OR state = 'pending') ORDER BY created_at, id";
+
+#define SW_RUNNING                                                                                 \
+  "admission = 'admitted' AND state NOT IN ('succeeded', 'failed', 'canceled', 'pending')"
+
+constexpr const char* pg_running_sql =
+  "SELECT workflow, count(*) FROM operations WHERE " SW_RUNNING " GROUP BY workflow";
+
+constexpr const char* pg_holders_sql =
+  "SELECT queue_key, id FROM operations WHERE " SW_RUNNING " AND queue_key = ANY($1::TEXT[]) "
+  "ORDER BY created_at, id";
+#undef SW_RUNNING
 
 constexpr const char* pg_admission_sql =
   "UPDATE operations o SET admission = u.a, blocked_by = u.b "
@@ -43,6 +59,30 @@ caf::expected<std::vector<admission_row>> read_queue(pg_connection& conn) {
                     r->int64(i, 6)});
   }
   return rows;
+}
+
+caf::expected<admission_held> read_held(pg_connection& conn,
+                                        const std::vector<admission_row>& waiting) {
+  admission_held held;
+  auto counts = conn.exec(pg_running_sql, "admission round: counting what runs");
+  if (!counts)
+    return std::move(counts.error());
+  for (int i = 0; i < counts->rows(); ++i)
+    held.running[std::string{counts->text(i, 0)}] = counts->int64(i, 1);
+  pg_array keys{pg_array::type::text};
+  for (auto& row : waiting)
+    if (!row.key.empty())
+      keys.add(row.key);
+  if (keys.size() == 0)
+    return held;
+  pg_params p{1};
+  p.add_binary(keys.bytes());
+  auto holders = conn.exec(pg_holders_sql, p, "admission round: reading the keys' holders");
+  if (!holders)
+    return std::move(holders.error());
+  for (int i = 0; i < holders->rows(); ++i)
+    held.keys[std::string{holders->text(i, 0)}] = std::string{holders->text(i, 1)};
+  return held;
 }
 
 caf::error write_updates(pg_connection& conn, const std::vector<admission_update>& updates) {
@@ -86,7 +126,10 @@ caf::expected<admission_round> round_in_transaction(pg_connection& conn,
   auto rows = read_queue(conn);
   if (!rows)
     return std::move(rows.error());
-  auto round = plan_round(*rows, limits, now);
+  auto held = read_held(conn, *rows);
+  if (!held)
+    return std::move(held.error());
+  auto round = plan_round(*rows, limits, now, *held);
   if (auto err = write_updates(conn, round.updates))
     return err;
   if (auto err = append_events(conn, round.events))
