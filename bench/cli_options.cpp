@@ -94,6 +94,10 @@ std::unique_ptr<CLI::App> make_app(cli_options& o, std::string& steps) {
     ->type_name("R")
     ->check(CLI::Range(0.1, 100000.0));
   a.add_option("--call-ms", o.io.call_ms, "io: how long each driver call takes")->type_name("MS");
+  a.add_option("--driver-connections", o.io.driver_connections,
+               "io over HTTP: the started server's --driver-connections (default: its own)")
+    ->type_name("N")
+    ->check(CLI::Range(size_t{1}, size_t{100'000}));
   a.add_option("--server-bin", o.io.server_bin, "io over HTTP: the stepwise binary to start")
     ->type_name("PATH");
   a.add_option("--server-pid", o.io.server_pid, "io over HTTP with --url: the server's process")

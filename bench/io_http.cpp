@@ -54,9 +54,14 @@ std::optional<server> start_server(const io_options& o, const std::string& drive
   auto url = "http://127.0.0.1:" + std::to_string(port);
   std::string err;
   auto store = fresh_sqlite_uri("io-serve", run);
-  auto p = start_child({o.server_bin, "serve", "--driver", driver_url, "--listen",
-                        "127.0.0.1:" + std::to_string(port), "--store", store},
-                       log_path("serve"), err);
+  std::vector<std::string> args{o.server_bin, "serve",    "--driver",
+                                driver_url,   "--listen", "127.0.0.1:" + std::to_string(port),
+                                "--store",    store};
+  if (o.driver_connections > 0) {
+    args.emplace_back("--driver-connections");
+    args.emplace_back(std::to_string(o.driver_connections));
+  }
+  auto p = start_child(args, log_path("serve"), err);
   if (!p) {
     std::cerr << "stepwise-bench: " << err << '\n';
     return std::nullopt;
@@ -126,7 +131,9 @@ bool run_once(const io_options& o, const driver_at& drv, int run, bool& all_done
   // build's headers; another binary's or a running server's are unknown.
   if (o.url.empty() && o.server_bin_is_ours) {
     auto& s = line["settings"].as_object();
-    s["driver_connections"] = infra::ignition_driver_config{}.max_connections;
+    s["driver_connections"] = o.driver_connections > 0
+                                ? o.driver_connections
+                                : infra::ignition_driver_config{}.max_connections;
     s["monitor_rate"] = infra::monitor_options{}.max_polls_per_second;
     s["step_workers"] = engine_config{}.step_workers;
   }

@@ -38,6 +38,9 @@ struct io_options {
   /// HTTP: the `stepwise` binary to start (empty: the one next to this
   /// executable).
   std::string server_bin;
+  /// HTTP, a server started here: its `--driver-connections` (0: its
+  /// default).
+  size_t driver_connections = 0;
   /// Set by the bench: `server_bin` is the server of this build.
   bool server_bin_is_ours = false;
   /// HTTP: a running driver process (empty: start `stepwise-bench
