@@ -67,7 +67,9 @@ void beast_connection::await_request() {
   // longest target: beyond it, 431 without reading on.
   parser_->header_limit(
     static_cast<std::uint32_t>(env_.cfg.lim.max_header_bytes + max_target_bytes + 4096));
-  parser_->body_limit(env_.cfg.lim.max_drain_bytes);
+  // Beast checks a declared Content-Length against this while it reads the
+  // head: beyond what is kept or drained, 413 at once (on_head).
+  parser_->body_limit(std::max(env_.cfg.lim.max_drain_bytes, env_.cfg.lim.max_body_bytes));
   parser_->get().body().keep = env_.cfg.lim.max_body_bytes;
   if (buffer_.size() > 0)
     return read_head();
@@ -93,6 +95,8 @@ void beast_connection::read_head() {
 void beast_connection::on_head(error_code ec) {
   if (ec == bh::error::header_limit)
     return refuse(431, true);
+  if (ec == bh::error::body_limit)
+    return refuse(413, true);
   if (ec && is_parse_error(ec))
     return refuse(400, true);
   if (ec)
@@ -113,6 +117,9 @@ void beast_connection::on_head(error_code ec) {
     return route();
   if (!boost::beast::iequals(ex_->req.get_header_value("Expect"), "100-continue"))
     return read_body();
+  // A body known to be too long is refused before the client sends it.
+  if (auto len = parser_->content_length(); len && *len > env_.cfg.lim.max_body_bytes)
+    return refuse(413, true);
   // The client waits for this before it sends the body.
   out_ = "HTTP/1.1 100 Continue\r\n\r\n";
   io_->expires_after(env_.cfg.write_timeout);
@@ -167,7 +174,12 @@ void beast_connection::route() {
     std::shared_ptr<stream_source> later;
     try {
       router::begin_request(ex->started);
-      later = self->env_.routes.serve(ex->req, ex->res);
+      // Stopping: what waited for a worker is answered, not run (a stalled
+      // store would otherwise hold the stop for every queued request).
+      if (self->env_.stopping)
+        self->env_.routes.write(ex->req.path, ex->res, shutting_down());
+      else
+        later = self->env_.routes.serve(ex->req, ex->res);
     } catch (const std::exception& e) {
       ex->res = httplib::Response{};
       self->env_.routes.write(ex->req.path, ex->res, internal_error(e.what()));
@@ -178,14 +190,17 @@ void beast_connection::route() {
   };
   if (env_.workers.try_post(t))
     return;
-  // Every worker is busy and the queue is full: say so at once rather than
-  // let the request wait without bound.
+  // Every worker is busy and the queue is full (or the server stops): say
+  // so at once rather than let the request wait without bound.
   router::begin_request(ex_->started);
-  env_.routes.write(ex_->req.path, ex_->res,
-                    {503, "overloaded",
-                     std::to_string(env_.workers.max_queued())
-                       + " requests wait for a worker already (--http-threads "
-                       + std::to_string(env_.cfg.threads) + "); retry"});
+  if (env_.stopping)
+    env_.routes.write(ex_->req.path, ex_->res, shutting_down());
+  else
+    env_.routes.write(ex_->req.path, ex_->res,
+                      {503, "overloaded",
+                       std::to_string(env_.workers.max_queued())
+                         + " requests wait for a worker already (--http-threads "
+                         + std::to_string(env_.cfg.threads) + "); retry"});
   env_.routes.record(ex_->req, ex_->res);
   send_answer();
 }

@@ -76,7 +76,9 @@ caf::expected<int> beast_server::bind() {
     return make_error(errc::invalid_argument, where + ": " + ec.message());
   std::string why = "no address";
   for (auto& entry : found) {
-    tcp::acceptor a{*ioc_};
+    // On a strand: accepting (any I/O thread) and closing at stop never
+    // touch the acceptor at once.
+    tcp::acceptor a{net::make_strand(*ioc_)};
     auto ep = entry.endpoint();
     a.open(ep.protocol(), ec);
     // SO_REUSEADDR only allows a quick restart over connections in
@@ -94,7 +96,7 @@ caf::expected<int> beast_server::bind() {
     }
     auto port = a.local_endpoint(ec).port();
     acceptor_.emplace(std::move(a));
-    accept_pause_.emplace(*ioc_);
+    accept_pause_.emplace(acceptor_->get_executor());
     return static_cast<int>(port);
   }
   return make_error(errc::invalid_argument, where + ": " + why);
@@ -104,7 +106,7 @@ void beast_server::start() {
   if (!acceptor_ || !threads_.empty())
     return;
   work_.emplace(ioc_->get_executor());
-  net::post(*ioc_, [this] { accept(); });
+  net::post(acceptor_->get_executor(), [this] { accept(); });
   auto n = std::max<size_t>(cfg_.io_threads, 1);
   running_ = n;
   for (size_t i = 0; i < n; ++i)
@@ -181,7 +183,7 @@ void beast_server::stop() {
     open.swap(conns_);
   }
   if (acceptor_)
-    net::post(*ioc_, [this] {
+    net::post(acceptor_->get_executor(), [this] {
       boost::system::error_code ignored;
       acceptor_->close(ignored);
       accept_pause_->cancel();

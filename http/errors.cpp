@@ -22,6 +22,10 @@ api_error internal_error(std::string message) {
   return {500, "internal_error", std::move(message)};
 }
 
+api_error shutting_down() {
+  return {503, "shutting_down", "the server is shutting down"};
+}
+
 namespace {
 
 // The length of the valid UTF-8 sequence at `s[i]` (RFC 3629: no overlong

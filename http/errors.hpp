@@ -36,6 +36,9 @@ api_error not_found(std::string message);
 /// Returns a 500 for a failure that should not happen (a bug).
 api_error internal_error(std::string message);
 
+/// 503 `shutting_down`: the server stops and takes no new request.
+api_error shutting_down();
+
 // -- mapping engine errors ----------------------------------------------------
 
 /// Maps an engine error to its HTTP status and code. This is the one table

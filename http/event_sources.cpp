@@ -246,7 +246,7 @@ std::optional<api_error> admit_waiter(const route_context& ctx, const httplib::R
   if (out)
     return std::nullopt;
   if (why == event_hub::refusal::closed)
-    return api_error{503, "shutting_down", "the server is shutting down"};
+    return shutting_down();
   if (why == event_hub::refusal::holder_full)
     return api_error{503, "too_many_waiters",
                      "the token of " + holder + " has "

@@ -18,7 +18,7 @@ void add_health_routes(router& r, const route_context& ctx) {
     if (auto err = query{rq.raw}.only({}))
       return rp->write(rq.raw.path, res, *err);
     if (ctx.hub->closed())
-      return rp->write(rq.raw.path, res, {503, "shutting_down", "the server is shutting down"});
+      return rp->write(rq.raw.path, res, shutting_down());
     if (auto why = ctx.eng.not_ready_reason(); !why.empty())
       return rp->write(rq.raw.path, res, {503, "not_ready", "not ready: " + why});
     write_json(res, 200,

@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "http/limits.hpp"
 #include "tests/http/fixture.hpp"
 #include "tests/http/raw_client.hpp"
 
@@ -106,6 +107,34 @@ TEST_CASE("Expect: 100-continue is answered before the body is sent", "[http][sl
   while (got.find("\r\n\r\n") == std::string::npos && read_some(c.fd(), got, deadline))
     continue;
   CHECK(raw_status(got) == 201);
+}
+
+TEST_CASE("a declared body over every limit is 413 at once, before any 100 Continue",
+          "[http][slow]") {
+  http_fixture fx;
+  // Past what is kept (max body) and what is drained for a 413 alike.
+  for (std::string expect : {"", "Expect: 100-continue\r\n"}) {
+    raw_conn c{fx.port()};
+    REQUIRE(c.send("POST /api/v1/operations HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                   "application/json\r\n"
+                   + expect + "Content-Length: 200000000\r\n\r\n"));
+    std::string got;
+    CHECK(c.await_close(5s, &got));
+    INFO(got);
+    CHECK(raw_status(got) == 413);
+    CHECK(got.find("100 Continue") == std::string::npos);
+    CHECK(got.find("payload_too_large") != std::string::npos);
+  }
+  // Over what is kept, within what is drained: refused before the client
+  // sends it when it asks first.
+  raw_conn c{fx.port()};
+  REQUIRE(c.send("POST /api/v1/operations HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                 "application/json\r\nExpect: 100-continue\r\nContent-Length: "
+                 + std::to_string(http::limits{}.max_body_bytes + 1) + "\r\n\r\n"));
+  std::string got;
+  CHECK(c.await_close(5s, &got));
+  CHECK(raw_status(got) == 413);
+  CHECK(got.find("100 Continue") == std::string::npos);
 }
 
 TEST_CASE("pipelined requests are answered in order on one connection", "[http][slow]") {
