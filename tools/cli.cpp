@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "engine/errc.hpp"
+#include "tools/backup_command.hpp"
 #include "tools/secrets_command.hpp"
 #include "tools/host.hpp"
 
@@ -43,6 +44,7 @@ int run_command_line(int argc, char** argv) {
   add_workflows(app, run);
   add_sinks(app, run);
   add_secrets(app, run);
+  add_backup(app, run);
   if (argc < 2) {
     std::printf("%s", app.help().c_str());
     return 2;
