@@ -114,14 +114,15 @@ int backup(const backup_flags& f, const std::vector<std::string>& args) {
 void add_backup(CLI::App& root, cli_run& run) {
   auto f = std::make_shared<backup_flags>();
   auto* cmd = root.add_subcommand(
-    "backup",
-    "Copies a SQLite store to FILE while servers run: one consistent instant, in steps of N\n"
-    "pages that never hold up the servers' commits, written to FILE.partial then renamed.\n"
-    "Copies the key file too, beside FILE under the name serve looks for (backup.db ->\n"
-    "backup.keys). Takes the store and key file as `stepwise serve` does (--store,\n"
-    "--secret-key-file, --config, STEPWISE_* variables). Restore: stop the server, remove\n"
-    "the database's -wal and -shm files, copy FILE and its key file back in place of the\n"
-    "database and its key file, start it. PostgreSQL: pg_dump (README, \"Backup and restore\").");
+    "backup", "a consistent copy of a SQLite store and its key file, while servers run");
+  cmd->footer(
+    "Copies the SQLite store to FILE as of one instant, in steps of N pages that never hold\n"
+    "up the servers' commits, to FILE.partial, then renamed. Copies the key file too, beside\n"
+    "FILE under the name serve looks for (backup.db -> backup.keys). Takes the store and key\n"
+    "file as `stepwise serve` does (--store, --secret-key-file, --config, STEPWISE_*).\n"
+    "Restore: stop the server, remove the database's -wal and -shm files, copy FILE and its\n"
+    "key file in place of the database and its key file, start it. PostgreSQL: pg_dump\n"
+    "(README.md, \"Backup and restore\").");
   cmd->add_option("--to", f->to, "the copy to write")->type_name("FILE")->required();
   cmd->add_flag("--force", f->force, "replace FILE and its key file if they exist");
   cmd->add_option("--pages-per-step", f->pages_per_step, "pages copied per step (default 256)")

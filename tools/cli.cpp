@@ -13,8 +13,8 @@ namespace stepwise::tools {
 
 int run_command_line(int argc, char** argv) {
   cli_run run;
-  CLI::App app{"stepwise: a durable workflow engine. `serve` runs the server; the other\n"
-               "commands are a client of its HTTP API.",
+  CLI::App app{"stepwise: a durable workflow engine. `serve` runs the server; `secrets`\n"
+               "and `backup` work on its store; the other commands are a client of its HTTP API.",
                "stepwise"};
   app.require_subcommand(1);
   // The client flags may come after the subcommand too.
