@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "engine/errc.hpp"
+#include "tools/backup_command.hpp"
 #include "tools/secrets_command.hpp"
 #include "tools/host.hpp"
 
@@ -12,8 +13,8 @@ namespace stepwise::tools {
 
 int run_command_line(int argc, char** argv) {
   cli_run run;
-  CLI::App app{"stepwise: a durable workflow engine. `serve` runs the server; the other\n"
-               "commands are a client of its HTTP API.",
+  CLI::App app{"stepwise: a durable workflow engine. `serve` runs the server; `secrets`\n"
+               "and `backup` work on its store; the other commands are a client of its HTTP API.",
                "stepwise"};
   app.require_subcommand(1);
   // The client flags may come after the subcommand too.
@@ -43,6 +44,7 @@ int run_command_line(int argc, char** argv) {
   add_workflows(app, run);
   add_sinks(app, run);
   add_secrets(app, run);
+  add_backup(app, run);
   if (argc < 2) {
     std::printf("%s", app.help().c_str());
     return 2;

@@ -29,17 +29,22 @@ struct fd_guard {
   }
 };
 
+/// Appends what `fd` holds to `text`; false on a read error.
+bool read_all(int fd, std::string& text) {
+  char buf[4096];
+  for (;;) {
+    auto n = ::read(fd, buf, sizeof(buf));
+    if (n <= 0)
+      return n == 0;
+    text.append(buf, static_cast<size_t>(n));
+  }
+}
+
 std::string dir_of(const std::string& path) {
   auto slash = path.rfind('/');
   if (slash == std::string::npos)
     return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-/// The database path of a `sqlite:PATH[?...]` URI.
-std::string sqlite_path(const std::string& uri) {
-  auto rest = uri.substr(std::string{"sqlite:"}.size());
-  return rest.substr(0, rest.find('?'));
 }
 
 /// Today's date as a key id, `kYYYYMMDD`: a later key gets another id.
@@ -63,6 +68,11 @@ std::string how_to_make_one() {
 
 } // namespace
 
+std::string sqlite_path(const std::string& uri) {
+  auto rest = uri.substr(std::string{"sqlite:"}.size());
+  return rest.substr(0, rest.find('?'));
+}
+
 std::string default_key_file(const std::string& db_path) {
   auto slash = db_path.rfind('/');
   auto dot = db_path.rfind('.');
@@ -80,15 +90,8 @@ caf::expected<std::shared_ptr<const key_ring>> read_key_file(const std::string& 
   if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0)
     log(log_level::warn, "the key file " + path + " may be read by other users: chmod 600 it");
   std::string text;
-  char buf[4096];
-  for (;;) {
-    auto n = ::read(f.fd, buf, sizeof(buf));
-    if (n < 0)
-      return failed("cannot read the key file '" + path + "'");
-    if (n == 0)
-      break;
-    text.append(buf, static_cast<size_t>(n));
-  }
+  if (!read_all(f.fd, text))
+    return failed("cannot read the key file '" + path + "'");
   auto ring = key_ring::parse(text, path);
   std::fill(text.begin(), text.end(), '\0');
   if (!ring)
@@ -122,6 +125,38 @@ caf::expected<std::shared_ptr<const key_ring>> create_key_file(const std::string
   if (!ring)
     return std::move(ring.error());
   return std::make_shared<const key_ring>(std::move(*ring));
+}
+
+caf::error copy_key_file(const std::string& from, const std::string& to) {
+  std::string text;
+  {
+    fd_guard in{::open(from.c_str(), O_RDONLY | O_CLOEXEC)};
+    if (in.fd < 0 || !read_all(in.fd, text))
+      return failed("cannot read the key file '" + from + "'");
+  }
+  auto partial = to + ".partial";
+  ::unlink(partial.c_str());
+  {
+    fd_guard out{::open(partial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)};
+    if (out.fd < 0)
+      return failed("cannot create '" + partial + "'");
+    auto n = ::write(out.fd, text.data(), text.size());
+    std::fill(text.begin(), text.end(), '\0');
+    if (n != static_cast<ssize_t>(text.size()) || ::fsync(out.fd) != 0) {
+      auto err = failed("cannot write '" + partial + "'");
+      ::unlink(partial.c_str());
+      return err;
+    }
+  }
+  if (::rename(partial.c_str(), to.c_str()) != 0) {
+    auto err = failed("cannot rename '" + partial + "' to '" + to + "'");
+    ::unlink(partial.c_str());
+    return err;
+  }
+  fd_guard dir{::open(dir_of(to).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  if (dir.fd < 0 || ::fsync(dir.fd) != 0)
+    return failed("cannot flush the directory of '" + to + "'");
+  return caf::error{};
 }
 
 caf::expected<std::shared_ptr<const key_ring>> keys_for(const serve_options& o, bool create,

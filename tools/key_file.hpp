@@ -11,6 +11,9 @@
 
 namespace stepwise::tools {
 
+/// Returns the database path of a `sqlite:PATH[?...]` store URI.
+std::string sqlite_path(const std::string& uri);
+
 /// Returns the key file kept beside a SQLite database when no
 /// `--secret-key-file` is given: the database's path with its extension
 /// replaced by `.keys` (`./stepwise.db` -> `./stepwise.keys`), so that a
@@ -26,6 +29,10 @@ std::string default_key_file(const std::string& db_path);
 /// exists.
 [[nodiscard]] caf::expected<std::shared_ptr<const key_ring>> create_key_file(
   const std::string& path, const std::string& id);
+
+/// Copies the key file `from` to `to` (mode 0600, written to
+/// `to.partial`, flushed and renamed, replacing `to`).
+[[nodiscard]] caf::error copy_key_file(const std::string& from, const std::string& to);
 
 /// Says whether the store holds sealed values already.
 using sealed_probe = std::function<caf::expected<bool>()>;

@@ -91,6 +91,17 @@ void secrets_server::deprovision(const ignition_stub& stub, const std::string& p
   CHECK(sent.front() == password);
 }
 
+void check_resumed(secrets_server& srv, const ignition_stub& stub,
+                   const std::vector<std::string>& ids, size_t from, const std::string& password) {
+  for (auto& id : ids) {
+    INFO(id);
+    CHECK(srv.finish(id).at("state") == "succeeded");
+  }
+  auto sent = passwords_sent(stub, from);
+  CHECK(!sent.empty());
+  CHECK(sent == std::vector<std::string>(sent.size(), password));
+}
+
 std::string run_status(const std::string& command) {
   return run_command("{ " + command + "; echo exit=$?; }");
 }

@@ -52,6 +52,13 @@ struct secrets_server {
                    const std::string& password);
 };
 
+/// Waits until each of `ids` ended on `srv` and checks that it succeeded,
+/// and that the driver requests `stub` got from request `from` on carried
+/// `password` (one at least): what operations resumed after a restore or
+/// restart must show.
+void check_resumed(secrets_server& srv, const ignition_stub& stub,
+                   const std::vector<std::string>& ids, size_t from, const std::string& password);
+
 /// Runs `command` through the shell; returns what it wrote on stdout and
 /// stderr, then a line `exit=CODE`.
 std::string run_status(const std::string& command);
