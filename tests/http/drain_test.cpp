@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <fstream>
 #include <future>
 #include <mutex>
 
@@ -18,8 +19,10 @@
 
 #include "storage/open_store.hpp"
 #include "tests/eventually.hpp"
+#include "tests/http/fake_env.hpp"
 #include "tests/shell.hpp"
 #include "tools/host.hpp"
+#include "tools/serve_options.hpp"
 
 using namespace stepwise;
 using namespace stepwise::test;
@@ -189,4 +192,22 @@ TEST_CASE_METHOD(drain_case,
   g.let_through();
   succeeds_on_next_start(db, g, id);
   CHECK(g.entered == 2);
+}
+
+TEST_CASE("--drain-timeout: flag, environment and config file", "[cli][drain]") {
+  auto parsed = [](std::vector<std::string> args, std::map<std::string, std::string> env) {
+    auto o = tools::parse_serve_options(args, fake_env(env));
+    REQUIRE(o);
+    return o->drain_timeout_s;
+  };
+  CHECK(parsed({}, {}) == 30);
+  temp_dir dir;
+  auto file = dir.path + "/stepwise.conf";
+  std::ofstream(file) << "drain-timeout = 5\n";
+  CHECK(parsed({}, {{"STEPWISE_CONFIG", file}}) == 5);
+  CHECK(parsed({}, {{"STEPWISE_CONFIG", file}, {"STEPWISE_DRAIN_TIMEOUT", "7"}}) == 7);
+  CHECK(parsed({"--drain-timeout", "0"}, {{"STEPWISE_DRAIN_TIMEOUT", "7"}}) == 0);
+  auto bad = tools::parse_serve_options({"--drain-timeout", "-1"}, fake_env({}));
+  REQUIRE_FALSE(bad);
+  CHECK_THAT(message_of(bad.error()), Catch::Contains("--drain-timeout"));
 }
