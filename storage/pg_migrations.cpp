@@ -158,6 +158,18 @@ caf::error apply(pg_connection& conn, const pg_migration& m) {
   return caf::none;
 }
 
+// Reads the schema version; refuses one newer than this build.
+caf::expected<int64_t> known_version(pg_connection& conn) {
+  auto cur =
+    conn.exec("SELECT coalesce(max(version), 0) FROM schema_migrations", "read schema version");
+  if (!cur)
+    return std::move(cur.error());
+  auto have = cur->int64(0, 0);
+  if (have > pg_schema_version())
+    return newer_schema_error("pg", have, pg_schema_version());
+  return have;
+}
+
 // Processes of the version the database is at may be running: they
 // prepared their statements against its schema and would fail, or write
 // wrong rows, once it changed under them. A live lease (not ended, not
@@ -196,14 +208,10 @@ caf::error migrate_locked(pg_connection& conn, int target) {
                         "create schema_migrations");
   if (!made)
     return std::move(made.error());
-  auto cur = conn.exec("SELECT coalesce(max(version), 0) FROM "
-                       "schema_migrations",
-                       "read schema version");
-  if (!cur)
-    return std::move(cur.error());
-  auto have = cur->int64(0, 0);
-  if (have > pg_schema_version())
-    return newer_schema_error("pg", have, pg_schema_version());
+  auto known = known_version(conn);
+  if (!known)
+    return std::move(known.error());
+  auto have = *known;
   if (have > 0 && have < target)
     if (auto err = refuse_live_processes(conn, have, target))
       return err;
@@ -241,6 +249,17 @@ caf::error pg_migrate(pg_connection& conn, int target) {
   if (!err && !unlocked)
     return std::move(unlocked.error());
   return err;
+}
+
+caf::error pg_check_version(pg_connection& conn) {
+  // Shared: joins do not wait for each other, only for a migration, which
+  // holds the lock exclusively from its check of the leases to its end.
+  constexpr auto lock_sql = "SELECT pg_advisory_xact_lock_shared(22355, "
+                            "hashtext(current_schema()))";
+  if (auto r = conn.exec(lock_sql, "wait for a migration"); !r)
+    return std::move(r.error());
+  auto known = known_version(conn);
+  return known ? caf::none : std::move(known.error());
 }
 
 } // namespace stepwise

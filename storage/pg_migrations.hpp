@@ -23,4 +23,10 @@ int pg_schema_version();
 /// schema). `target` (tests only) stops after that migration.
 [[nodiscard]] caf::error pg_migrate(pg_connection& conn, int target = pg_schema_version());
 
+/// Inside the caller's transaction: waits for a migration under way (the
+/// same advisory lock, shared), then fails when the schema is newer than
+/// this build knows. A process joins the leases this way, so that it never
+/// runs on a schema migrated between its open and its join.
+[[nodiscard]] caf::error pg_check_version(pg_connection& conn);
+
 } // namespace stepwise

@@ -3,7 +3,8 @@
 // readable and its sleeping operation taken over and resumed; a database
 // from a newer build is refused, naming both versions, with nothing
 // written; and a migration waits for the processes of the older version
-// to stop (their live leases refuse it).
+// to stop (their live leases refuse it), and a process of the older
+// version never joins a migrated schema.
 #include <catch2/catch.hpp>
 
 #include "storage/pg_connection.hpp"
@@ -103,4 +104,20 @@ TEST_CASE("pg: a migration waits until no older process holds a live lease",
     FAIL("open failed: " << message_of(now.error()));
   CHECK(schema->admin("SELECT max(version) FROM " + schema->name() + ".schema_migrations")
         == std::to_string(pg_schema_version()));
+}
+
+TEST_CASE("pg: a process does not join once a newer version migrated the schema",
+          "[storage][pg][upgrade]") {
+  auto schema = pg_schema_or_skip();
+  if (!schema)
+    return;
+  auto st = schema->open();
+  // A newer stepwise migrates between this process's open and its join.
+  auto newer = pg_schema_version() + 1;
+  schema->admin("INSERT INTO " + schema->name() + ".schema_migrations VALUES ("
+                + std::to_string(newer) + ", 'from the future', 0)");
+  auto err = st->join("older:1:a", std::chrono::seconds(10));
+  REQUIRE(err);
+  CHECK_THAT(message_of(err), Catch::Contains("schema version " + std::to_string(newer)));
+  CHECK(schema->admin("SELECT count(*) FROM " + schema->name() + ".process_leases") == "0");
 }
