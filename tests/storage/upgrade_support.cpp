@@ -74,6 +74,9 @@ void check_sleeper_resumes(store_ptr st, const std::string& id) {
   REQUIRE(done);
   CHECK(done->state == op_state::succeeded);
   CHECK(done->data.at("finished") == true);
+  // Every attempt (retries included) was counted out once its result was
+  // applied: a drain would not wait for a ghost.
+  CHECK(eng->attempts_running() == 0);
   eng->shutdown();
 }
 
