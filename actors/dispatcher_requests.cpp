@@ -91,6 +91,10 @@ caf::error begin_create(dispatcher_ptr self, start_request& req, const create_an
   auto& st = self->state;
   if (st.stopping)
     return make_error(errc::shutting_down, "the engine is shutting down");
+  if (st.rt->draining.load(std::memory_order_relaxed))
+    return make_error(errc::shutting_down,
+                      "the server is shutting down (draining): it takes no new operations; "
+                      "start this one on another server, or again once it is back");
   auto wf = st.rt->workflows.find(req.workflow, req.version);
   if (!wf) {
     std::string what = "unknown workflow '" + req.workflow + "'";

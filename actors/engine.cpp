@@ -295,9 +295,22 @@ bool engine::ready() const {
   return not_ready_reason().empty();
 }
 
+void engine::drain() {
+  if (shared_)
+    shared_->rt->draining = true;
+}
+
+bool engine::draining() const {
+  return shared_ && shared_->rt->draining;
+}
+
+int64_t engine::attempts_running() const {
+  return shared_ ? shared_->rt->stats.attempts_running.load(std::memory_order_relaxed) : 0;
+}
+
 std::string engine::not_ready_reason() const {
   auto& rt = *shared_->rt;
-  if (shared_->down)
+  if (shared_->down || rt.draining)
     return "the engine is shutting down";
   if (!rt.recovered)
     return "recovery is not done";

@@ -139,6 +139,10 @@ void execute(self_ptr self, next_action act) {
     case next_action::kind::none:
       return;
     case next_action::kind::run_step: {
+      // Draining: the operation stays as last written and the next start
+      // runs this attempt, as after a crash.
+      if (st.rt->draining.load(std::memory_order_relaxed))
+        return;
       if (st.rt->lease && !st.rt->lease->holds(std::chrono::steady_clock::now())) {
         // No renewal succeeded for a lease period (the database is out of
         // reach): another process may own the operation by now, and a
@@ -161,7 +165,7 @@ void execute(self_ptr self, next_action act) {
       // than when the actor next gets a thread.
       bool here =
         def.runs_inline && start <= now && (act.compensate ? bool{def.compensate} : bool{def.run});
-      auto token = st.work.begin_attempt(act.attempt);
+      auto token = st.work.begin_attempt(act.attempt, &st.rt->stats.attempts_running);
       auto gen = st.work.generation();
       st.rt->stats.steps_started.fetch_add(1, std::memory_order_relaxed);
       if (def.timeout && !act.compensate && !here)

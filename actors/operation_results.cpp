@@ -21,6 +21,13 @@ void on_step_done(self_ptr self, step_done& msg) {
                 + std::to_string(msg.attempt) + " (abandoned)");
     return;
   }
+  // Settled on every way out, once the result's checkpoint is queued.
+  struct settle_on_exit {
+    work_in_hand& work;
+    ~settle_on_exit() {
+      work.settle();
+    }
+  } settled{st.work};
   if (take_rebuilt(self, msg))
     return;
   auto& r = *msg.result;

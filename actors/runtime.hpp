@@ -41,6 +41,9 @@ struct runtime {
   /// The schedule keeper (its fires' answers, the ends of their operations).
   schedule_keeper_actor schedules;
   std::atomic<bool> recovered{false};
+  /// Set by `engine::drain`: no new operation is created and no new attempt
+  /// begins; running attempts finish and are written.
+  std::atomic<bool> draining{false};
   /// The part of new operation ids that tells this process apart (0: the
   /// dispatcher derives one from the clock and the process id).
   uint32_t node = 0;

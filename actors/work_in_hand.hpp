@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cassert>
 #include <cstdint>
 #include <optional>
@@ -24,6 +25,7 @@ public:
   /// lease) can no longer count: it is asked to stop.
   ~work_in_hand() {
     abandon("the operation's actor stopped");
+    settle();
   }
 
   uint64_t generation() const {
@@ -45,11 +47,15 @@ public:
   }
 
   /// Begins attempt `attempt` in a new generation; returns the token its
-  /// body watches.
-  stop_token begin_attempt(int32_t attempt) {
+  /// body watches. `running` counts it until it is abandoned or its result
+  /// settled (`settle`).
+  stop_token begin_attempt(int32_t attempt, std::atomic<int64_t>* running = nullptr) {
     assert(!running_);
     ++gen_;
     running_ = true;
+    counted_ = running;
+    if (counted_ != nullptr)
+      counted_->fetch_add(1, std::memory_order_relaxed);
     attempt_ = attempt;
     stop_ = stop_source{};
     return stop_->token();
@@ -61,7 +67,17 @@ public:
     if (gen != gen_ || !running_)
       return false;
     running_ = false;
+    unsettled_ = true;
     return true;
+  }
+
+  /// The result taken by `end_attempt` was applied and its checkpoint
+  /// handed to the writer: the attempt stops counting only now, so that a
+  /// drain that sees none running finds their checkpoints queued.
+  void settle() {
+    if (unsettled_)
+      uncount();
+    unsettled_ = false;
   }
 
   /// Begins a wait (a timer, a watch, a passivation, a pause) in a new
@@ -84,13 +100,23 @@ public:
     if (!running_)
       return false;
     running_ = false;
+    uncount();
     request_stop(why);
     return true;
   }
 
 private:
+  void uncount() {
+    if (counted_ != nullptr)
+      counted_->fetch_sub(1, std::memory_order_relaxed);
+    counted_ = nullptr;
+  }
+
   uint64_t gen_ = 0;
   bool running_ = false;
+  /// Taken by `end_attempt`, not yet `settle`d.
+  bool unsettled_ = false;
+  std::atomic<int64_t>* counted_ = nullptr;
   int32_t attempt_ = 0;
   std::optional<stop_source> stop_;
 };

@@ -141,6 +141,19 @@ public:
   /// Stops taking new work, writes what is in flight and stops the engine.
   void shutdown();
 
+  /// Begins a drain before `shutdown`: new operations are refused
+  /// (`errc::shutting_down`, starts by schedules and steps included) and no
+  /// new attempt begins; running attempts go on, and their results are
+  /// written. Idempotent, cannot be undone.
+  void drain();
+
+  /// Returns whether `drain` was called.
+  bool draining() const;
+
+  /// Returns how many attempts still run (or have their result not yet
+  /// queued for writing); 0 after `drain`: `shutdown` loses no result.
+  int64_t attempts_running() const;
+
   /// Returns the registered workflows.
   const registry& workflows() const;
 

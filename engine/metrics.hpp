@@ -48,6 +48,9 @@ struct metrics {
   counter steps_timed_out{0};
   /// Late results of abandoned attempts, dropped.
   counter steps_discarded{0};
+  /// Attempts running now, until their result is applied (`engine::drain`
+  /// waits for none).
+  gauge attempts_running{0};
   /// Operations with a live actor.
   gauge operations_live{0};
   /// Operations passivated, waiting for their wake-up time.

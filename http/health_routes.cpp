@@ -17,7 +17,7 @@ void add_health_routes(router& r, const route_context& ctx) {
   r.add("GET", "/readyz", [rp, ctx](request& rq, httplib::Response& res) {
     if (auto err = query{rq.raw}.only({}))
       return rp->write(rq.raw.path, res, *err);
-    if (ctx.hub->closed())
+    if (ctx.hub->closed() || ctx.eng.draining())
       return rp->write(rq.raw.path, res, shutting_down());
     if (auto why = ctx.eng.not_ready_reason(); !why.empty())
       return rp->write(rq.raw.path, res, {503, "not_ready", "not ready: " + why});

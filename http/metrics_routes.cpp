@@ -78,6 +78,9 @@ std::string render(const route_context& ctx) {
   w.histogram("stepwise_step_duration_seconds", {}, m.step_duration_seconds);
   gauge(w, "stepwise_timers_pending",
         "Timers armed and not yet fired (retries, sleeps, deadlines).", load(m.timers_pending));
+  gauge(w, "stepwise_attempts_running",
+        "Step attempts running now (a drain after SIGTERM waits for them).",
+        load(m.attempts_running));
   counter(w, "stepwise_store_commits_total", "Store transactions committed.", m.commits);
   counter(w, "stepwise_store_commit_errors_total", "Store transactions that failed.",
           m.commit_errors);

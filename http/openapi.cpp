@@ -153,7 +153,7 @@ const char* openapi_paths() {
       "responses": {"200": {"description": "Up.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Health"}}}}}}
   },
   "/readyz": {
-    "get": {"summary": "Readiness: recovery is done and the store answers.", "operationId": "readyz",
+    "get": {"summary": "Readiness: recovery is done, the store answers and the server is not draining (503 shutting_down from SIGTERM on).", "operationId": "readyz",
       "responses": {
         "200": {"description": "Ready.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Ready"}}}},
         "errors": [503]}}

@@ -180,7 +180,10 @@ const openapi_errors& openapi_v1_errors() {
       openapi_header::none},
      {{503},
       "Unavailable",
-      "Shutting down, the store fails (store_failure: the message says why; "
+      "Shutting down (shutting_down: after SIGTERM the server drains: it "
+      "takes no new operations and /readyz says not ready while running "
+      "steps finish; start the operation on another server), the store fails (store_failure: the "
+      "message says why; "
       "nothing of the request was written), too much waits to be written "
       "(overloaded), the engine did not answer in time (timeout: a start may "
       "still happen: retry it with the same idempotency_key), or too "

@@ -5,6 +5,7 @@
 #include "engine/errc.hpp"
 #include "storage/op_row.hpp"
 #include "storage/pg_connection.hpp"
+#include "storage/pg_migrations.hpp"
 #include "storage/pg_rows.hpp"
 #include "storage/pg_statements.hpp"
 #include "storage/pg_store.hpp"
@@ -106,15 +107,30 @@ caf::error pg_store::join(const std::string& owner, duration ttl) {
   if (owner.empty() || ttl.count() <= 0)
     return make_error(errc::invalid_argument, "pg: join: needs an owner id and a positive ttl");
   return on_writer(needs_join::no, [&](pg_connection& c) -> caf::error {
-    pg_fence lease{owner, ttl};
-    auto p = lease.lease_params();
-    auto r = c.exec(join_sql, p, "join");
-    if (!r)
-      return std::move(r.error());
-    if (r->rows() == 0)
-      return make_error(errc::invalid_argument, "pg: join: owner id '" + owner + "' is in use");
-    fence_ = std::move(lease);
-    return caf::none;
+    // One transaction with the version check: a process of a schema that a
+    // newer one migrated meanwhile never takes part (README, "Upgrading").
+    auto joined = [&]() -> caf::error {
+      if (auto r = c.exec("BEGIN", "join"); !r)
+        return std::move(r.error());
+      if (auto err = pg_check_version(c))
+        return err;
+      pg_fence lease{owner, ttl};
+      auto p = lease.lease_params();
+      auto r = c.exec(join_sql, p, "join");
+      if (!r)
+        return std::move(r.error());
+      if (r->rows() == 0)
+        return make_error(errc::invalid_argument, "pg: join: owner id '" + owner + "' is in use");
+      if (auto done = c.exec("COMMIT", "join"); !done)
+        return std::move(done.error());
+      fence_ = std::move(lease);
+      return caf::none;
+    }();
+    if (joined && !c.broken()) {
+      auto ignored = c.exec("ROLLBACK", "rollback");
+      static_cast<void>(ignored);
+    }
+    return joined;
   });
 }
 

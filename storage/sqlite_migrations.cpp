@@ -5,6 +5,7 @@
 
 #include "engine/errc.hpp"
 #include "engine/time.hpp"
+#include "storage/schema_version.hpp"
 
 namespace stepwise {
 
@@ -118,16 +119,25 @@ constexpr bool numbered_from_one() {
 
 static_assert(numbered_from_one(), "migrations are numbered 1, 2, 3, ...");
 
-caf::expected<int64_t> current_version(sqlite_connection& conn) {
-  auto stmt = conn.prepare("SELECT COALESCE(MAX(version), 0) "
-                           "FROM schema_migrations");
+// Runs `sql`, which yields one integer.
+caf::expected<int64_t> query_int(sqlite_connection& conn, const char* sql, const char* what) {
+  auto stmt = conn.prepare(sql);
   if (!stmt)
     return std::move(stmt.error());
   statement_reset guard{**stmt};
   auto rc = (*stmt)->step();
   if (rc != SQLITE_ROW)
-    return conn.failure("reading the schema version", rc);
+    return conn.failure(what, rc);
   return (*stmt)->int64(0);
+}
+
+// Returns the schema version, or the refusal of one newer than this binary.
+caf::expected<int64_t> known_version(sqlite_connection& conn, const std::string& path) {
+  auto have = query_int(conn, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
+                        "reading the schema version");
+  if (have && *have > sqlite_schema_version())
+    return newer_schema_error(path, *have, sqlite_schema_version());
+  return have;
 }
 
 caf::error apply(sqlite_connection& conn, const sqlite_migration& m) {
@@ -154,15 +164,9 @@ caf::error migrate_in_transaction(sqlite_connection& conn, const std::string& pa
                            "applied_at INTEGER NOT NULL)",
                            "creating schema_migrations"))
     return err;
-  auto have = current_version(conn);
+  auto have = known_version(conn, path);
   if (!have)
     return std::move(have.error());
-  if (*have > sqlite_schema_version())
-    return make_error(errc::store_failure, "database " + path + " has schema version "
-                                             + std::to_string(*have) + ", newer than version "
-                                             + std::to_string(sqlite_schema_version())
-                                             + " that this stepwise binary knows: upgrade "
-                                               "stepwise to open it");
   for (auto& m : sqlite_migrations)
     if (m.version > *have)
       if (auto err = apply(conn, m))
@@ -174,6 +178,19 @@ caf::error migrate_in_transaction(sqlite_connection& conn, const std::string& pa
 
 int64_t sqlite_schema_version() {
   return sqlite_migrations.back().version;
+}
+
+caf::error refuse_newer_schema(sqlite_connection& conn, const std::string& path) {
+  auto tables = query_int(conn,
+                          "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+                          "AND name = 'schema_migrations'",
+                          "looking for schema_migrations");
+  if (!tables)
+    return std::move(tables.error());
+  if (*tables == 0)
+    return caf::error{}; // a new file: migrate creates everything
+  auto have = known_version(conn, path);
+  return have ? caf::error{} : std::move(have.error());
 }
 
 caf::error migrate(sqlite_connection& conn, const std::string& path) {

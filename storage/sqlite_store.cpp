@@ -66,6 +66,8 @@ caf::expected<std::shared_ptr<sqlite_store>> sqlite_store::open(const std::strin
   if (!writer)
     return std::move(writer.error());
   auto& conn = **writer;
+  if (auto err = refuse_newer_schema(conn, path))
+    return err;
   if (auto err = set_pragmas(conn, opts))
     return err;
   if (auto err = migrate(conn, path))

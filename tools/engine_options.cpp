@@ -246,6 +246,11 @@ const option_spec engine_table[] = {
    "renewing its lease for this long loses its operations to the others "
    "(default 10)",
    set_seconds<&serve_options::lease_ttl_s, 1, 3600>},
+  {"drain-timeout", "STEPWISE_DRAIN_TIMEOUT", "SECONDS",
+   "after SIGTERM: new operations get 503 shutting_down and /readyz 503 at once, "
+   "running attempts get this long to finish and be written (default 30; 0: none); "
+   "those still running are left to the next start, as after a crash",
+   set_seconds<&serve_options::drain_timeout_s, 0, 3600>},
   {"sink", "STEPWISE_SINKS", "SPEC",
    "deliver the event log to NAME=webhook:URL[,secret-file=PATH][,batch=N] or "
    "NAME=kafka:BROKERS/TOPIC[,sasl-password-file=PATH], each [,events=T|...]"

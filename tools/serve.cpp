@@ -20,6 +20,7 @@
 #include "http/osb.hpp"
 #include "http/server.hpp"
 #include "net/fd_limit.hpp"
+#include "tools/drain.hpp"
 #include "tools/key_file.hpp"
 #include "outbox/outbox.hpp"
 #include "tools/host.hpp"
@@ -285,6 +286,8 @@ int run_serve(const serve_options& opts, const serve_host& host) {
       std::string("received ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT") + ", shutting down");
   // A second signal means "now": do not wait for the graceful path.
   (*signals)->stop_hard_on_next();
+  // The server answers during the drain: 503 to starts and to /readyz.
+  drain(*eng, std::chrono::seconds(opts.drain_timeout_s));
   srv.stop();
   if (ob)
     ob->stop();

@@ -39,6 +39,8 @@ struct serve_options {
   int64_t io_timeout_s = 10;
   /// PostgreSQL shared by several processes: the lease period.
   int64_t lease_ttl_s = 10;
+  /// After SIGTERM: how long running attempts may take to finish.
+  int64_t drain_timeout_s = 30;
   /// Concurrency limits per workflow name (`--limit NAME=N`, repeatable).
   std::map<std::string, size_t> limits;
   /// Built-in workflow sets to register: `demo`, `bench`.

@@ -62,13 +62,14 @@ TEST_CASE("GET /metrics is well-formed Prometheus text", "[http][metrics]") {
     CHECK(types.count(family) == 1);
     samples[name + labels] = std::stod(line.substr(space + 1));
   }
-  for (auto fam : {"stepwise_operations_started_total", "stepwise_operations_finished_total",
-                   "stepwise_operations_active", "stepwise_steps_started_total",
-                   "stepwise_steps_succeeded_total", "stepwise_steps_failed_total",
-                   "stepwise_steps_retried_total", "stepwise_step_duration_seconds",
-                   "stepwise_timers_pending", "stepwise_store_commit_duration_seconds",
-                   "stepwise_store_commit_batch_size", "stepwise_http_requests_total",
-                   "stepwise_http_request_duration_seconds", "stepwise_commit_backlog"})
+  for (auto fam :
+       {"stepwise_operations_started_total", "stepwise_operations_finished_total",
+        "stepwise_operations_active", "stepwise_steps_started_total",
+        "stepwise_steps_succeeded_total", "stepwise_steps_failed_total",
+        "stepwise_steps_retried_total", "stepwise_step_duration_seconds", "stepwise_timers_pending",
+        "stepwise_attempts_running", "stepwise_store_commit_duration_seconds",
+        "stepwise_store_commit_batch_size", "stepwise_http_requests_total",
+        "stepwise_http_request_duration_seconds", "stepwise_commit_backlog"})
     CHECK(types.count(fam) == 1);
   CHECK(types["stepwise_step_duration_seconds"] == "histogram");
   CHECK(samples["stepwise_operations_started_total"] >= 1);
