@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include "net/curl_sockets.hpp"
 #include "net/http_queue.hpp"
 #include "net/http_transfer.hpp"
 
@@ -126,6 +127,8 @@ struct http_client::impl {
   std::unordered_map<CURL*, std::pair<std::unique_ptr<http_transfer>, http_queue::origin*>> active;
   /// Easy handles of finished transfers, to reuse (I/O thread only).
   std::vector<CURL*> spare;
+  /// The sockets libcurl waits on; `wake` from any thread.
+  detail::curl_sockets sockets;
 };
 
 std::string http_client::impl::init() {
@@ -145,7 +148,7 @@ std::string http_client::impl::init() {
     rc = curl_multi_setopt(multi, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_NOTHING));
   if (rc != CURLM_OK)
     return std::string{"curl_multi_setopt failed: "} + curl_multi_strerror(rc);
-  return {};
+  return sockets.attach(multi);
 }
 
 void http_client::impl::request_stop(std::string why) {
@@ -155,9 +158,7 @@ void http_client::impl::request_stop(std::string why) {
   if (stopping)
     return;
   stopping = true;
-  // Under the mutex: the loop cleans up `multi` only after it saw `stopping`.
-  if (multi != nullptr)
-    curl_multi_wakeup(multi);
+  sockets.wake();
 }
 
 void http_client::impl::run() {
@@ -184,18 +185,15 @@ void http_client::impl::run() {
     cancel(canceled);
     expire();
     start();
-    int running = 0;
-    curl_multi_perform(multi, &running);
-    collect();
-    start();
     // Returns on a socket event, on libcurl's next timer, or on a wake-up.
-    auto wait_ms = queue.waiting() > 0 ? static_cast<int>(expiry_check.count()) : 1000;
-    if (auto rc = curl_multi_poll(multi, nullptr, 0, wait_ms, nullptr); rc != CURLM_OK) {
-      // poll(2) itself failed: better fail everything than spin.
-      err = {http_error_kind::other,
-             std::string{"the HTTP client failed: "} + curl_multi_strerror(rc)};
+    auto wait = queue.waiting() > 0 ? expiry_check : std::chrono::milliseconds(1000);
+    if (auto why = sockets.wait_and_drive(wait); !why.empty()) {
+      // The wait itself failed: better fail everything than spin.
+      err = {http_error_kind::other, "the HTTP client failed: " + why};
       request_stop(err.message);
     }
+    collect();
+    start();
   }
   fail_all(err);
   // Closes the idle connections now. No one wakes `multi` once `stopping`
@@ -353,7 +351,7 @@ http_client::request_id http_client::send(http_request req, http_callback cb) {
       impl_->incoming.push_back(std::move(t));
       // A non-empty queue has a wake-up on its way already.
       if (wake)
-        curl_multi_wakeup(impl_->multi);
+        impl_->sockets.wake();
       return id;
     }
     broken = impl_->broken;
@@ -370,7 +368,7 @@ void http_client::cancel(request_id id) {
   if (impl_->stopping)
     return; // everything is answered `shutting_down`
   impl_->cancels.push_back(id);
-  curl_multi_wakeup(impl_->multi);
+  impl_->sockets.wake();
 }
 
 void http_client::stop() {
