@@ -15,11 +15,10 @@ bool waits(admission adm, op_state state) {
 void admission_mirror::load(std::vector<loaded_row> rows) {
   invalidate();
   for (auto& r : rows) {
-    auto& row = r.row;
-    auto& e = ops_[row.id];
-    e = entry{r.created_at, std::move(row.workflow),   std::move(row.key), row.admission,
-              row.state,    std::move(row.blocked_by), row.revision};
-    count(row.id, e, 1);
+    auto id = r.row.id;
+    auto& e = ops_[id];
+    e = std::move(r);
+    count(id, e, 1);
   }
   loaded_ = true;
 }
@@ -32,22 +31,23 @@ void admission_mirror::invalidate() {
 }
 
 void admission_mirror::count(const std::string& id, const entry& e, int sign) {
-  if (waits(e.admission, e.state)) {
+  auto& row = e.row;
+  if (waits(row.admission, row.state)) {
     if (sign > 0)
       waiting_.emplace(e.created_at, id);
     else
       waiting_.erase({e.created_at, id});
     return;
   }
-  if (e.admission != admission::admitted)
+  if (row.admission != admission::admitted)
     return;
-  if (auto& n = held_.running[e.workflow]; (n += sign) == 0)
-    held_.running.erase(e.workflow);
-  if (e.key.empty())
+  if (auto& n = held_.running[row.workflow]; (n += sign) == 0)
+    held_.running.erase(row.workflow);
+  if (row.key.empty())
     return;
   if (sign > 0) {
-    held_.keys[e.key] = id;
-  } else if (auto i = held_.keys.find(e.key); i != held_.keys.end() && i->second == id) {
+    held_.keys[row.key] = id;
+  } else if (auto i = held_.keys.find(row.key); i != held_.keys.end() && i->second == id) {
     held_.keys.erase(i);
   }
 }
@@ -56,13 +56,8 @@ void admission_mirror::created(const operation& op) {
   if (!loaded_ || op.admission == admission::none || is_terminal(op.state))
     return;
   auto& e = ops_[op.id];
-  e = entry{to_micros(op.created_at),
-            op.workflow,
-            op.key,
-            op.admission,
-            op.state,
-            op.blocked_by,
-            op.revision};
+  e = entry{{op.id, op.workflow, op.key, op.admission, op.state, op.blocked_by, op.revision},
+            to_micros(op.created_at)};
   count(op.id, e, 1);
 }
 
@@ -76,8 +71,8 @@ void admission_mirror::updated(const operation& op) {
     if (op.admission == admission::none || is_terminal(op.state))
       return;
     auto& e = ops_[op.id];
-    e = entry{
-      to_micros(op.created_at), op.workflow, op.key, admission::queued, op.state, {}, op.revision};
+    e = entry{{op.id, op.workflow, op.key, admission::queued, op.state, {}, op.revision},
+              to_micros(op.created_at)};
     count(op.id, e, 1);
     return;
   }
@@ -87,9 +82,9 @@ void admission_mirror::updated(const operation& op) {
     ops_.erase(i);
     return;
   }
-  e.workflow = op.workflow;
-  e.state = op.state;
-  e.revision = op.revision;
+  e.row.workflow = op.workflow;
+  e.row.state = op.state;
+  e.row.revision = op.revision;
   count(op.id, e, 1);
 }
 
@@ -103,8 +98,8 @@ void admission_mirror::apply(const std::vector<admission_update>& updates) {
       return;
     }
     count(u.id, i->second, -1);
-    i->second.admission = u.admission;
-    i->second.blocked_by = u.blocked_by;
+    i->second.row.admission = u.admission;
+    i->second.row.blocked_by = u.blocked_by;
     count(u.id, i->second, 1);
   }
 }
@@ -112,10 +107,8 @@ void admission_mirror::apply(const std::vector<admission_update>& updates) {
 std::vector<admission_row> admission_mirror::waiting() const {
   std::vector<admission_row> rows;
   rows.reserve(waiting_.size());
-  for (auto& [created_at, id] : waiting_) {
-    auto& e = ops_.at(id);
-    rows.push_back({id, e.workflow, e.key, e.admission, e.state, e.blocked_by, e.revision});
-  }
+  for (auto& [created_at, id] : waiting_)
+    rows.push_back(ops_.at(id).row);
   return rows;
 }
 

@@ -63,15 +63,8 @@ public:
   }
 
 private:
-  struct entry {
-    int64_t created_at = 0;
-    std::string workflow;
-    std::string key;
-    stepwise::admission admission = stepwise::admission::queued;
-    op_state state = op_state::pending;
-    std::string blocked_by;
-    int64_t revision = 0;
-  };
+  /// An operation taking part, with its row as a round reads it.
+  using entry = loaded_row;
 
   using position = std::pair<int64_t, std::string>;
 

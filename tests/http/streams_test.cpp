@@ -42,6 +42,14 @@ int64_t last_seq(const http_fixture& fx) {
   return seqs.empty() ? 0 : seqs.back();
 }
 
+// Whether every operation has ended: until then the log may still grow,
+// however long it stood still (a loaded machine).
+bool all_ended(const http_fixture& fx) {
+  auto r = fx.get("/api/v1/operations?state=succeeded&limit=500");
+  REQUIRE(r.status == 200);
+  return r.json.at("items").as_array().size() == fx.count_ops();
+}
+
 double timed_ms(const std::function<void()>& fn) {
   auto t0 = steady::now();
   fn();
@@ -95,7 +103,7 @@ TEST_CASE("1,000 clients stalled mid-header and 300 streams leave the API fast",
   REQUIRE(eventually(
     [&] {
       auto now = log_after(fx, after);
-      bool settled = now == want && now.size() >= 60;
+      bool settled = now == want && now.size() >= 60 && all_ended(fx);
       want = std::move(now);
       return settled && fleet.pump_until([&] { return fleet.all_reached(want.back()); }, 200ms);
     },
@@ -128,7 +136,7 @@ TEST_CASE("every stream receives every event of a burst, in order", "[http][stre
   REQUIRE(eventually(
     [&] {
       auto now = log_after(fx, after);
-      bool settled = now == want && !now.empty();
+      bool settled = now == want && !now.empty() && all_ended(fx);
       want = std::move(now);
       return settled && fleet.pump_until([&] { return fleet.all_reached(want.back()); }, 200ms);
     },
