@@ -59,6 +59,10 @@ std::unique_ptr<CLI::App> make_app(cli_options& o, std::string& steps) {
     ->check(CLI::IsMember({"pool", "inline"}));
   a.add_option("--window", o.window, "embedded: at most W creates unanswered (0: all at once)")
     ->type_name("W");
+  a.add_option("--prefill", o.prefill,
+               "embedded steps: ended operations written into the store first; the "
+               "operation list is timed after the run")
+    ->type_name("P");
   a.add_option("--sleep-s", o.sleep_s, "timers: the durable sleep, in seconds")->type_name("S");
   a.add_option("--child-limit", o.child_limit, "children: most children in progress at once")
     ->type_name("N");

@@ -30,6 +30,9 @@ struct cli_options {
   bool inline_steps = false;
   /// Embedded: at most this many creates unanswered (0: all at once).
   size_t window = 0;
+  /// Embedded W1: ended operations written into the store before the run,
+  /// and the operation list timed after it (issue 26).
+  size_t prefill = 0;
   /// `timers`: the durable sleep, in seconds (W3: 1).
   double sleep_s = 1;
   /// `children`: most children in progress at once (the child workflow's

@@ -15,6 +15,7 @@
 
 #include "bench/children_workload.hpp"
 #include "bench/cli_options.hpp"
+#include "bench/history.hpp"
 #include "bench/embedded_driver.hpp"
 #include "bench/driver_process.hpp"
 #include "bench/http_driver.hpp"
@@ -231,6 +232,15 @@ int main(int argc, char** argv) {
       std::cerr << "stepwise-bench: " << message_of(st.error()) << '\n';
       return 1;
     }
+    auto prefill_s = 0.0;
+    if (o.prefill > 0) {
+      auto t0 = std::chrono::steady_clock::now();
+      if (auto err = bench::prefill(**st, o.prefill)) {
+        std::cerr << "stepwise-bench: " << message_of(err) << '\n';
+        return 1;
+      }
+      prefill_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
     auto eng = engine::launch(
       sys, ec,
       workflows::bench_workflows(std::chrono::milliseconds(static_cast<int64_t>(o.sleep_s * 1000))),
@@ -287,6 +297,12 @@ int main(int argc, char** argv) {
     line["commits"] = commits;
     line["mean_commit_batch"] = mean(m.commit_batch_size, 1e6);
     line["mean_commit_ms"] = mean(m.commit_latency_seconds, 1e3);
+    if (o.prefill > 0) {
+      line["prefill"] = {{"operations", o.prefill},
+                         {"seconds", prefill_s},
+                         {"store_bytes", bench::store_bytes(ec.store_uri)}};
+      line["list_ms"] = bench::list_timings(*eng);
+    }
     if (sinks) {
       line["sinks"] = std::move(sink_figures);
       if (o.targets_down_s > 0)
