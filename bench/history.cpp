@@ -35,7 +35,7 @@ event make_event(const operation& op, event_type type, time_point at, const std:
 checkpoint ended(size_t i, time_point now) {
   auto op = std::make_shared<operation>();
   op->id = "hist-" + std::to_string(i);
-  op->workflow = i % 100 == 7 ? "demo" : "bench_steps";
+  op->workflow = i % 10000 == 7 ? "demo" : "bench_steps";
   op->workflow_version = 1;
   op->state = i % 100 == 42 ? op_state::failed : op_state::succeeded;
   op->input = std::make_shared<const boost::json::object>(boost::json::object{{"n", i}});

@@ -297,7 +297,7 @@ int main(int argc, char** argv) {
     line["commits"] = commits;
     line["mean_commit_batch"] = mean(m.commit_batch_size, 1e6);
     line["mean_commit_ms"] = mean(m.commit_latency_seconds, 1e3);
-    if (o.prefill > 0) {
+    if (o.workload == "steps") {
       line["prefill"] = {{"operations", o.prefill},
                          {"seconds", prefill_s},
                          {"store_bytes", bench::store_bytes(ec.store_uri)}};
