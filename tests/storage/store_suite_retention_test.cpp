@@ -5,6 +5,7 @@
 #include "engine/retention_store.hpp"
 #include "engine/sink_store.hpp"
 #include "storage/memory_store.hpp"
+#include "storage/purge_batches.hpp"
 #include "storage/sqlite_store.hpp"
 #include "tests/storage/store_backends.hpp"
 #include "tests/storage/store_fixtures.hpp"
@@ -217,6 +218,33 @@ TEST_CASE("a dry run removes nothing and answers what a purge removes", "[storag
       CHECK(real.ids == dry.ids);
       CHECK(real.events == dry.events);
       CHECK(real.horizon == 4);
+    }
+  }
+}
+
+TEST_CASE("purge_batches removes batch after batch until none is left", "[storage][retention]") {
+  for (auto& [name, make] : retention_backends()) {
+    DYNAMIC_SECTION("backend " << name) {
+      auto st = make();
+      for (int i = 0; i < 5; ++i)
+        stored(*st, "op-" + std::to_string(i), op_state::succeeded, 10 + i);
+      stored(*st, "kept", op_state::in_progress, 10);
+      purge_request req{at(100), {}, 2, true};
+      auto dry = purge_batches(retention_of(st), req);
+      REQUIRE(dry);
+      CHECK(dry->operations == 5);
+      CHECK(dry->events == 10);
+      CHECK(stored_ids(*st).size() == 6);
+      req.dry_run = false;
+      size_t calls = 0;
+      auto done = purge_batches(retention_of(st), req, [&](const purge_result&) { ++calls; });
+      REQUIRE(done);
+      CHECK(calls == 4); // 2 + 2 + 1, then none
+      CHECK(done->operations == 5);
+      CHECK(done->events == 10);
+      CHECK(done->ids == dry->ids);
+      CHECK(done->ids == strings{"op-0", "op-1", "op-2", "op-3", "op-4"});
+      CHECK(stored_ids(*st) == strings{"kept"});
     }
   }
 }
