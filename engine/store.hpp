@@ -18,6 +18,7 @@
 namespace stepwise {
 
 class lease_store;
+class retention_store;
 class sealed_rows;
 class sink_store;
 
@@ -146,6 +147,12 @@ public:
   /// Returns the rows holding sealed secret values, for a key rotation
   /// (engine/sealed_rows.hpp), or null.
   virtual sealed_rows* sealed() {
+    return nullptr;
+  }
+
+  /// Returns the removal of ended operations, for retention and
+  /// `stepwise ops purge` (engine/retention_store.hpp), or null.
+  virtual retention_store* retention() {
     return nullptr;
   }
 

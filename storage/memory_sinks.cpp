@@ -21,6 +21,8 @@ caf::expected<std::vector<routed_event>> memory_store::routed_events_after(int64
   std::vector<routed_event> out;
   for (auto i = static_cast<size_t>(std::max<int64_t>(after, 0));
        i < events_.size() && out.size() < limit; ++i) {
+    if (events_[i].seq == 0)
+      continue;
     auto op = ops_.find(events_[i].operation_id);
     out.push_back({events_[i], op == ops_.end() ? "" : op->second.workflow});
   }

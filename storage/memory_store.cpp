@@ -155,7 +155,8 @@ caf::expected<std::vector<event>> memory_store::events_after(int64_t after, size
   std::vector<event> out;
   for (auto i = static_cast<size_t>(std::max<int64_t>(after, 0));
        i < events_.size() && out.size() < limit; ++i)
-    out.push_back(events_[i]);
+    if (events_[i].seq != 0)
+      out.push_back(events_[i]);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/retention_store.hpp"
 #include "engine/sink_store.hpp"
 #include "engine/store.hpp"
 #include "storage/memory_schedules.hpp"
@@ -15,11 +16,15 @@ namespace stepwise {
 /// A store in memory: a test double for fast actor tests, nothing more.
 /// Durability and store tests run on the real backends. Its sink leases
 /// follow the wall clock (`storage/memory_sinks.cpp`).
-class memory_store : public store, public sink_store {
+class memory_store : public store, public sink_store, public retention_store {
 public:
   std::string backend() const override;
 
   sink_store* sinks() override {
+    return this;
+  }
+
+  retention_store* retention() override {
     return this;
   }
 
@@ -58,14 +63,23 @@ public:
 
   caf::expected<std::vector<sink_record>> sink_records() override;
 
+  caf::expected<purge_result> purge(const purge_request& req) override;
+
+  caf::expected<int64_t> horizon() override;
+
   /// Makes every following commit fail until called with false.
   void fail_commits(bool flag);
 
 private:
+  /// Whether `op` may go (engine/retention_store.hpp). Requires `mtx_`.
+  bool removable(const operation& op, const purge_request& req, int64_t lowest_cursor) const;
+
   std::mutex mtx_;
   std::unordered_map<std::string, operation> ops_;
   std::unordered_map<std::string, std::string> keys_;
+  /// Slot `seq - 1` holds event `seq`; a removed one has seq 0.
   std::vector<event> events_;
+  int64_t horizon_ = 0;
   std::map<std::string, sink_record> sinks_;
   memory_schedules schedules_;
   bool failing_ = false;

@@ -128,6 +128,26 @@ CREATE TABLE schedules (
   body TEXT NOT NULL
 );
 )sql"},
+  {8, "retention", R"sql(
+-- Retention (engine/retention_store.hpp) removes an operation's events
+-- by operation and checks that no sink still needs one of them.
+CREATE INDEX events_by_operation ON events (operation_id, seq);
+-- Ended operations, oldest write first: what retention removes.
+CREATE INDEX operations_ended ON operations (updated_at, id)
+  WHERE state = 'succeeded' OR state = 'failed' OR state = 'canceled';
+-- The deprovisionings that name a provisioning (keep it while one runs).
+-- json, not jsonb: it parses only these rows' input, and accepts any
+-- text the store writes.
+CREATE INDEX operations_deprovisioning
+  ON operations ((input::json ->> 'provision_operation_id'))
+  WHERE workflow = 'deprovision_runtime';
+-- One row: the highest event seq retention removed (0: none).
+CREATE TABLE retention (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  horizon BIGINT NOT NULL
+);
+INSERT INTO retention VALUES (1, 0);
+)sql"},
 };
 
 // Rolls back whatever a failed step left open; the error to report is the

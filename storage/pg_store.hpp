@@ -17,6 +17,7 @@
 #include "storage/op_row.hpp"
 #include "engine/lease_store.hpp"
 #include "storage/pg_commit.hpp"
+#include "engine/retention_store.hpp"
 #include "engine/sealed_rows.hpp"
 
 namespace stepwise {
@@ -63,7 +64,11 @@ struct pg_options {
 /// Threading: up to `commit_lanes` commits run at once; the `lease_store`
 /// functions, admission rounds and pings run alone, on the first lane;
 /// reads may run from several threads at once.
-class pg_store : public store, public lease_store, public sink_store, public sealed_rows {
+class pg_store : public store,
+                 public lease_store,
+                 public sink_store,
+                 public sealed_rows,
+                 public retention_store {
 public:
   /// Connects to `uri` (`postgresql://...`, `postgres://...` or a libpq
   /// `key=value` string) and migrates the schema.
@@ -85,6 +90,10 @@ public:
   }
 
   sealed_rows* sealed() override {
+    return this;
+  }
+
+  retention_store* retention() override {
     return this;
   }
 
@@ -154,6 +163,12 @@ public:
                                                       size_t limit) override;
 
   caf::expected<size_t> rewrite_sealed(const std::vector<sealed_row>& rows) override;
+
+  // -- retention_store interface (pg_retention.cpp) ---------------------------
+
+  caf::expected<purge_result> purge(const purge_request& req) override;
+
+  caf::expected<int64_t> horizon() override;
 
 private:
   /// A connection that commits, with what names its commits.

@@ -20,7 +20,7 @@ struct sqlite_migration {
 // Append-only: a released migration is never edited, since databases in
 // the field already ran it. Change the schema with a new entry.
 // Times are microseconds since the Unix epoch; JSON is stored as text.
-constexpr std::array<sqlite_migration, 4> sqlite_migrations{{
+constexpr std::array<sqlite_migration, 5> sqlite_migrations{{
   {1, "operations and events", R"sql(
 CREATE TABLE operations (
   id               TEXT PRIMARY KEY NOT NULL,
@@ -107,6 +107,25 @@ CREATE TABLE schedules (
   revision INTEGER NOT NULL,
   body     TEXT NOT NULL
 );
+)sql"},
+  {5, "retention", R"sql(
+-- Retention (engine/retention_store.hpp) removes an operation's events
+-- by operation and checks that no sink still needs one of them.
+CREATE INDEX events_by_operation ON events (operation_id, seq);
+-- Ended operations, oldest write first: what retention removes. The query
+-- repeats the condition term by term, or SQLite does not use the index.
+CREATE INDEX operations_ended ON operations (updated_at, id)
+  WHERE state = 'succeeded' OR state = 'failed' OR state = 'canceled';
+-- The deprovisionings that name a provisioning (keep it while one runs).
+CREATE INDEX operations_deprovisioning
+  ON operations (json_extract(input, '$.provision_operation_id'))
+  WHERE workflow = 'deprovision_runtime';
+-- One row: the highest event seq retention removed (0: none).
+CREATE TABLE retention (
+  id      INTEGER PRIMARY KEY CHECK (id = 1),
+  horizon INTEGER NOT NULL
+);
+INSERT INTO retention VALUES (1, 0);
 )sql"},
 }};
 

@@ -151,6 +151,9 @@ template caf::expected<admission_round> sqlite_store::in_write_transaction(
 template caf::expected<size_t> sqlite_store::in_write_transaction(
   const std::function<caf::expected<size_t>()>&);
 
+template caf::expected<purge_result> sqlite_store::in_write_transaction(
+  const std::function<caf::expected<purge_result>()>&);
+
 caf::expected<commit_result> sqlite_store::commit(const std::vector<checkpoint>& batch) {
   if (batch.empty())
     return commit_result{};

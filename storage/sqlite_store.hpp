@@ -13,6 +13,7 @@
 #include "engine/sink_store.hpp"
 #include "engine/store.hpp"
 #include "storage/op_row.hpp"
+#include "engine/retention_store.hpp"
 #include "engine/sealed_rows.hpp"
 
 namespace stepwise {
@@ -74,7 +75,7 @@ struct sqlite_options {
 ///
 /// Threading: `commit` may be called from any thread (calls are
 /// serialized); reads from several threads at once, also during a commit.
-class sqlite_store : public store, public sink_store, public sealed_rows {
+class sqlite_store : public store, public sink_store, public sealed_rows, public retention_store {
 public:
   /// Opens (creating if needed) the database file at `path` and migrates
   /// its schema.
@@ -97,6 +98,10 @@ public:
   }
 
   sealed_rows* sealed() override {
+    return this;
+  }
+
+  retention_store* retention() override {
     return this;
   }
 
@@ -147,6 +152,12 @@ public:
                                                       size_t limit) override;
 
   caf::expected<size_t> rewrite_sealed(const std::vector<sealed_row>& rows) override;
+
+  // -- retention_store interface (sqlite_retention.cpp) -----------------------
+
+  caf::expected<purge_result> purge(const purge_request& req) override;
+
+  caf::expected<int64_t> horizon() override;
 
 private:
   /// The prepared statements of the write path, prepared once at open.

@@ -6,6 +6,7 @@
 
 #include "engine/errc.hpp"
 #include "tools/backup_command.hpp"
+#include "tools/purge_command.hpp"
 #include "tools/secrets_command.hpp"
 #include "tools/host.hpp"
 
@@ -13,8 +14,9 @@ namespace stepwise::tools {
 
 int run_command_line(int argc, char** argv) {
   cli_run run;
-  CLI::App app{"stepwise: a durable workflow engine. `serve` runs the server; `secrets`\n"
-               "and `backup` work on its store; the other commands are a client of its HTTP API.",
+  CLI::App app{"stepwise: a durable workflow engine. `serve` runs the server; `secrets`,\n"
+               "`backup` and `ops purge` work on its store; the other commands are a client of\n"
+               "its HTTP API.",
                "stepwise"};
   app.require_subcommand(1);
   // The client flags may come after the subcommand too.
@@ -39,6 +41,7 @@ int run_command_line(int argc, char** argv) {
   serve->set_help_flag();
   serve->callback([&run, serve] { run.exit = stepwise::serve(serve->remaining()); });
   add_ops(app, run);
+  add_purge(*app.get_subcommand("ops"), run);
   add_schedules(app, run);
   add_events(app, run);
   add_workflows(app, run);

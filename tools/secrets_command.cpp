@@ -6,10 +6,10 @@
 #include <memory>
 
 #include "engine/errc.hpp"
-#include "storage/open_store.hpp"
 #include "storage/rotate_secrets.hpp"
 #include "tools/cli.hpp"
 #include "tools/key_file.hpp"
+#include "tools/command_store.hpp"
 #include "tools/log.hpp"
 #include "tools/secrets_command.hpp"
 
@@ -43,13 +43,10 @@ int rotate(size_t batch, const std::vector<std::string>& args) {
     log(log_level::error, message_of(keys.error()));
     return 1;
   }
-  auto st = open_store(opts->store);
-  if (!st) {
-    log(log_level::error,
-        "cannot open the store " + redact_uri(opts->store) + ": " + message_of(st.error()));
+  auto st = open_command_store(*opts);
+  if (!st)
     return 1;
-  }
-  auto* rows = (*st)->sealed();
+  auto* rows = st->sealed();
   if (rows == nullptr) {
     log(log_level::error, "the store " + redact_uri(opts->store) + " cannot rotate secrets");
     return 1;

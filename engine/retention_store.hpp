@@ -1,0 +1,84 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+#include "engine/time.hpp"
+
+namespace stepwise {
+
+/// What one `retention_store::purge` call removes.
+struct purge_request {
+  /// Only operations whose last write (`updated_at`) is before this.
+  time_point ended_before;
+  /// Only operations of this workflow (empty: any).
+  std::string workflow;
+  /// At most this many operations (oldest first), in one transaction.
+  size_t max_operations = 100;
+  /// Removes nothing; answers what a call without it would have removed.
+  bool dry_run = false;
+};
+
+/// What a `purge` call removed (or, for a dry run, would have removed).
+struct purge_result {
+  /// The most ids `purge_result::ids` holds.
+  static constexpr size_t max_ids = 20;
+
+  size_t operations = 0;
+  /// Events of those operations.
+  size_t events = 0;
+  /// The first `max_ids` of those operations, oldest first.
+  std::vector<std::string> ids;
+  /// The horizon after the call (`retention_store::horizon`).
+  int64_t horizon = 0;
+};
+
+/// Removal of ended operations, for retention (`--retention`) and
+/// `stepwise ops purge`. A store that offers it returns it from
+/// `store::retention()`.
+///
+/// An operation is removable when all of these hold:
+/// - its state is terminal (succeeded, failed, canceled) and its
+///   `updated_at` is before `ended_before`; its workflow is the requested
+///   one, if any;
+/// - no operation whose `parent_id` names it is non-terminal (a live child
+///   reports to its parent);
+/// - it is not a succeeded `provision_runtime` unless a succeeded
+///   `deprovision_runtime` names it in `input.provision_operation_id`: its
+///   infrastructure still exists, and a later deprovisioning reads it;
+/// - no non-terminal `deprovision_runtime` names it in
+///   `input.provision_operation_id`;
+/// - it is not a succeeded `deprovision_runtime` whose provisioning is still
+///   stored: removing it first would keep that provisioning forever (the
+///   provisioning goes first, the deprovisioning with a later call);
+/// - none of its events has a seq above the lowest sink cursor
+///   (`sink_store`; without sinks, no limit): a sink delivers it yet.
+///
+/// Removing an operation removes its row (with its signals and any sealed
+/// secret values, which live in that row) and its events. Removable
+/// operations go oldest first (`updated_at`, then id), at most
+/// `max_operations` per call, in one transaction per call. A removal never
+/// takes an operation that another writer changed since the call read it
+/// (its revision and terminal state are checked in the delete): a retry
+/// that revives it wins.
+///
+/// Threading: thread-safe; every call may block (never on a CAF scheduler
+/// thread). A call holds the store's write side for one short transaction.
+class retention_store {
+public:
+  virtual ~retention_store() = default;
+
+  /// Removes (or, dry, finds) one batch of removable operations.
+  [[nodiscard]] virtual caf::expected<purge_result> purge(const purge_request& req) = 0;
+
+  /// Returns the highest event seq retention has removed so far (0: none):
+  /// events at or below it may be gone, events above it are all there.
+  /// Durable: it survives reopening the store.
+  [[nodiscard]] virtual caf::expected<int64_t> horizon() = 0;
+};
+
+} // namespace stepwise

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <string>
+
+namespace stepwise {
+
+/// The placeholders and JSON access of one SQL dialect, for `purge_sql`.
+struct purge_dialect {
+  /// The parameters: `ended_before` (µs), workflow (empty: any), limit.
+  const char* ended_before;
+  const char* workflow;
+  const char* limit;
+  /// Follows `FROM operations o`: what makes the planner walk
+  /// `operations_ended` in order (SQLite's statistics-free planner would
+  /// sort every ended operation by state instead).
+  const char* ended_index;
+  /// The outer operation's id as compared with `provision_of`: SQLite
+  /// probes the expression index only for an operand without affinity.
+  const char* outer_id;
+  /// Returns the expression reading `input.provision_operation_id` of
+  /// the operation `alias` (as the `operations_deprovisioning` index has it).
+  std::string (*provision_of)(const std::string& alias);
+};
+
+/// Returns the query of the removable operations (`id`, `revision`), oldest
+/// first: every rule of engine/retention_store.hpp in one statement, so
+/// that the SQL stores agree on them. Each subquery probes an index
+/// (`operations_parent`, `operations_deprovisioning`, the primary key,
+/// `events_by_operation`).
+std::string purge_candidates_sql(const purge_dialect& d);
+
+} // namespace stepwise
