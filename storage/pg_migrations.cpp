@@ -148,6 +148,11 @@ CREATE TABLE retention (
 );
 INSERT INTO retention VALUES (1, 0);
 )sql"},
+  {9, "operations by workflow", R"sql(
+-- The list filtered by workflow: without it, a workflow few operations
+-- have walked the whole list order.
+CREATE INDEX operations_by_workflow ON operations (workflow, created_at DESC, id DESC);
+)sql"},
 };
 
 // Rolls back whatever a failed step left open; the error to report is the
