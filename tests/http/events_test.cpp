@@ -13,21 +13,6 @@ using steady = std::chrono::steady_clock;
 
 namespace {
 
-// Every event of the log after `after`, read by the long-poll route.
-std::vector<int64_t> all_seqs(const http_fixture& fx, int64_t after = 0) {
-  std::vector<int64_t> out;
-  for (;;) {
-    auto r = fx.get("/api/v1/events?limit=1000&after=" + std::to_string(after));
-    REQUIRE(r.status == 200);
-    auto& items = r.json.at("items").as_array();
-    if (items.empty())
-      return out;
-    for (auto& e : items)
-      out.push_back(e.at("seq").as_int64());
-    after = r.json.at("next_after").as_int64();
-  }
-}
-
 struct sse_frame {
   int64_t id = 0;
   std::string type;
@@ -101,7 +86,7 @@ TEST_CASE("events are listed oldest first with strictly increasing seq", "[http]
 
 TEST_CASE("a long poll returns as soon as an event exists", "[http][events]") {
   http_fixture fx;
-  auto seqs = all_seqs(fx);
+  auto seqs = fx.log_seqs();
   int64_t after = seqs.empty() ? 0 : seqs.back();
   auto started = steady::now();
   auto poll = std::async(std::launch::async, [&] {
@@ -137,7 +122,7 @@ TEST_CASE("the event stream resumes after Last-Event-ID with no gap and no "
   auto b = fx.start_op("quick");
   REQUIRE(fx.await_event(a, "operation_succeeded"));
   REQUIRE(fx.await_event(b, "operation_succeeded"));
-  auto log = all_seqs(fx);
+  auto log = fx.log_seqs();
   REQUIRE(log.size() >= 6);
   auto first = read_stream(fx, -1, log.size());
   REQUIRE(first.size() == log.size());
@@ -158,7 +143,7 @@ TEST_CASE("the event stream resumes after Last-Event-ID with no gap and no "
 
 TEST_CASE("the event stream delivers new events live", "[http][events][sse]") {
   http_fixture fx;
-  auto before = all_seqs(fx);
+  auto before = fx.log_seqs();
   int64_t last = before.empty() ? 0 : before.back();
   auto reader = std::async(std::launch::async, [&] { return read_stream(fx, last, 3); });
   CHECK(reader.wait_for(std::chrono::milliseconds(100)) == std::future_status::timeout);
@@ -174,13 +159,13 @@ TEST_CASE("the event stream resumes across a server restart", "[http][events][ss
   http_fixture fx;
   auto a = fx.start_op("quick");
   REQUIRE(fx.await_event(a, "operation_succeeded"));
-  auto before = all_seqs(fx);
+  auto before = fx.log_seqs();
   auto last = before.back();
   fx.stop();
   fx.start();
   auto b = fx.start_op("quick");
   REQUIRE(fx.await_event(b, "operation_succeeded"));
-  auto after = all_seqs(fx, last);
+  auto after = fx.log_seqs(last);
   REQUIRE_FALSE(after.empty());
   CHECK(after.front() > last);
   auto frames = read_stream(fx, last, after.size());

@@ -221,6 +221,20 @@ size_t http_fixture::count_ops() const {
   }
 }
 
+std::vector<int64_t> http_fixture::log_seqs(int64_t after) const {
+  std::vector<int64_t> out;
+  for (;;) {
+    auto r = get("/api/v1/events?limit=1000&after=" + std::to_string(after));
+    REQUIRE(r.status == 200);
+    auto& items = r.json.at("items").as_array();
+    if (items.empty())
+      return out;
+    for (auto& e : items)
+      out.push_back(e.at("seq").as_int64());
+    after = r.json.at("next_after").as_int64();
+  }
+}
+
 std::string raw_exchange(int port, const std::string& text, std::chrono::milliseconds timeout) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   REQUIRE(fd >= 0);

@@ -127,6 +127,10 @@ struct http_fixture {
 
   /// Returns the number of operations in the store.
   size_t count_ops() const;
+
+  /// Returns the seq of every event after `after`, read by the long-poll
+  /// route.
+  std::vector<int64_t> log_seqs(int64_t after = 0) const;
 };
 
 /// Waits until `fd` has data or `deadline` passes and appends what it read

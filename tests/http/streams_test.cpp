@@ -22,23 +22,8 @@ namespace {
 
 using steady = std::chrono::steady_clock;
 
-// Every seq of the log after `after`, read by the long-poll route.
-std::vector<int64_t> log_after(const http_fixture& fx, int64_t after) {
-  std::vector<int64_t> out;
-  for (;;) {
-    auto r = fx.get("/api/v1/events?limit=1000&after=" + std::to_string(after));
-    REQUIRE(r.status == 200);
-    auto& items = r.json.at("items").as_array();
-    if (items.empty())
-      return out;
-    for (auto& e : items)
-      out.push_back(e.at("seq").as_int64());
-    after = r.json.at("next_after").as_int64();
-  }
-}
-
 int64_t last_seq(const http_fixture& fx) {
-  auto seqs = log_after(fx, 0);
+  auto seqs = fx.log_seqs();
   return seqs.empty() ? 0 : seqs.back();
 }
 
@@ -102,7 +87,7 @@ TEST_CASE("1,000 clients stalled mid-header and 300 streams leave the API fast",
   std::vector<int64_t> want;
   REQUIRE(eventually(
     [&] {
-      auto now = log_after(fx, after);
+      auto now = fx.log_seqs(after);
       bool settled = now == want && now.size() >= 60 && all_ended(fx);
       want = std::move(now);
       return settled && fleet.pump_until([&] { return fleet.all_reached(want.back()); }, 200ms);
@@ -135,7 +120,7 @@ TEST_CASE("every stream receives every event of a burst, in order", "[http][stre
   std::vector<int64_t> want;
   REQUIRE(eventually(
     [&] {
-      auto now = log_after(fx, after);
+      auto now = fx.log_seqs(after);
       bool settled = now == want && !now.empty() && all_ended(fx);
       want = std::move(now);
       return settled && fleet.pump_until([&] { return fleet.all_reached(want.back()); }, 200ms);
@@ -189,7 +174,7 @@ TEST_CASE("without the event cache, streams and long polls read the store on wor
   std::vector<int64_t> want;
   REQUIRE(eventually(
     [&] {
-      auto now = log_after(fx, 0);
+      auto now = fx.log_seqs();
       bool settled = now == want && now.size() >= 18;
       want = std::move(now);
       return settled && fleet.pump_until([&] { return fleet.all_reached(want.back()); }, 200ms);
