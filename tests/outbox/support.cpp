@@ -61,8 +61,30 @@ std::vector<received> from_kafka(const std::vector<kafka_record>& records) {
   return out;
 }
 
-delivery_check check_delivery(const std::vector<event>& committed,
-                              const std::vector<received>& got) {
+namespace {
+
+/// Each operation's events by the last arrival of each, in log order.
+void check_last_arrivals(const std::map<std::string, const event*>& by_id,
+                         const std::vector<received>& got, std::vector<std::string>& problems) {
+  std::set<std::string> seen;
+  std::map<std::string, int64_t> next_last; // per operation, seen from the end
+  for (auto r = got.rbegin(); r != got.rend(); ++r) {
+    auto i = by_id.find(r->message_id);
+    if (i == by_id.end() || !seen.insert(r->message_id).second)
+      continue;
+    auto seq = i->second->seq;
+    auto [at, fresh] = next_last.emplace(r->operation_id, seq);
+    if (!fresh && seq > at->second)
+      problems.push_back("operation " + r->operation_id + ": seq " + std::to_string(seq)
+                         + " last arrived after seq " + std::to_string(at->second));
+    at->second = seq;
+  }
+}
+
+} // namespace
+
+delivery_check check_delivery(const std::vector<event>& committed, const std::vector<received>& got,
+                              arrival_order order) {
   delivery_check out;
   std::map<std::string, const event*> by_id;
   for (auto& e : committed)
@@ -82,12 +104,14 @@ delivery_check check_delivery(const std::vector<event>& committed,
       continue;
     }
     auto& last = last_first[r.operation_id];
-    if (i->second->seq < last)
+    if (order == arrival_order::first && i->second->seq < last)
       out.problems.push_back("operation " + r.operation_id + ": seq "
                              + std::to_string(i->second->seq) + " first arrived after seq "
                              + std::to_string(last));
     last = i->second->seq;
   }
+  if (order == arrival_order::last)
+    check_last_arrivals(by_id, got, out.problems);
   out.distinct = seen.size();
   for (auto& [id, e] : by_id)
     if (!seen.count(id))

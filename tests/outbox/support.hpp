@@ -53,13 +53,19 @@ struct delivery_check {
   size_t distinct = 0;
   size_t duplicates = 0;
   /// Empty when every committed event arrived, nothing else did, and each
-  /// operation's events arrived first in log order.
+  /// operation's events arrived in log order (see `arrival_order`).
   std::vector<std::string> problems;
 };
 
+/// Which arrival of an event delivered more than once must be in log order
+/// per operation: the first (a webhook: the sink waits for each answer), or
+/// the last (Kafka: librdkafka may accept a partition's later record after
+/// it failed an earlier one, which the sink then sends again in order).
+enum class arrival_order { first, last };
+
 /// Compares `got` with `committed` (the events the sink was to deliver).
-delivery_check check_delivery(const std::vector<event>& committed,
-                              const std::vector<received>& got);
+delivery_check check_delivery(const std::vector<event>& committed, const std::vector<received>& got,
+                              arrival_order order = arrival_order::first);
 
 /// Checks where deliveries went back after processes were killed. `stream`
 /// is one ordered stream of deliveries (a webhook's arrivals, or one Kafka
