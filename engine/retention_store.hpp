@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,12 @@
 #include "engine/time.hpp"
 
 namespace stepwise {
+
+/// A place in removal order (`updated_at`, then id).
+struct purge_position {
+  time_point updated_at;
+  std::string id;
+};
 
 /// What one `retention_store::purge` call removes.
 struct purge_request {
@@ -21,6 +28,9 @@ struct purge_request {
   size_t max_operations = 100;
   /// Removes nothing; answers what a call without it would have removed.
   bool dry_run = false;
+  /// Only operations after this place: where the previous batch of a pass
+  /// stopped, so that the operations it had to keep are not read again.
+  std::optional<purge_position> after;
 };
 
 /// What a `purge` call removed (or, for a dry run, would have removed).
@@ -35,6 +45,13 @@ struct purge_result {
   std::vector<std::string> ids;
   /// The horizon after the call (`retention_store::horizon`).
   int64_t horizon = 0;
+  /// Operations the call found removable (a few may have changed before
+  /// the delete, and stayed). Fewer than `max_operations`: none is left
+  /// after them.
+  size_t found = 0;
+  /// The place of the last of them (none if none): the next batch's
+  /// `after`.
+  std::optional<purge_position> last;
 };
 
 /// Removal of ended operations, for retention (`--retention`) and
@@ -47,6 +64,8 @@ struct purge_result {
 ///   one, if any;
 /// - no operation whose `parent_id` names it is non-terminal (a live child
 ///   reports to its parent);
+/// - the operation its `parent_id` names, if stored, is terminal (a live
+///   parent reads its children's results);
 /// - it is not a succeeded `provision_runtime` unless a succeeded
 ///   `deprovision_runtime` names it in `input.provision_operation_id`: its
 ///   infrastructure still exists, and a later deprovisioning reads it;
@@ -79,6 +98,11 @@ public:
   /// events at or below it may be gone, events above it are all there.
   /// Durable: it survives reopening the store.
   [[nodiscard]] virtual caf::expected<int64_t> horizon() = 0;
+
+  /// Returns the bytes the store takes on disk (SQLite: the database file
+  /// and its write-ahead log; PostgreSQL: the database), free pages that
+  /// later writes reuse included.
+  [[nodiscard]] virtual caf::expected<int64_t> size_bytes() = 0;
 };
 
 } // namespace stepwise

@@ -28,6 +28,11 @@ bool memory_store::removable(const operation& op, const purge_request& req,
   if (!is_terminal(op.state) || op.updated_at >= req.ended_before
       || (!req.workflow.empty() && op.workflow != req.workflow))
     return false;
+  if (req.after && std::tie(op.updated_at, op.id) <= std::tie(req.after->updated_at, req.after->id))
+    return false;
+  if (!op.parent_id.empty())
+    if (auto p = ops_.find(op.parent_id); p != ops_.end() && !is_terminal(p->second.state))
+      return false;
   bool deprovisioned = false;
   for (auto& kv : ops_) {
     auto& other = kv.second;
@@ -66,6 +71,9 @@ caf::expected<purge_result> memory_store::purge(const purge_request& req) {
   if (found.size() > req.max_operations)
     found.resize(req.max_operations);
   purge_result res;
+  res.found = found.size();
+  if (!found.empty())
+    res.last = purge_position{found.back()->updated_at, found.back()->id};
   std::vector<std::string> ids;
   for (auto* op : found) {
     ids.push_back(op->id);
@@ -97,6 +105,11 @@ caf::expected<purge_result> memory_store::purge(const purge_request& req) {
 caf::expected<int64_t> memory_store::horizon() {
   std::lock_guard<std::mutex> guard{mtx_};
   return horizon_;
+}
+
+caf::expected<int64_t> memory_store::size_bytes() {
+  // Nothing on disk.
+  return 0;
 }
 
 } // namespace stepwise

@@ -67,6 +67,8 @@ public:
 
   caf::expected<int64_t> horizon() override;
 
+  caf::expected<int64_t> size_bytes() override;
+
   /// Makes every following commit fail until called with false.
   void fail_commits(bool flag);
 

@@ -6,6 +6,8 @@
 // it stays (its update holds the row, and the delete sees its result).
 #include "storage/pg_store.hpp"
 
+#include <limits>
+
 #include "engine/errc.hpp"
 #include "storage/pg_connection.hpp"
 #include "storage/pg_params.hpp"
@@ -22,7 +24,8 @@ std::string pg_provision_of(const std::string& alias) {
 
 const std::string& candidates_sql() {
   static const std::string sql =
-    purge_candidates_sql({"$1::BIGINT", "$2::TEXT", "$3::BIGINT", "", "o.id", &pg_provision_of});
+    purge_candidates_sql({"$1::BIGINT", "$2::TEXT", "$3::BIGINT", "$4::BIGINT", "$5::TEXT", "",
+                          "o.id", &pg_provision_of});
   return sql;
 }
 
@@ -68,20 +71,26 @@ caf::expected<pg_result> with_ids(pg_connection& c, const char* sql, const pg_ar
 
 // The batch, inside an open transaction.
 caf::expected<purge_result> run_batch(pg_connection& c, const purge_request& req) {
-  pg_params p{3};
+  pg_params p{5};
   p.add(to_micros(req.ended_before));
   p.add(req.workflow);
   p.add(static_cast<int64_t>(std::min<size_t>(req.max_operations, size_t{1} << 30)));
+  p.add(req.after ? to_micros(req.after->updated_at) : std::numeric_limits<int64_t>::min());
+  p.add(req.after ? req.after->id : std::string{});
   auto found = c.exec(candidates_sql().c_str(), p, "purge: finding removable operations");
   if (!found)
     return std::move(found.error());
+  purge_result res;
+  res.found = static_cast<size_t>(found->rows());
+  if (auto n = found->rows(); n > 0)
+    res.last =
+      purge_position{from_micros(found->int64(n - 1, 2)), std::string{found->text(n - 1, 0)}};
   pg_array ids{pg_array::type::text};
   pg_array revisions{pg_array::type::int8};
   for (int i = 0; i < found->rows(); ++i) {
     ids.add(found->text(i, 0));
     revisions.add(found->int64(i, 1));
   }
-  purge_result res;
   if (req.dry_run) {
     for (int i = 0; i < found->rows(); ++i)
       note(res, found->text(i, 0));
@@ -143,6 +152,15 @@ caf::expected<purge_result> pg_store::purge(const purge_request& req) {
 
 caf::expected<int64_t> pg_store::horizon() {
   return readers_->run([](pg_connection& c) { return read_horizon(c); });
+}
+
+caf::expected<int64_t> pg_store::size_bytes() {
+  return readers_->run([](pg_connection& c) -> caf::expected<int64_t> {
+    auto r = c.exec("SELECT pg_database_size(current_database())", "reading the database size");
+    if (!r)
+      return std::move(r.error());
+    return r->int64(0, 0);
+  });
 }
 
 } // namespace stepwise

@@ -170,6 +170,8 @@ public:
 
   caf::expected<int64_t> horizon() override;
 
+  caf::expected<int64_t> size_bytes() override;
+
 private:
   /// A connection that commits, with what names its commits.
   struct lane {

@@ -24,10 +24,11 @@ caf::expected<purge_result> purge_batches(
         total.ids.push_back(id);
     if (progress)
       progress(total);
-    // Nothing left, or a batch whose operations all changed meanwhile (a
-    // server revived them): the next call would find them again.
-    if (req.dry_run || batch->operations == 0)
+    // The next batch resumes after this one: what this one had to keep
+    // is not read again.
+    if (req.dry_run || batch->found < req.max_operations)
       return total;
+    req.after = batch->last;
   }
 }
 

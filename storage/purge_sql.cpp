@@ -25,13 +25,19 @@ std::string deprovisioning_of_o(const purge_dialect& d, const std::string& state
 
 std::string purge_candidates_sql(const purge_dialect& d) {
   std::string wf = d.workflow;
-  return "SELECT o.id, o.revision FROM operations o" + std::string{d.ended_index} + " WHERE "
-         + ended("o") + " AND o.updated_at < " + d.ended_before + " AND (" + wf
+  return "SELECT o.id, o.revision, o.updated_at FROM operations o" + std::string{d.ended_index}
+         + " WHERE " + ended("o") + " AND o.updated_at < " + d.ended_before
+         + " AND (o.updated_at, o.id) > (" + d.after_at + ", " + d.after_id + ") AND (" + wf
          + " = '' OR o.workflow = " + wf
          + ")"
          // A parent with a live child.
          + " AND NOT EXISTS (SELECT 1 FROM operations c WHERE c.parent_id = o.id AND " + live("c")
          + ")"
+         // A child whose live parent reads its result.
+         + " AND (o.parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM operations q WHERE q.id = "
+           "o.parent_id AND "
+         + live("q")
+         + "))"
          // A provisioning a deprovisioning still runs on.
          + " AND NOT EXISTS (" + deprovisioning_of_o(d, live("d"))
          + ")"

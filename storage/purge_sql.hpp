@@ -6,10 +6,14 @@ namespace stepwise {
 
 /// The placeholders and JSON access of one SQL dialect, for `purge_sql`.
 struct purge_dialect {
-  /// The parameters: `ended_before` (µs), workflow (empty: any), limit.
+  /// The parameters: `ended_before` (µs), workflow (empty: any), limit,
+  /// and the place to resume after (`updated_at` µs, id; the lowest
+  /// integer and '' from the start).
   const char* ended_before;
   const char* workflow;
   const char* limit;
+  const char* after_at;
+  const char* after_id;
   /// Follows `FROM operations o`: what makes the planner walk
   /// `operations_ended` in order (SQLite's statistics-free planner would
   /// sort every ended operation by state instead).
@@ -22,7 +26,8 @@ struct purge_dialect {
   std::string (*provision_of)(const std::string& alias);
 };
 
-/// Returns the query of the removable operations (`id`, `revision`), oldest
+/// Returns the query of the removable operations (`id`, `revision`,
+/// `updated_at`), oldest
 /// first: every rule of engine/retention_store.hpp in one statement, so
 /// that the SQL stores agree on them. Each subquery probes an index
 /// (`operations_parent`, `operations_deprovisioning`, the primary key,

@@ -1,7 +1,12 @@
 // The SQLite store's side of retention (engine/retention_store.hpp). A
 // batch runs in one write transaction on the write connection: the
 // engine's commits wait for it, so batches stay small.
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
 
 #include "engine/errc.hpp"
 #include "storage/purge_sql.hpp"
@@ -19,7 +24,7 @@ std::string sqlite_provision_of(const std::string& alias) {
 
 const std::string& candidates_sql() {
   static const std::string sql = purge_candidates_sql(
-    {"?1", "?2", "?3", " INDEXED BY operations_ended", "+o.id", &sqlite_provision_of});
+    {"?1", "?2", "?3", "?4", "?5", " INDEXED BY operations_ended", "+o.id", &sqlite_provision_of});
   return sql;
 }
 
@@ -40,6 +45,7 @@ constexpr auto horizon_sql = "SELECT horizon FROM retention";
 struct candidate {
   std::string id;
   int64_t revision;
+  int64_t updated_at;
 };
 
 caf::expected<std::vector<candidate>> find_removable(sqlite_connection& conn,
@@ -52,10 +58,12 @@ caf::expected<std::vector<candidate>> find_removable(sqlite_connection& conn,
   s.bind(1, to_micros(req.ended_before));
   s.bind(2, req.workflow);
   s.bind(3, static_cast<int64_t>(std::min<size_t>(req.max_operations, 1u << 30)));
+  s.bind(4, req.after ? to_micros(req.after->updated_at) : std::numeric_limits<int64_t>::min());
+  s.bind(5, req.after ? req.after->id : std::string{});
   std::vector<candidate> out;
   int rc;
   while ((rc = s.step()) == SQLITE_ROW)
-    out.push_back({std::string{s.text(0)}, s.int64(1)});
+    out.push_back({std::string{s.text(0)}, s.int64(1), s.int64(2)});
   if (rc != SQLITE_DONE)
     return conn.failure("purge: finding removable operations", rc);
   return out;
@@ -75,6 +83,13 @@ caf::error each_int(sqlite_connection& conn, const char* sql, const std::string&
   while ((rc = s.step()) == SQLITE_ROW)
     f(s);
   return rc == SQLITE_DONE ? caf::error{} : conn.failure(what, rc);
+}
+
+// Records what a batch found: how many, and where the next one resumes.
+void found_all(purge_result& res, const std::vector<candidate>& found) {
+  res.found = found.size();
+  if (!found.empty())
+    res.last = purge_position{from_micros(found.back().updated_at), found.back().id};
 }
 
 void note(purge_result& res, const std::string& id) {
@@ -100,6 +115,7 @@ caf::expected<purge_result> survey(sqlite_connection& conn, const purge_request&
   if (!found)
     return std::move(found.error());
   purge_result res;
+  found_all(res, *found);
   for (auto& c : *found) {
     note(res, c.id);
     auto err =
@@ -122,6 +138,7 @@ caf::expected<purge_result> remove(sqlite_connection& conn, const purge_request&
   if (!found)
     return std::move(found.error());
   purge_result res;
+  found_all(res, *found);
   int64_t highest = 0;
   auto del = conn.prepare(delete_operation_sql);
   if (!del)
@@ -177,6 +194,20 @@ caf::expected<int64_t> sqlite_store::horizon() {
   if (!conn)
     return std::move(conn.error());
   return read_horizon(**conn);
+}
+
+caf::expected<int64_t> sqlite_store::size_bytes() {
+  int64_t total = 0;
+  for (auto suffix : {"", "-wal"}) {
+    struct ::stat st = {};
+    auto file = path_ + suffix;
+    if (::stat(file.c_str(), &st) == 0)
+      total += static_cast<int64_t>(st.st_size);
+    else if (errno != ENOENT)
+      return make_error(errc::store_failure,
+                        "reading the size of " + file + ": " + std::strerror(errno));
+  }
+  return total;
 }
 
 } // namespace stepwise

@@ -159,6 +159,8 @@ public:
 
   caf::expected<int64_t> horizon() override;
 
+  caf::expected<int64_t> size_bytes() override;
+
 private:
   /// The prepared statements of the write path, prepared once at open.
   struct write_statements;

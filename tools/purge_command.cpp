@@ -61,7 +61,7 @@ int purge(const purge_flags& f, const std::vector<std::string>& args) {
     log(log_level::error, "the store " + redact_uri(opts->store) + " cannot purge operations");
     return 1;
   }
-  purge_request req{*before, f.workflow, f.batch, f.dry_run};
+  purge_request req{*before, f.workflow, f.batch, f.dry_run, std::nullopt};
   auto done = purge_batches(*ret, req, [&](const purge_result& r) {
     if (!f.dry_run)
       log(log_level::info, "removed so far: " + totals(r));

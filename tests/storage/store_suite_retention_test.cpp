@@ -54,7 +54,7 @@ operation stored_child(store& st, const std::string& id, const std::string& pare
 
 purge_result purge_ok(store_ptr& st, int64_t before_us, size_t max = 100, std::string wf = {},
                       bool dry = false) {
-  auto res = retention_of(st).purge({at(before_us), std::move(wf), max, dry});
+  auto res = retention_of(st).purge({at(before_us), std::move(wf), max, dry, std::nullopt});
   if (!res)
     FAIL("purge failed: " << message_of(res.error()));
   return std::move(*res);
@@ -139,6 +139,48 @@ TEST_CASE("retention keeps a parent while a child lives", "[storage][retention]"
       CHECK(purge_ok(st, 100).operations == 0);
       commit_ok(*st, {update(next(child, op_state::succeeded, 20))});
       CHECK(purge_ok(st, 100).ids == strings{"parent", "child"});
+    }
+  }
+}
+
+TEST_CASE("retention keeps an ended child while its parent lives", "[storage][retention]") {
+  for (auto& [name, make] : retention_backends()) {
+    DYNAMIC_SECTION("backend " << name) {
+      auto st = make();
+      auto parent = stored(*st, "parent", op_state::in_progress, 10);
+      auto child = stored_child(*st, "child", "parent", op_state::succeeded);
+      CHECK(purge_ok(st, 100).operations == 0);
+      commit_ok(*st, {update(next(parent, op_state::failed, 20))});
+      CHECK(purge_ok(st, 100).ids == strings{"child", "parent"});
+    }
+  }
+}
+
+TEST_CASE("retention resumes a pass after the last operation it found", "[storage][retention]") {
+  for (auto& [name, make] : retention_backends()) {
+    DYNAMIC_SECTION("backend " << name) {
+      auto st = make();
+      for (int i = 0; i < 5; ++i)
+        stored(*st, "op" + std::to_string(i), op_state::succeeded, 10 + i);
+      purge_request req{at(100), {}, 2, true, std::nullopt};
+      auto first = retention_of(st).purge(req);
+      REQUIRE(first);
+      CHECK(first->found == 2);
+      REQUIRE(first->last);
+      CHECK(first->last->id == "op1");
+      CHECK(first->last->updated_at == at(11));
+      req.after = first->last;
+      req.dry_run = false;
+      auto second = retention_of(st).purge(req);
+      REQUIRE(second);
+      CHECK(second->ids == strings{"op2", "op3"});
+      req.after = second->last;
+      auto third = retention_of(st).purge(req);
+      REQUIRE(third);
+      CHECK(third->ids == strings{"op4"});
+      CHECK(third->found == 1);
+      // The operations before the place stay for the next pass.
+      CHECK(stored_ids(*st) == strings{"op0", "op1"});
     }
   }
 }
@@ -229,7 +271,7 @@ TEST_CASE("purge_batches removes batch after batch until none is left", "[storag
       for (int i = 0; i < 5; ++i)
         stored(*st, "op-" + std::to_string(i), op_state::succeeded, 10 + i);
       stored(*st, "kept", op_state::in_progress, 10);
-      purge_request req{at(100), {}, 2, true};
+      purge_request req{at(100), {}, 2, true, std::nullopt};
       auto dry = purge_batches(retention_of(st), req);
       REQUIRE(dry);
       CHECK(dry->operations == 5);
@@ -239,7 +281,7 @@ TEST_CASE("purge_batches removes batch after batch until none is left", "[storag
       size_t calls = 0;
       auto done = purge_batches(retention_of(st), req, [&](const purge_result&) { ++calls; });
       REQUIRE(done);
-      CHECK(calls == 4); // 2 + 2 + 1, then none
+      CHECK(calls == 3); // 2 + 2 + 1: a batch short of 2 ends the pass
       CHECK(done->operations == 5);
       CHECK(done->events == 10);
       CHECK(done->ids == dry->ids);
@@ -253,7 +295,7 @@ TEST_CASE("a purge of no operations is refused", "[storage][retention]") {
   for (auto& [name, make] : retention_backends()) {
     DYNAMIC_SECTION("backend " << name) {
       auto st = make();
-      auto res = retention_of(st).purge({at(0), {}, 0, false});
+      auto res = retention_of(st).purge({at(0), {}, 0, false, std::nullopt});
       REQUIRE_FALSE(res);
       CHECK(code_of(res.error()) == static_cast<uint8_t>(errc::invalid_argument));
     }
