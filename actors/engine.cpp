@@ -56,6 +56,8 @@ void engine::shared::shutdown() {
   // from it, and a request to an exited reader is answered with an error.
   if (rt->schedules)
     caf::anon_send_exit(rt->schedules, caf::exit_reason::user_shutdown);
+  if (rt->retention)
+    caf::anon_send_exit(rt->retention, caf::exit_reason::user_shutdown);
   for (auto& r : rt->readers)
     caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);

@@ -1,4 +1,5 @@
 #include "actors/launch.hpp"
+#include "actors/retention_keeper.hpp"
 #include "actors/schedule_keeper.hpp"
 
 #include <algorithm>
@@ -113,6 +114,10 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
   rt->schedules = sys.spawn(schedule_keeper, rt, a);
   // Sent once the handle is in the runtime (see schedule_keeper).
   caf::anon_send(rt->schedules, schedule_refresh_atom::value);
+  if (rt->store->retention() != nullptr) {
+    rt->retention = sys.spawn(retention_keeper, rt);
+    caf::anon_send(rt->retention, retention_tick_atom::value, uint64_t{0});
+  }
   auto first = *keeper ? recovered_ops{std::move(*active), std::nullopt}
                        : recovery_page(std::move(*active), page);
   caf::anon_send(a, recover_atom::value, std::move(first));

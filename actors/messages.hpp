@@ -17,6 +17,7 @@
 #include "engine/schedule_requests.hpp"
 #include "engine/outcome.hpp"
 #include "engine/progress.hpp"
+#include "engine/retention_store.hpp"
 #include "engine/step_context.hpp"
 #include "engine/step_result.hpp"
 #include "engine/store.hpp"
@@ -162,6 +163,22 @@ struct loaded_schedules {
   std::string only;
 };
 
+// -- retention ------------------------------------------------------------------
+
+/// Retention keeper -> reader: (purge_atom, purge_request) -> purge_result,
+/// one batch.
+using purge_atom = caf::atom_constant<caf::atom("sw_purge")>;
+/// Retention keeper -> reader: (footprint_atom) -> store_footprint.
+using footprint_atom = caf::atom_constant<caf::atom("sw_foot")>;
+/// The retention keeper's timer: (retention_tick_atom, generation).
+using retention_tick_atom = caf::atom_constant<caf::atom("sw_rtick")>;
+
+/// What the store holds on disk, and how far retention removed events.
+struct store_footprint {
+  int64_t bytes = 0;
+  int64_t horizon = 0;
+};
+
 /// The actor that makes requests for threads outside CAF: each job it
 /// gets, it runs.
 struct bridge_job;
@@ -189,3 +206,6 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::loaded_schedules)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::next_action)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::time_point)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::duration)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::purge_request)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::purge_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::store_footprint)

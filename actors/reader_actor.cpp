@@ -100,6 +100,27 @@ reader_actor::behavior_type serve_reads(reader_actor::pointer, runtime_ptr rt) {
          const children_read_receiver& reply_to) {
       caf::anon_send(reply_to, list_children(*rt, parent, seq));
     },
+    [rt](purge_atom, const purge_request& req) -> caf::result<purge_result> {
+      auto* r = rt->store->retention();
+      if (r == nullptr)
+        return make_error(errc::invalid_argument, "this store removes nothing (no retention)");
+      auto res = r->purge(req);
+      if (!res)
+        return res.error();
+      return std::move(*res);
+    },
+    [rt](footprint_atom) -> caf::result<store_footprint> {
+      auto* r = rt->store->retention();
+      if (r == nullptr)
+        return store_footprint{};
+      auto bytes = r->size_bytes();
+      if (!bytes)
+        return bytes.error();
+      auto horizon = r->horizon();
+      if (!horizon)
+        return horizon.error();
+      return store_footprint{*bytes, *horizon};
+    },
   };
 }
 

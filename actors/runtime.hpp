@@ -40,6 +40,8 @@ struct runtime {
   std::atomic<size_t> next_reader{0};
   /// The schedule keeper (its fires' answers, the ends of their operations).
   schedule_keeper_actor schedules;
+  /// The retention keeper (none for a store without retention).
+  retention_keeper_actor retention;
   std::atomic<bool> recovered{false};
   /// Set by `engine::drain`: no new operation is created and no new attempt
   /// begins; running attempts finish and are written.

@@ -79,6 +79,17 @@ struct engine_config {
   /// retry instead of growing memory. Operations already running always
   /// write. Zero: no bound (a benchmark that creates a million at once).
   size_t max_backlog = 100000;
+  /// Operations that ended longer ago than this are removed, with their
+  /// events, in the background (engine/retention_store.hpp says what is
+  /// never removed). Zero keeps everything (the default here; `stepwise
+  /// serve` defaults to 30 days).
+  duration retention = duration::zero();
+  /// Most operations removed per batch (one short store transaction).
+  size_t retention_batch = 100;
+  /// How often a retention pass starts; zero: a tenth of `retention`,
+  /// between 1 s and 5 min (1 min when retention is off: the store's size
+  /// and horizon are still read for /metrics).
+  duration retention_every = duration::zero();
   /// Where the engine's lines go (store faults, launch warnings); null:
   /// `stepwise: TEXT` on stderr.
   log_sink log;

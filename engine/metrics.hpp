@@ -78,6 +78,13 @@ struct metrics {
   /// schedule's own durable counts).
   counter schedule_fires{0};
   counter schedule_skips{0};
+  /// Retention (engine_config::retention): what this process removed, its
+  /// failed batches, the store's horizon and size at the last look.
+  counter retention_operations_removed{0};
+  counter retention_events_removed{0};
+  counter retention_errors{0};
+  gauge retention_horizon{0};
+  gauge store_bytes{0};
   /// Checkpoints per commit.
   histogram<10> commit_batch_size{{1, 2, 5, 10, 20, 50, 100, 500, 1000, 5000}};
 };

@@ -127,6 +127,23 @@ std::string render(const route_context& ctx) {
         "Checkpoints waiting to be written; past --max-backlog new operations "
         "are refused (503 overloaded).",
         static_cast<double>(ctx.eng.commit_backlog()));
+  counter(w, "stepwise_retention_operations_removed_total",
+          "Ended operations retention removed (this process; --retention).",
+          m.retention_operations_removed);
+  counter(w, "stepwise_retention_events_removed_total",
+          "Events of those operations retention removed (this process).",
+          m.retention_events_removed);
+  counter(w, "stepwise_retention_errors_total",
+          "Retention batches or store looks that failed (tried again next pass).",
+          m.retention_errors);
+  gauge(w, "stepwise_retention_horizon",
+        "Highest event seq retention removed (all processes): reading events "
+        "from before it answers 410 gone. As of the last batch or look.",
+        load(m.retention_horizon));
+  gauge(w, "stepwise_store_bytes",
+        "Bytes the store takes on disk (SQLite: file and write-ahead log; "
+        "PostgreSQL: the database), freed pages included; read once a pass.",
+        load(m.store_bytes));
   auto backend = ctx.eng.store_backend();
   w.family("stepwise_build_info", "gauge",
            "Always 1; labels name the version and the store backend.");

@@ -7,6 +7,7 @@
 
 #include "engine/errc.hpp"
 #include "storage/open_store.hpp"
+#include "engine/duration_text.hpp"
 #include "tools/option_spec.hpp"
 #include "tools/sink_option.hpp"
 
@@ -43,6 +44,19 @@ std::optional<std::string> set_seconds(serve_options& o, const std::string& v) {
     return "must be a number of seconds from " + std::to_string(Lo) + " to " + std::to_string(Hi)
            + ", not '" + v + "'";
   o.*Field = static_cast<int64_t>(*n);
+  return std::nullopt;
+}
+
+std::optional<std::string> set_retention(serve_options& o, const std::string& v) {
+  if (v == "0") {
+    o.retention = duration::zero();
+    return std::nullopt;
+  }
+  auto d = parse_duration_text(v);
+  if (!d || *d < std::chrono::seconds(1))
+    return "must be a duration of at least 1s (30d, 12h, 90m) or 0 to keep everything, not '" + v
+           + "'";
+  o.retention = *d;
   return std::nullopt;
 }
 
@@ -251,6 +265,14 @@ const option_spec engine_table[] = {
    "running attempts get this long to finish and be written (default 30; 0: none); "
    "those still running are left to the next start, as after a crash",
    set_seconds<&serve_options::drain_timeout_s, 0, 3600>},
+  {"retention", "STEPWISE_RETENTION", "DURATION",
+   "operations that ended longer ago than this are removed with their events, in "
+   "small paced batches in the background (default 30d; 0 keeps everything); "
+   "never what lives or what a live operation or a sink still needs",
+   set_retention},
+  {"retention-batch", "STEPWISE_RETENTION_BATCH", "N",
+   "most operations retention removes in one store transaction (default 100)",
+   set_size<&serve_options::retention_batch, 1, 100000>},
   {"sink", "STEPWISE_SINKS", "SPEC",
    "deliver the event log to NAME=webhook:URL[,secret-file=PATH][,batch=N] or "
    "NAME=kafka:BROKERS/TOPIC[,sasl-password-file=PATH], each [,events=T|...]"

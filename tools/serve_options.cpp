@@ -112,6 +112,8 @@ stepwise::engine_config serve_options::engine_config() const {
   c.log = [](log_level x, std::string_view text) { log(x, text); };
   c.lease_ttl = std::chrono::seconds(lease_ttl_s);
   c.limits = limits;
+  c.retention = retention;
+  c.retention_batch = retention_batch;
   return c;
 }
 

@@ -41,6 +41,10 @@ struct serve_options {
   int64_t lease_ttl_s = 10;
   /// After SIGTERM: how long running attempts may take to finish.
   int64_t drain_timeout_s = 30;
+  /// Operations ended longer ago are removed in the background (0: kept).
+  duration retention = std::chrono::hours(24 * 30);
+  /// Most operations retention removes per store transaction.
+  size_t retention_batch = 100;
   /// Concurrency limits per workflow name (`--limit NAME=N`, repeatable).
   std::map<std::string, size_t> limits;
   /// Built-in workflow sets to register: `demo`, `bench`.

@@ -1,0 +1,92 @@
+// The retention keeper: paced batches of removal, and the store's size.
+#include "actors/retention_keeper.hpp"
+
+#include <algorithm>
+
+#include "actors/retention_pacing.hpp"
+#include "engine/log.hpp"
+
+namespace stepwise {
+
+namespace {
+
+using keeper_ptr = retention_keeper_actor::stateful_pointer<retention_keeper_state>;
+
+void arm(keeper_ptr self, time_point due) {
+  auto& st = self->state;
+  st.rt->clk->send_at(due, self, retention_tick_atom::value, ++st.gen);
+}
+
+void failed(keeper_ptr self, const caf::error& err, const char* what) {
+  auto& st = self->state;
+  st.rt->stats.retention_errors.fetch_add(1, std::memory_order_relaxed);
+  st.resume.reset();
+  if (!st.failing)
+    write_log(st.rt->cfg.log, log_level::warn,
+              std::string{"retention: "} + what + ": " + message_of(err)
+                + " (tried again next pass)");
+  st.failing = true;
+  arm(self, st.rt->clk->now() + retention_period(st.rt->cfg));
+}
+
+// Ends a pass: reads the size and horizon, then waits for the next one.
+void look(keeper_ptr self) {
+  auto rt = self->state.rt;
+  self->request(rt->reader(), caf::infinite, footprint_atom::value)
+    .then(
+      [=](const store_footprint& f) {
+        rt->stats.store_bytes.store(f.bytes, std::memory_order_relaxed);
+        rt->stats.retention_horizon.store(f.horizon, std::memory_order_relaxed);
+        arm(self, rt->clk->now() + retention_period(rt->cfg));
+      },
+      [=](const caf::error& err) { failed(self, err, "reading the store's size"); });
+}
+
+void on_batch(keeper_ptr self, const purge_result& r) {
+  auto& st = self->state;
+  auto& stats = st.rt->stats;
+  stats.retention_operations_removed.fetch_add(r.operations, std::memory_order_relaxed);
+  stats.retention_events_removed.fetch_add(r.events, std::memory_order_relaxed);
+  stats.retention_horizon.store(r.horizon, std::memory_order_relaxed);
+  st.failing = false;
+  if (r.found < retention_batch_size(st.rt->cfg) || !r.last) {
+    st.resume.reset();
+    look(self);
+    return;
+  }
+  st.resume = r.last;
+  auto now = st.rt->clk->now();
+  arm(self, now + retention_pause(now - st.batch_began));
+}
+
+void on_tick(keeper_ptr self, uint64_t gen) {
+  auto& st = self->state;
+  if (gen != st.gen)
+    return; // a later timer replaced it
+  // A draining engine takes no new work; the next start goes on.
+  if (st.rt->draining.load(std::memory_order_relaxed))
+    return;
+  if (st.rt->cfg.retention <= duration::zero()) {
+    look(self);
+    return;
+  }
+  st.batch_began = st.rt->clk->now();
+  purge_request req;
+  req.ended_before = st.batch_began - st.rt->cfg.retention;
+  req.max_operations = retention_batch_size(st.rt->cfg);
+  req.after = st.resume;
+  self->request(st.rt->reader(), caf::infinite, purge_atom::value, std::move(req))
+    .then([=](const purge_result& r) { on_batch(self, r); },
+          [=](const caf::error& err) { failed(self, err, "removing ended operations"); });
+}
+
+} // namespace
+
+retention_keeper_actor::behavior_type retention_keeper(keeper_ptr self, runtime_ptr rt) {
+  self->state.rt = std::move(rt);
+  return {
+    [=](retention_tick_atom, uint64_t gen) { on_tick(self, gen); },
+  };
+}
+
+} // namespace stepwise
