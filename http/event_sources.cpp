@@ -33,27 +33,35 @@ public:
 
   void read() override {
     ctx_.hub->count_store_read();
+    read_ = read_store();
+  }
+
+protected:
+  // Reads a page, then the horizon (blocking).
+  events_read read_store() const {
     events_read out;
     auto items = ctx_.eng.events(after_, limit_);
-    auto h = items ? ctx_.eng.event_horizon() : caf::expected<int64_t>{int64_t{0}};
-    if (!items)
+    if (!items) {
       out.error = from_engine(items.error());
-    else if (!h)
+      return out;
+    }
+    auto h = ctx_.eng.event_horizon();
+    if (!h) {
       out.error = from_engine(h.error());
-    else if (*h > horizon_ && before_horizon(after_, *h))
+      return out;
+    }
+    out.horizon = std::max(horizon_, *h);
+    if (*h > horizon_ && before_horizon(after_, *h))
       // A removal since the last look may have taken events after the
-      // cursor that this reader never saw. Below a horizon it already knew,
-      // the reader reads what is kept (it began at 0, or knew the horizon
+      // cursor that this reader never saw. Below a horizon it knew, the
+      // reader reads what was kept (it began at 0, or knew the horizon
       // was below it): nothing it could have seen went since.
       out.error = events_gone(*h);
     else
       out.items = std::move(*items);
-    if (h)
-      out.horizon = std::max(horizon_, *h);
-    read_ = std::move(out);
+    return out;
   }
 
-protected:
   // Returns the events after `after_`: what the last store read found, else
   // the cache's; none when the store must be read first.
   std::optional<events_read> take() {

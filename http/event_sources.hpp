@@ -72,9 +72,8 @@ std::shared_ptr<stream_source> make_poll_source(const route_context& ctx,
 /// the next); it ends when the hub closes, a store read fails, or a store
 /// read finds the stream fell behind retention: its cursor below a horizon
 /// that rose beyond the `horizon` the route saw (the client reconnects with
-/// `Last-Event-ID`, and is told 410 `gone`). A stream from `after` 0 below
-/// that first horizon reads the events kept there, which no later answer
-/// takes back.
+/// `Last-Event-ID`, and is told 410 `gone`). A stream from `after` 0 reads
+/// the events kept below that first horizon; only a later removal ends it.
 std::shared_ptr<stream_source> make_event_stream(const route_context& ctx,
                                                  std::shared_ptr<event_hub::ticket> ticket,
                                                  int64_t after, int64_t horizon);
