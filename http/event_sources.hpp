@@ -9,6 +9,7 @@
 
 #include <caf/expected.hpp>
 
+#include "http/errors.hpp"
 #include "http/event_hub.hpp"
 #include "http/routes.hpp"
 #include "http/stream_source.hpp"

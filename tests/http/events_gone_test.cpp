@@ -44,8 +44,8 @@ struct retained_log {
     auto* ret = (*st)->retention();
     REQUIRE(ret != nullptr);
     purge_request req;
-    req.ended_before = std::chrono::time_point_cast<duration>(std::chrono::system_clock::now()
-                                                              + std::chrono::hours(1));
+    req.ended_before = std::chrono::time_point_cast<stepwise::duration>(
+      std::chrono::system_clock::now() + std::chrono::hours(1));
     auto res = ret->purge(req);
     REQUIRE(res);
     REQUIRE(res->operations == 2);
@@ -53,6 +53,23 @@ struct retained_log {
     REQUIRE(horizon > 0);
     later = fx.start_op("quick");
     REQUIRE(fx.finish(later) == "succeeded");
+    REQUIRE(published(later));
+  }
+
+  // Waits (bounded, by long polls from the horizon) until the server's
+  // reads show that `op` ended: then its events are in the cache too.
+  bool published(const std::string& op) const {
+    auto after = horizon;
+    for (int i = 0; i < 20; ++i) {
+      auto r = fx.get("/api/v1/events?wait=5&limit=1000&after=" + std::to_string(after));
+      REQUIRE(r.status == 200);
+      for (auto& e : r.json.at("items").as_array())
+        if (e.at("operation_id").as_string() == op.c_str()
+            && e.at("type").as_string() == "operation_succeeded")
+          return true;
+      after = r.json.at("next_after").as_int64();
+    }
+    return false;
   }
 
   std::string message() const {
