@@ -23,7 +23,7 @@ struct api_error {
   std::string message;
   /// Fields beside `code` and `message` in the error object, for clients
   /// that act on them rather than parse the message (`horizon` of `gone`).
-  boost::json::object details;
+  boost::json::object details = {};
 };
 
 // -- constructors for the errors the gateway itself detects -------------------
