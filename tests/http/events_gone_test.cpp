@@ -96,19 +96,25 @@ std::set<std::string> operations_of(const reply& r) {
   return out;
 }
 
+// What a stream sent: each event's seq and operation.
+struct streamed {
+  int status = 0;
+  std::vector<int64_t> seqs;
+  std::set<std::string> ops;
+};
+
 // Reads the stream from `last_id` until an event of `op` arrived (bounded
-// by the read timeout); returns the seqs of every event read.
-std::vector<int64_t> stream_until(const http_fixture& fx, int64_t last_id, const std::string& op,
-                                  int* status) {
+// by the read timeout).
+streamed stream_until(const http_fixture& fx, int64_t last_id, const std::string& op) {
   auto c = fx.client();
   c->set_read_timeout(10, 0);
-  std::vector<int64_t> seqs;
+  streamed out;
   std::string buf;
   httplib::Headers headers{{"Last-Event-ID", std::to_string(last_id)}};
   auto res = c->Get(
     "/api/v1/events/stream", headers,
     [&](const httplib::Response& r) {
-      *status = r.status;
+      out.status = r.status;
       return r.status == 200;
     },
     [&](const char* d, size_t n) {
@@ -118,13 +124,17 @@ std::vector<int64_t> stream_until(const http_fixture& fx, int64_t last_id, const
         auto line = buf.substr(0, pos);
         buf.erase(0, pos + 1);
         if (line.rfind("id: ", 0) == 0)
-          seqs.push_back(std::stoll(line.substr(4)));
-        if (line.rfind("data: ", 0) == 0 && line.find("\"" + op + "\"") != std::string::npos)
-          return false;
+          out.seqs.push_back(std::stoll(line.substr(4)));
+        if (line.rfind("data: ", 0) == 0) {
+          auto id = std::string(boost::json::parse(line.substr(6)).at("operation_id").as_string());
+          out.ops.insert(id);
+          if (id == op)
+            return false;
+        }
       }
       return true;
     });
-  return seqs;
+  return out;
 }
 
 } // namespace gone_test
@@ -168,17 +178,18 @@ TEST_CASE("an event stream from before the retention horizon is 410 gone",
                    "/api/v1/events/stream", "get", below);
   log.check_gone(fx.get("/api/v1/events/stream?after=1"));
 
-  int status = 0;
-  auto seqs = gone_test::stream_until(fx, log.horizon, log.later, &status);
-  CHECK(status == 200);
-  REQUIRE(!seqs.empty());
-  CHECK(seqs.front() > log.horizon);
-  // From 0 the stream reads the kept events below the horizon too.
-  status = 0;
-  auto from_start = gone_test::stream_until(fx, 0, log.later, &status);
-  CHECK(status == 200);
-  REQUIRE(!from_start.empty());
-  CHECK(from_start.front() < log.horizon);
+  auto above = gone_test::stream_until(fx, log.horizon, log.later);
+  CHECK(above.status == 200);
+  REQUIRE(!above.seqs.empty());
+  CHECK(above.seqs.front() > log.horizon);
+  CHECK(above.ops == std::set<std::string>{log.later});
+  // From 0 the stream reads the kept events below the horizon too, and
+  // none of the removed ones, though the server's cache had them.
+  auto from_start = gone_test::stream_until(fx, 0, log.later);
+  CHECK(from_start.status == 200);
+  REQUIRE(!from_start.seqs.empty());
+  CHECK(from_start.seqs.front() < log.horizon);
+  CHECK(from_start.ops == std::set<std::string>{log.live, log.later});
 }
 
 TEST_CASE("stepwise events says what retention removed and fails", "[http][events][gone][cli]") {
