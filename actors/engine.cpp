@@ -16,6 +16,7 @@
 #include "actors/launch.hpp"
 #include "actors/messages.hpp"
 #include "engine/errc.hpp"
+#include "engine/retention_store.hpp"
 
 namespace stepwise {
 
@@ -211,6 +212,13 @@ caf::expected<boost::json::object> engine::count_children(const std::string& id)
 caf::expected<std::vector<event>> engine::events(int64_t after, size_t limit) {
   return ask<std::vector<event>>(request_timeout(), events_atom::value, after,
                                  static_cast<uint64_t>(limit));
+}
+
+caf::expected<int64_t> engine::event_horizon() const {
+  auto* ret = shared_->rt->store->retention();
+  if (ret == nullptr)
+    return int64_t{0};
+  return ret->horizon();
 }
 
 caf::expected<operation> engine::wait(const std::string& id, duration timeout) {

@@ -99,6 +99,13 @@ public:
   /// Returns up to `limit` events with `seq > after`, oldest first.
   [[nodiscard]] caf::expected<std::vector<event>> events(int64_t after, size_t limit);
 
+  /// Returns the store's retention horizon (engine/retention_store.hpp):
+  /// the highest event seq retention removed, 0 when none was or the store
+  /// has no retention. Reads the store on the calling thread (it may block:
+  /// never call it on a CAF scheduler thread), so that a reader that read
+  /// a page of `events` first sees every removal that page missed.
+  [[nodiscard]] caf::expected<int64_t> event_horizon() const;
+
   /// Waits until the operation is terminal or `timeout` passes (then
   /// returns its current state).
   [[nodiscard]] caf::expected<operation> wait(const std::string& id, duration timeout);

@@ -26,6 +26,16 @@ api_error shutting_down() {
   return {503, "shutting_down", "the server is shutting down"};
 }
 
+api_error events_gone(int64_t horizon) {
+  auto h = std::to_string(horizon);
+  api_error e{410, "gone",
+              "events before seq " + std::to_string(horizon + 1)
+                + " were removed by retention: read again from after=" + h
+                + " (or after=0 for the oldest kept)"};
+  e.details["horizon"] = horizon;
+  return e;
+}
+
 namespace {
 
 // The length of the valid UTF-8 sequence at `s[i]` (RFC 3629: no overlong
@@ -76,6 +86,8 @@ std::string error_body(const api_error& e) {
   boost::json::object inner;
   inner["code"] = e.code;
   inner["message"] = valid_utf8(e.message);
+  for (auto& [key, value] : e.details)
+    inner[key] = value;
   boost::json::object outer;
   outer["error"] = std::move(inner);
   return boost::json::serialize(outer);

@@ -1,8 +1,10 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
+#include <boost/json/object.hpp>
 #include <caf/error.hpp>
 
 namespace httplib {
@@ -19,6 +21,9 @@ struct api_error {
   int status = 500;
   std::string code;
   std::string message;
+  /// Fields beside `code` and `message` in the error object, for clients
+  /// that act on them rather than parse the message (`horizon` of `gone`).
+  boost::json::object details = {};
 };
 
 // -- constructors for the errors the gateway itself detects -------------------
@@ -38,6 +43,11 @@ api_error internal_error(std::string message);
 
 /// 503 `shutting_down`: the server stops and takes no new request.
 api_error shutting_down();
+
+/// 410 `gone`: the events a reader asked for (those after a seq below
+/// `horizon`) may have been removed by retention. Names where to read
+/// again, and carries `horizon` as a field.
+api_error events_gone(int64_t horizon);
 
 // -- mapping engine errors ----------------------------------------------------
 

@@ -21,33 +21,67 @@ constexpr auto poll_slice_shared = std::chrono::milliseconds(200);
 // Events per store read or frame batch of a stream.
 constexpr size_t stream_page = 500;
 
-// What both sources share: the last seq sent, a pending store read and the
-// hub subscription of their current wait.
+// What both sources share: the last seq sent, a pending store read, the
+// hub subscription of their current wait, and the horizon last seen.
 class event_follower : public stream_source {
 public:
   event_follower(const route_context& ctx, std::shared_ptr<event_hub::ticket> ticket, int64_t after,
-                 size_t limit)
-    : ctx_(ctx), ticket_(std::move(ticket)), after_(after), limit_(limit) {
+                 size_t limit, int64_t horizon)
+    : ctx_(ctx), ticket_(std::move(ticket)), after_(after), limit_(limit), horizon_(horizon) {
     // nop
   }
 
   void read() override {
     ctx_.hub->count_store_read();
-    read_ = ctx_.eng.events(after_, limit_);
+    read_ = read_store();
   }
 
 protected:
+  // Reads a page, then the horizon (blocking).
+  events_read read_store() const {
+    events_read out;
+    auto items = ctx_.eng.events(after_, limit_);
+    if (!items) {
+      out.error = from_engine(items.error());
+      return out;
+    }
+    auto h = ctx_.eng.event_horizon();
+    if (!h) {
+      out.error = from_engine(h.error());
+      return out;
+    }
+    out.horizon = std::max(horizon_, *h);
+    if (*h > horizon_ && before_horizon(after_, *h))
+      // A removal since the last look may have taken events after the
+      // cursor that this reader never saw. Below a horizon it knew, the
+      // reader reads what was kept (it began at 0, or knew the horizon
+      // was below it): nothing it could have seen went since.
+      out.error = events_gone(*h);
+    else
+      out.items = std::move(*items);
+    return out;
+  }
+
   // Returns the events after `after_`: what the last store read found, else
   // the cache's; none when the store must be read first.
-  std::optional<caf::expected<std::vector<event>>> take() {
+  std::optional<events_read> take() {
     if (read_) {
       auto out = std::move(read_);
       read_.reset();
+      if (!out->error)
+        horizon_ = out->horizon;
       return out;
     }
-    if (auto cached = ctx_.hub->cached_after(after_, limit_))
-      return caf::expected<std::vector<event>>{std::move(*cached)};
+    if (cache_trusted())
+      if (auto cached = ctx_.hub->cached_after(after_, limit_))
+        return events_read{std::move(*cached), horizon_, std::nullopt};
     return std::nullopt;
+  }
+
+  // Returns whether the cache may answer: it may hold events that
+  // retention removed from the store, at or below the horizon.
+  bool cache_trusted() const {
+    return after_ >= horizon_;
   }
 
   // Waits for an event beyond `after_` or `until`, whichever comes first.
@@ -62,15 +96,16 @@ protected:
   std::shared_ptr<event_hub::ticket> ticket_;
   int64_t after_;
   size_t limit_;
-  std::optional<caf::expected<std::vector<event>>> read_;
+  int64_t horizon_;
+  std::optional<events_read> read_;
   event_hub::subscription sub_;
 };
 
 class poll_source final : public event_follower {
 public:
   poll_source(const route_context& ctx, std::shared_ptr<event_hub::ticket> ticket, int64_t after,
-              size_t limit, steady::time_point deadline)
-    : event_follower(ctx, std::move(ticket), after, limit), deadline_(deadline) {
+              size_t limit, int64_t horizon, steady::time_point deadline)
+    : event_follower(ctx, std::move(ticket), after, limit, horizon), deadline_(deadline) {
     // nop
   }
 
@@ -94,13 +129,13 @@ public:
         s.read = true;
         return s;
       }
-      if (!*items) {
-        write_error(res, from_engine(items->error()));
+      if (items->error) {
+        write_error(res, *items->error);
         s.end = true;
         return s;
       }
-      if (!(*items)->empty() || now >= deadline_) {
-        write_events_page(res, **items, after_);
+      if (!items->items.empty() || now >= deadline_) {
+        write_events_page(res, items->items, after_);
         s.end = true;
         return s;
       }
@@ -116,8 +151,9 @@ private:
 
 class sse_source final : public event_follower {
 public:
-  sse_source(const route_context& ctx, std::shared_ptr<event_hub::ticket> ticket, int64_t after)
-    : event_follower(ctx, std::move(ticket), after, stream_page) {
+  sse_source(const route_context& ctx, std::shared_ptr<event_hub::ticket> ticket, int64_t after,
+             int64_t horizon)
+    : event_follower(ctx, std::move(ticket), after, stream_page, horizon) {
     // nop
   }
 
@@ -144,7 +180,7 @@ public:
       return s;
     }
     // Tailing the cache: its frames are rendered already.
-    if (!read_) {
+    if (!read_ && cache_trusted()) {
       if (auto r = ctx_.hub->rendered_after(after_, limit_, s.data)) {
         if (r->count == 0)
           return wait(now, next_heartbeat_, wake);
@@ -160,16 +196,17 @@ public:
       s.read = true;
       return s;
     }
-    if (!*items) {
-      // Ends the stream; the client reconnects with Last-Event-ID.
+    if (items->error) {
+      // Ends the stream; the client reconnects with Last-Event-ID (and is
+      // told 410 when it fell behind retention).
       s.end = true;
       return s;
     }
-    if (!(*items)->empty()) {
-      for (auto& e : **items)
+    if (!items->items.empty()) {
+      for (auto& e : items->items)
         append_sse_frame(s.data, e);
-      after_ = (*items)->back().seq;
-      if ((*items)->size() < limit_)
+      after_ = items->items.back().seq;
+      if (items->items.size() < limit_)
         quiet_until_ = now + quiet_time();
       return s;
     }
@@ -212,12 +249,36 @@ void append_sse_frame(std::string& out, const event& e) {
   out += "\n\n";
 }
 
-caf::expected<std::vector<event>> fetch_events(const route_context& ctx, int64_t after,
-                                               size_t limit) {
-  if (auto cached = ctx.hub->cached_after(after, limit))
-    return std::move(*cached);
-  ctx.hub->count_store_read();
-  return ctx.eng.events(after, limit);
+events_read fetch_events(const route_context& ctx, int64_t after, size_t limit) {
+  events_read out;
+  auto cached = ctx.hub->cached_after(after, limit);
+  auto from_store = [&] {
+    ctx.hub->count_store_read();
+    auto items = ctx.eng.events(after, limit);
+    if (items)
+      out.items = std::move(*items);
+    else
+      out.error = from_engine(items.error());
+  };
+  if (cached)
+    out.items = std::move(*cached);
+  else
+    from_store();
+  if (out.error)
+    return out;
+  auto h = ctx.eng.event_horizon();
+  if (!h) {
+    out.error = from_engine(h.error());
+    return out;
+  }
+  out.horizon = *h;
+  if (before_horizon(after, *h))
+    out.error = events_gone(*h);
+  else if (cached && after < *h)
+    // From the oldest kept: the cache may still hold removed events, and
+    // the store (read after the horizon) has none of them.
+    from_store();
+  return out;
 }
 
 std::chrono::steady_clock::duration poll_slice(const route_context& ctx) {
@@ -261,15 +322,15 @@ std::optional<api_error> admit_waiter(const route_context& ctx, const httplib::R
 
 std::shared_ptr<stream_source> make_poll_source(const route_context& ctx,
                                                 std::shared_ptr<event_hub::ticket> ticket,
-                                                int64_t after, size_t limit,
+                                                int64_t after, size_t limit, int64_t horizon,
                                                 steady::time_point deadline) {
-  return std::make_shared<poll_source>(ctx, std::move(ticket), after, limit, deadline);
+  return std::make_shared<poll_source>(ctx, std::move(ticket), after, limit, horizon, deadline);
 }
 
 std::shared_ptr<stream_source> make_event_stream(const route_context& ctx,
                                                  std::shared_ptr<event_hub::ticket> ticket,
-                                                 int64_t after) {
-  return std::make_shared<sse_source>(ctx, std::move(ticket), after);
+                                                 int64_t after, int64_t horizon) {
+  return std::make_shared<sse_source>(ctx, std::move(ticket), after, horizon);
 }
 
 } // namespace stepwise::http

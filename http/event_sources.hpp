@@ -9,16 +9,35 @@
 
 #include <caf/expected.hpp>
 
+#include "http/errors.hpp"
 #include "http/event_hub.hpp"
 #include "http/routes.hpp"
 #include "http/stream_source.hpp"
 
 namespace stepwise::http {
 
+/// A page of the log as a reader gets it.
+struct events_read {
+  std::vector<event> items;
+  /// The retention horizon, read after the events.
+  int64_t horizon = 0;
+  /// Set instead of the events: a store read failed, or 410 `gone`.
+  std::optional<api_error> error;
+};
+
+/// Returns whether a reader at `after` may have missed events that
+/// retention removed: its cursor is below the horizon. `after` 0 asks for
+/// the oldest event kept, which is never missed.
+inline bool before_horizon(int64_t after, int64_t horizon) {
+  return after > 0 && after < horizon;
+}
+
 /// Returns the events after `after` (at most `limit`): from the hub's cache
-/// when it can prove it holds them all, else from the store (blocking).
-caf::expected<std::vector<event>> fetch_events(const route_context& ctx, int64_t after,
-                                               size_t limit);
+/// when it can prove it holds them all and none of them may have been
+/// removed, else from the store (blocking). Then reads the horizon: a
+/// removal the page missed committed before that read, so `after` below
+/// it answers 410 `gone` even when the page itself came out whole.
+events_read fetch_events(const route_context& ctx, int64_t after, size_t limit);
 
 /// Returns the longest a waiting reader trusts the hub alone. With a store
 /// that other processes write too (the hub does not cache then), their
@@ -40,20 +59,24 @@ std::optional<api_error> admit_waiter(const route_context& ctx, const httplib::R
 
 /// Makes the long poll that found nothing yet: it answers once an event
 /// after `after` exists or at `deadline` (an empty page), holding no thread
-/// meanwhile.
+/// meanwhile; 410 `gone` when a store read finds `after` below a horizon
+/// that rose beyond the `horizon` the route saw.
 std::shared_ptr<stream_source> make_poll_source(const route_context& ctx,
                                                 std::shared_ptr<event_hub::ticket> ticket,
-                                                int64_t after, size_t limit,
+                                                int64_t after, size_t limit, int64_t horizon,
                                                 std::chrono::steady_clock::time_point deadline);
 
 /// Makes an event stream (`text/event-stream`) of the events after `after`:
 /// a heartbeat comment (`: keep-alive`, `retry: 1000`) first and every
 /// `heartbeat`, each event as a frame with `id`, `event`, `data` as soon as
 /// it is published (what comes within `stream_flush` of a write goes out in
-/// the next); it ends when the hub closes or a store read fails (the
-/// client reconnects with `Last-Event-ID`).
+/// the next); it ends when the hub closes, a store read fails, or a store
+/// read finds the stream fell behind retention: its cursor below a horizon
+/// that rose beyond the `horizon` the route saw (the client reconnects with
+/// `Last-Event-ID`, and is told 410 `gone`). A stream from `after` 0 reads
+/// the events kept below that first horizon; only a later removal ends it.
 std::shared_ptr<stream_source> make_event_stream(const route_context& ctx,
                                                  std::shared_ptr<event_hub::ticket> ticket,
-                                                 int64_t after);
+                                                 int64_t after, int64_t horizon);
 
 } // namespace stepwise::http

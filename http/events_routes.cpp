@@ -31,14 +31,14 @@ void poll(const router& r, const route_context& ctx, request& rq, httplib::Respo
     deadline += std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double>(wait));
   }
-  auto items = fetch_events(ctx, after, static_cast<size_t>(limit));
-  if (!items)
-    return r.write(rq.raw.path, res, from_engine(items.error()));
-  if (!items->empty() || wait <= 0 || ctx.hub->closed())
-    return write_events_page(res, *items, after);
+  auto page = fetch_events(ctx, after, static_cast<size_t>(limit));
+  if (page.error)
+    return r.write(rq.raw.path, res, *page.error);
+  if (!page.items.empty() || wait <= 0 || ctx.hub->closed())
+    return write_events_page(res, page.items, after);
   // Nothing yet: the connection waits for an event, holding no thread.
-  rq.answer_later(
-    make_poll_source(ctx, std::move(ticket), after, static_cast<size_t>(limit), deadline));
+  rq.answer_later(make_poll_source(ctx, std::move(ticket), after, static_cast<size_t>(limit),
+                                   page.horizon, deadline));
 }
 
 void stream(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
@@ -62,11 +62,18 @@ void stream(const router& r, const route_context& ctx, request& rq, httplib::Res
   std::shared_ptr<event_hub::ticket> ticket;
   if (auto err = admit_waiter(ctx, rq.raw, ticket))
     return r.write(rq.raw.path, res, *err);
+  // Before the head goes out, so that a client behind retention is told
+  // by status; one that falls behind later is ended by the stream.
+  auto horizon = ctx.eng.event_horizon();
+  if (!horizon)
+    return r.write(rq.raw.path, res, from_engine(horizon.error()));
+  if (before_horizon(after, *horizon))
+    return r.write(rq.raw.path, res, events_gone(*horizon));
   res.status = 200;
   res.set_header("Content-Type", "text/event-stream");
   res.set_header("Cache-Control", "no-cache");
   res.set_header("X-Accel-Buffering", "no");
-  rq.answer_later(make_event_stream(ctx, std::move(ticket), after));
+  rq.answer_later(make_event_stream(ctx, std::move(ticket), after, *horizon));
 }
 
 } // namespace

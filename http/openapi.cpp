@@ -129,7 +129,7 @@ const char* openapi_paths() {
         {"name": "wait", "in": "query", "schema": {"type": "number", "minimum": 0, "maximum": 60, "default": 0}, "description": "Seconds to wait when there is no event yet; answers as soon as one exists."}],
       "responses": {
         "200": {"description": "Events (possibly none).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EventPage"}}}},
-        "errors": [400, 503]}
+        "errors": [400, 410, 503]}
     }
   },
   "/api/v1/events/stream": {
@@ -140,8 +140,8 @@ const char* openapi_paths() {
         {"name": "Last-Event-ID", "in": "header", "schema": {"type": "integer", "minimum": 0}},
         {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0}}],
       "responses": {
-        "200": {"description": "An endless stream; comment lines keep it alive.", "content": {"text/event-stream": {"schema": {"type": "string"}}}},
-        "errors": [400, 503]}
+        "200": {"description": "An endless stream; comment lines keep it alive. It ends when it falls behind retention (a removal took events after the last one sent): reconnecting with Last-Event-ID then answers 410.", "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+        "errors": [400, 410, 503]}
     }
   },
   "/api/v1/openapi.json": {

@@ -35,6 +35,16 @@ void print_row(const std::vector<std::string>& r) {
   std::fflush(stdout);
 }
 
+// Says a 410 in the flags' words too: the server names the query parameter.
+int fail_events(api_result r) {
+  if (r.status == 410 && r.body.is_object())
+    if (auto* err = r.body.as_object().if_contains("error"); err && err->is_object())
+      if (auto* h = err->as_object().if_contains("horizon"); h && h->is_int64())
+        r.error += "; run again with --after " + std::to_string(h->get_int64())
+                   + ", or --after 0 for the oldest event kept";
+  return fail(r);
+}
+
 int follow(api_client& api, int64_t after, bool json) {
   if (!json)
     print_row(header);
@@ -56,7 +66,7 @@ int follow(api_client& api, int64_t after, bool json) {
     // The stream ended (server restart, network): resume after the last
     // event seen, so nothing is missed or printed twice.
     if (!r.ok() && r.status >= 400 && r.status < 500)
-      return fail(r);
+      return fail_events(r);
     if (!r.ok())
       std::fprintf(stderr, "stream interrupted (%s); reconnecting\n", r.error.c_str());
     std::this_thread::sleep_for(std::chrono::seconds(1));
@@ -75,7 +85,9 @@ int events(api_client& api, const events_args& a, bool json) {
     return follow(api, a.after, json);
   auto r =
     api.get("/api/v1/events?after=" + std::to_string(a.after) + "&limit=" + url_encode(a.limit));
-  if (json || !r.ok())
+  if (!r.ok())
+    return fail_events(r);
+  if (json)
     return print_json_or_error(r);
   table t(header);
   for (auto& e : r.body.at("items").as_array())
