@@ -31,7 +31,7 @@ api_error events_gone(int64_t horizon) {
   api_error e{410, "gone",
               "events before seq " + std::to_string(horizon + 1)
                 + " were removed by retention: read again from after=" + h
-                + " (or after=0 for the oldest kept)"};
+                + " (after=0 starts there too)"};
   e.details["horizon"] = horizon;
   return e;
 }

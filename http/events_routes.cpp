@@ -31,6 +31,14 @@ void poll(const router& r, const route_context& ctx, request& rq, httplib::Respo
     deadline += std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double>(wait));
   }
+  // The log starts after the horizon: below it, only the kept part of it
+  // remains, which a pager from 0 could not page through without a 410.
+  if (after == 0) {
+    auto h = ctx.eng.event_horizon();
+    if (!h)
+      return r.write(rq.raw.path, res, from_engine(h.error()));
+    after = *h;
+  }
   auto page = fetch_events(ctx, after, static_cast<size_t>(limit));
   if (page.error)
     return r.write(rq.raw.path, res, *page.error);
@@ -69,6 +77,8 @@ void stream(const router& r, const route_context& ctx, request& rq, httplib::Res
     return r.write(rq.raw.path, res, from_engine(horizon.error()));
   if (before_horizon(after, *horizon))
     return r.write(rq.raw.path, res, events_gone(*horizon));
+  if (after == 0)
+    after = *horizon; // the log starts after it (see poll)
   res.status = 200;
   res.set_header("Content-Type", "text/event-stream");
   res.set_header("Cache-Control", "no-cache");

@@ -15,7 +15,7 @@ const char* openapi_components() {
         "properties": {
           "code": {"type": "string", "description": "Stable, snake_case: malformed_json, invalid_argument, unknown_workflow, unauthorized, forbidden, not_found, method_not_allowed, invalid_state, idempotency_conflict, payload_too_large, unsupported_media_type, header_too_large, too_many_waiters, gone, shutting_down, store_failure, overloaded, timeout, secret_key, internal_error."},
           "message": {"type": "string", "description": "Names what was wrong."},
-          "horizon": {"type": "integer", "description": "gone only: the retention horizon, the highest event seq retention removed. Events after it are all kept: read again from after=horizon, or from after=0 for the oldest event kept."}}}}
+          "horizon": {"type": "integer", "description": "gone only: the retention horizon, the highest event seq retention removed. Events after it are all kept: read again from after=horizon (after=0 starts there too)."}}}}
     },
     "Time": {"type": "string", "format": "date-time", "description": "RFC 3339 UTC with milliseconds, e.g. 2026-11-22T07:40:00.123Z."},
     "OperationState": {"type": "string", "enum": ["pending", "in_progress", "waiting", "succeeded", "failed", "canceled", "compensating", "paused"]},
@@ -178,8 +178,8 @@ const openapi_errors& openapi_v1_errors() {
       "Gone",
       "gone: after is below the retention horizon (the error's horizon "
       "field): retention removed events after it, which this reader may "
-      "never have seen. Read again from after=horizon, or from after=0 for "
-      "the oldest event kept; after=0 is never 410.",
+      "never have seen. Read again from after=horizon; after=0 (the log's "
+      "start) starts there and is never 410.",
       openapi_header::none},
      {{413}, "PayloadTooLarge", "The body exceeds the configured limit.", openapi_header::none},
      {{415},

@@ -41,7 +41,7 @@ int fail_events(api_result r) {
     if (auto* err = r.body.as_object().if_contains("error"); err && err->is_object())
       if (auto* h = err->as_object().if_contains("horizon"); h && h->is_int64())
         r.error += "; run again with --after " + std::to_string(h->get_int64())
-                   + ", or --after 0 for the oldest event kept";
+                   + " (or --after 0: the log now starts there)";
   return fail(r);
 }
 

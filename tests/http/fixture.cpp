@@ -117,6 +117,8 @@ void http_fixture::start() {
   engine_config ec;
   ec.store_uri = "sqlite:" + dir.path + "/stepwise.db";
   ec.step_workers = 4;
+  if (tune_engine)
+    tune_engine(ec);
   auto reg = make_registry ? make_registry(*sys) : test_registry();
   if (driver)
     REQUIRE(reg.add(stand_in_infrastructure_task()));

@@ -80,6 +80,10 @@ struct http_fixture {
   /// What the infrastructure routes warned about (tasks left unmonitored).
   std::shared_ptr<message_log> warnings = std::make_shared<message_log>();
 
+  /// Changes the engine's settings before each `start` (a virtual clock,
+  /// retention).
+  std::function<void(engine_config&)> tune_engine;
+
   /// Mounts more routes on the server before it binds (the service broker).
   std::function<void(http::server&, engine&)> mount;
 
