@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "engine/duration_text.hpp"
 #include "workflows/bench.hpp"
 
 namespace stepwise::bench {
@@ -63,6 +64,22 @@ std::unique_ptr<CLI::App> make_app(cli_options& o, std::string& steps) {
                "embedded steps: ended operations written into the store first; the "
                "operation list is timed after the run")
     ->type_name("P");
+  a.add_option_function<std::string>(
+     "--retention",
+     [&o](const std::string& v) {
+       auto d = v == "0" ? std::optional<duration>{duration::zero()} : parse_duration_text(v);
+       if (!d)
+         throw CLI::ValidationError("--retention", "not a duration (1m, 30d): " + v);
+       o.retention = *d;
+     },
+     "embedded steps and steady: the engine's retention (0: off)")
+    ->type_name("DURATION");
+  a.add_option("--retention-batch", o.retention_batch, "operations per retention batch")
+    ->type_name("N")
+    ->check(CLI::Range(size_t{1}, size_t{100'000}));
+  a.add_option("--sample-s", o.sample_s, "steady: how often the store's size is read")
+    ->type_name("S")
+    ->check(CLI::Range(0.1, 3600.0));
   a.add_option("--sleep-s", o.sleep_s, "timers: the durable sleep, in seconds")->type_name("S");
   a.add_option("--child-limit", o.child_limit, "children: most children in progress at once")
     ->type_name("N");
@@ -83,7 +100,8 @@ std::unique_ptr<CLI::App> make_app(cli_options& o, std::string& steps) {
   a.add_option("--every-s", o.every_s, "schedules: each schedule's period, in seconds")
     ->type_name("S")
     ->check(CLI::Range(int64_t{1}, int64_t{86400}));
-  a.add_option("--duration-s", o.duration_s, "schedules: how long the run fires, in seconds")
+  a.add_option("--duration-s", o.duration_s,
+               "schedules: how long the run fires; steady: how long it starts operations (s)")
     ->type_name("S");
   a.add_flag("--aligned", o.aligned,
              "schedules: every schedule fires at the same instant (default: spread over the "
@@ -94,7 +112,8 @@ std::unique_ptr<CLI::App> make_app(cli_options& o, std::string& steps) {
   a.add_option("--stalled", o.stalled, "streams: clients stalled mid-header held open")
     ->type_name("N")
     ->check(CLI::Range(size_t{0}, size_t{1'000'000}));
-  a.add_option("--rate", o.rate, "streams: operations started a second (--n of them)")
+  a.add_option("--rate", o.rate,
+               "streams: operations started a second (--n of them); steady: W1 operations a second")
     ->type_name("R")
     ->check(CLI::Range(0.1, 100000.0));
   a.add_option("--call-ms", o.io.call_ms, "io: how long each driver call takes")->type_name("MS");
@@ -140,7 +159,7 @@ bool parse(int argc, char** argv, cli_options& o, std::string& err) {
   }
   o.inline_steps = steps == "inline";
   if (o.workload != "io" && o.workload != "schedules" && o.workload != "children"
-      && o.workload != "streams"
+      && o.workload != "streams" && o.workload != "steady"
       && workflows::bench_workflow_of(o.workload, o.inline_steps).empty()) {
     err = "unknown workload '" + o.workload + "'";
     return false;

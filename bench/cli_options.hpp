@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bench/io_workload.hpp"
+#include "engine/time.hpp"
 
 namespace stepwise::bench {
 
@@ -33,6 +34,11 @@ struct cli_options {
   /// Embedded W1: ended operations written into the store before the run,
   /// and the operation list timed after it (issue 26).
   size_t prefill = 0;
+  /// Embedded steps and `steady`: engine_config::retention and its batch.
+  duration retention = duration::zero();
+  size_t retention_batch = 100;
+  /// `steady`: how often the store's size is read, in seconds.
+  double sample_s = 30;
   /// `timers`: the durable sleep, in seconds (W3: 1).
   double sleep_s = 1;
   /// `children`: most children in progress at once (the child workflow's

@@ -16,6 +16,7 @@
 #include "bench/children_workload.hpp"
 #include "bench/cli_options.hpp"
 #include "bench/history.hpp"
+#include "bench/steady_workload.hpp"
 #include "bench/embedded_driver.hpp"
 #include "bench/driver_process.hpp"
 #include "bench/http_driver.hpp"
@@ -190,6 +191,8 @@ int main(int argc, char** argv) {
     return bench::run_children(o);
   if (o.workload == "streams")
     return bench::run_streams(o);
+  if (o.workload == "steady")
+    return bench::run_steady(o);
   if (o.workload == "io") {
     auto io = o.io;
     std::tie(io.n, io.runs, io.via, io.limit_s, io.store, io.concurrency) =
@@ -217,6 +220,8 @@ int main(int argc, char** argv) {
     // The workload bounds itself (--window); a million creates at once must
     // queue, not be refused as a slow store's backlog.
     ec.max_backlog = 0;
+    ec.retention = o.retention;
+    ec.retention_batch = o.retention_batch;
     std::unique_ptr<bench::sink_bench> sinks;
     if (!o.sinks.empty()) {
       auto made = bench::sink_bench::make(
@@ -261,9 +266,11 @@ int main(int argc, char** argv) {
     std::function<double()> store_cpu;
     if (o.store_pid > 0)
       store_cpu = [pid = o.store_pid] { return bench::tree_cpu_seconds(pid); };
+    auto removed_before = eng->stats().retention_operations_removed.load();
     auto res =
       bench::run_embedded(sys, *eng, workflows::bench_workflow_of(o.workload, o.inline_steps), o.n,
                           o.limit_s, store_cpu, {}, o.window);
+    auto removed_in_run = eng->stats().retention_operations_removed.load() - removed_before;
     // Right after the run: reading the figures back takes a while.
     boost::json::array sink_figures;
     if (sinks)
@@ -302,6 +309,12 @@ int main(int argc, char** argv) {
                          {"seconds", prefill_s},
                          {"store_bytes", bench::store_bytes(ec.store_uri)}};
       line["list_ms"] = bench::list_timings(*eng);
+      if (o.retention > duration::zero())
+        line["retention"] = {{"seconds", std::chrono::duration<double>(o.retention).count()},
+                             {"batch", o.retention_batch},
+                             {"removed_operations", m.retention_operations_removed.load()},
+                             {"removed_during_run", removed_in_run},
+                             {"removed_events", m.retention_events_removed.load()}};
     }
     if (sinks) {
       line["sinks"] = std::move(sink_figures);
