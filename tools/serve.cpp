@@ -9,6 +9,7 @@
 #include <caf/send.hpp>
 
 #include "workflows/bench.hpp"
+#include "engine/duration_text.hpp"
 #include "engine/engine.hpp"
 #include "engine/errc.hpp"
 #include "actors/real_clock.hpp"
@@ -260,9 +261,13 @@ int run_serve(const serve_options& opts, const serve_host& host) {
   // The URL names a loopback address to be usable; say when it is not the
   // only one served.
   auto every = scfg.host == "0.0.0.0" || scfg.host == "::" ? "every address, " : "";
-  log(log_level::info, "stepwise listening on " + url + " (" + every + "store "
-                         + redact_uri(opts.store) + ", " + std::to_string(scfg.threads)
-                         + " HTTP workers, " + std::to_string(scfg.io_threads) + " I/O threads)");
+  log(log_level::info,
+      "stepwise listening on " + url + " (" + every + "store " + redact_uri(opts.store) + ", "
+        + std::to_string(scfg.threads) + " HTTP workers, " + std::to_string(scfg.io_threads)
+        + " I/O threads, "
+        + (opts.retention > duration::zero() ? "retention " + format_duration_text(opts.retention)
+                                             : std::string{"retention off"})
+        + ")");
   auto cli_auth = std::string(auth ? " --token TOKEN" : "") + (srv.tls() ? " --ca CA.pem" : "");
   auto curl_auth = std::string(auth ? " -H 'Authorization: Bearer TOKEN'" : "")
                    + (srv.tls() ? " --cacert CA.pem" : "");
