@@ -24,7 +24,12 @@ struct swarm {
   bool restarts = false;
   /// Async calls may never end (their step's timeout ends them).
   bool hang_calls = false;
+  /// The process may drain (`engine::drain`) at a random point, and is
+  /// dropped once the drain is over.
+  bool drain = false;
   size_t workers = 1;
+  /// Admission rounds planned as SQLite plans them (sim_store::mirror_rounds).
+  bool mirror = false;
   engine_config cfg;
 
   std::string describe() const {
@@ -38,7 +43,8 @@ struct swarm {
            + std::to_string(workers) + " passivate_after " + ms(cfg.passivate_after)
            + " dispatch_lead " + ms(cfg.dispatch_lead) + " max_batch "
            + std::to_string(cfg.max_batch) + " recovery_page " + std::to_string(cfg.recovery_page)
-           + " readers " + std::to_string(cfg.read_workers);
+           + " readers " + std::to_string(cfg.read_workers) + " drain " + (drain ? "on" : "off")
+           + " admission " + (mirror ? "mirror" : "full read");
   }
 };
 
@@ -65,6 +71,8 @@ swarm pick_swarm(std::mt19937_64& rng) {
   s.cfg.read_workers = 1 + rng() % 3;
   s.cfg.max_backlog = 0;
   s.cfg.log = [](log_level, std::string_view) {};
+  s.drain = one_in(3);
+  s.mirror = one_in(2);
   return s;
 }
 
@@ -80,6 +88,7 @@ public:
         admitted.insert(name);
     store_ = std::make_shared<sim_store>(log_, rng_, sim_limits(), admitted);
     store_->faults = swarm_.faults;
+    store_->mirror_rounds = swarm_.mirror;
     outside_ = std::make_shared<sim_world_state>(log_, *store_);
     bool faults = swarm_.faults.commit_fail > 0 || swarm_.faults.commit_unsure > 0
                   || swarm_.faults.read_fail > 0 || swarm_.faults.admit_fail > 0;
@@ -92,6 +101,8 @@ public:
     time_point drain_began{};
     while (steps_ < opts_.max_steps && !log_.failed() && world_) {
       ++steps_;
+      if (drain_step())
+        continue;
       if (calls_left > 0) {
         if (rng_() % 12 == 0) {
           client_->random_call(*world_);
@@ -111,6 +122,8 @@ public:
     if (world_ && !log_.failed() && steps_ >= opts_.max_steps)
       log_.check(false,
                  "the run did not settle within " + std::to_string(opts_.max_steps) + " steps");
+    if (world_ && outside_->drain.done(*world_))
+      outside_->drain.check_written(log_, *store_);
     if (!log_.failed()) {
       store_->check_settled();
       client_->check_acked();
@@ -144,12 +157,45 @@ private:
     log_.note("restart");
     log_.choose(0xdead);
     world_.reset();
+    outside_->drain.reset();
+    store_->drained = false;
+    client_->drained = false;
     store_->restarted();
     watchdog_.restarted();
     client_->check_acked();
     client_->check_schedules();
     restarts_ += 1;
     boot(now + std::chrono::milliseconds(rng_() % 3000));
+  }
+
+  /// Drains the process now and then (on seeds that do), checks the drain
+  /// as the world moves, and drops the process (a restart) once the drain
+  /// is over; returns whether it did something instead of a step.
+  bool drain_step() {
+    auto& drain = outside_->drain;
+    if (!drain.on()) {
+      if (!swarm_.drain || drains_ >= 2 || rng_() % 1500 != 0)
+        return false;
+      log_.note("drain");
+      log_.choose(0xd7a1);
+      drain.begin(*world_, *store_);
+      client_->drained = true;
+      drains_ += 1;
+      drain_began_ = steps_;
+      return true;
+    }
+    drain.check_gate(log_, *world_);
+    if (drain.done(*world_)) {
+      log_.note("drained: the process stops");
+      drain.check_written(log_, *store_);
+      drained_ += 1;
+      restart();
+      return true;
+    }
+    // Running attempts end (a hung call by its step's timeout): a drain
+    // that never ends keeps an attempt running for ever.
+    log_.check(steps_ - drain_began_ < 50000, "the drain did not end within 50000 steps");
+    return false;
   }
 
   /// Does one thing the world can do; returns false when the run is over.
@@ -236,6 +282,8 @@ private:
     }
     auto& ctx = call.context();
     log_.note("call of " + ctx.operation_id() + " step " + ctx.step_name() + " ends");
+    if (!ctx.stop().stop_requested()) // an abandoned attempt has nothing to write
+      outside_->drain.finished(*store_, ctx.operation_id(), ctx.step_name(), ctx.attempt());
     call.complete(planned(ctx.input(), ctx.step_name(), ctx.attempt()));
   }
 
@@ -309,6 +357,8 @@ private:
     out.steps = steps_;
     out.deliveries = deliveries_;
     out.restarts = restarts_;
+    out.drains = drains_;
+    out.drained = drained_;
     out.operations = store_->ids().size();
     out.answers = client_->answered();
     out.bodies = outside_->bodies;
@@ -330,6 +380,10 @@ private:
   uint64_t deliveries_ = 0;
   uint64_t restarts_ = 0;
   uint64_t idle_ticks_ = 0;
+  uint64_t drains_ = 0;
+  uint64_t drained_ = 0;
+  /// The step at which the drain of the moment began.
+  uint64_t drain_began_ = 0;
 };
 
 } // namespace

@@ -1,0 +1,76 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/step.hpp"
+#include "tests/simulation/sim_log.hpp"
+#include "tests/simulation/sim_store.hpp"
+
+namespace stepwise::sim {
+
+class sim_world;
+
+/// A drain of the process of the moment (`engine::drain`), and what it
+/// promises: no attempt begins once it is set (operation_actor's `execute`
+/// is the gate, right before `steps_started` counts an attempt), the
+/// attempts already running finish and are written, and nothing is
+/// created (sim_store::drained, sim_client::drained). Also keeps, from
+/// the process's start, the attempts whose bodies finished, which must all
+/// be in the store when the drained process is dropped.
+class drain_watch {
+public:
+  bool on() const {
+    return on_;
+  }
+
+  /// Drains `world` as `engine::drain` does.
+  void begin(sim_world& world, sim_store& store);
+
+  /// Checks that no attempt began since the drain.
+  void check_gate(sim_log& log, sim_world& world);
+
+  /// A step body starts: once draining, no `step_started` of its attempt
+  /// may have been written after the drain began. A commit after the
+  /// drain may store the next attempt as started (with the result of the
+  /// one before, or when a timer, a signal or an admission wakes the
+  /// operation): that attempt must never run here. An attempt that began
+  /// before the drain may have its `step_started` still unwritten (carried
+  /// to the commit of its result, as after a sleep).
+  void body(sim_log& log, sim_store& store, step_context& ctx);
+
+  /// The body of attempt `attempt` of `step` of operation `id` finished
+  /// (a blocking body returned, an asynchronous call ended).
+  void finished(sim_store& store, const std::string& id, const std::string& step,
+                int32_t attempt);
+
+  /// Returns whether the drain is over: no attempt runs (or has its result
+  /// not yet queued) and the writer flushed everything (the world is quiet).
+  bool done(sim_world& world);
+
+  /// Checks that every attempt whose body finished in this process is
+  /// written: its step is not stored as running that attempt any more
+  /// (unless the operation ended, or was retried since: another run).
+  void check_written(sim_log& log, sim_store& store);
+
+  /// A new process: nothing drains, nothing has finished.
+  void reset();
+
+private:
+  struct attempt_id {
+    std::string id;
+    std::string step;
+    int32_t attempt = 0;
+    /// The operation's run (its retries) when it finished.
+    int64_t run = 0;
+  };
+
+  bool on_ = false;
+  /// `steps_started` and the last event's seq when the drain began.
+  uint64_t started_ = 0;
+  int64_t seq_ = 0;
+  std::vector<attempt_id> finished_;
+};
+
+} // namespace stepwise::sim
