@@ -35,7 +35,7 @@ void drain_watch::body(sim_log& log, sim_store& store, step_context& ctx) {
 
 void drain_watch::finished(sim_store& store, const std::string& id, const std::string& step,
                            int32_t attempt) {
-  finished_.push_back({id, step, attempt, store.runs(id)});
+  finished_.push_back({id, step, attempt, store.budgets(id)});
 }
 
 bool drain_watch::done(sim_world& world) {
@@ -45,14 +45,16 @@ bool drain_watch::done(sim_world& world) {
 void drain_watch::check_written(sim_log& log, sim_store& store) {
   for (auto& a : finished_) {
     auto op = store.peek(a.id);
-    if (!op || is_terminal(op->state) || store.runs(a.id) != a.run)
+    if (!op || is_terminal(op->state) || store.budgets(a.id) != a.budget)
       continue;
     for (auto& rec : op->steps)
       log.check_lazy(rec.name != a.step || rec.state != step_state::running
                        || rec.attempts != a.attempt,
                      [&] {
                        return "attempt " + std::to_string(a.attempt) + " of step " + a.step + " of "
-                              + a.id + " finished before the drained process stopped, "
+                              + a.id + " (" + op->workflow + ", revision "
+                              + std::to_string(op->revision)
+                              + ") finished before the drained process stopped, "
                               + "but the store still has it running";
                      });
   }

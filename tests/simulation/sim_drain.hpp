@@ -51,7 +51,8 @@ public:
 
   /// Checks that every attempt whose body finished in this process is
   /// written: its step is not stored as running that attempt any more
-  /// (unless the operation ended, or was retried since: another run).
+  /// (unless the operation ended, or was retried or resumed since: its
+  /// attempts count afresh).
   void check_written(sim_log& log, sim_store& store);
 
   /// A new process: nothing drains, nothing has finished.
@@ -62,8 +63,9 @@ private:
     std::string id;
     std::string step;
     int32_t attempt = 0;
-    /// The operation's run (its retries) when it finished.
-    int64_t run = 0;
+    /// The operation's retries and resumes when it finished: attempts
+    /// are counted from 1 again after each.
+    int64_t budget = 0;
   };
 
   bool on_ = false;

@@ -57,9 +57,9 @@ int64_t sim_store::started_seq(const std::string& id, const std::string& step,
   return i == started_.end() ? 0 : i->second;
 }
 
-int64_t sim_store::runs(const std::string& id) const {
-  auto i = retried_.find(id);
-  return i == retried_.end() ? 0 : i->second;
+int64_t sim_store::budgets(const std::string& id) const {
+  auto i = budgets_.find(id);
+  return i == budgets_.end() ? 0 : i->second;
 }
 
 int64_t sim_store::last_event_seq() {
@@ -168,8 +168,8 @@ void sim_store::on_event(const event& e) {
     return;
   if (e.type == event_type::step_started)
     started_[e.operation_id + "/" + e.step + "/" + std::to_string(e.attempt)] = e.seq;
-  if (e.type == event_type::operation_retried)
-    retried_[e.operation_id] += 1;
+  if (e.type == event_type::operation_retried || e.type == event_type::operation_resumed)
+    budgets_[e.operation_id] += 1;
   auto& open = open_[e.operation_id];
   if (is_terminal(e.type)) {
     log_.check_lazy(open, [&] {

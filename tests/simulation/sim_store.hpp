@@ -79,8 +79,9 @@ public:
   /// `step` of operation `id` (0: none).
   int64_t started_seq(const std::string& id, const std::string& step, int32_t attempt) const;
 
-  /// Returns how many times operation `id` was retried (its run).
-  int64_t runs(const std::string& id) const;
+  /// Returns how many times operation `id` was retried or resumed: each
+  /// gives its steps' attempts a fresh count (1 again).
+  int64_t budgets(const std::string& id) const;
 
   /// Returns the seq of the last event written.
   int64_t last_event_seq();
@@ -150,8 +151,8 @@ private:
   admission_mirror mirror_;
   /// "OPERATION/STEP/ATTEMPT" -> seq of its last `step_started` event.
   std::unordered_map<std::string, int64_t> started_;
-  /// Per operation: its `operation_retried` events.
-  std::unordered_map<std::string, int64_t> retried_;
+  /// Per operation: its `operation_retried` and `operation_resumed` events.
+  std::unordered_map<std::string, int64_t> budgets_;
 };
 
 } // namespace stepwise::sim
