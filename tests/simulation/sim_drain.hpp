@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,14 +32,14 @@ public:
   /// Checks that no attempt began since the drain.
   void check_gate(sim_log& log, sim_world& world);
 
-  /// A step body starts: once draining, no `step_started` of its attempt
-  /// may have been written after the drain began. A commit after the
-  /// drain may store the next attempt as started (with the result of the
-  /// one before, or when a timer, a signal or an admission wakes the
-  /// operation): that attempt must never run here. An attempt that began
-  /// before the drain may have its `step_started` still unwritten (carried
-  /// to the commit of its result, as after a sleep).
-  void body(sim_log& log, sim_store& store, step_context& ctx);
+  /// A step body starts: once draining, it must be of an attempt that an
+  /// operation actor ran when the drain began (or one abandoned, whose
+  /// body a worker reached late). Not told by the log: a commit after the
+  /// drain may write the `step_started` of an attempt begun before it
+  /// (carried, as after a sleep, to the next commit), and may store as
+  /// started an attempt that then never runs here (the gate comes after
+  /// the commit: the next step after a result, a retry a timer wakes).
+  void body(sim_log& log, step_context& ctx);
 
   /// The body of attempt `attempt` of `step` of operation `id` finished
   /// (a blocking body returned, an asynchronous call ended).
@@ -69,9 +70,10 @@ private:
   };
 
   bool on_ = false;
-  /// `steps_started` and the last event's seq when the drain began.
+  /// `steps_started`, and the attempts running ("OP/STEP/ATTEMPT"), when
+  /// the drain began.
   uint64_t started_ = 0;
-  int64_t seq_ = 0;
+  std::set<std::string> running_;
   std::vector<attempt_id> finished_;
 };
 

@@ -51,20 +51,9 @@ std::optional<operation> sim_store::peek(const std::string& id) {
   return res ? *res : std::nullopt;
 }
 
-int64_t sim_store::started_seq(const std::string& id, const std::string& step,
-                               int32_t attempt) const {
-  auto i = started_.find(id + "/" + step + "/" + std::to_string(attempt));
-  return i == started_.end() ? 0 : i->second;
-}
-
 int64_t sim_store::budgets(const std::string& id) const {
   auto i = budgets_.find(id);
   return i == budgets_.end() ? 0 : i->second;
-}
-
-int64_t sim_store::last_event_seq() {
-  auto res = inner_.last_seq();
-  return res ? *res : 0;
 }
 
 bool sim_store::run_open(const std::string& id) const {
@@ -166,8 +155,6 @@ void sim_store::on_event(const event& e) {
   }
   if (e.type == event_type::schedule_skipped)
     return;
-  if (e.type == event_type::step_started)
-    started_[e.operation_id + "/" + e.step + "/" + std::to_string(e.attempt)] = e.seq;
   if (e.type == event_type::operation_retried || e.type == event_type::operation_resumed)
     budgets_[e.operation_id] += 1;
   auto& open = open_[e.operation_id];

@@ -75,16 +75,9 @@ public:
   /// and no terminal event since).
   bool run_open(const std::string& id) const;
 
-  /// Returns the seq of the last `step_started` event of `attempt` of
-  /// `step` of operation `id` (0: none).
-  int64_t started_seq(const std::string& id, const std::string& step, int32_t attempt) const;
-
   /// Returns how many times operation `id` was retried or resumed: each
   /// gives its steps' attempts a fresh count (1 again).
   int64_t budgets(const std::string& id) const;
-
-  /// Returns the seq of the last event written.
-  int64_t last_event_seq();
 
   /// Checks what must hold once everything has settled: every operation's
   /// last run ended with the terminal event of its stored state.
@@ -149,8 +142,6 @@ private:
   std::set<std::string> fires_;
   std::set<std::string> fired_ops_;
   admission_mirror mirror_;
-  /// "OPERATION/STEP/ATTEMPT" -> seq of its last `step_started` event.
-  std::unordered_map<std::string, int64_t> started_;
   /// Per operation: its `operation_retried` and `operation_resumed` events.
   std::unordered_map<std::string, int64_t> budgets_;
 };

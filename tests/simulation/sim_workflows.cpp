@@ -50,7 +50,7 @@ std::vector<std::string> planned_steps(const std::string& workflow) {
 /// in the data.
 void enter(sim_world_state& w, step_context& ctx) {
   w.bodies += 1;
-  w.drain.body(w.log, w.store, ctx);
+  w.drain.body(w.log, ctx);
   if (ctx.stop().stop_requested())
     return; // an abandoned attempt that a worker reached late
   auto stored = w.store.peek(ctx.operation_id());
