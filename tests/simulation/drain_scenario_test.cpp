@@ -39,11 +39,11 @@ TEST_CASE("a fire refused by a draining process waits before the next try",
   tick.id = "tick";
   tick.workflow = "sim.steps";
   tick.every = 5s;
-  s.world().ask([k = s.world().keeper(), tick](bridge_actor::pointer self,
-                                               const dispatcher_actor&) {
-    self->request(k, caf::infinite, schedule_create_atom::value, tick)
-      .then([](schedule_result&) {}, [](caf::error&) {});
-  });
+  s.world().ask(
+    [k = s.world().keeper(), tick](bridge_actor::pointer self, const dispatcher_actor&) {
+      self->request(k, caf::infinite, schedule_create_atom::value, tick)
+        .then([](schedule_result&) {}, [](caf::error&) {});
+    });
   s.settle();
   drain(s);
   s.world().advance(5s); // the fire is due, and refused
@@ -60,10 +60,9 @@ TEST_CASE("a fire refused by a draining process waits before the next try",
 TEST_CASE("a step that starts children counts as running until its result is queued",
           "[simulation][regression][drain]") {
   scenario s;
-  auto id =
-    s.start("sim.parent", {{"kids", boost::json::array{boost::json::object{}}}})->id;
+  auto id = s.start("sim.parent", {{"kids", boost::json::array{boost::json::object{}}}})->id;
   REQUIRE(s.take_job());
-  drain(s); // the attempt began before: it runs, and is written
+  drain(s);    // the attempt began before: it runs, and is written
   s.run_job(); // the fan-out asks for one child
   s.settle_but("start_children");
   // Before the fix: 0 here, with the result not queued; a drain that sees

@@ -68,12 +68,12 @@ void sim_client::start(sim_world& world) {
   if (drained) {
     // Refused before anything is read or written, a replay included.
     what += " (draining)";
-    ask<start_result>(
-      world, std::make_tuple(start_atom::value, req), what,
-      [this, what](start_result& res) {
-        log_.check(false, what + " was answered with " + res.op.id + ", not refused");
-      },
-      {code(errc::shutting_down)});
+    ask<start_result>(world, std::make_tuple(start_atom::value, req), what,
+                      [this, what](start_result& res) {
+                        log_.check(false,
+                                   what + " was answered with " + res.op.id + ", not refused");
+                      },
+                      {code(errc::shutting_down)});
     return;
   }
   ask<start_result>(

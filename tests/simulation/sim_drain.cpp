@@ -47,15 +47,13 @@ void drain_watch::check_written(sim_log& log, sim_store& store) {
     if (!op || is_terminal(op->state) || store.budgets(a.id) != a.budget)
       continue;
     for (auto& rec : op->steps)
-      log.check_lazy(rec.name != a.step || rec.state != step_state::running
-                       || rec.attempts != a.attempt,
-                     [&] {
-                       return "attempt " + std::to_string(a.attempt) + " of step " + a.step + " of "
-                              + a.id + " (" + op->workflow + ", revision "
-                              + std::to_string(op->revision)
-                              + ") finished before the drained process stopped, "
-                              + "but the store still has it running";
-                     });
+      log.check_lazy(
+        rec.name != a.step || rec.state != step_state::running || rec.attempts != a.attempt, [&] {
+          return "attempt " + std::to_string(a.attempt) + " of step " + a.step + " of " + a.id
+                 + " (" + op->workflow + ", revision " + std::to_string(op->revision)
+                 + ") finished before the drained process stopped, "
+                 + "but the store still has it running";
+        });
   }
 }
 

@@ -43,8 +43,7 @@ public:
 
   /// The body of attempt `attempt` of `step` of operation `id` finished
   /// (a blocking body returned, an asynchronous call ended).
-  void finished(sim_store& store, const std::string& id, const std::string& step,
-                int32_t attempt);
+  void finished(sim_store& store, const std::string& id, const std::string& step, int32_t attempt);
 
   /// Returns whether the drain is over: no attempt runs (or has its result
   /// not yet queued) and the writer flushed everything (the world is quiet).

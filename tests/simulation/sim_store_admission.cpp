@@ -109,8 +109,8 @@ caf::expected<admission_round> sim_store::admit(const admission_limits& limits, 
     mirror_.invalidate();
     return make_error(errc::store_failure, "sim: admission round failed (injected)");
   }
-  caf::expected<admission_round> res = mirror_rounds ? mirrored_round(limits, now)
-                                                     : inner_.admit(limits, now);
+  caf::expected<admission_round> res =
+    mirror_rounds ? mirrored_round(limits, now) : inner_.admit(limits, now);
   if (!res)
     return res;
   for (auto& e : res->events)
