@@ -38,6 +38,7 @@ void write_started(self_ptr self, outcome result) {
   auto act = progress::apply_result(st.op, *st.wf, p.step, result, false, p.took, now,
                                     unit_random(st), p.events);
   persist(self, std::move(p.events), act);
+  st.work.settle(); // the attempt's result is queued (see on_step_done)
 }
 
 /// Looks at the children of the wait in hand: the dispatcher opens its

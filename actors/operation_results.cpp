@@ -24,8 +24,10 @@ void on_step_done(self_ptr self, step_done& msg) {
   // Settled on every way out, once the result's checkpoint is queued.
   struct settle_on_exit {
     work_in_hand& work;
+    bool later = false;
     ~settle_on_exit() {
-      work.settle();
+      if (!later)
+        work.settle();
     }
   } settled{st.work};
   if (take_rebuilt(self, msg))
@@ -52,6 +54,10 @@ void on_step_done(self_ptr self, step_done& msg) {
     events = progress::emitted_events(st.op, *st.wf, secrets_of(st, r.revealed), r.emitted, now);
   if (!r.children.empty()) {
     if (st.op.state != op_state::compensating) {
+      // Its checkpoint waits for the children's creates (write_started
+      // settles it): until then the attempt counts as running, or a drain
+      // that sees none running could stop before it is written.
+      settled.later = true;
       start_children(self, r, now, std::move(events));
       return;
     }

@@ -80,7 +80,7 @@ void on_checked(keeper_ptr self, maybe_op& res) {
   auto& e = i->second;
   if (res.err) {
     e.busy = false;
-    look_at(self, id, st.rt->clk->now() + refire_after);
+    e.retry_at = st.rt->clk->now() + refire_after;
     settle(self, id);
     return;
   }
@@ -110,7 +110,7 @@ void on_fire_answer(keeper_ptr self, fire_answer& a) {
       trigger->deliver(a.err);
     if (trigger || transient(a.err)) {
       if (!trigger)
-        look_at(self, a.schedule_id, now + refire_after);
+        e.retry_at = now + refire_after;
       e.busy = false;
       settle(self, a.schedule_id);
       return;
@@ -232,7 +232,13 @@ void look(keeper_ptr self, const std::string& id) {
   auto& e = i->second;
   if (e.busy || e.s.revision == 0 || st.stopped)
     return;
-  auto step = next_step(e.s, st.rt->clk->now());
+  auto now = st.rt->clk->now();
+  if (e.retry_at && now < *e.retry_at) {
+    look_at(self, id, *e.retry_at);
+    return;
+  }
+  e.retry_at.reset();
+  auto step = next_step(e.s, now);
   switch (step.what) {
     case fire_step::kind::wait:
       if (step.at && !e.queued)

@@ -35,6 +35,10 @@ struct schedule_entry {
   /// The fire in flight, and the client's promise when it is a trigger.
   std::optional<time_point> firing;
   std::optional<caf::typed_response_promise<start_result>> trigger;
+  /// A fire or a read refused for a reason that passes (a drain, a failing
+  /// store): nothing is tried again before then, or the keeper and the
+  /// dispatcher would pass the refusal back and forth as fast as they can.
+  std::optional<time_point> retry_at;
 };
 
 /// A schedule write waiting for its commit.

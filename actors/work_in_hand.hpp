@@ -51,6 +51,7 @@ public:
   /// settled (`settle`).
   stop_token begin_attempt(int32_t attempt, std::atomic<int64_t>* running = nullptr) {
     assert(!running_);
+    settle(); // a result not settled yet stops counting before the next one does
     ++gen_;
     running_ = true;
     counted_ = running;

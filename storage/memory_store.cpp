@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "engine/errc.hpp"
+#include "engine/time.hpp"
 
 namespace stepwise {
 
@@ -63,10 +64,7 @@ caf::expected<commit_result> memory_store::commit(const std::vector<checkpoint>&
   return res;
 }
 
-caf::expected<admission_round> memory_store::admit(const admission_limits& limits, time_point now) {
-  std::lock_guard<std::mutex> guard{mtx_};
-  if (failing_)
-    return make_error(errc::store_failure, "memory store: admission failed (injected)");
+std::vector<memory_store::queue_row> memory_store::queue_locked() const {
   std::vector<const operation*> taking_part;
   for (auto& kv : ops_)
     if (kv.second.admission != admission::none && !is_terminal(kv.second.state))
@@ -74,11 +72,15 @@ caf::expected<admission_round> memory_store::admit(const admission_limits& limit
   std::sort(taking_part.begin(), taking_part.end(), [](auto* a, auto* b) {
     return a->created_at != b->created_at ? a->created_at < b->created_at : a->id < b->id;
   });
-  std::vector<admission_row> rows;
+  std::vector<queue_row> rows;
   for (auto* op : taking_part)
     rows.push_back(
-      {op->id, op->workflow, op->key, op->admission, op->state, op->blocked_by, op->revision});
-  auto round = plan_round(rows, limits, now);
+      {{op->id, op->workflow, op->key, op->admission, op->state, op->blocked_by, op->revision},
+       to_micros(op->created_at)});
+  return rows;
+}
+
+void memory_store::write_locked(admission_round& round) {
   for (auto& u : round.updates) {
     auto& op = ops_.at(u.id);
     op.admission = u.admission;
@@ -88,6 +90,27 @@ caf::expected<admission_round> memory_store::admit(const admission_limits& limit
     e.seq = static_cast<int64_t>(events_.size()) + 1;
     events_.push_back(e);
   }
+}
+
+std::vector<memory_store::queue_row> memory_store::admission_queue() {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return queue_locked();
+}
+
+void memory_store::write_round(admission_round& round) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  write_locked(round);
+}
+
+caf::expected<admission_round> memory_store::admit(const admission_limits& limits, time_point now) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  if (failing_)
+    return make_error(errc::store_failure, "memory store: admission failed (injected)");
+  std::vector<admission_row> rows;
+  for (auto& r : queue_locked())
+    rows.push_back(std::move(r.row));
+  auto round = plan_round(rows, limits, now);
+  write_locked(round);
   return round;
 }
 

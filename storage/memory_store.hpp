@@ -72,9 +72,28 @@ public:
   /// Makes every following commit fail until called with false.
   void fail_commits(bool flag);
 
+  /// A row a round reads, with its operation's creation time (µs).
+  struct queue_row {
+    admission_row row;
+    int64_t created_at = 0;
+  };
+
+  /// Every operation taking part in admission that has not ended, in
+  /// creation order: what a round reads (`admit` plans over these; the
+  /// simulation also fills an `admission_mirror` with them).
+  std::vector<queue_row> admission_queue();
+
+  /// Writes a round planned elsewhere (its updates; its events get their
+  /// `seq`), as `admit` writes its own.
+  void write_round(admission_round& round);
+
 private:
   /// Whether `op` may go (engine/retention_store.hpp). Requires `mtx_`.
   bool removable(const operation& op, const purge_request& req, int64_t lowest_cursor) const;
+
+  /// `admission_queue` and `write_round`, with `mtx_` held.
+  std::vector<queue_row> queue_locked() const;
+  void write_locked(admission_round& round);
 
   std::mutex mtx_;
   std::unordered_map<std::string, operation> ops_;

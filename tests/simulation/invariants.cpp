@@ -50,6 +50,19 @@ void check_actors(sim_log& log, sim_world& world) {
   }
 }
 
+std::set<std::string> running_attempts(sim_world& world) {
+  std::set<std::string> out;
+  for (auto& [id, a] : world.dispatcher().live) {
+    auto* st = state_of(a);
+    if (!st || !st->work.attempt_running() || st->op.state == op_state::compensating)
+      continue;
+    auto idx = st->op.cursor();
+    if (idx < st->op.steps.size())
+      out.insert(id + "/" + st->op.steps[idx].name + "/" + std::to_string(st->work.attempt()));
+  }
+  return out;
+}
+
 void check_parked(sim_log& log, sim_world& world, duration wake_lead) {
   // Recovery holds the actors' passivation requests in the dispatcher's
   // mailbox until its last page is read.

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "tests/simulation/sim_log.hpp"
@@ -12,6 +13,10 @@ namespace stepwise::sim {
 /// Checks every live operation actor of `world`: it has a committed state,
 /// and a commit in flight has its snapshot. Run after every message.
 void check_actors(sim_log& log, sim_world& world);
+
+/// Returns the attempts that live operation actors of `world` run now (not
+/// compensations), as "OPERATION/STEP/ATTEMPT".
+std::set<std::string> running_attempts(sim_world& world);
 
 /// Checks, when `world` is quiet (nothing to deliver, run or write), that
 /// no paused or queued operation holds an actor, but one whose deadline

@@ -1,8 +1,10 @@
 #include "tests/simulation/scenario.hpp"
 
+#include <caf/scheduled_actor.hpp>
 #include <caf/send.hpp>
 
 #include "engine/errc.hpp"
+#include "tests/simulation/describe.hpp"
 #include "tests/simulation/invariants.hpp"
 
 namespace stepwise::sim {
@@ -121,6 +123,38 @@ void scenario::ask(std::tuple<Ts...> msg) {
       .then([this](T& x) { answer_ = op_of(x); },
             [this](caf::error& err) { last_error = message_of(err); });
   }});
+}
+
+void scenario::settle_but(const std::string& held) {
+  for (;;) {
+    auto& jobs = world_->sched().jobs;
+    size_t i = 0;
+    for (; i < jobs.size(); ++i) {
+      auto* actor = dynamic_cast<caf::scheduled_actor*>(jobs[i]);
+      auto* next = actor ? actor->mailbox().peek() : nullptr;
+      if (!next || sim::describe(next->content()).find(held) == std::string::npos)
+        break;
+    }
+    if (i < jobs.size()) {
+      log.note(world_->deliver(i, log.tracing()));
+      check_actors(log, *world_);
+      continue;
+    }
+    auto& w = world_->writer();
+    if (w.has_work())
+      w.write_once();
+    else if (w.admission_due())
+      w.admit_once();
+    else
+      return;
+  }
+}
+
+std::string scenario::broken() const {
+  std::string out;
+  for (auto& v : log.violations)
+    out += v + "\n";
+  return out;
 }
 
 std::optional<operation> scenario::start(const std::string& workflow, boost::json::object input) {

@@ -34,6 +34,13 @@ public:
   /// waiting, but asynchronous calls that are ended are delivered.
   void settle();
 
+  /// Delivers and commits (writes, admission rounds) until nothing is left
+  /// but the messages whose words hold `held`.
+  void settle_but(const std::string& held);
+
+  /// The invariants broken so far, one a line.
+  std::string broken() const;
+
   /// A worker takes the next job (it runs when `run_job` says so). Returns
   /// false when no job waits.
   bool take_job();

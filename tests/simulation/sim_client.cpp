@@ -65,6 +65,17 @@ void sim_client::start(sim_world& world) {
     boost::json::serialize(boost::json::object{{"workflow", req.workflow}, {"input", req.input}});
   auto key = req.idempotency_key;
   auto what = "start " + req.workflow + (key.empty() ? "" : " key " + key);
+  if (drained) {
+    // Refused before anything is read or written, a replay included.
+    what += " (draining)";
+    ask<start_result>(world, std::make_tuple(start_atom::value, req), what,
+                      [this, what](start_result& res) {
+                        log_.check(false,
+                                   what + " was answered with " + res.op.id + ", not refused");
+                      },
+                      {code(errc::shutting_down)});
+    return;
+  }
   ask<start_result>(
     world, std::make_tuple(start_atom::value, req), what,
     [this, key, body, what, wf = req.workflow](start_result& res) {
@@ -88,7 +99,7 @@ void sim_client::start(sim_world& world) {
                         || !res.op.blocked_by.empty(),
                       [&] { return what + ": queued " + res.op.id + " without blocked_by"; });
     },
-    {code(errc::idempotency_conflict)});
+    {code(errc::idempotency_conflict), code(errc::shutting_down)});
 }
 
 void sim_client::command_call(sim_world& world, const std::string& id) {

@@ -26,6 +26,10 @@ class sim_client {
 public:
   sim_client(sim_log& log, std::mt19937_64& rng, sim_store& store, bool store_faults);
 
+  /// The process drains: a start sent from now on must be refused
+  /// (`shutting_down`), and create nothing.
+  bool drained = false;
+
   /// Sends one random request through `world`.
   void random_call(sim_world& world);
 

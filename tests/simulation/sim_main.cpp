@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
   }
   auto t0 = std::chrono::steady_clock::now();
   std::set<uint64_t> paths;
-  uint64_t failed = 0, checks = 0, deliveries = 0, restarts = 0, operations = 0;
+  uint64_t failed = 0, checks = 0, deliveries = 0, restarts = 0, operations = 0, drains = 0,
+           drained = 0;
   for (uint64_t s = from; s < from + seeds; ++s) {
     stepwise::sim::sim_options opts;
     opts.seed = s;
@@ -64,6 +65,8 @@ int main(int argc, char** argv) {
     checks += r.checks;
     deliveries += r.deliveries;
     restarts += r.restarts;
+    drains += r.drains;
+    drained += r.drained;
     operations += r.operations;
     if (!r.violations.empty()) {
       ++failed;
@@ -78,6 +81,7 @@ int main(int argc, char** argv) {
   std::cout << "{\"seeds\":" << seeds << ",\"from\":" << from << ",\"failed\":" << failed
             << ",\"distinct_paths\":" << paths.size() << ",\"invariant_checks\":" << checks
             << ",\"deliveries\":" << deliveries << ",\"restarts\":" << restarts
+            << ",\"drains\":" << drains << ",\"drained\":" << drained
             << ",\"operations\":" << operations << ",\"seconds\":" << secs << "}\n";
   return failed == 0 ? 0 : 1;
 }

@@ -68,7 +68,10 @@ void sim_client::schedule_call(sim_world& world) {
                                 missing);
       break;
     }
-    case 6:
+    case 6: {
+      // A fire creates an operation: a draining process refuses it.
+      auto with_refusal = missing;
+      with_refusal.insert(code(errc::shutting_down));
       ask_keeper<start_result>(
         world, std::make_tuple(schedule_trigger_atom::value, id), "trigger schedule " + id,
         [this](start_result& res) {
@@ -78,8 +81,9 @@ void sim_client::schedule_call(sim_world& world) {
           }
           seen(res.op, "trigger");
         },
-        missing);
+        with_refusal);
       break;
+    }
     default:
       ask_keeper<std::vector<schedule_view>>(world, std::make_tuple(schedule_list_atom::value),
                                              "list schedules", [](std::vector<schedule_view>&) {},

@@ -32,6 +32,8 @@ void sim_store::restarted() {
   submitted_.clear();
   unsure_.reset();
   unsure_batch_.clear();
+  // The new process's store reads the admission columns afresh.
+  mirror_.invalidate();
 }
 
 std::optional<uint64_t> sim_store::held(const std::string& id, int64_t rev) const {
@@ -47,6 +49,11 @@ std::optional<uint64_t> sim_store::held(const std::string& id, int64_t rev) cons
 std::optional<operation> sim_store::peek(const std::string& id) {
   auto res = inner_.load(id);
   return res ? *res : std::nullopt;
+}
+
+int64_t sim_store::budgets(const std::string& id) const {
+  auto i = budgets_.find(id);
+  return i == budgets_.end() ? 0 : i->second;
 }
 
 bool sim_store::run_open(const std::string& id) const {
@@ -125,6 +132,11 @@ std::shared_ptr<const prepared_checkpoint> sim_store::prepare(const checkpoint& 
   if (!cp.op)
     return nullptr;
   auto& id = cp.op->id;
+  // Draining: a start, a schedule's fire or a step's child is refused
+  // before its create is submitted.
+  log_.check_lazy(!drained || cp.what != checkpoint::kind::create, [&] {
+    return "operation " + id + " of " + cp.op->workflow + " created after the drain began";
+  });
   log_.check_lazy(submitted_.insert(id).second, [&] {
     return "two commits in flight for operation " + id + " (revision "
            + std::to_string(cp.op->revision) + " submitted before the last one was written)";
@@ -143,6 +155,8 @@ void sim_store::on_event(const event& e) {
   }
   if (e.type == event_type::schedule_skipped)
     return;
+  if (e.type == event_type::operation_retried || e.type == event_type::operation_resumed)
+    budgets_[e.operation_id] += 1;
   auto& open = open_[e.operation_id];
   if (is_terminal(e.type)) {
     log_.check_lazy(open, [&] {
@@ -180,6 +194,12 @@ void sim_store::record(const checkpoint& cp, write_status status) {
   });
   if (status != write_status::ok)
     return;
+  if (mirror_rounds) {
+    if (cp.what == checkpoint::kind::create)
+      mirror_.created(op);
+    else
+      mirror_.updated(op);
+  }
   auto& revs = history_[op.id];
   if (cp.what == checkpoint::kind::create) {
     order_.push_back(op.id);
@@ -215,6 +235,8 @@ caf::expected<commit_result> sim_store::commit(const std::vector<checkpoint>& ba
   }
   if (roll(faults.commit_fail)) {
     log_.note("store: commit of " + std::to_string(batch.size()) + " fails (injected)");
+    // As SQLite's failed transaction: the mirror reads the store again.
+    mirror_.invalidate();
     return make_error(errc::store_failure, "sim: commit failed (injected)");
   }
   auto res = inner_.commit(batch);
@@ -243,72 +265,6 @@ caf::expected<commit_result> sim_store::commit(const std::vector<checkpoint>& ba
       unsure_batch_.push_back(item_of(cp));
     return make_error(errc::store_failure, "sim: connection lost during COMMIT (injected)");
   }
-  return res;
-}
-
-void sim_store::check_admission(const admission_round& round) {
-  auto active = inner_.load_active();
-  if (!active)
-    return;
-  std::set<std::string> admitted_now;
-  for (auto& u : round.updates)
-    if (u.admission == admission::admitted)
-      admitted_now.insert(u.id);
-  std::map<std::string, size_t> holders; // key -> admitted, not ended
-  std::map<std::string, size_t> running; // workflow -> admitted, not ended
-  for (auto& op : *active) {
-    if (op.admission != admission::admitted)
-      continue;
-    if (!op.key.empty())
-      holders[op.key] += 1;
-    running[op.workflow] += 1;
-  }
-  for (auto& [key, n] : holders)
-    log_.check_lazy(n <= 1, [&, key = key, n = n] {
-      return std::to_string(n) + " operations hold key '" + key + "' at once";
-    });
-  for (auto& [wf, n] : running) {
-    auto lim = limits_.find(wf);
-    log_.check_lazy(lim == limits_.end() || n <= lim->second, [&, wf = wf, n = n] {
-      return std::to_string(n) + " operations of " + wf + " admitted, over its limit";
-    });
-  }
-  // In creation order: none admitted now while an older one of its key
-  // waits, or (with a limit) an older one of its workflow waits for a slot.
-  std::set<std::string> keys_waiting;
-  std::set<std::string> slot_waiting;
-  for (auto& op : *active) {
-    if (op.admission == admission::queued) {
-      bool behind_key = !op.key.empty() && (holders.count(op.key) || keys_waiting.count(op.key));
-      if (!behind_key)
-        slot_waiting.insert(op.workflow);
-      if (!op.key.empty())
-        keys_waiting.insert(op.key);
-      continue;
-    }
-    if (!admitted_now.count(op.id))
-      continue;
-    log_.check_lazy(op.key.empty() || !keys_waiting.count(op.key), [&] {
-      return "operation " + op.id + " admitted ahead of an older one with key '" + op.key + "'";
-    });
-    log_.check_lazy(!limits_.count(op.workflow) || !slot_waiting.count(op.workflow), [&] {
-      return "operation " + op.id + " admitted ahead of an older one of " + op.workflow
-             + " waiting for a slot";
-    });
-  }
-}
-
-caf::expected<admission_round> sim_store::admit(const admission_limits& limits, time_point now) {
-  if (roll(faults.admit_fail)) {
-    log_.note("store: admission round fails (injected)");
-    return make_error(errc::store_failure, "sim: admission round failed (injected)");
-  }
-  auto res = inner_.admit(limits, now);
-  if (!res)
-    return res;
-  for (auto& e : res->events)
-    on_event(e);
-  check_admission(*res);
   return res;
 }
 

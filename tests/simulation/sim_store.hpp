@@ -11,6 +11,7 @@
 
 #include "engine/admission.hpp"
 #include "engine/store.hpp"
+#include "storage/admission_mirror.hpp"
 #include "storage/memory_store.hpp"
 #include "tests/simulation/sim_log.hpp"
 
@@ -44,6 +45,16 @@ public:
 
   store_faults faults;
 
+  /// Plans admission rounds as SQLite does (a swarm setting): over the
+  /// rows that wait and a summary of those that run, kept by an
+  /// `admission_mirror` that every write updates; each round is checked
+  /// against the plan of a full read. Otherwise rounds read everything.
+  bool mirror_rounds = false;
+
+  /// The process drains (`engine::drain`): from now on, no operation may
+  /// be created (its create submitted) until the next process.
+  bool drained = false;
+
   /// A new process starts on this store: what the old one had submitted
   /// and not written is gone with it.
   void restarted();
@@ -63,6 +74,10 @@ public:
   /// Returns whether run of operation `id` is open (created or retried,
   /// and no terminal event since).
   bool run_open(const std::string& id) const;
+
+  /// Returns how many times operation `id` was retried or resumed: each
+  /// gives its steps' attempts a fresh count (1 again).
+  int64_t budgets(const std::string& id) const;
 
   /// Checks what must hold once everything has settled: every operation's
   /// last run ended with the terminal event of its stored state.
@@ -95,6 +110,8 @@ private:
   void record(const checkpoint& cp, write_status status);
   void on_event(const event& e);
   void check_admission(const admission_round& round);
+  /// A round planned from `mirror_`, checked against a full read, written.
+  admission_round mirrored_round(const admission_limits& limits, time_point now);
   /// A child created: it names a slot of its parent, and no other
   /// operation took that slot.
   void check_child(const operation& op);
@@ -124,6 +141,9 @@ private:
   /// operations they name.
   std::set<std::string> fires_;
   std::set<std::string> fired_ops_;
+  admission_mirror mirror_;
+  /// Per operation: its `operation_retried` and `operation_resumed` events.
+  std::unordered_map<std::string, int64_t> budgets_;
 };
 
 } // namespace stepwise::sim

@@ -73,6 +73,9 @@ TEST_CASE("seeds that found bugs keep every invariant", "[simulation][regression
     {1371, "a timer that waited for a commit ran before the commit's own action"},
     {8536, "an admission read before a retry started the retried operation out of turn"},
     {22, "a schedule keeper whose writer had stopped looked again at once, for ever"},
+    {128, "a fire refused during a drain was fired again at once, for ever: the drain never ended"},
+    {1689, "a step that started children stopped counting as running before its result was "
+           "queued: the drain ended and the result was lost"},
   };
   for (auto& f : seeds) {
     INFO(f.bug);

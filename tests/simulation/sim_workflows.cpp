@@ -50,6 +50,7 @@ std::vector<std::string> planned_steps(const std::string& workflow) {
 /// in the data.
 void enter(sim_world_state& w, step_context& ctx) {
   w.bodies += 1;
+  w.drain.body(w.log, ctx);
   if (ctx.stop().stop_requested())
     return; // an abandoned attempt that a worker reached late
   auto stored = w.store.peek(ctx.operation_id());
@@ -64,9 +65,17 @@ void enter(sim_world_state& w, step_context& ctx) {
   ctx.data()[ctx.step_name()] = ctx.attempt();
 }
 
+/// A blocking body returns as it starts: its attempt has finished (one
+/// abandoned before it started has no result to write).
+void finished(sim_world_state& w, step_context& ctx) {
+  if (!ctx.stop().stop_requested())
+    w.drain.finished(w.store, ctx.operation_id(), ctx.step_name(), ctx.attempt());
+}
+
 step_def blocking(std::shared_ptr<sim_world_state> w, std::string name) {
   return make_step(name, [w](step_context& ctx) {
     enter(*w, ctx);
+    finished(*w, ctx);
     return planned(ctx.input(), ctx.step_name(), ctx.attempt());
   });
 }
@@ -88,6 +97,7 @@ step_def async_step(std::shared_ptr<sim_world_state> w, std::string name) {
 step_def fan_out(std::shared_ptr<sim_world_state> w, std::string name) {
   return make_step(name, [w](step_context& ctx) {
     enter(*w, ctx);
+    finished(*w, ctx);
     auto result = planned(ctx.input(), ctx.step_name(), ctx.attempt());
     auto* kids = ctx.input().if_contains("kids");
     if (result.what != outcome::kind::done || !kids || !kids->is_array())

@@ -11,6 +11,7 @@
 #include "engine/async_call.hpp"
 #include "engine/registry.hpp"
 #include "engine/wait.hpp"
+#include "tests/simulation/sim_drain.hpp"
 #include "tests/simulation/sim_log.hpp"
 #include "tests/simulation/sim_store.hpp"
 
@@ -30,6 +31,8 @@ struct sim_world_state {
   std::vector<watch_request> watches;
   /// Step bodies run so far (all kinds).
   uint64_t bodies = 0;
+  /// The drain of the process of the moment, and the attempts it finished.
+  drain_watch drain;
 
   sim_world_state(sim_log& l, sim_store& s) : log(l), store(s) {
     // nop

@@ -68,6 +68,16 @@ public:
     return workers_;
   }
 
+  /// Drains the process as `engine::drain` does.
+  void drain() {
+    parts_.rt->draining = true;
+  }
+
+  /// Returns the engine's counters (attempts begun, attempts running).
+  const metrics& stats() const {
+    return parts_.rt->stats;
+  }
+
   /// Returns the dispatcher's state (for the invariants).
   dispatcher_state& dispatcher();
 

@@ -10,63 +10,13 @@
 #include "tests/simulation/sim_store.hpp"
 #include "tests/simulation/sim_workflows.hpp"
 #include "tests/simulation/sim_world.hpp"
+#include "tests/simulation/swarm.hpp"
 
 namespace stepwise::sim {
 
 namespace {
 
 using namespace std::chrono_literals;
-
-/// The settings a seed picks: which faults are on, and the engine's knobs
-/// (swarm testing: rare combinations get their turn).
-struct swarm {
-  store_faults faults;
-  bool restarts = false;
-  /// Async calls may never end (their step's timeout ends them).
-  bool hang_calls = false;
-  size_t workers = 1;
-  engine_config cfg;
-
-  std::string describe() const {
-    auto ms = [](duration d) {
-      return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
-    };
-    return "faults(commit " + std::to_string(faults.commit_fail) + ", unsure "
-           + std::to_string(faults.commit_unsure) + ", read " + std::to_string(faults.read_fail)
-           + ", admit " + std::to_string(faults.admit_fail) + ") restarts "
-           + (restarts ? "on" : "off") + " hang_calls " + (hang_calls ? "on" : "off") + " workers "
-           + std::to_string(workers) + " passivate_after " + ms(cfg.passivate_after)
-           + " dispatch_lead " + ms(cfg.dispatch_lead) + " max_batch "
-           + std::to_string(cfg.max_batch) + " recovery_page " + std::to_string(cfg.recovery_page)
-           + " readers " + std::to_string(cfg.read_workers);
-  }
-};
-
-swarm pick_swarm(std::mt19937_64& rng) {
-  swarm s;
-  auto one_in = [&rng](uint64_t n) { return rng() % n == 0; };
-  if (one_in(3))
-    s.faults.commit_fail = 0.2;
-  if (one_in(3))
-    s.faults.commit_unsure = 0.1;
-  if (one_in(3))
-    s.faults.read_fail = 0.1;
-  if (one_in(3))
-    s.faults.admit_fail = 0.2;
-  s.restarts = one_in(2);
-  s.hang_calls = one_in(2);
-  s.workers = 1 + rng() % 4;
-  static const duration passivate[] = {0ms, 200ms, 1s, 5s};
-  s.cfg.passivate_after = passivate[rng() % 4];
-  s.cfg.dispatch_lead = one_in(2) ? 0ms : 50ms;
-  static const size_t batches[] = {1, 3, 8192};
-  s.cfg.max_batch = batches[rng() % 3];
-  s.cfg.recovery_page = one_in(2) ? 2 : 10000;
-  s.cfg.read_workers = 1 + rng() % 3;
-  s.cfg.max_backlog = 0;
-  s.cfg.log = [](log_level, std::string_view) {};
-  return s;
-}
 
 /// One run: the shared store and clients, and the process of the moment.
 class run {
@@ -80,6 +30,7 @@ public:
         admitted.insert(name);
     store_ = std::make_shared<sim_store>(log_, rng_, sim_limits(), admitted);
     store_->faults = swarm_.faults;
+    store_->mirror_rounds = swarm_.mirror;
     outside_ = std::make_shared<sim_world_state>(log_, *store_);
     bool faults = swarm_.faults.commit_fail > 0 || swarm_.faults.commit_unsure > 0
                   || swarm_.faults.read_fail > 0 || swarm_.faults.admit_fail > 0;
@@ -92,6 +43,8 @@ public:
     time_point drain_began{};
     while (steps_ < opts_.max_steps && !log_.failed() && world_) {
       ++steps_;
+      if (drain_step())
+        continue;
       if (calls_left > 0) {
         if (rng_() % 12 == 0) {
           client_->random_call(*world_);
@@ -111,6 +64,8 @@ public:
     if (world_ && !log_.failed() && steps_ >= opts_.max_steps)
       log_.check(false,
                  "the run did not settle within " + std::to_string(opts_.max_steps) + " steps");
+    if (world_ && outside_->drain.done(*world_))
+      outside_->drain.check_written(log_, *store_);
     if (!log_.failed()) {
       store_->check_settled();
       client_->check_acked();
@@ -144,12 +99,45 @@ private:
     log_.note("restart");
     log_.choose(0xdead);
     world_.reset();
+    outside_->drain.reset();
+    store_->drained = false;
+    client_->drained = false;
     store_->restarted();
     watchdog_.restarted();
     client_->check_acked();
     client_->check_schedules();
     restarts_ += 1;
     boot(now + std::chrono::milliseconds(rng_() % 3000));
+  }
+
+  /// Drains the process now and then (on seeds that do), checks the drain
+  /// as the world moves, and drops the process (a restart) once the drain
+  /// is over; returns whether it did something instead of a step.
+  bool drain_step() {
+    auto& drain = outside_->drain;
+    if (!drain.on()) {
+      if (!swarm_.drain || drains_ >= 2 || rng_() % 1500 != 0)
+        return false;
+      log_.note("drain");
+      log_.choose(0xd7a1);
+      drain.begin(*world_, *store_);
+      client_->drained = true;
+      drains_ += 1;
+      drain_began_ = steps_;
+      return true;
+    }
+    drain.check_gate(log_, *world_);
+    if (drain.done(*world_)) {
+      log_.note("drained: the process stops");
+      drain.check_written(log_, *store_);
+      drained_ += 1;
+      restart();
+      return true;
+    }
+    // Running attempts end (a hung call by its step's timeout): a drain
+    // that never ends keeps an attempt running for ever.
+    log_.check(steps_ - drain_began_ < 50000, "the drain did not end within 50000 steps");
+    return false;
   }
 
   /// Does one thing the world can do; returns false when the run is over.
@@ -236,6 +224,8 @@ private:
     }
     auto& ctx = call.context();
     log_.note("call of " + ctx.operation_id() + " step " + ctx.step_name() + " ends");
+    if (!ctx.stop().stop_requested()) // an abandoned attempt has nothing to write
+      outside_->drain.finished(*store_, ctx.operation_id(), ctx.step_name(), ctx.attempt());
     call.complete(planned(ctx.input(), ctx.step_name(), ctx.attempt()));
   }
 
@@ -309,6 +299,8 @@ private:
     out.steps = steps_;
     out.deliveries = deliveries_;
     out.restarts = restarts_;
+    out.drains = drains_;
+    out.drained = drained_;
     out.operations = store_->ids().size();
     out.answers = client_->answered();
     out.bodies = outside_->bodies;
@@ -330,6 +322,10 @@ private:
   uint64_t deliveries_ = 0;
   uint64_t restarts_ = 0;
   uint64_t idle_ticks_ = 0;
+  uint64_t drains_ = 0;
+  uint64_t drained_ = 0;
+  /// The step at which the drain of the moment began.
+  uint64_t drain_began_ = 0;
 };
 
 } // namespace

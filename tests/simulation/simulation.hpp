@@ -35,6 +35,9 @@ struct sim_report {
   uint64_t steps = 0;
   uint64_t deliveries = 0;
   uint64_t restarts = 0;
+  /// Drains begun, and drained processes dropped (a drain that ended).
+  uint64_t drains = 0;
+  uint64_t drained = 0;
   uint64_t operations = 0;
   uint64_t answers = 0;
   uint64_t bodies = 0;

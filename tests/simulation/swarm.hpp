@@ -1,0 +1,33 @@
+#pragma once
+
+#include <random>
+#include <string>
+
+#include "engine/config.hpp"
+#include "tests/simulation/sim_store.hpp"
+
+namespace stepwise::sim {
+
+/// The settings a seed picks: which faults are on, and the engine's knobs
+/// (swarm testing: rare combinations get their turn).
+struct swarm {
+  store_faults faults;
+  bool restarts = false;
+  /// Async calls may never end (their step's timeout ends them).
+  bool hang_calls = false;
+  /// The process may drain (`engine::drain`) at a random point, and is
+  /// dropped once the drain is over.
+  bool drain = false;
+  size_t workers = 1;
+  /// Admission rounds planned as SQLite plans them (sim_store::mirror_rounds).
+  bool mirror = false;
+  engine_config cfg;
+
+  /// The settings in words (a failing seed's report).
+  std::string describe() const;
+};
+
+/// Picks the settings of a run (the seed's first draws).
+swarm pick_swarm(std::mt19937_64& rng);
+
+} // namespace stepwise::sim
