@@ -41,6 +41,15 @@ if command -v systemd-analyze >/dev/null; then
   echo "systemd-analyze verify: ok"
 fi
 
+# Every installed header, with what it includes, is installed too: one unit
+# that includes them all compiles against the installed tree alone.
+inc=$(find "$work/root" -type d -path '*/include/stepwise' | head -n 1)
+[ -n "$inc" ] || fail "no include/stepwise installed"
+(cd "$inc" && find . -name '*.hpp' | sort | sed 's|^\./\(.*\)$|#include "\1"|') >"$work/all.cpp"
+c++ -std=c++17 -fsyntax-only $(pkg-config --cflags stepwise) "$work/all.cpp" 2>"$work/all.log" ||
+  { cat "$work/all.log" >&2; fail "the installed headers do not compile alone"; }
+echo "installed headers: $(wc -l <"$work/all.cpp") compile"
+
 # Out of the tree: a copy of the example, nothing else of the source.
 cp -r "$src/examples/host" "$work/host"
 meson setup "$work/host-build" "$work/host" >/dev/null || fail "meson setup of the host failed"
