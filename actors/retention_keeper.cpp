@@ -48,6 +48,8 @@ void on_batch(keeper_ptr self, const purge_result& r) {
   stats.retention_operations_removed.fetch_add(r.operations, std::memory_order_relaxed);
   stats.retention_events_removed.fetch_add(r.events, std::memory_order_relaxed);
   stats.retention_horizon.store(r.horizon, std::memory_order_relaxed);
+  stats.retention_batch_seconds.observe(
+    std::chrono::duration<double>(st.rt->clk->now() - st.batch_began).count());
   st.failing = false;
   if (r.found < retention_batch_size(st.rt->cfg) || !r.last) {
     st.resume.reset();

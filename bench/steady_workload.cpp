@@ -35,6 +35,18 @@ std::pair<boost::json::value, boost::json::value> sqlite_files(const std::string
   return {db, ec ? 0 : wal};
 }
 
+// The buckets as {"le": count}, and the mean.
+template <size_t N>
+boost::json::object histogram_json(const histogram<N>& h) {
+  boost::json::object out;
+  for (size_t i = 0; i <= N; ++i)
+    out[i < N ? std::to_string(h.bounds[i]) : "inf"] = h.buckets[i].load();
+  auto n = h.count.load();
+  out["mean"] =
+    n > 0 ? static_cast<double>(h.sum_micro.load()) / 1e6 / static_cast<double>(n) : 0.0;
+  return out;
+}
+
 double seconds_since(steady_clock::time_point t0) {
   return std::chrono::duration<double>(steady_clock::now() - t0).count();
 }
@@ -121,6 +133,7 @@ int run_steady(const cli_options& o) {
     {"removed_operations", m.retention_operations_removed.load()},
     {"removed_events", m.retention_events_removed.load()},
     {"retention_errors", m.retention_errors.load()},
+    {"batch_seconds", histogram_json(m.retention_batch_seconds)},
     {"store_bytes_after_warmup", at_warm},
     {"store_bytes_max_after_warmup", max_after},
     {"store_bytes_end", sizes.back()},

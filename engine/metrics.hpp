@@ -85,6 +85,9 @@ struct metrics {
   counter retention_errors{0};
   gauge retention_horizon{0};
   gauge store_bytes{0};
+  /// How long each retention batch took (its store transaction and the
+  /// reader's hand-off), in seconds.
+  histogram<9> retention_batch_seconds{{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30}};
   /// Checkpoints per commit.
   histogram<10> commit_batch_size{{1, 2, 5, 10, 20, 50, 100, 500, 1000, 5000}};
 };

@@ -136,6 +136,9 @@ std::string render(const route_context& ctx) {
   counter(w, "stepwise_retention_errors_total",
           "Retention batches or store looks that failed (tried again next pass).",
           m.retention_errors);
+  w.family("stepwise_retention_batch_duration_seconds", "histogram",
+           "How long each retention batch took (one store transaction).");
+  w.histogram("stepwise_retention_batch_duration_seconds", {}, m.retention_batch_seconds);
   gauge(w, "stepwise_retention_horizon",
         "Highest event seq retention removed (all processes): reading events "
         "from before it answers 410 gone. As of the last batch or look.",
