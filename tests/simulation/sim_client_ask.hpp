@@ -56,8 +56,11 @@ void sim_client::ask_via(sim_world& world, Pick pick, std::tuple<Ts...> msg, std
           // sent just before the drain reaches it after.
           auto c = code_of(err);
           bool ok = allowed.count(c) > 0 && (c != code(errc::shutting_down) || drained);
-          // Removed by a purge since it was sent: gone, as if never made.
-          ok = ok || (c == code(errc::not_found) && !about.empty() && store_.removed(about));
+          // Removed by a purge since it was sent: not found, or (a change
+          // read before the purge and written after it) refused as stale.
+          ok = ok
+               || ((c == code(errc::not_found) || c == code(errc::stale_revision))
+                   && !about.empty() && store_.removed(about));
           log_.check_lazy(ok,
                           [&] { return what + " was answered with an error: " + message_of(err); });
         });
