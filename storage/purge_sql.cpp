@@ -57,7 +57,8 @@ std::string purge_candidates_sql(const purge_dialect& d) {
          + "))"
          // A fire's operation that a restart may fire again (schedule_grace).
          + " AND (o.schedule_id IS NULL OR o.created_at < " + d.ended_before + " - "
-         + std::to_string(grace_us) + ")"
+         + std::to_string(grace_us)
+         + ")"
          // Events a sink has not delivered.
          + " AND NOT EXISTS (SELECT 1 FROM events e WHERE e.operation_id = o.id AND e.seq > "
            "COALESCE((SELECT MIN(cursor) FROM sink_cursors), 9223372036854775807))"

@@ -190,9 +190,9 @@ bool sim_client::nudge(sim_world& world) {
     if (!op || is_terminal(op->state))
       continue;
     if (op->state == op_state::paused) {
-      ask<operation>(world, std::make_tuple(command_atom::value, id, command::resume),
-                     "resume " + id, [this, id](operation& x) { seen(x, "resume " + id); },
-                     {code(errc::invalid_state)}, id);
+      ask<operation>(
+        world, std::make_tuple(command_atom::value, id, command::resume), "resume " + id,
+        [this, id](operation& x) { seen(x, "resume " + id); }, {code(errc::invalid_state)}, id);
       sent = true;
     } else if (op->state == op_state::waiting || op->state == op_state::pending) {
       auto names = signals_of(op->workflow);
@@ -200,10 +200,10 @@ bool sim_client::nudge(sim_world& world) {
         continue;
       signal_request sig;
       sig.name = names.front();
-      ask<signal_result>(world, std::make_tuple(signal_atom::value, id, sig),
-                         "signal " + sig.name + " to " + id,
-                         [this, id](signal_result& x) { seen(x.op, "signal to " + id); },
-                         {code(errc::invalid_state)}, id);
+      ask<signal_result>(
+        world, std::make_tuple(signal_atom::value, id, sig), "signal " + sig.name + " to " + id,
+        [this, id](signal_result& x) { seen(x.op, "signal to " + id); },
+        {code(errc::invalid_state)}, id);
       sent = true;
     }
   }

@@ -37,8 +37,8 @@ void sim_client::ask_via(sim_world& world, Pick pick, std::tuple<Ts...> msg, std
   if (store_faults_ && allowed != std::set<uint8_t>{code(errc::shutting_down)})
     allowed.insert(code(errc::store_failure));
   log_.note("client: " + what);
-  world.ask({[this, pick, msg, what, on_answer, allowed, about](bridge_actor::pointer self,
-                                                         const dispatcher_actor& dispatcher) {
+  world.ask({[this, pick, msg, what, on_answer, allowed,
+              about](bridge_actor::pointer self, const dispatcher_actor& dispatcher) {
     auto request = [&](const auto&... xs) {
       return self->request(pick(dispatcher), caf::infinite, xs...);
     };
@@ -59,8 +59,8 @@ void sim_client::ask_via(sim_world& world, Pick pick, std::tuple<Ts...> msg, std
           // Removed by a purge since it was sent: not found, or (a change
           // read before the purge and written after it) refused as stale.
           ok = ok
-               || ((c == code(errc::not_found) || c == code(errc::stale_revision))
-                   && !about.empty() && store_.removed(about));
+               || ((c == code(errc::not_found) || c == code(errc::stale_revision)) && !about.empty()
+                   && store_.removed(about));
           log_.check_lazy(ok,
                           [&] { return what + " was answered with an error: " + message_of(err); });
         });

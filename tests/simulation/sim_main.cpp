@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
             << ",\"distinct_paths\":" << paths.size() << ",\"invariant_checks\":" << checks
             << ",\"deliveries\":" << deliveries << ",\"restarts\":" << restarts
             << ",\"drains\":" << drains << ",\"drained\":" << drained
-            << ",\"operations\":" << operations << ",\"removed\":" << removed << ",\"seconds\":" << secs << "}\n";
+            << ",\"operations\":" << operations << ",\"removed\":" << removed
+            << ",\"seconds\":" << secs << "}\n";
   return failed == 0 ? 0 : 1;
 }

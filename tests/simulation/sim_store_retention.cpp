@@ -42,14 +42,13 @@ void sim_store::check_purge(const purge_request& req, const purge_result& res,
            + std::to_string(gone.size()) + " left the store";
   });
   for (auto& id : res.ids)
-    log_.check_lazy(req.dry_run || gone.count(id), [&] {
-      return "a purge named " + id + " as removed, but it is still stored";
-    });
+    log_.check_lazy(req.dry_run || gone.count(id),
+                    [&] { return "a purge named " + id + " as removed, but it is still stored"; });
   for (auto& id : gone) {
     auto& op = before.at(id);
     auto why = [&](const std::string& what) {
-      return "a purge removed " + id + " (" + op.workflow + ", "
-             + std::string{to_string(op.state)} + ") " + what;
+      return "a purge removed " + id + " (" + op.workflow + ", " + std::string{to_string(op.state)}
+             + ") " + what;
     };
     log_.check_lazy(is_terminal(op.state), [&] { return why("while it was not ended"); });
     log_.check_lazy(op.updated_at < req.ended_before, [&] {
@@ -65,8 +64,7 @@ void sim_store::check_purge(const purge_request& req, const purge_result& res,
     }
     for (auto& [other_id, other] : before)
       log_.check_lazy(other.parent_id != id || is_terminal(other.state), [&, other_id = other_id] {
-        return why("while its child " + other_id + " was "
-                   + std::string{to_string(other.state)});
+        return why("while its child " + other_id + " was " + std::string{to_string(other.state)});
       });
     auto top = top_seq_.count(id) ? top_seq_.at(id) : int64_t{0};
     log_.check_lazy(res.horizon >= top, [&] {
