@@ -61,6 +61,10 @@ struct pending_create {
   create_answer rp;
   std::shared_ptr<const operation> op;
   next_action act;
+  /// The create's events, kept to write it again once: its key was taken
+  /// by an operation that retention removed before the replay read it.
+  std::vector<event> events;
+  bool again = false;
 };
 
 /// A children wait as the dispatcher keeps it: the parent's children that

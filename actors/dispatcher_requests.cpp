@@ -32,6 +32,20 @@ void read_then(dispatcher_ptr self, const std::string& key, Promise rp, F fn) {
       [=](caf::error& err) mutable { rp.deliver(err); });
 }
 
+/// Submits the create `pc` with `events`; returns false when the writer
+/// has stopped.
+bool submit_create(dispatcher_ptr self, pending_create pc, std::vector<event> events) {
+  auto& st = self->state;
+  auto tag = ++st.next_tag;
+  checkpoint cp{checkpoint::kind::create, pc.op, std::move(events)};
+  st.creates.emplace(tag, std::move(pc));
+  if (!st.rt->writer->submit(std::move(cp), commit_ack_receiver{self}, tag)) {
+    st.creates.erase(tag);
+    return false;
+  }
+  return true;
+}
+
 /// A create whose idempotency key is taken: the same request gets the
 /// existing operation, a different one a conflict.
 void replay(dispatcher_ptr self, pending_create pc) {
@@ -41,6 +55,21 @@ void replay(dispatcher_ptr self, pending_create pc) {
   auto hash = pc.op->request_hash;
   auto rp = pc.rp;
   read_then<load_key_atom>(self, key, rp, [=](std::optional<operation>& found) mutable {
+    if (!found && !pc.again) {
+      // Retention removed the operation that held the key (it had ended)
+      // between the write and this read: the key is free, and the create
+      // is written again, once, as if it had come a moment later.
+      auto& st = self->state;
+      if (st.stopping || st.rt->draining.load(std::memory_order_relaxed)) {
+        rp.deliver(make_error(errc::shutting_down, "the engine is shutting down"));
+        return;
+      }
+      pc.again = true;
+      auto events = std::move(pc.events);
+      if (!submit_create(self, std::move(pc), std::move(events)))
+        rp.deliver(make_error(errc::shutting_down, "the engine is shutting down"));
+      return;
+    }
     if (!found) {
       rp.deliver(make_error(errc::store_failure, "idempotency key '" + key
                                                    + "' is taken but its operation was not found"));
@@ -119,13 +148,12 @@ caf::error begin_create(dispatcher_ptr self, start_request& req, const create_an
   auto act = st.rt->takes_part(*wf) ? progress::create_queued(op, now, events)
                                     : progress::create(op, *wf, now, events);
   auto snap = std::make_shared<const operation>(std::move(op));
-  auto tag = ++st.next_tag;
-  st.creates.emplace(tag, pending_create{answer, snap, act});
-  if (!st.rt->writer->submit(checkpoint{checkpoint::kind::create, snap, std::move(events)},
-                             commit_ack_receiver{self}, tag)) {
-    st.creates.erase(tag);
+  pending_create pc{answer, snap, act, {}, false};
+  // Only a create with a key may be written again (`replay`).
+  if (!snap->idempotency_key.empty())
+    pc.events = events;
+  if (!submit_create(self, std::move(pc), std::move(events)))
     return make_error(errc::shutting_down, "the engine is shutting down");
-  }
   return caf::none;
 }
 

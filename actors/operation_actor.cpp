@@ -233,11 +233,13 @@ void on_ack(self_ptr self, write_status status) {
   auto& st = self->state;
   if (status != write_status::ok) {
     // Fenced: another writer (another process, on a shared store) owns the
-    // operation now. Nothing is written or reported from here; the owner
-    // carries on from the store's copy.
-    auto fenced = make_error(errc::stale_revision, "operation '" + st.op.id
-                                                     + "' is driven by another process (shared "
-                                                       "store); the request was not carried out");
+    // operation now, or retention removed it (ended) since it was read.
+    // Nothing is written or reported from here; the owner, if any, carries
+    // on from the store's copy.
+    auto fenced = make_error(errc::stale_revision,
+                             "operation '" + st.op.id
+                               + "' was changed by another process (shared store) or removed "
+                                 "by retention; the request was not carried out");
     for (auto& w : st.commit.waiters)
       std::visit([&](auto& rp) { rp.deliver(fenced); }, w);
     st.commit.waiters.clear();

@@ -74,6 +74,11 @@ struct purge_result {
 /// - it is not a succeeded `deprovision_runtime` whose provisioning is still
 ///   stored: removing it first would keep that provisioning forever (the
 ///   provisioning goes first, the deprovisioning with a later call);
+/// - it is not an operation a schedule's fire started (`schedule_id`)
+///   created less than `schedule_grace` before `ended_before`: a process
+///   that restarts before the schedule recorded the fire fires it again
+///   within that grace, and only the operation's idempotency key (gone
+///   with it) makes that fire start nothing new;
 /// - none of its events has a seq above the lowest sink cursor
 ///   (`sink_store`; without sinks, no limit): a sink delivers it yet.
 ///

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "engine/errc.hpp"
+#include "engine/schedule.hpp"
 #include "storage/memory_store.hpp"
 
 namespace stepwise {
@@ -27,6 +28,8 @@ bool memory_store::removable(const operation& op, const purge_request& req,
                              int64_t lowest_cursor) const {
   if (!is_terminal(op.state) || op.updated_at >= req.ended_before
       || (!req.workflow.empty() && op.workflow != req.workflow))
+    return false;
+  if (!op.schedule_id.empty() && op.created_at >= req.ended_before - schedule_grace)
     return false;
   if (req.after && std::tie(op.updated_at, op.id) <= std::tie(req.after->updated_at, req.after->id))
     return false;

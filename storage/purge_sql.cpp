@@ -1,5 +1,9 @@
 #include "storage/purge_sql.hpp"
 
+#include <chrono>
+
+#include "engine/schedule.hpp"
+
 namespace stepwise {
 
 namespace {
@@ -25,6 +29,7 @@ std::string deprovisioning_of_o(const purge_dialect& d, const std::string& state
 
 std::string purge_candidates_sql(const purge_dialect& d) {
   std::string wf = d.workflow;
+  auto grace_us = std::chrono::duration_cast<std::chrono::microseconds>(schedule_grace).count();
   return "SELECT o.id, o.revision, o.updated_at FROM operations o" + std::string{d.ended_index}
          + " WHERE " + ended("o") + " AND o.updated_at < " + d.ended_before
          + " AND (o.updated_at, o.id) > (" + d.after_at + ", " + d.after_id + ") AND (" + wf
@@ -50,6 +55,10 @@ std::string purge_candidates_sql(const purge_dialect& d) {
            "(SELECT 1 FROM operations p WHERE p.id = "
          + d.provision_of("o")
          + "))"
+         // A fire's operation that a restart may fire again (schedule_grace).
+         + " AND (o.schedule_id IS NULL OR o.created_at < " + d.ended_before + " - "
+         + std::to_string(grace_us)
+         + ")"
          // Events a sink has not delivered.
          + " AND NOT EXISTS (SELECT 1 FROM events e WHERE e.operation_id = o.id AND e.seq > "
            "COALESCE((SELECT MIN(cursor) FROM sink_cursors), 9223372036854775807))"

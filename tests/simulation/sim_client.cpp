@@ -83,6 +83,9 @@ void sim_client::start(sim_world& world) {
         auto k = keys_.find(key);
         if (k == keys_.end()) {
           keys_[key] = {body, res.op.id};
+        } else if (k->second.second != res.op.id && store_.removed(k->second.second)) {
+          // A purge removed the key's operation: the key is free again.
+          k->second = {body, res.op.id};
         } else {
           log_.check_lazy(k->second.second == res.op.id, [&] {
             return what + " gave " + res.op.id + ", the key's first start gave " + k->second.second;
@@ -112,7 +115,7 @@ void sim_client::command_call(sim_world& world, const std::string& id) {
     allowed.insert(code(errc::not_found));
   ask<operation>(
     world, std::make_tuple(command_atom::value, id, cmd), what,
-    [this, what](operation& op) { seen(op, what); }, allowed);
+    [this, what](operation& op) { seen(op, what); }, allowed, id);
 }
 
 void sim_client::signal_call(sim_world& world, const std::string& id, std::string name) {
@@ -133,7 +136,7 @@ void sim_client::signal_call(sim_world& world, const std::string& id, std::strin
       if (!sid.empty())
         ops_[res.op.id].signals.insert(sid);
     },
-    allowed);
+    allowed, id);
 }
 
 void sim_client::random_call(sim_world& world) {
@@ -154,7 +157,7 @@ void sim_client::random_call(sim_world& world) {
       allowed.insert(code(errc::not_found));
     ask<operation>(
       world, std::make_tuple(get_atom::value, id), "get " + id,
-      [this, id](operation& op) { seen(op, "get " + id); }, allowed);
+      [this, id](operation& op) { seen(op, "get " + id); }, allowed, id);
   } else if (kind < 12) {
     command_call(world, id);
   } else if (kind < 15) {
@@ -187,9 +190,9 @@ bool sim_client::nudge(sim_world& world) {
     if (!op || is_terminal(op->state))
       continue;
     if (op->state == op_state::paused) {
-      ask<operation>(world, std::make_tuple(command_atom::value, id, command::resume),
-                     "resume " + id, [this, id](operation& x) { seen(x, "resume " + id); },
-                     {code(errc::invalid_state)});
+      ask<operation>(
+        world, std::make_tuple(command_atom::value, id, command::resume), "resume " + id,
+        [this, id](operation& x) { seen(x, "resume " + id); }, {code(errc::invalid_state)}, id);
       sent = true;
     } else if (op->state == op_state::waiting || op->state == op_state::pending) {
       auto names = signals_of(op->workflow);
@@ -197,10 +200,10 @@ bool sim_client::nudge(sim_world& world) {
         continue;
       signal_request sig;
       sig.name = names.front();
-      ask<signal_result>(world, std::make_tuple(signal_atom::value, id, sig),
-                         "signal " + sig.name + " to " + id,
-                         [this, id](signal_result& x) { seen(x.op, "signal to " + id); },
-                         {code(errc::invalid_state)});
+      ask<signal_result>(
+        world, std::make_tuple(signal_atom::value, id, sig), "signal " + sig.name + " to " + id,
+        [this, id](signal_result& x) { seen(x.op, "signal to " + id); },
+        {code(errc::invalid_state)}, id);
       sent = true;
     }
   }
@@ -210,7 +213,7 @@ bool sim_client::nudge(sim_world& world) {
 void sim_client::check_acked() {
   for (auto& [id, known] : ops_) {
     auto op = store_.peek(id);
-    log_.check_lazy(op.has_value(), [&, id = id] {
+    log_.check_lazy(op.has_value() || store_.removed(id), [&, id = id] {
       return "acknowledged operation " + id + " is not in the store";
     });
     if (!op)

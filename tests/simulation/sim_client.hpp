@@ -68,9 +68,12 @@ private:
   };
 
   /// Sends the request `msg` (a tuple of its parts) through the client actor.
+  /// `about` names the operation the request is about, if any: a purge
+  /// may remove it (ended) before the request reaches it, and the
+  /// request then finds nothing.
   template <class T, class... Ts>
   void ask(sim_world& world, std::tuple<Ts...> msg, std::string what,
-           std::function<void(T&)> on_answer, std::set<uint8_t> allowed);
+           std::function<void(T&)> on_answer, std::set<uint8_t> allowed, std::string about = {});
 
   /// The same, to the schedule keeper.
   template <class T, class... Ts>
@@ -80,7 +83,8 @@ private:
   /// The same, to the actor `pick(dispatcher)` returns.
   template <class T, class Pick, class... Ts>
   void ask_via(sim_world& world, Pick pick, std::tuple<Ts...> msg, std::string what,
-               std::function<void(T&)> on_answer, std::set<uint8_t> allowed);
+               std::function<void(T&)> on_answer, std::set<uint8_t> allowed,
+               std::string about = {});
 
   void start(sim_world& world);
   void command_call(sim_world& world, const std::string& id);

@@ -13,10 +13,11 @@ inline uint8_t code(errc x) {
 
 template <class T, class... Ts>
 void sim_client::ask(sim_world& world, std::tuple<Ts...> msg, std::string what,
-                     std::function<void(T&)> on_answer, std::set<uint8_t> allowed) {
+                     std::function<void(T&)> on_answer, std::set<uint8_t> allowed,
+                     std::string about) {
   ask_via<T>(
     world, [](const dispatcher_actor& d) { return d; }, std::move(msg), std::move(what),
-    std::move(on_answer), std::move(allowed));
+    std::move(on_answer), std::move(allowed), std::move(about));
 }
 
 template <class T, class... Ts>
@@ -29,14 +30,15 @@ void sim_client::ask_keeper(sim_world& world, std::tuple<Ts...> msg, std::string
 
 template <class T, class Pick, class... Ts>
 void sim_client::ask_via(sim_world& world, Pick pick, std::tuple<Ts...> msg, std::string what,
-                         std::function<void(T&)> on_answer, std::set<uint8_t> allowed) {
+                         std::function<void(T&)> on_answer, std::set<uint8_t> allowed,
+                         std::string about) {
   // A request only a drain's refusal may answer (a start sent while
   // draining) is refused before the store is touched.
   if (store_faults_ && allowed != std::set<uint8_t>{code(errc::shutting_down)})
     allowed.insert(code(errc::store_failure));
   log_.note("client: " + what);
-  world.ask({[this, pick, msg, what, on_answer, allowed](bridge_actor::pointer self,
-                                                         const dispatcher_actor& dispatcher) {
+  world.ask({[this, pick, msg, what, on_answer, allowed,
+              about](bridge_actor::pointer self, const dispatcher_actor& dispatcher) {
     auto request = [&](const auto&... xs) {
       return self->request(pick(dispatcher), caf::infinite, xs...);
     };
@@ -54,6 +56,11 @@ void sim_client::ask_via(sim_world& world, Pick pick, std::tuple<Ts...> msg, std
           // sent just before the drain reaches it after.
           auto c = code_of(err);
           bool ok = allowed.count(c) > 0 && (c != code(errc::shutting_down) || drained);
+          // Removed by a purge since it was sent: not found, or (a change
+          // read before the purge and written after it) refused as stale.
+          ok = ok
+               || ((c == code(errc::not_found) || c == code(errc::stale_revision)) && !about.empty()
+                   && store_.removed(about));
           log_.check_lazy(ok,
                           [&] { return what + " was answered with an error: " + message_of(err); });
         });

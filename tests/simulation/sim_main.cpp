@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   auto t0 = std::chrono::steady_clock::now();
   std::set<uint64_t> paths;
   uint64_t failed = 0, checks = 0, deliveries = 0, restarts = 0, operations = 0, drains = 0,
-           drained = 0;
+           drained = 0, removed = 0;
   for (uint64_t s = from; s < from + seeds; ++s) {
     stepwise::sim::sim_options opts;
     opts.seed = s;
@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
     drains += r.drains;
     drained += r.drained;
     operations += r.operations;
+    removed += r.removed;
     if (!r.violations.empty()) {
       ++failed;
       print_failure(r);
@@ -82,6 +83,7 @@ int main(int argc, char** argv) {
             << ",\"distinct_paths\":" << paths.size() << ",\"invariant_checks\":" << checks
             << ",\"deliveries\":" << deliveries << ",\"restarts\":" << restarts
             << ",\"drains\":" << drains << ",\"drained\":" << drained
-            << ",\"operations\":" << operations << ",\"seconds\":" << secs << "}\n";
+            << ",\"operations\":" << operations << ",\"removed\":" << removed
+            << ",\"seconds\":" << secs << "}\n";
   return failed == 0 ? 0 : 1;
 }

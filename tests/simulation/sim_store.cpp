@@ -106,9 +106,13 @@ void sim_store::check_family(const operation& parent) {
 }
 
 void sim_store::check_settled() {
+  check_removed_events();
   for (auto& id : order_) {
     auto op = peek(id);
-    log_.check_lazy(op.has_value(), [&] { return "operation " + id + " vanished from the store"; });
+    log_.check_lazy(op.has_value() != removed(id), [&] {
+      return "operation " + id
+             + (op ? " was removed by a purge but is stored" : " vanished from the store");
+    });
     if (!op)
       continue;
     log_.check_lazy(op->schedule_id.empty() || fired_ops_.count(id), [&] {
@@ -155,6 +159,8 @@ void sim_store::on_event(const event& e) {
   }
   if (e.type == event_type::schedule_skipped)
     return;
+  auto& top = top_seq_[e.operation_id];
+  top = std::max(top, e.seq);
   if (e.type == event_type::operation_retried || e.type == event_type::operation_resumed)
     budgets_[e.operation_id] += 1;
   auto& open = open_[e.operation_id];
@@ -183,15 +189,25 @@ void sim_store::record(const checkpoint& cp, write_status status) {
     return;
   auto& op = *cp.op;
   submitted_.erase(op.id);
+  // A purge takes only ended operations, and ids are fresh: nothing
+  // removed is created again.
+  log_.check_lazy(cp.what != checkpoint::kind::create || !removed(op.id), [&] {
+    return "operation " + op.id + " was created again after a purge removed it";
+  });
   if (status == write_status::duplicate_key) {
     log_.check_lazy(cp.what == checkpoint::kind::create,
                     [&] { return "update of " + op.id + " answered duplicate_key"; });
     return;
   }
-  log_.check_lazy(status == write_status::ok, [&] {
+  // An update of an ended operation (a retry, a resume, a signal) that
+  // a purge removed first is the one stale write one process may meet.
+  log_.check_lazy(status == write_status::ok || removed(op.id), [&] {
     return "update of " + op.id + " to revision " + std::to_string(op.revision)
            + " was stale in a store of one process";
   });
+  if (status != write_status::ok && removed(op.id))
+    log_.note("store: update of " + op.id + " to revision " + std::to_string(op.revision)
+              + " is stale: a purge removed it");
   if (status != write_status::ok)
     return;
   if (mirror_rounds) {

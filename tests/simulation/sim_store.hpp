@@ -29,6 +29,8 @@ struct store_faults {
   double read_fail = 0;
   /// An admission round fails and writes nothing.
   double admit_fail = 0;
+  /// A retention call (purge, size, horizon) fails and removes nothing.
+  double purge_fail = 0;
 };
 
 /// The simulation's store: the memory store, with faults a seed picks,
@@ -38,7 +40,7 @@ struct store_faults {
 /// the store held), and checks admission after each round.
 ///
 /// The simulation runs on one thread: nothing here is locked.
-class sim_store : public store {
+class sim_store : public store, public retention_store {
 public:
   sim_store(sim_log& log, std::mt19937_64& rng, admission_limits limits,
             std::set<std::string> admitted_workflows);
@@ -54,6 +56,21 @@ public:
   /// The process drains (`engine::drain`): from now on, no operation may
   /// be created (its create submitted) until the next process.
   bool drained = false;
+
+  /// The store offers retention (`store::retention`): the engine runs its
+  /// retention keeper (a swarm setting).
+  bool retains = false;
+
+  /// Returns whether a purge removed operation `id`: the only way an
+  /// operation the store held may be missing from it.
+  bool removed(const std::string& id) const {
+    return removed_.count(id) > 0;
+  }
+
+  /// Returns how many operations purges removed.
+  size_t removals() const {
+    return removed_.size();
+  }
 
   /// A new process starts on this store: what the old one had submitted
   /// and not written is gone with it.
@@ -98,6 +115,15 @@ public:
   caf::expected<int64_t> last_seq() override;
   caf::expected<std::vector<schedule>> load_schedules() override;
   caf::expected<std::optional<schedule>> load_schedule(const std::string& id) override;
+  retention_store* retention() override {
+    return retains ? this : nullptr;
+  }
+
+  // -- retention_store (sim_store_retention.cpp) -------------------------------
+
+  caf::expected<purge_result> purge(const purge_request& req) override;
+  caf::expected<int64_t> horizon() override;
+  caf::expected<int64_t> size_bytes() override;
 
 private:
   /// What tells the items of a batch apart: its operation or schedule.
@@ -110,6 +136,13 @@ private:
   void record(const checkpoint& cp, write_status status);
   void on_event(const event& e);
   void check_admission(const admission_round& round);
+  /// Checks what a purge removed against the store as it was before
+  /// (`before`: every stored operation by id).
+  void check_purge(const purge_request& req, const purge_result& res,
+                   const std::map<std::string, operation>& before);
+  /// Checks that no event of a removed operation is stored, and that the
+  /// horizon covers them all and never goes back.
+  void check_removed_events();
   /// A round planned from `mirror_`, checked against a full read, written.
   admission_round mirrored_round(const admission_limits& limits, time_point now);
   /// A child created: it names a slot of its parent, and no other
@@ -142,6 +175,12 @@ private:
   std::set<std::string> fires_;
   std::set<std::string> fired_ops_;
   admission_mirror mirror_;
+  /// Operations a purge removed, and the highest seq of each one's events.
+  std::map<std::string, int64_t> removed_;
+  /// Per operation: the highest seq of its events.
+  std::unordered_map<std::string, int64_t> top_seq_;
+  /// The highest horizon the store reported.
+  int64_t horizon_seen_ = 0;
   /// Per operation: its `operation_retried` and `operation_resumed` events.
   std::unordered_map<std::string, int64_t> budgets_;
 };

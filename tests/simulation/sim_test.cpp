@@ -76,6 +76,10 @@ TEST_CASE("seeds that found bugs keep every invariant", "[simulation][regression
     {128, "a fire refused during a drain was fired again at once, for ever: the drain never ended"},
     {1689, "a step that started children stopped counting as running before its result was "
            "queued: the drain ended and the result was lost"},
+    {578, "a keyed start met the key of an operation retention removed before the replay read "
+          "it: answered store_failure (\"taken but its operation was not found\")"},
+    {2344, "retention removed a schedule fire's operation before the schedule recorded the "
+           "fire; the next process fired it again and started a second operation"},
   };
   for (auto& f : seeds) {
     INFO(f.bug);

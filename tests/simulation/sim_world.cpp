@@ -70,6 +70,8 @@ sim_world::~sim_world() {
     for (auto& r : parts_.rt->readers)
       caf::anon_send_exit(r, caf::exit_reason::kill);
     caf::anon_send_exit(parts_.rt->schedules, caf::exit_reason::kill);
+    if (parts_.rt->retention)
+      caf::anon_send_exit(parts_.rt->retention, caf::exit_reason::kill);
     caf::anon_send_exit(parts_.dispatcher, caf::exit_reason::kill);
   }
   if (client_) {

@@ -31,6 +31,7 @@ public:
     store_ = std::make_shared<sim_store>(log_, rng_, sim_limits(), admitted);
     store_->faults = swarm_.faults;
     store_->mirror_rounds = swarm_.mirror;
+    store_->retains = swarm_.retains;
     outside_ = std::make_shared<sim_world_state>(log_, *store_);
     bool faults = swarm_.faults.commit_fail > 0 || swarm_.faults.commit_unsure > 0
                   || swarm_.faults.read_fail > 0 || swarm_.faults.admit_fail > 0;
@@ -302,6 +303,7 @@ private:
     out.drains = drains_;
     out.drained = drained_;
     out.operations = store_->ids().size();
+    out.removed = store_->removals();
     out.answers = client_->answered();
     out.bodies = outside_->bodies;
     out.settings = swarm_.describe();

@@ -39,6 +39,8 @@ struct sim_report {
   uint64_t drains = 0;
   uint64_t drained = 0;
   uint64_t operations = 0;
+  /// Operations a purge removed (retention).
+  uint64_t removed = 0;
   uint64_t answers = 0;
   uint64_t bodies = 0;
   /// The settings the seed picked, in words.

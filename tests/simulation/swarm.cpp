@@ -18,7 +18,11 @@ std::string swarm::describe() const {
          + " dispatch_lead " + ms(cfg.dispatch_lead) + " max_batch " + std::to_string(cfg.max_batch)
          + " recovery_page " + std::to_string(cfg.recovery_page) + " readers "
          + std::to_string(cfg.read_workers) + " drain " + (drain ? "on" : "off") + " admission "
-         + (mirror ? "mirror" : "full read");
+         + (mirror ? "mirror" : "full read") + " retention "
+         + (retains ? ms(cfg.retention) + " ms, batch " + std::to_string(cfg.retention_batch)
+                        + ", every " + ms(cfg.retention_every) + " ms, purge faults "
+                        + std::to_string(faults.purge_fail)
+                    : std::string{"off"});
 }
 
 swarm pick_swarm(std::mt19937_64& rng) {
@@ -46,6 +50,19 @@ swarm pick_swarm(std::mt19937_64& rng) {
   s.cfg.log = [](log_level, std::string_view) {};
   s.drain = one_in(3);
   s.mirror = one_in(2);
+  // Drawn last: the settings above stay those each seed had before.
+  s.retains = !one_in(3);
+  if (s.retains) {
+    // Short enough that operations that ended early in a run are removed
+    // while others still run, and clients still ask about them.
+    static const duration keep[] = {0s, 0s, 1s, 3s, 10s, 30s, 60s};
+    s.cfg.retention = keep[rng() % 7];
+    s.cfg.retention_batch = 1 + rng() % 5;
+    static const duration every[] = {0ms, 300ms, 2s};
+    s.cfg.retention_every = every[rng() % 3];
+    if (one_in(3))
+      s.faults.purge_fail = 0.3;
+  }
   return s;
 }
 

@@ -21,6 +21,10 @@ struct swarm {
   size_t workers = 1;
   /// Admission rounds planned as SQLite plans them (sim_store::mirror_rounds).
   bool mirror = false;
+  /// The store offers retention (sim_store::retains): the engine runs its
+  /// retention keeper, which removes ended operations when
+  /// `cfg.retention` is set, and only reads the store's size otherwise.
+  bool retains = false;
   engine_config cfg;
 
   /// The settings in words (a failing seed's report).
