@@ -18,7 +18,7 @@ size_t retention_batch_size(const engine_config& cfg) {
 }
 
 duration retention_pause(duration took) {
-  return std::max(retention_min_pause, 4 * std::max(duration::zero(), took));
+  return std::clamp<duration>(4 * took, retention_min_pause, retention_max_pause);
 }
 
 } // namespace stepwise

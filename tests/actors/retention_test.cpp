@@ -125,6 +125,7 @@ TEST_CASE("retention paces its batches by what they take", "[actors][retention]"
   CHECK(retention_period(ec) == 250ms);
   CHECK(retention_pause(0ms) == retention_min_pause);
   CHECK(retention_pause(50ms) == 200ms);
+  CHECK(retention_pause(5s) == retention_max_pause);
   ec.retention_batch = 0;
   CHECK(retention_batch_size(ec) == 1);
 }
