@@ -214,6 +214,13 @@ caf::expected<std::vector<event>> engine::events(int64_t after, size_t limit) {
                                  static_cast<uint64_t>(limit));
 }
 
+caf::expected<int64_t> engine::store_bytes() const {
+  auto* ret = shared_->rt->store->retention();
+  if (ret == nullptr)
+    return int64_t{0};
+  return ret->size_bytes();
+}
+
 caf::expected<int64_t> engine::event_horizon() const {
   auto* ret = shared_->rt->store->retention();
   if (ret == nullptr)

@@ -86,4 +86,19 @@ admission_round plan_round(const std::vector<admission_row>& rows, const admissi
   return out;
 }
 
+std::string describe_round(const admission_round& r) {
+  std::string out;
+  for (auto& u : r.updates)
+    out += u.id + ":" + std::string{to_string(u.admission)} + ":" + u.blocked_by + " ";
+  out += "| ";
+  for (size_t i = 0; i < r.startable.size(); ++i)
+    out += r.startable[i] + "@" + std::to_string(r.startable_revisions[i]) + " ";
+  out += "| ";
+  for (auto& [wf, c] : r.counts)
+    out += wf + "=" + std::to_string(c.running) + "/" + std::to_string(c.queued) + " ";
+  for (auto& e : r.events)
+    out += e.operation_id + ":" + std::string{to_string(e.type)} + " ";
+  return out;
+}
+
 } // namespace stepwise

@@ -99,4 +99,9 @@ struct admission_round {
 admission_round plan_round(const std::vector<admission_row>& rows, const admission_limits& limits,
                            time_point now, const admission_held& held = {});
 
+/// Returns a round in words: two plans are the same round when these are
+/// equal (the checks of a round planned from a summary against one
+/// planned from a full read).
+std::string describe_round(const admission_round& r);
+
 } // namespace stepwise

@@ -87,8 +87,7 @@ struct engine_config {
   /// Most operations removed per batch (one short store transaction).
   size_t retention_batch = 100;
   /// How often a retention pass starts; zero: a tenth of `retention`,
-  /// between 1 s and 5 min (1 min when retention is off: the store's size
-  /// and horizon are still read for /metrics).
+  /// between 1 s and 5 min.
   duration retention_every = duration::zero();
   /// Where the engine's lines go (store faults, launch warnings); null:
   /// `stepwise: TEXT` on stderr.

@@ -106,6 +106,11 @@ public:
   /// a page of `events` first sees every removal that page missed.
   [[nodiscard]] caf::expected<int64_t> event_horizon() const;
 
+  /// Returns the bytes the store takes on disk (`retention_store::
+  /// size_bytes`; 0 for a store without retention). Reads the store on the
+  /// calling thread, like `event_horizon`.
+  [[nodiscard]] caf::expected<int64_t> store_bytes() const;
+
   /// Waits until the operation is terminal or `timeout` passes (then
   /// returns its current state).
   [[nodiscard]] caf::expected<operation> wait(const std::string& id, duration timeout);

@@ -56,20 +56,8 @@ caf::error same_round(const admission_mirror& mirror,
     plain.push_back(std::move(r.row));
   auto want = plan_round(plain, limits, now);
   auto got = plan_round(mirror.waiting(), limits, now, mirror.held());
-  auto describe = [](const admission_round& r) {
-    std::string out;
-    for (auto& u : r.updates)
-      out += u.id + ":" + std::string{to_string(u.admission)} + ":" + u.blocked_by + " ";
-    out += "| ";
-    for (size_t i = 0; i < r.startable.size(); ++i)
-      out += r.startable[i] + "@" + std::to_string(r.startable_revisions[i]) + " ";
-    out += "| ";
-    for (auto& [wf, c] : r.counts)
-      out += wf + "=" + std::to_string(c.running) + "/" + std::to_string(c.queued) + " ";
-    return out;
-  };
-  auto a = describe(want);
-  auto b = describe(got);
+  auto a = describe_round(want);
+  auto b = describe_round(got);
   if (a == b)
     return caf::none;
   return make_error(errc::store_failure,

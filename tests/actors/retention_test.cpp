@@ -98,7 +98,7 @@ TEST_CASE("retention goes on after a restart", "[actors][retention]") {
       h.finish(h.start("quick"));
   }
   clk->advance(2h);
-  // Without retention nothing is removed, but the horizon and size are read.
+  // Without retention nothing is removed.
   {
     harness h{workflows(), st, engine_config{}, clk};
     h.clk->advance(2min);

@@ -60,25 +60,7 @@ void sim_store::check_admission(const admission_round& round) {
   }
 }
 
-namespace {
-
-/// A round in words: two plans are the same round when these are equal.
-std::string describe(const admission_round& r) {
-  std::string out;
-  for (auto& u : r.updates)
-    out += u.id + ":" + std::string{to_string(u.admission)} + ":" + u.blocked_by + " ";
-  out += "| ";
-  for (size_t i = 0; i < r.startable.size(); ++i)
-    out += r.startable[i] + "@" + std::to_string(r.startable_revisions[i]) + " ";
-  out += "| ";
-  for (auto& [wf, c] : r.counts)
-    out += wf + "=" + std::to_string(c.running) + "/" + std::to_string(c.queued) + " ";
-  for (auto& e : r.events)
-    out += e.operation_id + ":" + std::string{to_string(e.type)} + " ";
-  return out;
-}
-
-} // namespace
+namespace {} // namespace
 
 admission_round sim_store::mirrored_round(const admission_limits& limits, time_point now) {
   auto rows = inner_.admission_queue();
@@ -94,9 +76,9 @@ admission_round sim_store::mirrored_round(const admission_limits& limits, time_p
   // As SQLite plans: the rows that wait and a summary of those that run.
   auto got = plan_round(mirror_.waiting(), limits, now, mirror_.held());
   auto want = plan_round(plain, limits, now);
-  log_.check_lazy(describe(got) == describe(want), [&] {
-    return "admission round: the summary plans '" + describe(got) + "', a full read '"
-           + describe(want) + "'";
+  log_.check_lazy(describe_round(got) == describe_round(want), [&] {
+    return "admission round: the summary plans '" + describe_round(got) + "', a full read '"
+           + describe_round(want) + "'";
   });
   inner_.write_round(got);
   mirror_.apply(got.updates);
