@@ -168,16 +168,8 @@ struct loaded_schedules {
 /// Retention keeper -> reader: (purge_atom, purge_request) -> purge_result,
 /// one batch.
 using purge_atom = caf::atom_constant<caf::atom("sw_purge")>;
-/// Retention keeper -> reader: (footprint_atom) -> store_footprint.
-using footprint_atom = caf::atom_constant<caf::atom("sw_foot")>;
 /// The retention keeper's timer: (retention_tick_atom, generation).
 using retention_tick_atom = caf::atom_constant<caf::atom("sw_rtick")>;
-
-/// What the store holds on disk, and how far retention removed events.
-struct store_footprint {
-  int64_t bytes = 0;
-  int64_t horizon = 0;
-};
 
 /// The actor that makes requests for threads outside CAF: each job it
 /// gets, it runs.
@@ -208,4 +200,3 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::time_point)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::duration)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::purge_request)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::purge_result)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::store_footprint)

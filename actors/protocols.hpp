@@ -120,9 +120,8 @@ using reader_actor = caf::typed_actor<
   caf::replies_to<load_schedule_atom, std::string>::with<loaded_schedules>,
   // Every child of an operation, answered as a message to the asker.
   caf::reacts_to<children_atom, std::string, uint64_t, children_read_receiver>,
-  // Retention: one batch; the store's size and horizon.
-  caf::replies_to<purge_atom, purge_request>::with<purge_result>,
-  caf::replies_to<footprint_atom>::with<store_footprint>>;
+  // Retention: one batch.
+  caf::replies_to<purge_atom, purge_request>::with<purge_result>>;
 
 /// The retention keeper: its timer (answers of readers come to the
 /// requests' continuations).

@@ -109,18 +109,6 @@ reader_actor::behavior_type serve_reads(reader_actor::pointer, runtime_ptr rt) {
         return res.error();
       return std::move(*res);
     },
-    [rt](footprint_atom) -> caf::result<store_footprint> {
-      auto* r = rt->store->retention();
-      if (r == nullptr)
-        return store_footprint{};
-      auto bytes = r->size_bytes();
-      if (!bytes)
-        return bytes.error();
-      auto horizon = r->horizon();
-      if (!horizon)
-        return horizon.error();
-      return store_footprint{*bytes, *horizon};
-    },
   };
 }
 

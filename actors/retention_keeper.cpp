@@ -29,19 +29,6 @@ void failed(keeper_ptr self, const caf::error& err, const char* what) {
   arm(self, st.rt->clk->now() + retention_period(st.rt->cfg));
 }
 
-// Ends a pass: reads the size and horizon, then waits for the next one.
-void look(keeper_ptr self) {
-  auto rt = self->state.rt;
-  self->request(rt->reader(), caf::infinite, footprint_atom::value)
-    .then(
-      [=](const store_footprint& f) {
-        rt->stats.store_bytes.store(f.bytes, std::memory_order_relaxed);
-        rt->stats.retention_horizon.store(f.horizon, std::memory_order_relaxed);
-        arm(self, rt->clk->now() + retention_period(rt->cfg));
-      },
-      [=](const caf::error& err) { failed(self, err, "reading the store's size"); });
-}
-
 void on_batch(keeper_ptr self, const purge_result& r) {
   auto& st = self->state;
   auto& stats = st.rt->stats;
@@ -53,7 +40,7 @@ void on_batch(keeper_ptr self, const purge_result& r) {
   st.failing = false;
   if (r.found < retention_batch_size(st.rt->cfg) || !r.last) {
     st.resume.reset();
-    look(self);
+    arm(self, st.rt->clk->now() + retention_period(st.rt->cfg));
     return;
   }
   st.resume = r.last;
@@ -68,10 +55,6 @@ void on_tick(keeper_ptr self, uint64_t gen) {
   // A draining engine takes no new work; the next start goes on.
   if (st.rt->draining.load(std::memory_order_relaxed))
     return;
-  if (st.rt->cfg.retention <= duration::zero()) {
-    look(self);
-    return;
-  }
   st.batch_began = st.rt->clk->now();
   purge_request req;
   req.ended_before = st.batch_began - st.rt->cfg.retention;

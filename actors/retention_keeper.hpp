@@ -10,8 +10,7 @@ namespace stepwise {
 
 /// The state of the retention keeper: one actor per engine that removes
 /// operations ended longer ago than `engine_config::retention`, a batch
-/// at a time, on a reader (store calls block), and reads the store's size
-/// and horizon for /metrics.
+/// at a time, on a reader (store calls block).
 ///
 /// Paced as actors/retention_pacing.hpp says. A pass resumes each batch
 /// after the last operation the previous one found
@@ -28,9 +27,9 @@ struct retention_keeper_state {
   bool failing = false;
 };
 
-/// Spawned by `launch_runtime` for a store with retention (`store::
-/// retention`); its first pass begins on its first tick, sent once the
-/// handle is in the runtime.
+/// Spawned by `launch_runtime` when retention is on and the store offers
+/// it (`store::retention`); its first pass begins on its first tick, sent
+/// once the handle is in the runtime.
 retention_keeper_actor::behavior_type retention_keeper(
   retention_keeper_actor::stateful_pointer<retention_keeper_state> self, runtime_ptr rt);
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -85,19 +84,6 @@ caf::error prefill(store& st, size_t n) {
                                                + message_of(res.error()));
   }
   return caf::none;
-}
-
-boost::json::value store_bytes(const std::string& uri) {
-  constexpr std::string_view scheme = "sqlite:";
-  if (uri.rfind(scheme, 0) != 0)
-    return nullptr;
-  auto path = uri.substr(scheme.size());
-  std::error_code ec;
-  uintmax_t total = 0;
-  for (auto suffix : {"", "-wal"})
-    if (auto n = std::filesystem::file_size(path + suffix, ec); !ec)
-      total += n;
-  return total;
 }
 
 boost::json::object list_timings(engine& eng) {

@@ -17,10 +17,6 @@ namespace stepwise::bench {
 /// 1,000 operations per commit.
 caf::error prefill(store& st, size_t n);
 
-/// The bytes of a SQLite store's files (the database and its WAL); null
-/// for another store.
-boost::json::value store_bytes(const std::string& uri);
-
 /// Times the operation list as the console and the API read it (median and
 /// max over 20 reads each, in ms): the first page, a filter by state
 /// (`failed`: few match) and by workflow (`demo`: few match).

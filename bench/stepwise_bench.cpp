@@ -29,6 +29,7 @@
 #include "bench/stats.hpp"
 #include "workflows/bench.hpp"
 #include "engine/errc.hpp"
+#include "engine/retention_store.hpp"
 #include "storage/open_store.hpp"
 
 #include "git_sha.hpp"
@@ -42,6 +43,15 @@ std::string now_iso() {
 }
 
 /// A fresh SQLite file per run unless the caller named a store.
+/// The store's size on disk (`retention_store::size_bytes`), or null.
+boost::json::value store_bytes(store& st) {
+  auto* r = st.retention();
+  auto n = r != nullptr ? r->size_bytes() : caf::expected<int64_t>{int64_t{-1}};
+  if (!n || *n < 0)
+    return nullptr;
+  return *n;
+}
+
 std::string store_for_run(const bench::cli_options& o, int run) {
   if (!o.store.empty())
     return o.store;
@@ -305,9 +315,8 @@ int main(int argc, char** argv) {
     line["mean_commit_batch"] = mean(m.commit_batch_size, 1e6);
     line["mean_commit_ms"] = mean(m.commit_latency_seconds, 1e3);
     if (o.workload == "steps") {
-      line["prefill"] = {{"operations", o.prefill},
-                         {"seconds", prefill_s},
-                         {"store_bytes", bench::store_bytes(ec.store_uri)}};
+      line["prefill"] = {
+        {"operations", o.prefill}, {"seconds", prefill_s}, {"store_bytes", store_bytes(**st)}};
       line["list_ms"] = bench::list_timings(*eng);
       if (o.retention > duration::zero())
         line["retention"] = {{"seconds", std::chrono::duration<double>(o.retention).count()},

@@ -79,12 +79,11 @@ struct metrics {
   counter schedule_fires{0};
   counter schedule_skips{0};
   /// Retention (engine_config::retention): what this process removed, its
-  /// failed batches, the store's horizon and size at the last look.
+  /// failed batches, the horizon after its last batch.
   counter retention_operations_removed{0};
   counter retention_events_removed{0};
   counter retention_errors{0};
   gauge retention_horizon{0};
-  gauge store_bytes{0};
   /// How long each retention batch took (its store transaction and the
   /// reader's hand-off), in seconds.
   histogram<9> retention_batch_seconds{{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30}};

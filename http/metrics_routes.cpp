@@ -139,17 +139,18 @@ std::string render(const route_context& ctx) {
   w.family("stepwise_retention_batch_duration_seconds", "histogram",
            "How long each retention batch took (one store transaction).");
   w.histogram("stepwise_retention_batch_duration_seconds", {}, m.retention_batch_seconds);
-  // Read now (an HTTP worker may block): right with retention off too.
-  auto horizon = ctx.eng.event_horizon();
-  gauge(w, "stepwise_retention_horizon",
-        "Highest event seq retention removed (all processes): reading events "
-        "from before it answers 410 gone.",
-        horizon ? static_cast<double>(*horizon) : load(m.retention_horizon));
-  auto bytes = ctx.eng.store_bytes();
-  gauge(w, "stepwise_store_bytes",
-        "Bytes the store takes on disk (SQLite: file and write-ahead log; "
-        "PostgreSQL: the database), freed pages included.",
-        bytes ? static_cast<double>(*bytes) : load(m.store_bytes));
+  // Read now (an HTTP worker may block), retention on or off; a failed
+  // read leaves its sample out rather than show a stale value.
+  w.family("stepwise_retention_horizon", "gauge",
+           "Highest event seq retention removed (all processes): reading events "
+           "from before it answers 410 gone.");
+  if (auto h = ctx.eng.event_horizon())
+    w.sample("stepwise_retention_horizon", {}, static_cast<double>(*h));
+  w.family("stepwise_store_bytes", "gauge",
+           "Bytes the store takes on disk (SQLite: file and write-ahead log; "
+           "PostgreSQL: the database), freed pages included.");
+  if (auto b = ctx.eng.store_bytes())
+    w.sample("stepwise_store_bytes", {}, static_cast<double>(*b));
   auto backend = ctx.eng.store_backend();
   w.family("stepwise_build_info", "gauge",
            "Always 1; labels name the version and the store backend.");

@@ -96,9 +96,11 @@ void add_purge(CLI::App& ops, cli_run& run) {
     "Removes the operations that ended before TIME (RFC 3339, or a duration before now:\n"
     "30d), with their events, signals and secret values, N per transaction, oldest first,\n"
     "until none is left. Never removes live, queued or paused operations, a parent with a\n"
-    "live child, a provisioning whose infrastructure was not deprovisioned or that a\n"
-    "deprovisioning runs on, nor events a sink has not delivered. Servers may run\n"
-    "meanwhile. Takes the store as `stepwise serve` does (--store, --config, STEPWISE_*).");
+    "live child or a child with a live parent, a provisioning whose infrastructure was\n"
+    "not deprovisioned or that a deprovisioning runs on, a schedule fire's operation\n"
+    "within a minute of its creation, nor events a sink has not delivered. Servers may\n"
+    "run meanwhile. Takes the store as `stepwise serve` does (--store, --config,\n"
+    "STEPWISE_*).");
   cmd->add_option("--ended-before", f->ended_before, "remove what ended before this")
     ->type_name("TIME")
     ->required();
