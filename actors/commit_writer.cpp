@@ -121,17 +121,17 @@ size_t commit_writer::backlog() const {
   return queue_.size();
 }
 
-caf::error commit_writer::refusal() const {
+caf::error commit_writer::refusal(size_t waiting) const {
   if (auto why = health_.fault(); !why.empty())
     return make_error(errc::store_failure,
                       "the store fails, nothing was written (try again later): " + why);
   if (opts_.max_backlog == 0)
     return caf::none;
-  auto queued = backlog();
+  auto queued = backlog() + waiting;
   if (queued < opts_.max_backlog)
     return caf::none;
   return make_error(errc::overloaded, "the store is behind: " + std::to_string(queued)
-                                        + " checkpoints wait to be written (max backlog "
+                                        + " checkpoints and starts wait to be written (max backlog "
                                         + std::to_string(opts_.max_backlog)
                                         + "); nothing was written, try again later");
 }

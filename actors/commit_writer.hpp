@@ -110,9 +110,10 @@ public:
 
   /// Returns why new work (a new operation) is refused now, or none: the
   /// store fails (`errc::store_failure`, with its reason), or more than
-  /// `max_backlog` checkpoints wait (`errc::overloaded`). Work under way
-  /// is never refused: it waits for the store instead.
-  caf::error refusal() const;
+  /// `max_backlog` checkpoints wait, counting `waiting` starts not yet
+  /// handed over (`errc::overloaded`). Work under way is never refused:
+  /// it waits for the store instead.
+  caf::error refusal(size_t waiting = 0) const;
 
 private:
   struct item {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <string>
 #include <unordered_map>
@@ -67,6 +68,13 @@ struct pending_create {
   bool again = false;
 };
 
+/// A start waiting for its turn to be written (`engine_config::create_window`):
+/// only what was asked and where the answer goes.
+struct waiting_start {
+  start_request req;
+  create_answer answer;
+};
+
 /// A children wait as the dispatcher keeps it: the parent's children that
 /// ended since it opened, and how many it waits for.
 struct child_watch {
@@ -106,7 +114,13 @@ struct dispatcher_state {
   std::optional<time_point> armed;
   uint64_t wake_gen = 0;
   uint64_t next_tag = 0;
+  /// Creates being written, by tag: at most `create_window`.
   std::unordered_map<uint64_t, pending_create> creates;
+  /// Creates whose key was taken, being read back: they keep their place
+  /// in the window (one may be written again).
+  size_t replays = 0;
+  /// Starts beyond the window, in arrival order.
+  std::deque<waiting_start> waiting_starts;
   /// Starts written queued, answered with what the next admission round
   /// says of them (admitted, or what they wait for).
   std::vector<pending_create> queued_answers;
@@ -163,6 +177,10 @@ void on_shutdown(dispatcher_ptr self);
 /// Starts the create of `req`, answered through `answer` once written;
 /// returns why it cannot start instead (nothing was written).
 caf::error begin_create(dispatcher_ptr self, start_request& req, const create_answer& answer);
+
+/// Starts the waiting starts that the create window has room for (all of
+/// them, refused, once the engine stops).
+void start_waiting(dispatcher_ptr self);
 
 // -- child operations (dispatcher_children.cpp) --------------------------------
 

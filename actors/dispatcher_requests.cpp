@@ -46,42 +46,63 @@ bool submit_create(dispatcher_ptr self, pending_create pc, std::vector<event> ev
   return true;
 }
 
+/// What the read for a replay found (`found`) answers the create `pc`.
+void replayed(dispatcher_ptr self, pending_create& pc, std::optional<operation>& found) {
+  auto& rp = pc.rp;
+  auto& key = pc.op->idempotency_key;
+  if (!found && !pc.again) {
+    // Retention removed the operation that held the key (it had ended)
+    // between the write and this read: the key is free, and the create
+    // is written again, once, as if it had come a moment later.
+    auto& st = self->state;
+    if (st.stopping || st.rt->draining.load(std::memory_order_relaxed)) {
+      rp.deliver(make_error(errc::shutting_down, "the engine is shutting down"));
+      return;
+    }
+    pc.again = true;
+    auto events = std::move(pc.events);
+    auto answer = pc.rp;
+    if (!submit_create(self, std::move(pc), std::move(events)))
+      answer.deliver(make_error(errc::shutting_down, "the engine is shutting down"));
+    return;
+  }
+  if (!found) {
+    rp.deliver(make_error(errc::store_failure,
+                          "idempotency key '" + key + "' is taken but its operation was not found"));
+    return;
+  }
+  if (found->request_hash != pc.op->request_hash) {
+    rp.deliver(make_error(errc::idempotency_conflict,
+                          "idempotency key '" + key + "' was used with a different request"));
+    return;
+  }
+  rp.deliver(start_result{self->state.rt->present(*found), false});
+}
+
 /// A create whose idempotency key is taken: the same request gets the
-/// existing operation, a different one a conflict.
+/// existing operation, a different one a conflict. The read holds the
+/// create's place in the window, as it may write the create again.
 void replay(dispatcher_ptr self, pending_create pc) {
   if (pc.rp.takes_replay())
     return;
+  auto& st = self->state;
+  st.replays += 1;
   auto key = pc.op->idempotency_key;
-  auto hash = pc.op->request_hash;
-  auto rp = pc.rp;
-  read_then<load_key_atom>(self, key, rp, [=](std::optional<operation>& found) mutable {
-    if (!found && !pc.again) {
-      // Retention removed the operation that held the key (it had ended)
-      // between the write and this read: the key is free, and the create
-      // is written again, once, as if it had come a moment later.
-      auto& st = self->state;
-      if (st.stopping || st.rt->draining.load(std::memory_order_relaxed)) {
-        rp.deliver(make_error(errc::shutting_down, "the engine is shutting down"));
-        return;
-      }
-      pc.again = true;
-      auto events = std::move(pc.events);
-      if (!submit_create(self, std::move(pc), std::move(events)))
-        rp.deliver(make_error(errc::shutting_down, "the engine is shutting down"));
-      return;
-    }
-    if (!found) {
-      rp.deliver(make_error(errc::store_failure, "idempotency key '" + key
-                                                   + "' is taken but its operation was not found"));
-      return;
-    }
-    if (found->request_hash != hash) {
-      rp.deliver(make_error(errc::idempotency_conflict,
-                            "idempotency key '" + key + "' was used with a different request"));
-      return;
-    }
-    rp.deliver(start_result{self->state.rt->present(*found), false});
-  });
+  self->request(st.rt->reader(), caf::infinite, load_key_atom::value, key)
+    .then(
+      [=](maybe_op& res) mutable {
+        self->state.replays -= 1;
+        if (res.err)
+          pc.rp.deliver(res.err);
+        else
+          replayed(self, pc, res.value);
+        start_waiting(self);
+      },
+      [=](caf::error& err) mutable {
+        self->state.replays -= 1;
+        pc.rp.deliver(err);
+        start_waiting(self);
+      });
 }
 
 } // namespace
@@ -94,9 +115,12 @@ void on_create_ack(dispatcher_ptr self, const commit_ack& ack) {
   auto pc = std::move(i->second);
   st.creates.erase(i);
   if (ack.status == write_status::duplicate_key) {
+    // After the replay took its place in the window, if it needs one.
     replay(self, std::move(pc));
+    start_waiting(self);
     return;
   }
+  start_waiting(self);
   if (ack.status != write_status::ok) {
     pc.rp.deliver(make_error(errc::store_failure, "create was not written"));
     return;
@@ -116,7 +140,11 @@ void on_create_ack(dispatcher_ptr self, const commit_ack& ack) {
   spawn_operation(self, *pc.op, pc.act, op_start::execute);
 }
 
-caf::error begin_create(dispatcher_ptr self, start_request& req, const create_answer& answer) {
+namespace {
+
+/// The workflow `req` starts, or why it cannot start now (nothing is
+/// written).
+caf::expected<std::shared_ptr<const workflow>> check_start(dispatcher_ptr self, const start_request& req) {
   auto& st = self->state;
   if (st.stopping)
     return make_error(errc::shutting_down, "the engine is shutting down");
@@ -131,22 +159,27 @@ caf::error begin_create(dispatcher_ptr self, start_request& req, const create_an
       what += " version " + std::to_string(*req.version);
     return make_error(errc::unknown_workflow, what);
   }
-  auto key = wf->key_of(req.input);
-  if (!key)
-    return std::move(key.error());
-  // A store that fails or falls behind: say so now rather than queue
-  // what may not be written for a long while.
-  if (auto err = st.rt->writer->refusal())
-    return err;
+  return wf;
+}
+
+bool window_full(const dispatcher_state& st) {
+  auto window = st.rt->cfg.create_window;
+  return window != 0 && st.creates.size() + st.replays >= window;
+}
+
+/// Makes the operation `req` starts and hands its create to the writer.
+caf::error write_create(dispatcher_ptr self, const start_request& req, const workflow& wf,
+                        std::string key, const create_answer& answer) {
+  auto& st = self->state;
   auto now = st.rt->clk->now();
-  auto op = new_operation(req, *wf, new_operation_id(now, st.node, ++st.counter), now);
-  op.key = std::move(*key);
-  if (auto err = seal_input(op, *wf, st.rt->cfg.secret_keys.get()))
+  auto op = new_operation(req, wf, new_operation_id(now, st.node, ++st.counter), now);
+  op.key = std::move(key);
+  if (auto err = seal_input(op, wf, st.rt->cfg.secret_keys.get()))
     return err;
   std::vector<event> events;
   note_fire(op, req, now, events);
-  auto act = st.rt->takes_part(*wf) ? progress::create_queued(op, now, events)
-                                    : progress::create(op, *wf, now, events);
+  auto act = st.rt->takes_part(wf) ? progress::create_queued(op, now, events)
+                                   : progress::create(op, wf, now, events);
   auto snap = std::make_shared<const operation>(std::move(op));
   pending_create pc{answer, snap, act, {}, false};
   // Only a create with a key may be written again (`replay`).
@@ -155,6 +188,50 @@ caf::error begin_create(dispatcher_ptr self, start_request& req, const create_an
   if (!submit_create(self, std::move(pc), std::move(events)))
     return make_error(errc::shutting_down, "the engine is shutting down");
   return caf::none;
+}
+
+/// Checks `req` again (the engine may have begun to stop while it waited)
+/// and writes it.
+caf::error start_now(dispatcher_ptr self, const start_request& req, const create_answer& answer) {
+  auto wf = check_start(self, req);
+  if (!wf)
+    return std::move(wf.error());
+  auto key = (*wf)->key_of(req.input);
+  if (!key)
+    return std::move(key.error());
+  return write_create(self, req, **wf, std::move(*key), answer);
+}
+
+} // namespace
+
+caf::error begin_create(dispatcher_ptr self, start_request& req, const create_answer& answer) {
+  auto& st = self->state;
+  auto wf = check_start(self, req);
+  if (!wf)
+    return std::move(wf.error());
+  auto key = (*wf)->key_of(req.input);
+  if (!key)
+    return std::move(key.error());
+  // A store that fails or falls behind: say so now rather than queue
+  // what may not be written for a long while.
+  if (auto err = st.rt->writer->refusal(st.waiting_starts.size()))
+    return err;
+  if (!st.waiting_starts.empty() || window_full(st)) {
+    st.waiting_starts.push_back(waiting_start{std::move(req), answer});
+    return caf::none;
+  }
+  return write_create(self, req, **wf, std::move(*key), answer);
+}
+
+void start_waiting(dispatcher_ptr self) {
+  auto& st = self->state;
+  while (!st.waiting_starts.empty()
+         && (st.stopping || !window_full(st))) {
+    auto w = std::move(st.waiting_starts.front());
+    st.waiting_starts.pop_front();
+    if (auto err = start_now(self, w.req, w.answer))
+      w.answer.deliver(std::move(err));
+  }
 }
 
 void create_answer::deliver(start_result x) {
@@ -362,6 +439,8 @@ caf::result<operation> on_wait(dispatcher_ptr self, const std::string& id) {
 void on_shutdown(dispatcher_ptr self) {
   auto& st = self->state;
   st.stopping = true;
+  // Asked, never written: refused now rather than after the writer's acks.
+  start_waiting(self);
   // Written and queued: the answer says so without a round.
   for (auto& pc : st.queued_answers)
     pc.rp.deliver(start_result{st.rt->present(*pc.op), true});

@@ -58,6 +58,8 @@ std::unique_ptr<CLI::App> make_app(cli_options& o, std::string& steps) {
   a.add_option("--steps", steps, "pool (on the step workers) or inline (on the actors)")
     ->type_name("pool|inline")
     ->check(CLI::IsMember({"pool", "inline"}));
+  a.add_option("--create-window", o.create_window,
+               "embedded: the engine's create_window (creates written at once; 0: no window)");
   a.add_option("--window", o.window, "embedded: at most W creates unanswered (0: all at once)")
     ->type_name("W");
   a.add_option("--prefill", o.prefill,

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bench/io_workload.hpp"
+#include "engine/config.hpp"
 #include "engine/time.hpp"
 
 namespace stepwise::bench {
@@ -31,6 +32,7 @@ struct cli_options {
   bool inline_steps = false;
   /// Embedded: at most this many creates unanswered (0: all at once).
   size_t window = 0;
+  size_t create_window = engine_config{}.create_window;
   /// Embedded W1: ended operations written into the store before the run,
   /// and the operation list timed after it (issue 26).
   size_t prefill = 0;

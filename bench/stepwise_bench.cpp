@@ -230,6 +230,7 @@ int main(int argc, char** argv) {
     // The workload bounds itself (--window); a million creates at once must
     // queue, not be refused as a slow store's backlog.
     ec.max_backlog = 0;
+    ec.create_window = o.create_window;
     ec.retention = o.retention;
     ec.retention_batch = o.retention_batch;
     std::unique_ptr<bench::sink_bench> sinks;
@@ -296,6 +297,10 @@ int main(int argc, char** argv) {
     };
     auto line = result_line(o, run, o.via, eng->store_backend(), res, figures);
     line["peak_rss_mib"] = {{"engine", bench::peak_rss_kib() / 1024}, {"store", 0}};
+    // What the run added at its peak, per operation (a burst's creates
+    // while unanswered, the operations' actors).
+    line["rss_per_op_bytes"] =
+      o.n > 0 ? (bench::peak_rss_kib() - rss0) * 1024 / static_cast<int64_t>(o.n) : 0;
     line["settings"] = {
       {"synchronous", "FULL"},
       {"pool", o.pool},

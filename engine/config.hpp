@@ -79,6 +79,13 @@ struct engine_config {
   /// retry instead of growing memory. Operations already running always
   /// write. Zero: no bound (a benchmark that creates a million at once).
   size_t max_backlog = 100000;
+  /// Most creates being written at once. Later starts wait in order as
+  /// what was asked (the request and where its answer goes, a few hundred
+  /// bytes), not as operations with their events (several KB each): a
+  /// host that starts a million operations at once holds a million
+  /// requests, and `max_backlog` bounds them (`errc::overloaded` beyond).
+  /// Zero: no window (every create is written at once).
+  size_t create_window = 4096;
   /// Operations that ended longer ago than this are removed, with their
   /// events, in the background (engine/retention_store.hpp says what is
   /// never removed). Zero keeps everything (the default here; `stepwise

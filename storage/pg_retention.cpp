@@ -25,7 +25,7 @@ std::string pg_provision_of(const std::string& alias) {
 const std::string& candidates_sql() {
   static const std::string sql =
     purge_candidates_sql({"$1::BIGINT", "$2::TEXT", "$3::BIGINT", "$4::BIGINT", "$5::TEXT", "",
-                          "o.id", &pg_provision_of});
+                          "o.id", &pg_provision_of, "ended_at"});
   return sql;
 }
 
@@ -36,7 +36,7 @@ constexpr auto delete_operations_sql =
   "WITH gone AS (DELETE FROM operations o USING unnest($1::TEXT[], $2::BIGINT[]) "
   "AS c(id, revision) WHERE o.id = c.id AND o.revision = c.revision AND "
   "(o.state = 'succeeded' OR o.state = 'failed' OR o.state = 'canceled') "
-  "RETURNING o.id, o.updated_at) SELECT id FROM gone ORDER BY updated_at, id";
+  "RETURNING o.id, o.ended_at) SELECT id FROM gone ORDER BY ended_at, id";
 
 constexpr auto delete_events_sql =
   "WITH gone AS (DELETE FROM events WHERE operation_id = ANY($1::TEXT[]) RETURNING seq) "

@@ -9,13 +9,15 @@ namespace stepwise {
 namespace {
 
 #define SW_TERMINAL "('succeeded', 'failed', 'canceled')"
+// The end of an operation written in state `u.state` at `u.updated_at`.
+#define SW_ENDED_AT "CASE WHEN u.state IN " SW_TERMINAL " THEN u.updated_at END"
 
 // Rows arrive as one array per column (see pg_columns.hpp). Inserting in
 // array order makes the first of two creates with one key win, as it would
 // one statement per item.
 #define SW_CREATE_MANY(OWNER_COL, OWNER_VAL)                                                       \
-  "INSERT INTO operations (" STEPWISE_OP_COLUMNS OWNER_COL ") "                                    \
-  "SELECT " STEPWISE_OP_COLUMNS OWNER_VAL " "                                                      \
+  "INSERT INTO operations (" STEPWISE_OP_COLUMNS ", ended_at" OWNER_COL ") "                       \
+  "SELECT " STEPWISE_OP_COLUMNS ", " SW_ENDED_AT OWNER_VAL " "                                     \
   "FROM unnest($1::TEXT[], $2::TEXT[], $3::INTEGER[], $4::TEXT[], "                                \
   "$5::TEXT[], $6::TEXT[], $7::TEXT[], $8::TEXT[], $9::BIGINT[], "                                 \
   "$10::BIGINT[], $11::BIGINT[], $12::TEXT[], $13::TEXT[], $14::BIGINT[], "                        \
@@ -35,7 +37,8 @@ namespace {
   "AND u.state NOT IN " SW_TERMINAL
 #define SW_UPDATE_MANY(OWNER_SET, OWNER_COND)                                                      \
   "UPDATE operations o SET state = u.state, data = u.data, steps = u.steps, "                      \
-  "error = u.error, updated_at = u.updated_at, deadline = u.deadline, "                            \
+  "error = u.error, updated_at = u.updated_at, ended_at = " SW_ENDED_AT ", "                       \
+  "deadline = u.deadline, "                                                                        \
   "revision = u.revision, wake_at = u.wake_at, signals = u.signals, "                              \
   "pause_requested = u.pause_requested, "                                                          \
   "admission = CASE WHEN " SW_ENDED " THEN 'queued' ELSE o.admission END, "                        \

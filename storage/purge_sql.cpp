@@ -30,9 +30,10 @@ std::string deprovisioning_of_o(const purge_dialect& d, const std::string& state
 std::string purge_candidates_sql(const purge_dialect& d) {
   std::string wf = d.workflow;
   auto grace_us = std::chrono::duration_cast<std::chrono::microseconds>(schedule_grace).count();
-  return "SELECT o.id, o.revision, o.updated_at FROM operations o" + std::string{d.ended_index}
-         + " WHERE " + ended("o") + " AND o.updated_at < " + d.ended_before
-         + " AND (o.updated_at, o.id) > (" + d.after_at + ", " + d.after_id + ") AND (" + wf
+  auto at = "o." + std::string{d.ended_at};
+  return "SELECT o.id, o.revision, " + at + " FROM operations o" + std::string{d.ended_index}
+         + " WHERE " + ended("o") + " AND " + at + " < " + d.ended_before + " AND (" + at
+         + ", o.id) > (" + d.after_at + ", " + d.after_id + ") AND (" + wf
          + " = '' OR o.workflow = " + wf
          + ")"
          // A parent with a live child.
@@ -62,7 +63,8 @@ std::string purge_candidates_sql(const purge_dialect& d) {
          // Events a sink has not delivered.
          + " AND NOT EXISTS (SELECT 1 FROM events e WHERE e.operation_id = o.id AND e.seq > "
            "COALESCE((SELECT MIN(cursor) FROM sink_cursors), 9223372036854775807))"
-           " ORDER BY o.updated_at, o.id LIMIT "
+           " ORDER BY "
+         + at + ", o.id LIMIT "
          + d.limit;
 }
 

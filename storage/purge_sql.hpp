@@ -24,10 +24,15 @@ struct purge_dialect {
   /// Returns the expression reading `input.provision_operation_id` of
   /// the operation `alias` (as the `operations_deprovisioning` index has it).
   std::string (*provision_of)(const std::string& alias);
+  /// The column that holds an ended operation's end (its last write):
+  /// `updated_at` in SQLite; PostgreSQL keeps it apart (`ended_at`), so
+  /// that the writes of a running operation leave `operations_ended`
+  /// alone and may stay on their page (HOT).
+  const char* ended_at = "updated_at";
 };
 
 /// Returns the query of the removable operations (`id`, `revision`,
-/// `updated_at`), oldest
+/// their `ended_at`), oldest
 /// first: every rule of engine/retention_store.hpp in one statement, so
 /// that the SQL stores agree on them. Each subquery probes an index
 /// (`operations_parent`, `operations_deprovisioning`, the primary key,

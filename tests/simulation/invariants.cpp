@@ -26,7 +26,29 @@ operation_state* state_of(const operation_actor& a) {
 
 } // namespace
 
+namespace {
+
+// The create window: never more creates written at once than it allows,
+// and no start waits while it has room (every ack lets one in).
+void check_window(sim_log& log, dispatcher_state& d) {
+  if (!d.rt)
+    return; // the dispatcher has not begun yet
+  auto window = d.rt->cfg.create_window;
+  auto held = d.creates.size() + d.replays;
+  log.check_lazy(window == 0 || held <= window, [&] {
+    return std::to_string(held) + " creates written or replayed at once, window "
+           + std::to_string(window);
+  });
+  log.check_lazy(d.waiting_starts.empty() || (window != 0 && held >= window), [&] {
+    return std::to_string(d.waiting_starts.size()) + " starts wait while the window ("
+           + std::to_string(window) + ") holds " + std::to_string(held);
+  });
+}
+
+} // namespace
+
 void check_actors(sim_log& log, sim_world& world) {
+  check_window(log, world.dispatcher());
   for (auto& [id, a] : world.dispatcher().live) {
     auto* st = state_of(a);
     if (!st)

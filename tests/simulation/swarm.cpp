@@ -22,7 +22,8 @@ std::string swarm::describe() const {
          + (retains ? ms(cfg.retention) + " ms, batch " + std::to_string(cfg.retention_batch)
                         + ", every " + ms(cfg.retention_every) + " ms, purge faults "
                         + std::to_string(faults.purge_fail)
-                    : std::string{"off"});
+                    : std::string{"off"})
+         + " create_window " + std::to_string(cfg.create_window);
 }
 
 swarm pick_swarm(std::mt19937_64& rng) {
@@ -63,6 +64,9 @@ swarm pick_swarm(std::mt19937_64& rng) {
     if (one_in(3))
       s.faults.purge_fail = 0.3;
   }
+  // Drawn after retention: a window of one or two creates makes starts
+  // wait behind the ones being written on half of the seeds.
+  s.cfg.create_window = one_in(2) ? 1 + rng() % 2 : 4096;
   return s;
 }
 
