@@ -67,8 +67,8 @@ void replayed(dispatcher_ptr self, pending_create& pc, std::optional<operation>&
     return;
   }
   if (!found) {
-    rp.deliver(make_error(errc::store_failure,
-                          "idempotency key '" + key + "' is taken but its operation was not found"));
+    rp.deliver(make_error(errc::store_failure, "idempotency key '" + key
+                                                 + "' is taken but its operation was not found"));
     return;
   }
   if (found->request_hash != pc.op->request_hash) {
@@ -144,7 +144,8 @@ namespace {
 
 /// The workflow `req` starts, or why it cannot start now (nothing is
 /// written).
-caf::expected<std::shared_ptr<const workflow>> check_start(dispatcher_ptr self, const start_request& req) {
+caf::expected<std::shared_ptr<const workflow>> check_start(dispatcher_ptr self,
+                                                           const start_request& req) {
   auto& st = self->state;
   if (st.stopping)
     return make_error(errc::shutting_down, "the engine is shutting down");
@@ -225,8 +226,7 @@ caf::error begin_create(dispatcher_ptr self, start_request& req, const create_an
 
 void start_waiting(dispatcher_ptr self) {
   auto& st = self->state;
-  while (!st.waiting_starts.empty()
-         && (st.stopping || !window_full(st))) {
+  while (!st.waiting_starts.empty() && (st.stopping || !window_full(st))) {
     auto w = std::move(st.waiting_starts.front());
     st.waiting_starts.pop_front();
     if (auto err = start_now(self, w.req, w.answer))

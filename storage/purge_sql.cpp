@@ -64,8 +64,7 @@ std::string purge_candidates_sql(const purge_dialect& d) {
          + " AND NOT EXISTS (SELECT 1 FROM events e WHERE e.operation_id = o.id AND e.seq > "
            "COALESCE((SELECT MIN(cursor) FROM sink_cursors), 9223372036854775807))"
            " ORDER BY "
-         + at + ", o.id LIMIT "
-         + d.limit;
+         + at + ", o.id LIMIT " + d.limit;
 }
 
 } // namespace stepwise
