@@ -22,12 +22,11 @@ constexpr const char* begin_sql = "BEGIN; SELECT pg_advisory_xact_lock(735832014
 // run stay in the database.
 constexpr const char* pg_queue_sql =
   "SELECT id, workflow, COALESCE(queue_key, ''), admission, state, blocked_by, revision "
-  "FROM operations WHERE admission IS NOT NULL "
-  "AND state NOT IN ('succeeded', 'failed', 'canceled') "
+  "FROM operations WHERE admission IS NOT NULL AND ended_at IS NULL "
   "AND (admission = 'queued' OR state = 'pending') ORDER BY created_at, id";
 
 #define SW_RUNNING                                                                                 \
-  "admission = 'admitted' AND state NOT IN ('succeeded', 'failed', 'canceled', 'pending')"
+  "admission = 'admitted' AND ended_at IS NULL AND state <> 'pending'"
 
 constexpr const char* pg_running_sql =
   "SELECT workflow, count(*) FROM operations WHERE " SW_RUNNING " GROUP BY workflow";

@@ -28,7 +28,8 @@ constexpr auto join_sql = "INSERT INTO process_leases (owner, started_at, renewe
 constexpr auto end_expired_sql = "UPDATE process_leases SET ended = true WHERE NOT ended "
                                  "AND lease_expires_at < stepwise_now_us() AND owner <> $1";
 
-#define SW_ACTIVE "o.state NOT IN ('succeeded', 'failed', 'canceled')"
+// Live: not ended (the partial indexes' condition, migration 10).
+#define SW_ACTIVE "o.ended_at IS NULL"
 
 // Two probes of the owner index, so that a poll finding no orphan costs
 // next to nothing with millions of live operations: operations of ended

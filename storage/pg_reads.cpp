@@ -91,8 +91,13 @@ caf::expected<operation_page> list(pg_connection& conn, const list_filter& filte
     sep = " AND ";
   };
   if (filter.state) {
+    // As the indexes have it (migration 10): ended operations by their end
+    // state, live ones among the live.
     p.add(to_string(*filter.state));
-    where("state = $" + std::to_string(p.size()));
+    if (is_terminal(*filter.state))
+      where("end_state = $" + std::to_string(p.size()));
+    else
+      where("ended_at IS NULL AND state = $" + std::to_string(p.size()));
   }
   if (!filter.workflow.empty()) {
     p.add(filter.workflow);

@@ -9,15 +9,17 @@ namespace stepwise {
 namespace {
 
 #define SW_TERMINAL "('succeeded', 'failed', 'canceled')"
-// The end of an operation written in state `u.state` at `u.updated_at`.
+// The end of an operation written in state `u.state` at `u.updated_at`
+// (migration 10): null while it runs.
 #define SW_ENDED_AT "CASE WHEN u.state IN " SW_TERMINAL " THEN u.updated_at END"
+#define SW_END_STATE "CASE WHEN u.state IN " SW_TERMINAL " THEN u.state END"
 
 // Rows arrive as one array per column (see pg_columns.hpp). Inserting in
 // array order makes the first of two creates with one key win, as it would
 // one statement per item.
 #define SW_CREATE_MANY(OWNER_COL, OWNER_VAL)                                                       \
-  "INSERT INTO operations (" STEPWISE_OP_COLUMNS ", ended_at" OWNER_COL ") "                       \
-  "SELECT " STEPWISE_OP_COLUMNS ", " SW_ENDED_AT OWNER_VAL " "                                     \
+  "INSERT INTO operations (" STEPWISE_OP_COLUMNS ", ended_at, end_state" OWNER_COL ") "            \
+  "SELECT " STEPWISE_OP_COLUMNS ", " SW_ENDED_AT ", " SW_END_STATE OWNER_VAL " "                   \
   "FROM unnest($1::TEXT[], $2::TEXT[], $3::INTEGER[], $4::TEXT[], "                                \
   "$5::TEXT[], $6::TEXT[], $7::TEXT[], $8::TEXT[], $9::BIGINT[], "                                 \
   "$10::BIGINT[], $11::BIGINT[], $12::TEXT[], $13::TEXT[], $14::BIGINT[], "                        \
@@ -38,7 +40,7 @@ namespace {
 #define SW_UPDATE_MANY(OWNER_SET, OWNER_COND)                                                      \
   "UPDATE operations o SET state = u.state, data = u.data, steps = u.steps, "                      \
   "error = u.error, updated_at = u.updated_at, ended_at = " SW_ENDED_AT ", "                       \
-  "deadline = u.deadline, "                                                                        \
+  "end_state = " SW_END_STATE ", deadline = u.deadline, "                                          \
   "revision = u.revision, wake_at = u.wake_at, signals = u.signals, "                              \
   "pause_requested = u.pause_requested, "                                                          \
   "admission = CASE WHEN " SW_ENDED " THEN 'queued' ELSE o.admission END, "                        \
@@ -85,7 +87,7 @@ constexpr statement statements[] = {
   {pg_stmt::find_by_key,
    "SELECT " STEPWISE_OP_COLUMNS " FROM operations WHERE idempotency_key = $1"},
   {pg_stmt::load_active,
-   "SELECT " STEPWISE_OP_COLUMNS " FROM operations WHERE state NOT IN " SW_TERMINAL
+   "SELECT " STEPWISE_OP_COLUMNS " FROM operations WHERE ended_at IS NULL"
    " AND (created_at, id) > ($1, $2)"
    " ORDER BY created_at, id LIMIT $3"},
   {pg_stmt::events_after,
