@@ -25,8 +25,7 @@ constexpr const char* pg_queue_sql =
   "FROM operations WHERE admission IS NOT NULL AND ended_at IS NULL "
   "AND (admission = 'queued' OR state = 'pending') ORDER BY created_at, id";
 
-#define SW_RUNNING                                                                                 \
-  "admission = 'admitted' AND ended_at IS NULL AND state <> 'pending'"
+#define SW_RUNNING "admission = 'admitted' AND ended_at IS NULL AND state <> 'pending'"
 
 constexpr const char* pg_running_sql =
   "SELECT workflow, count(*) FROM operations WHERE " SW_RUNNING " GROUP BY workflow";

@@ -86,10 +86,9 @@ constexpr statement statements[] = {
   {pg_stmt::load, "SELECT " STEPWISE_OP_COLUMNS " FROM operations WHERE id = $1"},
   {pg_stmt::find_by_key,
    "SELECT " STEPWISE_OP_COLUMNS " FROM operations WHERE idempotency_key = $1"},
-  {pg_stmt::load_active,
-   "SELECT " STEPWISE_OP_COLUMNS " FROM operations WHERE ended_at IS NULL"
-   " AND (created_at, id) > ($1, $2)"
-   " ORDER BY created_at, id LIMIT $3"},
+  {pg_stmt::load_active, "SELECT " STEPWISE_OP_COLUMNS " FROM operations WHERE ended_at IS NULL"
+                         " AND (created_at, id) > ($1, $2)"
+                         " ORDER BY created_at, id LIMIT $3"},
   {pg_stmt::events_after,
    "SELECT " STEPWISE_EVENT_COLUMNS " FROM events WHERE seq > $1 ORDER BY seq LIMIT $2"},
   {pg_stmt::last_seq, "SELECT last_seq FROM event_counter WHERE id = 1"},
