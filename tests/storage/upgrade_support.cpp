@@ -44,6 +44,17 @@ std::string check_fixture_rows(store& st) {
   REQUIRE(b.signals.size() == 1);
   CHECK(b.signals[0].name == "go");
   CHECK(b.signals[0].payload.at("payload").at("x") == 1);
+  // Listed by state: ended ones and live ones (PostgreSQL reads them
+  // through different indexes since migration 10).
+  for (auto [state, id] :
+       {std::pair{op_state::succeeded, a.id}, std::pair{op_state::waiting, b.id}}) {
+    list_filter f;
+    f.state = state;
+    auto page = st.list(f);
+    REQUIRE(page);
+    REQUIRE(page->items.size() == 1);
+    CHECK(page->items[0].id == id);
+  }
   auto events = st.events_after(0, 1000);
   REQUIRE(events);
   CHECK(events->size() == 27);
