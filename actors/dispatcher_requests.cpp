@@ -142,10 +142,14 @@ void on_create_ack(dispatcher_ptr self, const commit_ack& ack) {
 
 namespace {
 
-/// The workflow `req` starts, or why it cannot start now (nothing is
-/// written).
-caf::expected<std::shared_ptr<const workflow>> check_start(dispatcher_ptr self,
-                                                           const start_request& req) {
+/// What a start runs: its workflow and its serialization key.
+struct start_plan {
+  std::shared_ptr<const workflow> wf;
+  std::string key;
+};
+
+/// What `req` starts, or why it cannot start now (nothing is written).
+caf::expected<start_plan> plan_start(dispatcher_ptr self, const start_request& req) {
   auto& st = self->state;
   if (st.stopping)
     return make_error(errc::shutting_down, "the engine is shutting down");
@@ -160,7 +164,10 @@ caf::expected<std::shared_ptr<const workflow>> check_start(dispatcher_ptr self,
       what += " version " + std::to_string(*req.version);
     return make_error(errc::unknown_workflow, what);
   }
-  return wf;
+  auto key = wf->key_of(req.input);
+  if (!key)
+    return std::move(key.error());
+  return start_plan{std::move(wf), std::move(*key)};
 }
 
 bool window_full(const dispatcher_state& st) {
@@ -194,25 +201,19 @@ caf::error write_create(dispatcher_ptr self, const start_request& req, const wor
 /// Checks `req` again (the engine may have begun to stop while it waited)
 /// and writes it.
 caf::error start_now(dispatcher_ptr self, const start_request& req, const create_answer& answer) {
-  auto wf = check_start(self, req);
-  if (!wf)
-    return std::move(wf.error());
-  auto key = (*wf)->key_of(req.input);
-  if (!key)
-    return std::move(key.error());
-  return write_create(self, req, **wf, std::move(*key), answer);
+  auto plan = plan_start(self, req);
+  if (!plan)
+    return std::move(plan.error());
+  return write_create(self, req, *plan->wf, std::move(plan->key), answer);
 }
 
 } // namespace
 
 caf::error begin_create(dispatcher_ptr self, start_request& req, const create_answer& answer) {
   auto& st = self->state;
-  auto wf = check_start(self, req);
-  if (!wf)
-    return std::move(wf.error());
-  auto key = (*wf)->key_of(req.input);
-  if (!key)
-    return std::move(key.error());
+  auto plan = plan_start(self, req);
+  if (!plan)
+    return std::move(plan.error());
   // A store that fails or falls behind: say so now rather than queue
   // what may not be written for a long while.
   if (auto err = st.rt->writer->refusal(st.waiting_starts.size()))
@@ -221,7 +222,7 @@ caf::error begin_create(dispatcher_ptr self, start_request& req, const create_an
     st.waiting_starts.push_back(waiting_start{std::move(req), answer});
     return caf::none;
   }
-  return write_create(self, req, **wf, std::move(*key), answer);
+  return write_create(self, req, *plan->wf, std::move(plan->key), answer);
 }
 
 void start_waiting(dispatcher_ptr self) {
