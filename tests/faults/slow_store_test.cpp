@@ -2,7 +2,8 @@
 // process: requests that wait too long time out (503 over HTTP), new work
 // beyond the backlog bound is refused at once and says so (503
 // overloaded), the writer's batches stay within the bound, and nothing
-// acknowledged, or that timed out, is lost.
+// acknowledged, or that timed out, is lost. A burst beyond the create
+// window is written a window at a time, every start answered in order.
 #include <atomic>
 #include <thread>
 
@@ -35,6 +36,8 @@ public:
 
   std::atomic<int> delay_ms{0};
   std::atomic<size_t> largest_batch{0};
+  /// The most creates one commit was given.
+  std::atomic<size_t> largest_creates{0};
 
   std::string backend() const override {
     return inner_->backend();
@@ -43,6 +46,11 @@ public:
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms.load()));
     if (batch.size() > largest_batch)
       largest_batch = batch.size();
+    size_t creates = 0;
+    for (auto& cp : batch)
+      creates += cp.what == checkpoint::kind::create ? 1 : 0;
+    if (creates > largest_creates)
+      largest_creates = creates;
     return inner_->commit(batch);
   }
   caf::expected<admission_round> admit(const admission_limits& l, time_point now) override {
@@ -173,6 +181,54 @@ TEST_CASE("a slow store: timeouts and a bounded backlog, nothing lost", "[faults
     if (answered[i] || refused)
       CHECK(again->created == refused);
     auto done = eng->wait(again->op.id, std::chrono::seconds(30));
+    REQUIRE(done);
+    CHECK(done->state == op_state::succeeded);
+  }
+  eng->shutdown();
+}
+
+TEST_CASE("a burst beyond the create window: every start answered, in order, a window at a time",
+          "[faults][slow]") {
+  constexpr size_t burst = 200;
+  constexpr size_t window = 8;
+  temp_dir dir;
+  auto inner = open_store("sqlite:" + dir.path + "/window.db");
+  REQUIRE(inner);
+  auto slow = std::make_shared<slow_store>(*inner);
+  slow->delay_ms = 5;
+  caf::actor_system_config cfg;
+  tune_actor_system(cfg);
+  caf::actor_system sys{cfg};
+  engine_config ec;
+  ec.max_backlog = 0;
+  ec.create_window = window;
+  ec.log = [](log_level, std::string_view) {};
+  auto eng = engine::launch(sys, ec, one_step(), slow);
+  REQUIRE(eng);
+  caf::scoped_actor self{sys};
+  auto send = [&](size_t i) {
+    return self->request(eng->dispatcher(), std::chrono::seconds(60), start_atom::value,
+                         request(i));
+  };
+  std::vector<decltype(send(0))> pending;
+  for (size_t i = 0; i < burst; ++i)
+    pending.push_back(send(i));
+  std::vector<operation> ops(burst);
+  for (size_t i = 0; i < burst; ++i)
+    pending[i].receive(
+      [&](start_result& r) {
+        CHECK(r.created);
+        ops[i] = std::move(r.op);
+      },
+      [&](caf::error& err) { FAIL("start " << i << ": " << message_of(err)); });
+  // Made in the order sent: the waiting starts leave their queue in order.
+  for (size_t i = 1; i < burst; ++i)
+    CHECK(ops[i - 1].created_at <= ops[i].created_at);
+  // Without the window the first commits would take the burst whole.
+  INFO("largest batch " << slow->largest_batch);
+  CHECK(slow->largest_creates <= window);
+  for (auto& op : ops) {
+    auto done = eng->wait(op.id, std::chrono::seconds(30));
     REQUIRE(done);
     CHECK(done->state == op_state::succeeded);
   }
