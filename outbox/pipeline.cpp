@@ -64,13 +64,16 @@ void pipeline::failed(uint64_t id) {
 }
 
 void pipeline::requeue() {
+  // From the oldest failed batch on, every batch goes again, the ones
+  // acknowledged meanwhile too: their events arrived before the failed
+  // ones' retry, and must arrive after it again, so that each event's
+  // last arrival is in log order.
+  auto first = std::find_if(batches_.begin(), batches_.end(),
+                            [](const batch& b) { return b.state == batch_state::failed; });
   std::deque<event> again;
-  for (auto& b : batches_)
-    if (b.state == batch_state::failed)
-      again.insert(again.end(), b.events->begin(), b.events->end());
-  batches_.erase(std::remove_if(batches_.begin(), batches_.end(),
-                                [](const batch& b) { return b.state == batch_state::failed; }),
-                 batches_.end());
+  for (auto b = first; b != batches_.end(); ++b)
+    again.insert(again.end(), b->events->begin(), b->events->end());
+  batches_.erase(first, batches_.end());
   while (!batches_.empty() && batches_.front().state == batch_state::acked)
     batches_.pop_front();
   again.insert(again.end(), std::make_move_iterator(waiting_.begin()),

@@ -29,8 +29,9 @@ struct outgoing {
 /// delivered.
 ///
 /// Batches are taken in log order. A failed batch waits until `requeue`
-/// puts its events back in front of the waiting ones, so that a retry
-/// resends the oldest events first.
+/// puts its events, and those of every later batch, back in front of the
+/// waiting ones, so that a retry resends the oldest events first and each
+/// event's last arrival is in log order.
 ///
 /// Not thread-safe: it belongs to the sink's actor.
 class pipeline {
@@ -75,8 +76,9 @@ public:
   /// Marks batch `id` failed: `requeue` sends it again.
   void failed(uint64_t id);
 
-  /// Puts the events of every failed batch back in front of the waiting
-  /// ones, in log order. Call it when no batch is in flight.
+  /// Puts the events of the oldest failed batch and of every batch after
+  /// it (acknowledged ones too) back in front of the waiting ones, in log
+  /// order. Call it when no batch is in flight.
   void requeue();
 
   /// Returns the highest seq up to which every matched event is

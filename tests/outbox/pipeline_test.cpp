@@ -56,7 +56,8 @@ TEST_CASE("the cursor follows the oldest unacknowledged event", "[outbox][pipeli
   CHECK(p.waiting() == 0);
 }
 
-TEST_CASE("failed batches go out again first, in log order", "[outbox][pipeline]") {
+TEST_CASE("from the oldest failed batch on, batches go out again first, in log order",
+          "[outbox][pipeline]") {
   pipeline p{{}};
   p.reset(0);
   auto read = events(1, 9);
@@ -70,16 +71,36 @@ TEST_CASE("failed batches go out again first, in log order", "[outbox][pipeline]
   CHECK(p.confirmed() == 0);
   CHECK(p.in_flight() == 0);
   p.requeue();
-  CHECK(p.waiting() == 6);
+  // The acknowledged b2 goes again too: its events arrived before b1's
+  // retry, and their last arrival must come after it.
+  CHECK(p.waiting() == 9);
   CHECK(p.confirmed() == 0);
   auto r = p.take(10);
   REQUIRE(r);
   std::vector<int64_t> seqs;
   for (auto& e : *r->events)
     seqs.push_back(e.seq);
-  CHECK(seqs == std::vector<int64_t>{1, 2, 3, 7, 8, 9});
+  CHECK(seqs == std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9});
   REQUIRE(p.acked(r->id));
   CHECK(p.confirmed() == 9);
+}
+
+TEST_CASE("acknowledged batches before the oldest failed one stay delivered",
+          "[outbox][pipeline]") {
+  pipeline p{{}};
+  p.reset(0);
+  auto read = events(1, 6);
+  p.add(read);
+  auto b1 = p.take(3);
+  auto b2 = p.take(3);
+  REQUIRE(p.acked(b1->id));
+  p.failed(b2->id);
+  p.requeue();
+  CHECK(p.confirmed() == 3);
+  auto r = p.take(10);
+  REQUIRE(r);
+  CHECK(r->events->front().seq == 4);
+  CHECK(r->events->size() == 3);
 }
 
 TEST_CASE("filtered-out events count as delivered", "[outbox][pipeline]") {
