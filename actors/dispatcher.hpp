@@ -157,7 +157,7 @@ using dispatcher_ptr = internal_dispatcher_actor::stateful_pointer<dispatcher_st
 /// their concern in the files below.
 internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime_ptr rt);
 
-// -- requests of clients (dispatcher_requests.cpp) ----------------------------
+// -- requests of clients (dispatcher_creates.cpp, dispatcher_requests.cpp) -----
 
 caf::result<start_result> on_start(dispatcher_ptr self, start_request& req);
 /// A schedule's fire: a start answered to the schedule keeper.

@@ -34,7 +34,7 @@ struct cli_options {
   size_t window = 0;
   size_t create_window = engine_config{}.create_window;
   /// Embedded W1: ended operations written into the store before the run,
-  /// and the operation list timed after it (issue 26).
+  /// and the operation list timed after it (steady as history grows).
   size_t prefill = 0;
   /// Embedded steps and `steady`: engine_config::retention and its batch.
   duration retention = duration::zero();

@@ -4,7 +4,7 @@
 
 namespace stepwise::bench {
 
-/// The `steady` workload (issue 26): W1 operations (five trivial steps)
+/// The `steady` workload (disk space under retention): W1 operations (five trivial steps)
 /// started at `rate` a second for `duration_s` seconds into an embedded
 /// engine with `retention` on, the store's size read every `sample_s`.
 /// Prints a JSON line per sample (`store_bytes`, operations kept and

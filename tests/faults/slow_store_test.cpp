@@ -106,38 +106,59 @@ start_request request(size_t i) {
   return req;
 }
 
+/// An engine of `one_step` on a slow SQLite store of its own.
+struct slow_engine {
+  temp_dir dir;
+  std::shared_ptr<slow_store> slow;
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  caf::expected<engine> eng{caf::error{}};
+
+  explicit slow_engine(engine_config ec) {
+    auto inner = open_store("sqlite:" + dir.path + "/slow.db");
+    REQUIRE(inner);
+    slow = std::make_shared<slow_store>(*inner);
+    tune_actor_system(cfg);
+    sys = std::make_unique<caf::actor_system>(cfg);
+    ec.log = [](log_level, std::string_view) {};
+    eng = engine::launch(*sys, ec, one_step(), slow);
+    REQUIRE(eng);
+  }
+
+  /// Sends starts 0 to `n` - 1 at once, each waiting at most `timeout`,
+  /// then hands each answer to `ok(i, result)` or `failed(i, error)`.
+  template <class Ok, class Failed>
+  void burst(size_t n, std::chrono::milliseconds timeout, Ok ok, Failed failed) {
+    caf::scoped_actor self{*sys};
+    auto send = [&](size_t i) {
+      return self->request(eng->dispatcher(), timeout, start_atom::value, request(i));
+    };
+    std::vector<decltype(send(0))> pending;
+    for (size_t i = 0; i < n; ++i)
+      pending.push_back(send(i));
+    for (size_t i = 0; i < n; ++i)
+      pending[i].receive([&](start_result& r) { ok(i, r); },
+                         [&](caf::error& err) { failed(i, err); });
+  }
+};
+
 } // namespace
 
 TEST_CASE("a slow store: timeouts and a bounded backlog, nothing lost", "[faults][slow]") {
   constexpr size_t burst = 1000;
   constexpr size_t max_backlog = 20;
-  temp_dir dir;
-  auto inner = open_store("sqlite:" + dir.path + "/slow.db");
-  REQUIRE(inner);
-  auto slow = std::make_shared<slow_store>(*inner);
-  caf::actor_system_config cfg;
-  tune_actor_system(cfg);
-  caf::actor_system sys{cfg};
   engine_config ec;
   ec.max_backlog = max_backlog;
-  ec.log = [](log_level, std::string_view) {};
-  auto eng = engine::launch(sys, ec, one_step(), slow);
-  REQUIRE(eng);
+  slow_engine fx{ec};
+  auto& slow = fx.slow;
+  auto& eng = fx.eng;
   slow->delay_ms = 500;
   // The burst: every create sent at once, each waiting at most 700 ms.
-  caf::scoped_actor self{sys};
   std::vector<caf::error> errors(burst);
   std::vector<bool> answered(burst, false);
-  auto send = [&](size_t i) {
-    return self->request(eng->dispatcher(), std::chrono::milliseconds(700), start_atom::value,
-                         request(i));
-  };
-  std::vector<decltype(send(0))> pending;
-  for (size_t i = 0; i < burst; ++i)
-    pending.push_back(send(i));
-  for (size_t i = 0; i < burst; ++i)
-    pending[i].receive([&](start_result&) { answered[i] = true; },
-                       [&](caf::error& err) { errors[i] = std::move(err); });
+  fx.burst(
+    burst, std::chrono::milliseconds(700), [&](size_t i, start_result&) { answered[i] = true; },
+    [&](size_t i, caf::error& err) { errors[i] = std::move(err); });
   size_t ok = 0, timed_out = 0, overloaded = 0;
   std::string overloaded_message;
   for (size_t i = 0; i < burst; ++i) {
@@ -191,36 +212,21 @@ TEST_CASE("a burst beyond the create window: every start answered, in order, a w
           "[faults][slow]") {
   constexpr size_t burst = 200;
   constexpr size_t window = 8;
-  temp_dir dir;
-  auto inner = open_store("sqlite:" + dir.path + "/window.db");
-  REQUIRE(inner);
-  auto slow = std::make_shared<slow_store>(*inner);
-  slow->delay_ms = 5;
-  caf::actor_system_config cfg;
-  tune_actor_system(cfg);
-  caf::actor_system sys{cfg};
   engine_config ec;
   ec.max_backlog = 0;
   ec.create_window = window;
-  ec.log = [](log_level, std::string_view) {};
-  auto eng = engine::launch(sys, ec, one_step(), slow);
-  REQUIRE(eng);
-  caf::scoped_actor self{sys};
-  auto send = [&](size_t i) {
-    return self->request(eng->dispatcher(), std::chrono::seconds(60), start_atom::value,
-                         request(i));
-  };
-  std::vector<decltype(send(0))> pending;
-  for (size_t i = 0; i < burst; ++i)
-    pending.push_back(send(i));
+  slow_engine fx{ec};
+  auto& slow = fx.slow;
+  auto& eng = fx.eng;
+  slow->delay_ms = 5;
   std::vector<operation> ops(burst);
-  for (size_t i = 0; i < burst; ++i)
-    pending[i].receive(
-      [&](start_result& r) {
-        CHECK(r.created);
-        ops[i] = std::move(r.op);
-      },
-      [&](caf::error& err) { FAIL("start " << i << ": " << message_of(err)); });
+  fx.burst(
+    burst, std::chrono::seconds(60),
+    [&](size_t i, start_result& r) {
+      CHECK(r.created);
+      ops[i] = std::move(r.op);
+    },
+    [&](size_t i, caf::error& err) { FAIL("start " << i << ": " << message_of(err)); });
   // Made in the order sent: the waiting starts leave their queue in order.
   for (size_t i = 1; i < burst; ++i)
     CHECK(ops[i - 1].created_at <= ops[i].created_at);
