@@ -247,16 +247,28 @@ void kafka_destination::produce(producer& p, const event_batch_ptr& batch,
     auto value = kafka_value(e);
     auto id = message_id(e);
     auto type = std::string{to_string(e.type)};
-    auto err = rd_kafka_producev(
-      p.rk, RD_KAFKA_V_TOPIC(settings_.topic.c_str()), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-      RD_KAFKA_V_KEY(e.operation_id.data(), e.operation_id.size()),
-      RD_KAFKA_V_VALUE(value.data(), value.size()),
-      RD_KAFKA_V_HEADER("message_id", id.data(), static_cast<ssize_t>(id.size())),
-      RD_KAFKA_V_HEADER("type", type.data(), static_cast<ssize_t>(type.size())),
-      RD_KAFKA_V_OPAQUE(b), RD_KAFKA_V_END);
-    if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    // produceva, not producev: the latter's macros are GNU statement
+    // expressions, which -Wpedantic rejects.
+    rd_kafka_vu_t vus[7] = {};
+    vus[0].vtype = RD_KAFKA_VTYPE_TOPIC;
+    vus[0].u.cstr = settings_.topic.c_str();
+    vus[1].vtype = RD_KAFKA_VTYPE_MSGFLAGS;
+    vus[1].u.i = RD_KAFKA_MSG_F_COPY;
+    vus[2].vtype = RD_KAFKA_VTYPE_KEY;
+    vus[2].u.mem = {const_cast<char*>(e.operation_id.data()), e.operation_id.size()};
+    vus[3].vtype = RD_KAFKA_VTYPE_VALUE;
+    vus[3].u.mem = {value.data(), value.size()};
+    vus[4].vtype = RD_KAFKA_VTYPE_HEADER;
+    vus[4].u.header = {"message_id", id.data(), static_cast<ssize_t>(id.size())};
+    vus[5].vtype = RD_KAFKA_VTYPE_HEADER;
+    vus[5].u.header = {"type", type.data(), static_cast<ssize_t>(type.size())};
+    vus[6].vtype = RD_KAFKA_VTYPE_OPAQUE;
+    vus[6].u.ptr = b;
+    if (auto* err = rd_kafka_produceva(p.rk, vus, 7)) {
+      auto what = std::string{"produce: "} + rd_kafka_error_string(err);
+      rd_kafka_error_destroy(err);
       // The rest of the batch is not produced: it fails as a whole.
-      b->settle(n - i, failure(sink_, std::string{"produce: "} + rd_kafka_err2str(err), {}));
+      b->settle(n - i, failure(sink_, std::move(what), {}));
       return;
     }
   }

@@ -144,14 +144,18 @@ TEST_CASE("pipelined requests are answered in order on one connection", "[http][
                  "x\r\n\r\nGET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
   std::string got;
   CHECK(c.await_close(5s, &got));
+  INFO(got);
   auto first = got.find("HTTP/1.1 200");
   auto second = got.find("HTTP/1.1 404");
-  auto third = got.find("HTTP/1.1 200", first + 1);
+  // /readyz: 200 once recovery is done, 503 before (a loaded machine can
+  // still be recovering the fixture's fresh store); either is its answer.
+  auto third = got.find("HTTP/1.1 ", second + 1);
   CHECK(first == 0);
-  CHECK(second != std::string::npos);
-  CHECK(third != std::string::npos);
-  CHECK(second < third);
-  CHECK(got.find("\"ready\"") != std::string::npos);
+  REQUIRE(second != std::string::npos);
+  REQUIRE(third != std::string::npos);
+  auto rest = got.substr(third);
+  CHECK(((raw_status(rest) == 200 && rest.find("\"ready\"") != std::string::npos)
+         || (raw_status(rest) == 503 && rest.find("not_ready") != std::string::npos)));
 }
 
 TEST_CASE("a body over the limit is read for its 413 and the connection serves on",

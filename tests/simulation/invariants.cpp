@@ -99,10 +99,10 @@ void check_parked(sim_log& log, sim_world& world, duration wake_lead) {
     bool parked = op.state == op_state::paused
                   || (op.state == op_state::pending && op.admission == admission::queued);
     bool near_deadline = op.deadline && *op.deadline - now <= wake_lead;
-    log.check_lazy(!parked || near_deadline, [&, id = id] {
+    log.check_lazy(!parked || near_deadline, [&, id = id, actor_id = a.id()] {
       return "operation " + id + " is " + std::string{to_string(op.state)}
              + (op.admission == admission::queued ? " (queued)" : "") + " and holds an actor (#"
-             + std::to_string(a.id()) + ")";
+             + std::to_string(actor_id) + ")";
     });
   }
 }

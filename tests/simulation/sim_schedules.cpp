@@ -120,9 +120,9 @@ void sim_client::check_schedules() {
     log_.check_lazy(found || k.acked == 0, [&, id = id] {
       return "acknowledged schedule " + id + " is not in the store";
     });
-    log_.check_lazy(!found || found->revision >= k.acked, [&, id = id] {
+    log_.check_lazy(!found || found->revision >= k.acked, [&, id = id, acked = k.acked] {
       return "schedule " + id + " is at revision " + std::to_string(found->revision)
-             + " in the store, an answer showed " + std::to_string(k.acked);
+             + " in the store, an answer showed " + std::to_string(acked);
     });
   }
 }

@@ -63,8 +63,9 @@ void sim_store::check_purge(const purge_request& req, const purge_result& res,
       });
     }
     for (auto& [other_id, other] : before)
-      log_.check_lazy(other.parent_id != id || is_terminal(other.state), [&, other_id = other_id] {
-        return why("while its child " + other_id + " was " + std::string{to_string(other.state)});
+      log_.check_lazy(other.parent_id != id || is_terminal(other.state), [&, other_id = other_id,
+                                                                          state = other.state] {
+        return why("while its child " + other_id + " was " + std::string{to_string(state)});
       });
     auto top = top_seq_.count(id) ? top_seq_.at(id) : int64_t{0};
     log_.check_lazy(res.horizon >= top, [&] {
