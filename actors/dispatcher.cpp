@@ -95,7 +95,7 @@ void on_lease_lost(dispatcher_ptr self) {
   auto lost = make_error(errc::stale_revision, "this process lost its lease on the operation; "
                                                "another process drives it now");
   for (auto& kv : st.waiters)
-    kv.second.deliver(lost);
+    kv.second.rp.deliver(lost);
   st.waiters.clear();
 }
 
@@ -215,9 +215,9 @@ void on_finished(dispatcher_ptr self, const std::string& id, const op_snapshot& 
   auto range = st.waiters.equal_range(id);
   for (auto i = range.first; i != range.second; ++i) {
     if (snap)
-      i->second.deliver(st.rt->present(*snap));
+      i->second.rp.deliver(st.rt->present(*snap));
     else
-      i->second.delegate(st.rt->reader(), get_atom::value, id);
+      i->second.rp.delegate(st.rt->reader(), get_atom::value, id);
   }
   st.waiters.erase(range.first, range.second);
   // Requests held for a finished operation are answered from the store.
@@ -282,7 +282,11 @@ internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime
     [=](events_atom, int64_t after, uint64_t limit) {
       return self->delegate(self->state.rt->reader(), events_atom::value, after, limit);
     },
-    [=](wait_atom, const std::string& id) { return on_wait(self, id); },
+    [=](wait_atom, const std::string& id) { return on_wait(self, id, std::nullopt); },
+    [=](wait_atom, const std::string& id, caf::timespan timeout) {
+      return on_wait(self, id, timeout);
+    },
+    [=](wait_due_atom, const std::string& id, uint64_t tag) { on_wait_due(self, id, tag); },
     [=](subscribe_atom, event_listener& listener) {
       self->monitor(listener);
       self->state.subscribers.emplace_back(std::move(listener));

@@ -124,7 +124,14 @@ struct dispatcher_state {
   /// Starts written queued, answered with what the next admission round
   /// says of them (admitted, or what they wait for).
   std::vector<pending_create> queued_answers;
-  std::unordered_multimap<std::string, caf::typed_response_promise<operation>> waiters;
+  /// Waits for operations to end, by id; a timed one has a tag (0: none),
+  /// named by the timer that answers it early.
+  struct waiter {
+    caf::typed_response_promise<operation> rp;
+    uint64_t tag = 0;
+    time_point due;
+  };
+  std::unordered_multimap<std::string, waiter> waiters;
   std::vector<event_listener> subscribers;
   bool stopping = false;
   /// Whether the periodic admission round runs.
@@ -168,7 +175,13 @@ caf::result<operation> on_get(dispatcher_ptr self, const std::string& id);
 caf::result<operation> on_command(dispatcher_ptr self, const std::string& id, command cmd);
 caf::result<signal_result> on_signal(dispatcher_ptr self, const std::string& id,
                                      signal_request& sig);
-caf::result<operation> on_wait(dispatcher_ptr self, const std::string& id);
+/// A wait for `id` to end; with `timeout`, answered as the operation is
+/// when it is up (a timer on the engine's clock), so that no wait outlives
+/// its asker's patience.
+caf::result<operation> on_wait(dispatcher_ptr self, const std::string& id,
+                               std::optional<caf::timespan> timeout);
+/// A timed wait's time is up: answered with the operation as it is now.
+void on_wait_due(dispatcher_ptr self, const std::string& id, uint64_t tag);
 /// Hands a watcher's report to its operation, waking it if it sleeps.
 void on_report(dispatcher_ptr self, watch_reply& reply);
 /// Stops taking work; the operations' actors are told to stop.

@@ -146,13 +146,23 @@ void on_report(dispatcher_ptr self, watch_reply& reply) {
     [=](const operation_actor& a) mutable { self->send(a, watch_done_atom::value, reply); }, [] {});
 }
 
-caf::result<operation> on_get(dispatcher_ptr self, const std::string& id) {
-  auto rp = self->make_response_promise<operation>();
+namespace {
+
+/// Answers `rp` with the operation as it is now: from its actor, else the store.
+void answer_get(dispatcher_ptr self, caf::typed_response_promise<operation> rp,
+                const std::string& id) {
   auto absent = [=] { get_from_store(self, rp, id); };
   route(
     self, id,
     [=](const operation_actor& a) { ask_actor<operation>(self, a, rp, absent, get_atom::value); },
     absent);
+}
+
+} // namespace
+
+caf::result<operation> on_get(dispatcher_ptr self, const std::string& id) {
+  auto rp = self->make_response_promise<operation>();
+  answer_get(self, rp, id);
   return rp;
 }
 
@@ -188,14 +198,37 @@ caf::result<signal_result> on_signal(dispatcher_ptr self, const std::string& id,
   return rp;
 }
 
-caf::result<operation> on_wait(dispatcher_ptr self, const std::string& id) {
+caf::result<operation> on_wait(dispatcher_ptr self, const std::string& id,
+                               std::optional<caf::timespan> timeout) {
   auto& st = self->state;
   auto rp = self->make_response_promise<operation>();
-  if (st.live.count(id) || st.held.count(id) || st.sleepers.contains(id))
-    st.waiters.emplace(id, rp);
-  else
+  if (!st.live.count(id) && !st.held.count(id) && !st.sleepers.contains(id)) {
     get_from_store(self, rp, id);
+    return rp;
+  }
+  uint64_t tag = 0;
+  time_point due;
+  // A century or more is no deadline (and would overflow the time).
+  if (timeout && *timeout < std::chrono::hours(24 * 365 * 100)) {
+    tag = ++st.next_tag;
+    due = st.rt->clk->now() + std::chrono::duration_cast<duration>(*timeout);
+    st.rt->clk->send_at(due, self, wait_due_atom::value, id, tag);
+  }
+  st.waiters.emplace(id, dispatcher_state::waiter{rp, tag, due});
   return rp;
+}
+
+void on_wait_due(dispatcher_ptr self, const std::string& id, uint64_t tag) {
+  auto& st = self->state;
+  auto range = st.waiters.equal_range(id);
+  for (auto i = range.first; i != range.second; ++i)
+    if (i->second.tag == tag) {
+      auto rp = i->second.rp;
+      st.waiters.erase(i);
+      answer_get(self, rp, id);
+      return;
+    }
+  // Answered already: the operation ended first.
 }
 
 void on_shutdown(dispatcher_ptr self) {

@@ -229,10 +229,11 @@ caf::expected<int64_t> engine::event_horizon() const {
 }
 
 caf::expected<operation> engine::wait(const std::string& id, duration timeout) {
-  auto res = ask<operation>(timeout, wait_atom::value, id);
-  if (!res && code_of(res.error()) == static_cast<uint8_t>(errc::timeout))
-    return get(id);
-  return res;
+  // The dispatcher answers at the deadline itself (nothing stays behind
+  // it); the bridge's own limit is only for an engine that does not answer.
+  auto limit =
+    timeout < duration::max() - request_timeout() ? timeout + request_timeout() : duration::max();
+  return ask<operation>(limit, wait_atom::value, id, caf::timespan{timeout});
 }
 
 caf::expected<schedule_result> engine::create_schedule(const schedule& s) {

@@ -69,6 +69,8 @@ using finished_atom = caf::atom_constant<caf::atom("sw_done")>;
 using lease_lost_atom = caf::atom_constant<caf::atom("sw_fenced")>;
 /// The dispatcher's housekeeping tick (real time, not the engine's clock).
 using tidy_atom = caf::atom_constant<caf::atom("sw_tidy")>;
+/// A timed wait's deadline, to the dispatcher: (wait_due_atom, id, tag).
+using wait_due_atom = caf::atom_constant<caf::atom("sw_waitdue")>;
 /// To an operation actor: an admission round admitted its operation, as of
 /// the revision it read: (admitted_atom, revision).
 using admitted_atom = caf::atom_constant<caf::atom("sw_admit")>;

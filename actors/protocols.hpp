@@ -50,7 +50,7 @@ using internal_dispatcher_actor = dispatcher_actor::extend<
   caf::reacts_to<passivated_atom, std::string>, caf::reacts_to<stay_atom, std::string>,
   // Its timers: the sleepers' wake-up, housekeeping, the admission poll.
   caf::reacts_to<wake_atom, uint64_t>, caf::reacts_to<tidy_atom>,
-  caf::reacts_to<admission_poll_atom>,
+  caf::reacts_to<admission_poll_atom>, caf::reacts_to<wait_due_atom, std::string, uint64_t>,
   // A reader's answer to a wake-up's load.
   caf::reacts_to<maybe_op>,
   // The schedule keeper: a fire to start.

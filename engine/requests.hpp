@@ -37,7 +37,9 @@ using command_atom = caf::atom_constant<caf::atom("sw_cmd")>;
 using list_atom = caf::atom_constant<caf::atom("sw_list")>;
 /// (events_atom, after, limit) -> std::vector<event>.
 using events_atom = caf::atom_constant<caf::atom("sw_events")>;
-/// (wait_atom, id) -> operation, once it is terminal.
+/// (wait_atom, id) -> operation, once it is terminal; (wait_atom, id,
+/// timespan) -> operation, once it is terminal or as it is when the time
+/// is up, whichever comes first.
 using wait_atom = caf::atom_constant<caf::atom("sw_wait")>;
 /// (subscribe_atom, listener): `event_batch` messages to `listener` from now on.
 using subscribe_atom = caf::atom_constant<caf::atom("sw_sub")>;
@@ -131,8 +133,9 @@ using dispatcher_actor = caf::typed_actor<
   caf::replies_to<list_atom, list_filter>::with<operation_page>,
   // Events after a seq, at most a number of them.
   caf::replies_to<events_atom, int64_t, uint64_t>::with<std::vector<event>>,
-  // An operation once it has ended.
+  // An operation once it has ended (or, given a timespan, as it is then).
   caf::replies_to<wait_atom, std::string>::with<operation>,
+  caf::replies_to<wait_atom, std::string, caf::timespan>::with<operation>,
   // Every batch of committed events from now on, to a listener.
   caf::reacts_to<subscribe_atom, event_listener>,
   // A watcher's report (engine/wait.hpp).

@@ -107,6 +107,15 @@ void check_parked(sim_log& log, sim_world& world, duration wake_lead) {
   }
 }
 
+void check_waits(sim_log& log, sim_world& world) {
+  auto now = world.clock().now();
+  for (auto& [id, w] : world.dispatcher().waiters)
+    log.check_lazy(w.tag == 0 || w.due > now, [&, id = id, due = w.due] {
+      return "a wait for " + id + " is still open " + std::to_string((now - due).count())
+             + " us after its time";
+    });
+}
+
 void children_watchdog::check(sim_log& log, sim_world& world, sim_store& store) {
   if (world.dispatcher().recovering)
     return;

@@ -23,6 +23,10 @@ std::set<std::string> running_attempts(sim_world& world);
 /// is near (it keeps its actor to fail in time).
 void check_parked(sim_log& log, sim_world& world, duration wake_lead);
 
+/// Checks, when `world` is quiet, that no timed wait outlived its time:
+/// each was answered at its deadline, if the operation did not end first.
+void check_waits(sim_log& log, sim_world& world);
+
 /// Checks, whenever the world is quiet, that a parent whose children wait
 /// the store's children have decided (enough ended, or one failed) does
 /// not keep waiting: it is woken within a minute of the engine's time,

@@ -155,6 +155,18 @@ void sim_client::random_call(sim_world& world) {
     std::set<uint8_t> allowed;
     if (id == unknown_id)
       allowed.insert(code(errc::not_found));
+    if (kind == 7) {
+      // A timed wait: answered when the operation ends or at its time
+      // (check_waits), from none to a few seconds of the engine's clock.
+      using namespace std::chrono_literals;
+      static constexpr caf::timespan limits[] = {0ms, 40ms, 900ms, 5s};
+      auto limit = limits[waits_++ % 4];
+      auto what = "wait " + id + " " + std::to_string(limit.count() / 1000000) + " ms";
+      ask<operation>(
+        world, std::make_tuple(wait_atom::value, id, limit), what,
+        [this, what](operation& op) { seen(op, what); }, allowed, id);
+      return;
+    }
     ask<operation>(
       world, std::make_tuple(get_atom::value, id), "get " + id,
       [this, id](operation& op) { seen(op, "get " + id); }, allowed, id);

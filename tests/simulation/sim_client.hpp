@@ -105,6 +105,8 @@ private:
   /// Idempotency key -> (input it was first sent with, operation).
   std::map<std::string, std::pair<std::string, std::string>> keys_;
   size_t answered_ = 0;
+  /// Timed waits sent: picks the next one's time.
+  uint64_t waits_ = 0;
   /// Per schedule id: the newest revision shown by the answer to a
   /// request sent after the last delete (0: none), and that delete's
   /// number among the requests.

@@ -262,6 +262,7 @@ private:
   bool idle(bool draining, time_point drain_began) {
     auto& w = *world_;
     check_parked(log_, w, std::min(swarm_.cfg.wake_lead, swarm_.cfg.passivate_after / 2));
+    check_waits(log_, w);
     watchdog_.check(log_, w, *store_);
     if (!draining) {
       tick(true);
