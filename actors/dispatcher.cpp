@@ -113,7 +113,7 @@ void read_recovery_page(dispatcher_ptr self, const active_position& after) {
                       "recovery: reading the active operations failed, "
                       "retrying in 1 s: "
                         + message_of(err));
-            self->delayed_send(self, std::chrono::seconds(1), recover_atom::value, after);
+            send_in(self, std::chrono::seconds(1), recover_atom::value, after);
           });
 }
 
@@ -224,6 +224,13 @@ void on_finished(dispatcher_ptr self, const std::string& id, const op_snapshot& 
   release(self, id, operation_actor{});
 }
 
+/// The process's memory, not the operations', so on CAF's timer rather than
+/// the engine's clock: a perpetual tick on a virtual clock would be the
+/// next timer of every test that steps from timer to timer.
+void tidy_later(dispatcher_ptr self) {
+  self->delayed_send(self, std::chrono::seconds(1), tidy_atom::value);
+}
+
 /// After a burst (many operations finished or passivated), hands the freed
 /// heap back to the system: sleeping operations should cost what they
 /// hold, not what the burst once needed. Only once the burst is over (few
@@ -244,7 +251,7 @@ void tidy(dispatcher_ptr self) {
     st.live_at_trim = live;
   }
   if (!st.stopping)
-    self->delayed_send(self, std::chrono::seconds(1), tidy_atom::value);
+    tidy_later(self);
 }
 
 } // namespace
@@ -264,7 +271,7 @@ internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime
                               [&](const event_listener& a) { return a.address() == dm.source; }),
                subs.end());
   });
-  self->delayed_send(self, std::chrono::seconds(1), tidy_atom::value);
+  tidy_later(self);
   return {
     // Clients: the public protocol (dispatcher_requests.cpp).
     [=](start_atom, start_request& req) { return on_start(self, req); },

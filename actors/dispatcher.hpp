@@ -164,6 +164,14 @@ using dispatcher_ptr = internal_dispatcher_actor::stateful_pointer<dispatcher_st
 /// their concern in the files below.
 internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime_ptr rt);
 
+/// Sends the dispatcher `xs...` after `d` of the engine's clock (virtual in
+/// tests and the simulation, like every other timer of the engine).
+template <class... Ts>
+void send_in(dispatcher_ptr self, duration d, Ts&&... xs) {
+  auto& clk = *self->state.rt->clk;
+  clk.send_at(clk.now() + d, self, std::forward<Ts>(xs)...);
+}
+
 // -- requests of clients (dispatcher_creates.cpp, dispatcher_requests.cpp) -----
 
 caf::result<start_result> on_start(dispatcher_ptr self, start_request& req);

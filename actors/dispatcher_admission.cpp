@@ -86,7 +86,7 @@ void on_admission_poll(dispatcher_ptr self) {
   if (self->state.stopping)
     return;
   request_admission(self);
-  self->delayed_send(self, self->state.rt->cfg.admission_poll, admission_poll_atom::value);
+  send_in(self, self->state.rt->cfg.admission_poll, admission_poll_atom::value);
 }
 
 void request_admission(dispatcher_ptr self) {

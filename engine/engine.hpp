@@ -41,9 +41,10 @@ void tune_actor_system(caf::actor_system_config& cfg);
 /// by `"***"`.
 class engine {
 public:
-  /// Opens the store, spawns the engine in `sys` and resumes every
-  /// non-terminal operation. Fails with context when the store cannot be
-  /// opened or recovery fails.
+  /// Spawns the engine in `sys` on the store `st` (`cfg.store_uri` is
+  /// not read: `open_engine`, storage/open_engine.hpp, opens the store it
+  /// names and calls this) and resumes every non-terminal operation. Fails
+  /// with context when recovery fails.
   ///
   /// On a store that several processes share (PostgreSQL, see
   /// engine/lease_store.hpp) the engine joins under a fresh owner id and
@@ -52,11 +53,6 @@ public:
   /// lease (`engine_config::lease_ttl`). Operations started through this
   /// engine run in this process: spreading clients over processes spreads
   /// the work.
-  [[nodiscard]] static caf::expected<engine> launch(caf::actor_system& sys, engine_config cfg,
-                                                    registry workflows);
-
-  /// Like the above, on a store the caller opened (`cfg.store_uri` is
-  /// ignored).
   [[nodiscard]] static caf::expected<engine> launch(caf::actor_system& sys, engine_config cfg,
                                                     registry workflows, store_ptr st);
 

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 namespace stepwise {
@@ -9,7 +10,7 @@ namespace stepwise {
 /// A histogram with fixed upper bounds, safe to update from any thread.
 /// `bounds` are in the histogram's unit (seconds or a count); the last
 /// bucket is +Inf.
-template <size_t N>
+template <std::size_t N>
 struct histogram {
   std::array<double, N> bounds;
   std::array<std::atomic<uint64_t>, N + 1> buckets{};

@@ -7,6 +7,7 @@
 #include <caf/actor_system_config.hpp>
 
 #include "engine/engine.hpp"
+#include "storage/open_engine.hpp"
 #include "engine/errc.hpp"
 
 using namespace stepwise;
@@ -36,7 +37,7 @@ int main(int argc, char** argv) {
             })));
   engine_config ec;
   ec.store_uri = argc > 1 ? argv[1] : "sqlite:./stepwise-example.db";
-  auto eng = engine::launch(sys, ec, std::move(reg));
+  auto eng = open_engine(sys, ec, std::move(reg));
   if (!ok || !eng) {
     std::cerr << "start-up failed\n";
     return 1;

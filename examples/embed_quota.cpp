@@ -19,6 +19,7 @@
 
 #include "engine/actor_step.hpp"
 #include "engine/engine.hpp"
+#include "storage/open_engine.hpp"
 #include "engine/errc.hpp"
 
 using namespace stepwise;
@@ -125,7 +126,7 @@ int main(int argc, char** argv) {
   engine_config ec;
   ec.store_uri = argc > 1 ? argv[1] : "sqlite:./stepwise-quota.db";
   ec.step_workers = 1;
-  auto eng = engine::launch(sys, ec, std::move(reg));
+  auto eng = open_engine(sys, ec, std::move(reg));
   if (!ok || !eng) {
     std::cerr << "start-up failed\n";
     return 1;

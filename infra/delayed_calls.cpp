@@ -1,24 +1,8 @@
 #include "infra/delayed_calls.hpp"
 
 #include <caf/actor_system.hpp>
-#include <caf/allowed_unsafe_message_type.hpp>
-#include <caf/event_based_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 #include <caf/send.hpp>
-
-namespace stepwise::infra {
-
-namespace {
-
-/// A function to run, as a message.
-struct call {
-  std::function<void()> fn;
-};
-
-} // namespace
-
-} // namespace stepwise::infra
-
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::infra::call)
 
 namespace stepwise::infra {
 
@@ -26,12 +10,12 @@ namespace {
 
 /// Runs the calls. A class rather than a function: CAF 0.17.6 spawns a
 /// function that takes no arguments through a null pointer (UBSan says so).
-class runner : public caf::event_based_actor {
+class runner : public call_runner_actor::base {
 public:
-  using caf::event_based_actor::event_based_actor;
+  using call_runner_actor::base::base;
 
-  caf::behavior make_behavior() override {
-    return {[](call& c) { c.fn(); }};
+  behavior_type make_behavior() override {
+    return {[](delayed_call& c) { c.fn(); }};
   }
 };
 
@@ -47,7 +31,7 @@ delayed_calls::~delayed_calls() {
 }
 
 void delayed_calls::at(time_point due, std::function<void()> fn) {
-  clk_->send_at(due, runner_, call{std::move(fn)});
+  clk_->send_at(due, runner_, delayed_call{std::move(fn)});
 }
 
 } // namespace stepwise::infra

@@ -3,10 +3,25 @@
 #include <functional>
 #include <memory>
 
-#include <caf/actor.hpp>
+#include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/fwd.hpp>
+#include <caf/typed_actor.hpp>
 
 #include "engine/clock.hpp"
+
+namespace stepwise::infra {
+
+/// A function to run, as a message.
+struct delayed_call {
+  std::function<void()> fn;
+};
+
+/// The actor that runs them: it takes nothing else.
+using call_runner_actor = caf::typed_actor<caf::reacts_to<delayed_call>>;
+
+} // namespace stepwise::infra
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::infra::delayed_call)
 
 namespace stepwise::infra {
 
@@ -33,8 +48,7 @@ public:
 
 private:
   std::shared_ptr<stepwise::clock> clk_;
-  /// Untyped: only the clock, which takes any actor, sends it anything.
-  caf::actor runner_;
+  call_runner_actor runner_;
 };
 
 } // namespace stepwise::infra

@@ -129,7 +129,7 @@ INSERT INTO retention VALUES (1, 0);
 )sql"},
   {6, "operations by workflow", R"sql(
 -- The list filtered by workflow: without it, a workflow few operations
--- have walked the whole list order (issue 26: 152 ms at 1,000,000).
+-- have walked the whole list order (152 ms at 1,000,000 operations).
 CREATE INDEX operations_by_workflow ON operations (workflow, created_at DESC, id DESC);
 )sql"},
 }};

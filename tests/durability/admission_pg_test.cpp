@@ -55,15 +55,17 @@ TEST_CASE("two processes on PostgreSQL share keys and limits; the survivor runs 
     REQUIRE(pids.back() > 0);
   }
   auto victim = pids[0], survivor = pids[1];
-  // Kill A once it started everything and a quarter of all operations
-  // are done: many of A's keyed ones are still queued.
-  auto quarter_done = [&] {
+  // Kill A once it started everything and an eighth of all operations are
+  // done: keys changed hands between the processes already, and many of
+  // A's keyed ones are still queued. (At a quarter, a loaded machine's
+  // late look found A's keyed ones all begun: 21 of 22 handoffs done.)
+  auto eighth_done = [&] {
     size_t n = 0;
     for (auto& e : read_effects(fx))
       n += e.step == "b" ? 1 : 0;
-    return lines(acked[0]).size() == 2 * per_kind && n >= per_kind;
+    return lines(acked[0]).size() == 2 * per_kind && n >= per_kind / 2;
   };
-  REQUIRE(eventually(quarter_done, std::chrono::seconds(120)));
+  REQUIRE(eventually(eighth_done, std::chrono::seconds(120)));
   ::kill(victim, SIGKILL);
   CHECK(WIFSIGNALED(reap(victim)));
   // Taken once A is reaped: A may still run between kill() and its death,

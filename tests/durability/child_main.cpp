@@ -11,6 +11,7 @@
 #include <caf/actor_system_config.hpp>
 
 #include "engine/errc.hpp"
+#include "storage/open_engine.hpp"
 
 namespace stepwise::test {
 
@@ -98,7 +99,7 @@ int run_child(const child_args& args, child_setup setup) {
   for (auto& wf : setup.workflows)
     if (!reg.add(std::move(wf)))
       return exit_bad_workflow;
-  auto eng = engine::launch(sys, setup.engine, std::move(reg));
+  auto eng = open_engine(sys, setup.engine, std::move(reg));
   if (!eng) {
     std::cerr << message_of(eng.error()) << '\n';
     return exit_launch_failed;

@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "storage/open_engine.hpp"
 #include "workflows/demo.hpp"
 #include "http/infrastructure_routes.hpp"
 #include "tests/http/fake_driver.hpp"
@@ -122,7 +123,7 @@ void http_fixture::start() {
   auto reg = make_registry ? make_registry(*sys) : test_registry();
   if (driver)
     REQUIRE(reg.add(stand_in_infrastructure_task()));
-  auto e = engine::launch(*sys, ec, std::move(reg));
+  auto e = open_engine(*sys, ec, std::move(reg));
   REQUIRE(e);
   eng = *e;
   srv = std::make_unique<http::server>(*sys, eng, scfg);

@@ -4,6 +4,7 @@
 
 #include "engine/errc.hpp"
 #include "engine/key_ring.hpp"
+#include "storage/open_engine.hpp"
 #include "http/encode.hpp"
 #include "tests/eventually.hpp"
 #include "tests/http/fixture.hpp"
@@ -79,7 +80,7 @@ world::world(registry workflows) {
   auto ring = key_ring::of({*key});
   REQUIRE(ring);
   ec.secret_keys = std::make_shared<const key_ring>(std::move(*ring));
-  auto e = engine::launch(*sys, ec, std::move(workflows));
+  auto e = open_engine(*sys, ec, std::move(workflows));
   REQUIRE(e);
   eng = *e;
   srv = std::make_unique<http::server>(*sys, eng, http_fixture::default_config());
