@@ -133,7 +133,7 @@ caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg, 
   // Hidden: it must not keep the actor system from shutting down, and it
   // lives on after `shutdown` so that a late request fails at once.
   sh->bridge = sys.spawn<caf::hidden>(run_bridge, 0);
-  return engine{&sys, parts->dispatcher, std::move(sh)};
+  return engine{parts->dispatcher, std::move(sh)};
 }
 
 template <class T, class... Ts>

@@ -217,12 +217,11 @@ private:
   /// Returns `engine_config::request_timeout`.
   duration request_timeout() const;
 
-  engine(caf::actor_system* sys, dispatcher_actor a, std::shared_ptr<shared> s)
-    : sys_(sys), dispatcher_(std::move(a)), shared_(std::move(s)) {
+  engine(dispatcher_actor a, std::shared_ptr<shared> s)
+    : dispatcher_(std::move(a)), shared_(std::move(s)) {
     // nop
   }
 
-  caf::actor_system* sys_ = nullptr;
   dispatcher_actor dispatcher_;
   std::shared_ptr<shared> shared_;
 };

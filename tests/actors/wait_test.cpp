@@ -15,6 +15,16 @@ using test::harness;
 using test::ok;
 using test::one;
 
+// AddressSanitizer keeps freed memory in quarantine: resident memory says
+// nothing of a leak there (the release build checks it).
+#if defined(__SANITIZE_ADDRESS__)
+#define STEPWISE_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STEPWISE_TEST_ASAN 1
+#endif
+#endif
+
 namespace {
 
 registry waiting_for_go() {
@@ -76,5 +86,9 @@ TEST_CASE("a hundred thousand timed-out waits leave memory flat", "[actors][wait
   INFO("resident memory grew by " << grown << " bytes over 100,000 waits");
   // Each wait left behind (a response promise, the bridge's open request,
   // its reply slot) is some hundreds of bytes: 100,000 of them, tens of MB.
+#ifdef STEPWISE_TEST_ASAN
+  WARN("under AddressSanitizer, resident memory is not checked (grew by " << grown << ")");
+#else
   CHECK(grown < 4 * 1024 * 1024);
+#endif
 }
