@@ -11,17 +11,17 @@
 
 namespace stepwise {
 
-using std::chrono::steady_clock;
-
 commit_writer::commit_writer(store_ptr st, writer_events_receiver events_sink, metrics& m,
-                             options opts, std::shared_ptr<lease_keeper> keeper)
+                             std::shared_ptr<clock> clk, options opts,
+                             std::shared_ptr<lease_keeper> keeper)
   : store_(std::move(st)),
     events_sink_(std::move(events_sink)),
     metrics_(m),
     opts_(std::move(opts)),
     health_(opts_.log),
     keeper_(std::move(keeper)),
-    last_answer_(steady_clock::now()) {
+    clock_(std::move(clk)),
+    last_answer_(clock_->monotonic()) {
   opts_.max_batch = std::max<size_t>(1, opts_.max_batch);
   if (!opts_.threads)
     return;
@@ -62,10 +62,9 @@ bool commit_writer::submit(checkpoint cp, commit_ack_receiver reply_to, uint64_t
   return true;
 }
 
-void commit_writer::enable_admission(admission_limits limits, std::shared_ptr<clock> clk) {
+void commit_writer::enable_admission(admission_limits limits) {
   std::lock_guard<std::mutex> guard{mtx_};
   limits_ = std::move(limits);
-  clock_ = std::move(clk);
 }
 
 void commit_writer::request_admission() {
@@ -86,12 +85,12 @@ bool commit_writer::admission_round() {
   auto res = store_->admit(limits_, clock_->now());
   if (!res) {
     metrics_.commit_errors.fetch_add(1, std::memory_order_relaxed);
-    health_.failed("admission round", res.error(), "trying again", steady_clock::now());
+    health_.failed("admission round", res.error(), "trying again", clock_->monotonic());
     std::lock_guard<std::mutex> guard{mtx_};
     admission_wanted_ = true;
     return false;
   }
-  last_answer_ = steady_clock::now();
+  last_answer_ = clock_->monotonic();
   health_.answered(last_answer_);
   if (!res->events.empty())
     caf::anon_send(events_sink_, event_batch{std::move(res->events)});
@@ -138,7 +137,7 @@ caf::error commit_writer::refusal(size_t waiting) const {
 
 void commit_writer::probe() {
   auto err = store_->ping();
-  auto now = steady_clock::now();
+  auto now = clock_->monotonic();
   last_answer_ = now; // also after a failure: the next probe is a period later
   if (err)
     health_.failed("ping", err,
@@ -150,12 +149,12 @@ void commit_writer::probe() {
 commit_writer::try_result commit_writer::write_try(std::vector<checkpoint>& batch,
                                                    std::vector<item>& replies,
                                                    std::chrono::milliseconds retry_in) {
-  auto t0 = steady_clock::now();
+  auto t0 = clock_->monotonic();
   auto owner = keeper_ ? keeper_->owner() : std::string{};
   // Answered in the store's order: the events of concurrent commits
   // reach the sink by their seqs.
   auto err = store_->commit_then(batch, [&](commit_result& res) {
-    auto t1 = steady_clock::now();
+    auto t1 = clock_->monotonic();
     if (keeper_ && res.renewed_lease)
       keeper_->renewed(t0);
     last_answer_ = t1;
@@ -180,7 +179,7 @@ commit_writer::try_result commit_writer::write_try(std::vector<checkpoint>& batc
   // "done" or "failed".
   metrics_.commit_errors.fetch_add(1, std::memory_order_relaxed);
   health_.failed("commit of " + std::to_string(batch.size()) + " checkpoints", err,
-                 "retrying in " + std::to_string(retry_in.count()) + " ms", steady_clock::now());
+                 "retrying in " + std::to_string(retry_in.count()) + " ms", clock_->monotonic());
   return try_result::failed;
 }
 
@@ -271,10 +270,12 @@ void commit_writer::run() {
     {
       std::unique_lock<std::mutex> guard{mtx_};
       auto ready = [this] { return stopping_ || !queue_.empty() || admission_wanted_; };
-      auto until = last_answer_.load() + opts_.probe_every;
+      duration until = last_answer_.load() + opts_.probe_every;
       if (keeper_)
         until = std::min(until, keeper_->next_claim());
-      cv_.wait_until(guard, until, ready);
+      // A wait for a reading of the engine's clock: woken early by new
+      // work, and looking again after the wait whatever the clock did.
+      cv_.wait_for(guard, std::max(duration{0}, until - clock_->monotonic()), ready);
       if (queue_.empty()) {
         if (stopping_)
           break;
@@ -288,7 +289,7 @@ void commit_writer::run() {
         }
         // Idle: claim when due (it renews the lease too), else ask the
         // store whether it answers once nothing did for a while.
-        auto now = steady_clock::now();
+        auto now = clock_->monotonic();
         if (keeper_ && now >= keeper_->next_claim())
           lease_tick();
         else if (!admit && now >= last_answer_.load() + opts_.probe_every)
@@ -311,7 +312,7 @@ void commit_writer::run() {
     if (admit)
       admission_round();
     // Under constant load the queue never runs dry: claim between commits.
-    if (keeper_ && steady_clock::now() >= keeper_->next_claim())
+    if (keeper_ && keeper_->claim_due())
       lease_tick();
   }
   if (keeper_) {

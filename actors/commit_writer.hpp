@@ -58,7 +58,10 @@ public:
     bool threads = true;
   };
 
-  commit_writer(store_ptr st, writer_events_receiver events_sink, metrics& m, options opts,
+  /// `clk` times everything the writer measures or waits for (its
+  /// readings by `monotonic()`, admission by `now()`).
+  commit_writer(store_ptr st, writer_events_receiver events_sink, metrics& m,
+                std::shared_ptr<clock> clk, options opts,
                 std::shared_ptr<lease_keeper> keeper = nullptr);
 
   ~commit_writer();
@@ -70,9 +73,9 @@ public:
   /// durable. Returns false after `stop`.
   bool submit(checkpoint cp, commit_ack_receiver reply_to, uint64_t tag);
 
-  /// Lets `request_admission` run rounds with `limits`, timed by `clk`.
-  /// Called once, before the first request.
-  void enable_admission(admission_limits limits, std::shared_ptr<clock> clk);
+  /// Lets `request_admission` run rounds with `limits`. Called once,
+  /// before the first request.
+  void enable_admission(admission_limits limits);
 
   /// Asks for an admission round after the commits queued now (several
   /// requests before it runs make one round). Its outcome goes to the
@@ -166,8 +169,9 @@ private:
   options opts_;
   store_health health_;
   std::shared_ptr<lease_keeper> keeper_;
-  /// When the store last answered.
-  std::atomic<std::chrono::steady_clock::time_point> last_answer_;
+  std::shared_ptr<clock> clock_;
+  /// When the store last answered (a `monotonic()` reading).
+  std::atomic<duration> last_answer_;
   mutable std::mutex mtx_;
   std::condition_variable cv_;
   /// Held while a lost lease is handled.
@@ -177,7 +181,6 @@ private:
   bool stopping_ = false;
   bool admission_wanted_ = false;
   admission_limits limits_;
-  std::shared_ptr<clock> clock_;
   std::thread thread_;
   std::vector<std::thread> lanes_;
   /// Driven by hand: the batch whose last try failed, tried again next.

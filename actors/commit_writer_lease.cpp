@@ -12,7 +12,7 @@ namespace stepwise {
 void commit_writer::lease_tick() {
   auto got = keeper_->claim_all();
   if (got) {
-    last_answer_ = std::chrono::steady_clock::now();
+    last_answer_ = clock_->monotonic();
     health_.answered(last_answer_);
     if (!got->empty()) {
       metrics_.operations_claimed.fetch_add(got->size(), std::memory_order_relaxed);
@@ -28,7 +28,7 @@ void commit_writer::lease_tick() {
   // The store did not answer: the next period tries again, and commits
   // keep renewing the lease meanwhile.
   health_.failed("claiming orphaned operations", got.error(), "trying again next period",
-                 std::chrono::steady_clock::now());
+                 clock_->monotonic());
 }
 
 void commit_writer::lease_lost(std::vector<item>& fenced, const std::string& owner) {
@@ -67,7 +67,7 @@ void commit_writer::lease_lost(std::vector<item>& fenced, const std::string& own
     if (!err)
       break;
     health_.failed("joining again", err, "retrying in " + std::to_string(backoff.count()) + " ms",
-                   std::chrono::steady_clock::now());
+                   clock_->monotonic());
     if (!pause(backoff))
       return;
     backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));

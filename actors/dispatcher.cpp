@@ -69,6 +69,7 @@ void forget(dispatcher_ptr self, const std::string& id) {
   if (auto i = st.live.find(id); i != st.live.end()) {
     self->send_exit(i->second, caf::exit_reason::user_shutdown);
     st.live.erase(i);
+    tidy_later(self);
   }
   st.passivating.erase(id);
   forget_sleeper(self, id);
@@ -194,6 +195,8 @@ void on_recover(dispatcher_ptr self, recovered_ops& found) {
   leave_recovery(self);
   // The loaded rows went with their pages; sleepers keep only their entries.
   st.trim_wanted = st.recovered_count >= 5000;
+  if (st.trim_wanted)
+    tidy_later(self);
   st.recovered_count = 0;
   st.rt->recovered = true;
   start_admission(self);
@@ -206,6 +209,7 @@ void on_finished(dispatcher_ptr self, const std::string& id, const op_snapshot& 
   if (!from_owner(self, id))
     return;
   st.live.erase(id);
+  tidy_later(self);
   if (snap)
     on_ended_for_children(self, *snap);
   if (snap && snap->admission != admission::none)
@@ -224,37 +228,43 @@ void on_finished(dispatcher_ptr self, const std::string& id, const op_snapshot& 
   release(self, id, operation_actor{});
 }
 
-/// The process's memory, not the operations', so on CAF's timer rather than
-/// the engine's clock: a perpetual tick on a virtual clock would be the
-/// next timer of every test that steps from timer to timer.
-void tidy_later(dispatcher_ptr self) {
-  self->delayed_send(self, std::chrono::seconds(1), tidy_atom::value);
-}
-
 /// After a burst (many operations finished or passivated), hands the freed
 /// heap back to the system: sleeping operations should cost what they
 /// hold, not what the burst once needed. Only once the burst is over (few
 /// steps in the last second): a trim in the middle of one returns pages
 /// that the next allocations fault in again. It may take milliseconds, so
-/// it runs on a worker.
+/// it runs on a worker. The tick is armed by an actor going and again
+/// only while a trim waits for quiet: a perpetual tick on a virtual clock
+/// would be the next timer of every test that steps from timer to timer.
 void tidy(dispatcher_ptr self) {
   auto& st = self->state;
+  st.tidy_armed = false;
   auto live = static_cast<int64_t>(st.live.size());
   auto steps = st.rt->stats.steps_started.load(std::memory_order_relaxed);
   auto quiet = steps - st.steps_at_tidy < 1000;
   st.steps_at_tidy = steps;
-  if ((st.live_at_trim - live >= 5000 || st.trim_wanted) && quiet) {
+  if (st.live_at_trim - live >= 5000 || st.trim_wanted) {
+    if (!quiet) {
+      tidy_later(self);
+      return;
+    }
     st.trim_wanted = false;
     st.rt->step_pool->submit([] { release_free_memory(); });
     st.live_at_trim = live;
   } else if (live > st.live_at_trim) {
     st.live_at_trim = live;
   }
-  if (!st.stopping)
-    tidy_later(self);
 }
 
 } // namespace
+
+void tidy_later(dispatcher_ptr self) {
+  auto& st = self->state;
+  if (st.tidy_armed || st.stopping)
+    return;
+  st.tidy_armed = true;
+  send_in(self, std::chrono::seconds(1), tidy_atom::value);
+}
 
 internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime_ptr rt) {
   auto& st = self->state;
@@ -271,7 +281,6 @@ internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime
                               [&](const event_listener& a) { return a.address() == dm.source; }),
                subs.end());
   });
-  tidy_later(self);
   return {
     // Clients: the public protocol (dispatcher_requests.cpp).
     [=](start_atom, start_request& req) { return on_start(self, req); },

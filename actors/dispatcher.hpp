@@ -140,6 +140,8 @@ struct dispatcher_state {
   int64_t live_at_trim = 0;
   /// Steps started, as counted at the last tidy tick.
   uint64_t steps_at_tidy = 0;
+  /// A tidy tick is on the clock.
+  bool tidy_armed = false;
   /// A recovery freed the operations it loaded: trim once quiet.
   bool trim_wanted = false;
   /// Start-up recovery reads its pages: every other message waits in the
@@ -224,6 +226,10 @@ void on_ended_for_children(dispatcher_ptr self, const operation& snap);
 /// Operations found by a recovery: children whose parent was canceled
 /// before they were (a crash in between) are canceled now.
 void check_parents(dispatcher_ptr self, const std::vector<operation>& found);
+
+/// An operation's actor is gone (ended, passivated, taken over): arms the
+/// heap tidy, once, on the engine's clock (dispatcher.cpp).
+void tidy_later(dispatcher_ptr self);
 
 // -- passivation (dispatcher_parking.cpp) -------------------------------------
 

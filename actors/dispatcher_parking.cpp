@@ -79,6 +79,7 @@ void on_passivated(dispatcher_ptr self, const std::string& id) {
   if (!from_owner(self, id))
     return;
   st.live.erase(id);
+  tidy_later(self);
   auto due = st.passivating[id];
   st.passivating.erase(id);
   if (!st.held[id].empty()) {

@@ -335,7 +335,7 @@ std::string engine::not_ready_reason() const {
   if (auto why = rt.writer->fault(); !why.empty())
     return "the store fails: " + why;
   // A process whose lease may have expired begins no step: not ready.
-  if (rt.lease && !rt.lease->holds(std::chrono::steady_clock::now()))
+  if (rt.lease && !rt.lease->holds())
     return "the lease on the shared store is not renewed";
   return {};
 }

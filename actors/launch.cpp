@@ -22,7 +22,8 @@ namespace {
 
 /// Returns a joined lease keeper when the store is shared by processes,
 /// null when it serves this process alone.
-caf::expected<std::shared_ptr<lease_keeper>> make_keeper(const engine_config& cfg, store& st) {
+caf::expected<std::shared_ptr<lease_keeper>> make_keeper(const engine_config& cfg, store& st,
+                                                         std::shared_ptr<const clock> clk) {
   auto* leases = st.leases();
   if (!leases)
     return std::shared_ptr<lease_keeper>{};
@@ -30,7 +31,8 @@ caf::expected<std::shared_ptr<lease_keeper>> make_keeper(const engine_config& cf
   // busy loop of claims.
   if (cfg.lease_ttl < std::chrono::milliseconds(100))
     return make_error(errc::invalid_argument, "lease_ttl must be at least 100 ms");
-  auto keeper = std::make_shared<lease_keeper>(*leases, cfg.lease_ttl, cfg.claim_batch);
+  auto keeper =
+    std::make_shared<lease_keeper>(*leases, std::move(clk), cfg.lease_ttl, cfg.claim_batch);
   if (auto err = keeper->join())
     return make_error(errc::store_failure,
                       "recovery: cannot join the store's leases: " + message_of(err));
@@ -62,7 +64,8 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
                                        registry workflows, store_ptr st, drive how, uint32_t node) {
   if (!st)
     return make_error(errc::invalid_argument, "no store given");
-  auto keeper = make_keeper(cfg, *st);
+  std::shared_ptr<clock> clk = cfg.clock ? cfg.clock : std::make_shared<real_clock>(sys);
+  auto keeper = make_keeper(cfg, *st, clk);
   if (!keeper)
     return std::move(keeper.error());
   // The first page here, so that a store that cannot be read fails the
@@ -91,7 +94,7 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
   for (auto& kv : rt->limits)
     rt->admitted_workflows.insert(kv.first);
   rt->store = std::move(st);
-  rt->clk = cfg.clock ? cfg.clock : std::make_shared<real_clock>(sys);
+  rt->clk = std::move(clk);
   rt->node = node;
   bool threads = how == drive::threads;
   rt->step_pool = threads ? std::make_shared<worker_pool>("sw-step", cfg.step_workers)
@@ -109,8 +112,8 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
   wopts.log = cfg.log;
   wopts.threads = threads;
   rt->writer =
-    std::make_unique<commit_writer>(rt->store, a, rt->stats, std::move(wopts), rt->lease);
-  rt->writer->enable_admission(rt->limits, rt->clk);
+    std::make_unique<commit_writer>(rt->store, a, rt->stats, rt->clk, std::move(wopts), rt->lease);
+  rt->writer->enable_admission(rt->limits);
   rt->schedules = sys.spawn(schedule_keeper, rt, a);
   // Sent once the handle is in the runtime (see schedule_keeper).
   caf::anon_send(rt->schedules, schedule_refresh_atom::value);

@@ -20,17 +20,19 @@ std::string fresh_owner_id() {
 
 } // namespace
 
-lease_keeper::lease_keeper(lease_store& leases, duration ttl, size_t claim_batch)
+lease_keeper::lease_keeper(lease_store& leases, std::shared_ptr<const clock> clk, duration ttl,
+                           size_t claim_batch)
   : leases_(leases),
+    clock_(std::move(clk)),
     ttl_(ttl),
     claim_batch_(std::max<size_t>(1, claim_batch)),
-    next_claim_(steady::now()) {
+    next_claim_(clock_->monotonic()) {
   // nop
 }
 
 caf::error lease_keeper::join() {
   auto id = fresh_owner_id();
-  auto started = steady::now();
+  auto started = clock_->monotonic();
   if (auto err = leases_.join(id, ttl_))
     return err;
   renewed(started);
@@ -42,10 +44,10 @@ caf::error lease_keeper::join() {
 caf::expected<std::vector<operation>> lease_keeper::claim_all() {
   // Counted from the start: a slow claim must not stretch the period that
   // bounds takeover time.
-  next_claim_ = steady::now() + std::chrono::duration_cast<steady::duration>(claim_period());
+  next_claim_ = clock_->monotonic() + claim_period();
   std::vector<operation> out;
   for (;;) {
-    auto started = steady::now();
+    auto started = clock_->monotonic();
     auto got = leases_.claim_orphans(claim_batch_);
     if (!got)
       return std::move(got.error());
@@ -62,9 +64,8 @@ caf::error lease_keeper::leave() {
   return leases_.leave();
 }
 
-void lease_keeper::renewed(steady::time_point started) {
-  auto until =
-    (started + std::chrono::duration_cast<steady::duration>(ttl_)).time_since_epoch().count();
+void lease_keeper::renewed(duration started) {
+  auto until = (started + ttl_).count();
   // Monotonic: a slow call finishing late must not shorten what a later
   // one established.
   auto cur = valid_until_.load(std::memory_order_relaxed);
@@ -72,11 +73,11 @@ void lease_keeper::renewed(steady::time_point started) {
     ; // retry with the value another thread stored
 }
 
-bool lease_keeper::holds(steady::time_point now) const {
+bool lease_keeper::holds() const {
   // A step begun just before the end would run on past it: keep a tenth of
   // the period for that.
-  auto margin = std::chrono::duration_cast<steady::duration>(ttl_ / 10);
-  return (now + margin).time_since_epoch().count() < valid_until_.load(std::memory_order_relaxed);
+  auto margin = ttl_ / 10;
+  return (clock_->monotonic() + margin).count() < valid_until_.load(std::memory_order_relaxed);
 }
 
 std::string lease_keeper::owner() const {

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -10,27 +11,29 @@
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
 
+#include "engine/clock.hpp"
+#include "engine/lease_store.hpp"
 #include "engine/operation.hpp"
 #include "engine/time.hpp"
-#include "engine/lease_store.hpp"
 
 namespace stepwise {
 
 /// The engine's side of `lease_store`: this process's owner id, when to
 /// claim orphans (which renews the lease too), and joining again after the
-/// lease was lost. See lease_store.hpp for the model.
+/// lease was lost. See lease_store.hpp for the model. Its times are
+/// readings of the engine clock's `monotonic()`, so a virtual clock moves
+/// leases too.
 ///
 /// Threading: every call blocks on the store; `launch` calls `join` and
 /// `claim_all` before the writer thread exists, then only the commit
 /// writer's thread calls anything but `owner`, which any thread may call.
 class lease_keeper {
 public:
-  using steady = std::chrono::steady_clock;
-
   /// `ttl`: the lease period; orphans are claimed every `ttl / 3`, so a dead
   /// process's operations are taken over within `ttl + ttl / 3` of its last
   /// renewal. `claim_batch`: most operations taken per claim call.
-  lease_keeper(lease_store& leases, duration ttl, size_t claim_batch);
+  lease_keeper(lease_store& leases, std::shared_ptr<const clock> clk, duration ttl,
+               size_t claim_batch);
 
   /// Registers this process under a fresh owner id (host:pid:random).
   [[nodiscard]] caf::error join();
@@ -39,9 +42,14 @@ public:
   /// batch. Fails with `errc::stale_revision` when the lease was lost.
   [[nodiscard]] caf::expected<std::vector<operation>> claim_all();
 
-  /// Returns when the next claim is due.
-  steady::time_point next_claim() const {
+  /// Returns when the next claim is due (a `monotonic()` reading).
+  duration next_claim() const {
     return next_claim_;
+  }
+
+  /// Returns whether a claim is due now.
+  bool claim_due() const {
+    return clock_->monotonic() >= next_claim_;
   }
 
   /// Ends the lease (graceful shutdown, after the last commit).
@@ -51,15 +59,16 @@ public:
   std::string owner() const;
 
   /// Records that a call which renews the lease (join, commit, claim) and
-  /// began at `started` succeeded: the lease lasts at least until
-  /// `started + ttl`, whatever the database's clock says.
-  void renewed(steady::time_point started);
+  /// began at `started` (a `monotonic()` reading) succeeded: the lease
+  /// lasts at least until `started + ttl`, whatever the database's clock
+  /// says.
+  void renewed(duration started);
 
-  /// Returns whether the lease surely still holds at `now`. When not, no
+  /// Returns whether the lease surely still holds now. When not, no
   /// renewal succeeded for a lease period: another process may have taken
   /// the operations over, so none should begin a step until a renewal
   /// succeeds (or the lease is found lost). Any thread.
-  bool holds(steady::time_point now) const;
+  bool holds() const;
 
   /// Records that the lease was found lost: `holds` is false until the
   /// next `join`.
@@ -74,10 +83,11 @@ public:
 
 private:
   lease_store& leases_;
+  std::shared_ptr<const clock> clock_;
   duration ttl_;
   size_t claim_batch_;
-  steady::time_point next_claim_;
-  std::atomic<steady::rep> valid_until_{0};
+  duration next_claim_;
+  std::atomic<duration::rep> valid_until_{0};
   mutable std::mutex mtx_;
   std::string owner_;
 };

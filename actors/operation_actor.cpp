@@ -143,7 +143,7 @@ void execute(self_ptr self, next_action act) {
       // runs this attempt, as after a crash.
       if (st.rt->draining.load(std::memory_order_relaxed))
         return;
-      if (st.rt->lease && !st.rt->lease->holds(std::chrono::steady_clock::now())) {
+      if (st.rt->lease && !st.rt->lease->holds()) {
         // No renewal succeeded for a lease period (the database is out of
         // reach): another process may own the operation by now, and a
         // step it completed must not run here again. Wait until the lease

@@ -13,6 +13,11 @@ time_point real_clock::now() const {
   return std::chrono::time_point_cast<duration>(std::chrono::system_clock::now());
 }
 
+duration real_clock::monotonic() const {
+  return std::chrono::duration_cast<duration>(
+    std::chrono::steady_clock::now().time_since_epoch());
+}
+
 // Untyped: one clock serves every actor (see clock::send_at).
 void real_clock::schedule(time_point due, const caf::actor& target, caf::message msg) {
   // CAF's clock is steady; translate the wall-clock due time into a delay.

@@ -30,6 +30,8 @@ public:
 
   time_point now() const override;
 
+  duration monotonic() const override;
+
   // Untyped: one clock serves every actor (see clock::send_at).
   void schedule(time_point due, const caf::actor& target, caf::message msg) override;
 

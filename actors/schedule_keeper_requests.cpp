@@ -207,7 +207,7 @@ caf::result<start_result> on_trigger(keeper_ptr self, const std::string& id) {
     if (!e)
       rp.deliver(no_schedule(id));
     else
-      fire(self, id, self->state.rt->clk->now(), rp);
+      fire(self, id, trigger_time(e->s, self->state.rt->clk->now()), rp);
   });
   return rp;
 }

@@ -13,7 +13,6 @@ namespace stepwise {
 
 namespace {
 
-using steady = std::chrono::steady_clock;
 
 /// Runs `fn`, turning an exception into a failed outcome.
 template <class F>
@@ -45,7 +44,7 @@ void reply(const attempt_result_receiver& to, uint64_t gen, int32_t attempt, ste
 
 /// Runs a blocking body (or compensation) on the calling thread.
 step_result run_body(const step_def& def, step_context& c, bool compensate) {
-  auto t0 = steady::now();
+  auto t0 = c.monotonic();
   bool skip = !compensate && skipped(def, c);
   auto out = skip ? done() : guarded([&] { return compensate ? def.compensate(c) : def.run(c); });
   auto res = step_result::of(c, std::move(out), t0);
@@ -121,7 +120,7 @@ void run_async(const attempt_target& to, workflow_ptr wf, size_t idx, step_conte
 void run_actor(const attempt_target& to, const step_def& def, step_context ctx) {
   auto me = attempt_result_receiver{to.self};
   auto gen = to.generation;
-  auto t0 = steady::now();
+  auto t0 = ctx.monotonic();
   auto shared_ctx = std::make_shared<step_context>(std::move(ctx));
   auto& c = *shared_ctx;
   step_attempt att{c.operation_id(), c.step_name(), c.attempt(), c.idempotency_key(),
@@ -170,7 +169,7 @@ std::optional<step_result> run_step(const attempt_target& to, workflow_ptr wf, s
   // Conditions of asynchronous and actor steps run here, on the operation's
   // actor: like the body's start, they must not block.
   if (skipped(def, ctx)) {
-    auto res = step_result::of(ctx, done(), steady::now());
+    auto res = step_result::of(ctx, done(), ctx.monotonic());
     res.skipped = true;
     return res;
   }
@@ -182,7 +181,7 @@ std::optional<step_result> run_step(const attempt_target& to, workflow_ptr wf, s
 }
 
 step_result failed_attempt(step_context ctx, std::string why) {
-  return step_result::of(ctx, fail(std::move(why)), steady::now());
+  return step_result::of(ctx, fail(std::move(why)), ctx.monotonic());
 }
 
 } // namespace stepwise

@@ -8,7 +8,7 @@ namespace stepwise {
 
 namespace {
 
-std::string seconds_text(std::chrono::steady_clock::duration d) {
+std::string seconds_text(duration d) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f s", std::chrono::duration<double>(d).count());
   return buf;
@@ -22,7 +22,7 @@ store_health::store_health(log_sink log, std::chrono::seconds remind_every)
 }
 
 void store_health::failed(const std::string& what, const caf::error& err, const std::string& retry,
-                          clock_type::time_point now) {
+                          duration now) {
   auto why = message_of(err);
   std::string line;
   {
@@ -43,7 +43,7 @@ void store_health::failed(const std::string& what, const caf::error& err, const 
     write_log(log_, log_level::error, line);
 }
 
-void store_health::answered(clock_type::time_point now) {
+void store_health::answered(duration now) {
   std::string line;
   {
     std::lock_guard<std::mutex> guard{mtx_};

@@ -32,6 +32,7 @@ void virtual_clock::schedule(time_point due, const caf::actor& target, caf::mess
       return;
     if (due > now_) {
       timers_.emplace(due, std::move(e));
+      timers_set_ += 1;
       armed_.notify_all();
       return;
     }
@@ -45,11 +46,17 @@ void virtual_clock::call_at(time_point due, std::function<void()> fn) {
     std::lock_guard<std::mutex> guard{mtx_};
     if (due > now_) {
       timers_.emplace(due, std::move(e));
+      timers_set_ += 1;
       armed_.notify_all();
       return;
     }
   }
   e.deliver();
+}
+
+uint64_t virtual_clock::timers_set() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return timers_set_;
 }
 
 bool virtual_clock::await_timer(std::chrono::milliseconds real_timeout) const {

@@ -45,6 +45,10 @@ public:
   /// Returns the earliest due time of a pending timer, if any.
   std::optional<time_point> next_due() const;
 
+  /// Returns how many timers (and calls) were set for later so far: a test
+  /// that moved the time sees the engine react by this count growing too.
+  uint64_t timers_set() const;
+
   /// Returns whether a timer (or call) is pending for exactly `due`.
   bool pending_at(time_point due) const;
 
@@ -80,6 +84,7 @@ private:
     void deliver();
   };
   std::multimap<time_point, entry> timers_;
+  uint64_t timers_set_ = 0;
   std::vector<const caf::actor_system*> forgotten_;
 };
 

@@ -44,13 +44,14 @@ public:
 
 private:
   struct state {
-    state(step_context c, sink d) : ctx(std::move(c)), deliver(std::move(d)) {
+    state(step_context c, sink d)
+      : ctx(std::move(c)), deliver(std::move(d)), started(ctx.monotonic()) {
       // nop
     }
     step_context ctx;
     sink deliver;
     std::atomic<bool> done{false};
-    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+    duration started;
   };
 
   std::shared_ptr<state> st_;

@@ -26,6 +26,13 @@ public:
   /// Returns the current wall-clock time.
   virtual time_point now() const = 0;
 
+  /// Returns a reading that never goes back, from an arbitrary origin: what
+  /// leases, deadlines and durations are measured with (the wall clock
+  /// may be set back). A clock that never goes back may use its `now`.
+  virtual duration monotonic() const {
+    return now().time_since_epoch();
+  }
+
   /// Delivers `msg` to `target` at `due` (at once when `due` has passed).
   /// A scheduled message cannot be cancelled: receivers tag their timers
   /// and drop stale ones. Untyped, as one clock serves every actor: use

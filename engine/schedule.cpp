@@ -1,5 +1,6 @@
 #include "engine/schedule.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "engine/cron.hpp"
@@ -135,6 +136,20 @@ std::optional<time_point> next_fire(const schedule& s, time_point after) {
 
 std::string fire_key(const std::string& schedule_id, time_point t) {
   return "schedule:" + schedule_id + ":" + format_time(t);
+}
+
+std::string trigger_key(const std::string& schedule_id, time_point t) {
+  return "schedule:" + schedule_id + ":trigger:" + format_time(t);
+}
+
+time_point trigger_time(const schedule& s, time_point now) {
+  using std::chrono::milliseconds;
+  auto at = std::chrono::floor<milliseconds>(now);
+  if (s.last_fire) {
+    auto after = std::chrono::floor<milliseconds>(*s.last_fire) + milliseconds{1};
+    at = std::max(at, after);
+  }
+  return at;
 }
 
 fire_step next_step(const schedule& s, time_point now) {

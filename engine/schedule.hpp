@@ -109,6 +109,16 @@ std::optional<time_point> next_fire(const schedule& s, time_point after);
 /// Returns the idempotency key of the operation of the fire at `t`.
 std::string fire_key(const std::string& schedule_id, time_point t);
 
+/// Returns the idempotency key of the operation a manual trigger at `t`
+/// starts: apart from the fires' keys, so a trigger and a fire in the same
+/// millisecond start an operation each.
+std::string trigger_key(const std::string& schedule_id, time_point t);
+
+/// Returns the time of a manual trigger of `s` at `now`: `now` to the
+/// millisecond (a key's resolution), or a millisecond after the last fire
+/// when that is not earlier, so two triggers never share a key.
+time_point trigger_time(const schedule& s, time_point now);
+
 /// What the engine does next with a schedule at `now`.
 struct fire_step {
   enum class kind : uint8_t {

@@ -105,15 +105,18 @@ time_point step_context::now() const {
   return clock_->now();
 }
 
-step_result step_result::of(step_context& ctx, outcome o,
-                            std::chrono::steady_clock::time_point started) {
+duration step_context::monotonic() const {
+  return clock_->monotonic();
+}
+
+step_result step_result::of(step_context& ctx, outcome o, duration started) {
   step_result r;
   r.result = std::move(o);
   // A step that asks for two children in one slot would get one of them:
   // better that it fails, and says so.
   if (!ctx.children_fault().empty() && r.result.what == outcome::kind::done)
     r.result = fail(ctx.children_fault());
-  r.took = std::chrono::duration_cast<duration>(std::chrono::steady_clock::now() - started);
+  r.took = ctx.monotonic() - started;
   r.finished_at = ctx.now();
   r.data = ctx.take_data();
   r.transient = ctx.take_transient();

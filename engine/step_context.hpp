@@ -168,6 +168,10 @@ public:
   /// Returns the engine's current time (virtual in tests).
   time_point now() const;
 
+  /// Returns the engine clock's reading that never goes back (what an
+  /// attempt's duration is measured with).
+  duration monotonic() const;
+
   /// Returns the attempt's stop request: raised when the engine abandons
   /// the attempt (timeout, cancel, pause, deadline). A step that runs long
   /// should check it and end early; its result no longer counts then.

@@ -30,9 +30,9 @@ struct step_result {
   std::vector<child_request> children;
 
   /// Returns the result of `ctx`'s attempt: takes its data, transient
-  /// values and emitted events; `started` is when it began (steady clock).
-  static step_result of(step_context& ctx, outcome o,
-                        std::chrono::steady_clock::time_point started);
+  /// values and emitted events; `started` is when it began (a reading of
+  /// `ctx.monotonic()`).
+  static step_result of(step_context& ctx, outcome o, duration started);
 };
 
 } // namespace stepwise

@@ -68,7 +68,7 @@ TEST_CASE("a timed wait answers at its time with the operation as it is", "[acto
   CHECK(state_in(late) == op_state::succeeded);
 }
 
-TEST_CASE("a hundred thousand timed-out waits leave memory flat", "[actors][wait]") {
+TEST_CASE("a hundred thousand timed-out waits leave memory flat", "[actors][wait][memory]") {
   harness h{waiting_for_go()};
   auto id = h.start("w");
   REQUIRE(h.await(id, event_type::operation_waiting, "wait"));

@@ -26,12 +26,13 @@ namespace {
 
 constexpr int exit_script_failed = 6;
 
-/// Operations with a key: two workflows serialized on the same `/name`.
-void add_keyed(test::child_setup& s) {
+/// Operations with a key: two workflows serialized on the same `/name`,
+/// napping `keyed_nap` between their steps.
+void add_keyed(test::child_setup& s, std::chrono::milliseconds keyed_nap) {
   for (auto name : {"provision", "deprovision"})
     s.workflows.push_back(workflow(name, 1)
                             .step(1, test::effect_step("a", std::nullopt, 5ms))
-                            .step(2, make_sleep("nap", 40ms))
+                            .step(2, make_sleep("nap", keyed_nap))
                             .step(3, test::effect_step("b"))
                             .serialize_by("/name"));
   s.workflows.push_back(workflow("limited", 1)
@@ -101,7 +102,10 @@ int main(int argc, char** argv) {
   auto& mode = own[0];
   test::child_setup s;
   s.stamp = test::effect_stamp::pid_and_time;
-  add_keyed(s);
+  // Shared, each key's queue is drained slower than both processes fill
+  // it, so the victim still has keyed operations queued when it is killed
+  // however fast or slow the machine is.
+  add_keyed(s, mode == "share" ? 150ms : 40ms);
   s.workflows.push_back(workflow("pausable", 1)
                           .step(1, test::effect_step("a", std::nullopt, 100ms))
                           .step(2, make_sleep("nap", 40ms))

@@ -57,8 +57,8 @@ TEST_CASE("two processes on PostgreSQL share keys and limits; the survivor runs 
   auto victim = pids[0], survivor = pids[1];
   // Kill A once it started everything and an eighth of all operations are
   // done: keys changed hands between the processes already, and many of
-  // A's keyed ones are still queued. (At a quarter, a loaded machine's
-  // late look found A's keyed ones all begun: 21 of 22 handoffs done.)
+  // A's keyed ones are still queued (the keyed ones nap 150 ms in this
+  // mode: with 40 ms, a slow machine under ASan found them all begun).
   auto eighth_done = [&] {
     size_t n = 0;
     for (auto& e : read_effects(fx))

@@ -50,13 +50,17 @@ operation workflow_setup::drive(const std::string& id) {
       return h->finish(id);
     auto polls = log->polls().size();
     auto seen = h->seen.size();
+    auto timers = clk->timers_set();
     if (auto due = clk->next_due(); due && *due > clk->now())
       clk->advance(*due - clk->now());
     else if (due)
       clk->advance(duration{0});
+    // Until the engine reacts (an event, a poll, or a timer set: a retry,
+    // the monitor's next look); the bound only ends a reaction that never
+    // comes.
     auto until = std::chrono::steady_clock::now() + 2s;
     while (h->seen.size() == seen && log->polls().size() == polls
-           && std::chrono::steady_clock::now() < until)
+           && clk->timers_set() == timers && std::chrono::steady_clock::now() < until)
       h->pump(std::chrono::milliseconds(10));
   }
   FAIL("operation " << id << " did not finish");
