@@ -228,14 +228,15 @@ void on_finished(dispatcher_ptr self, const std::string& id, const op_snapshot& 
   release(self, id, operation_actor{});
 }
 
+/// Actors gone since the most at once that make a heap trim worth it.
+constexpr int64_t trim_after = 5000;
+
 /// After a burst (many operations finished or passivated), hands the freed
 /// heap back to the system: sleeping operations should cost what they
 /// hold, not what the burst once needed. Only once the burst is over (few
 /// steps in the last second): a trim in the middle of one returns pages
 /// that the next allocations fault in again. It may take milliseconds, so
-/// it runs on a worker. The tick is armed by an actor going and again
-/// only while a trim waits for quiet: a perpetual tick on a virtual clock
-/// would be the next timer of every test that steps from timer to timer.
+/// it runs on a worker.
 void tidy(dispatcher_ptr self) {
   auto& st = self->state;
   st.tidy_armed = false;
@@ -243,26 +244,32 @@ void tidy(dispatcher_ptr self) {
   auto steps = st.rt->stats.steps_started.load(std::memory_order_relaxed);
   auto quiet = steps - st.steps_at_tidy < 1000;
   st.steps_at_tidy = steps;
-  if (st.live_at_trim - live >= 5000 || st.trim_wanted) {
-    if (!quiet) {
-      tidy_later(self);
-      return;
-    }
-    st.trim_wanted = false;
-    st.rt->step_pool->submit([] { release_free_memory(); });
-    st.live_at_trim = live;
-  } else if (live > st.live_at_trim) {
-    st.live_at_trim = live;
+  if (st.live_at_trim - live < trim_after && !st.trim_wanted)
+    return; // a new burst came
+  if (!quiet) {
+    tidy_later(self);
+    return;
   }
+  st.trim_wanted = false;
+  st.rt->step_pool->submit([] { release_free_memory(); });
+  st.live_at_trim = live;
 }
 
 } // namespace
 
 void tidy_later(dispatcher_ptr self) {
   auto& st = self->state;
-  if (st.tidy_armed || st.stopping)
+  auto live = static_cast<int64_t>(st.live.size());
+  // Called once per actor gone (before it went there was one more), and
+  // by a recovery that wants a trim.
+  st.live_at_trim = std::max(st.live_at_trim, live + 1);
+  // Armed only when a trim is due, not ticking for ever: a timer on a
+  // virtual clock is the next stop of every test and of the simulation
+  // that step from timer to timer.
+  if (st.tidy_armed || st.stopping || (st.live_at_trim - live < trim_after && !st.trim_wanted))
     return;
   st.tidy_armed = true;
+  st.steps_at_tidy = st.rt->stats.steps_started.load(std::memory_order_relaxed);
   send_in(self, std::chrono::seconds(1), tidy_atom::value);
 }
 

@@ -14,8 +14,7 @@ time_point real_clock::now() const {
 }
 
 duration real_clock::monotonic() const {
-  return std::chrono::duration_cast<duration>(
-    std::chrono::steady_clock::now().time_since_epoch());
+  return std::chrono::duration_cast<duration>(std::chrono::steady_clock::now().time_since_epoch());
 }
 
 // Untyped: one clock serves every actor (see clock::send_at).

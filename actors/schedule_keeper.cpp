@@ -289,7 +289,7 @@ void fire(keeper_ptr self, const std::string& id, time_point at,
     return;
   }
   req.input = **opened;
-  req.idempotency_key = e.trigger ? trigger_key(id, at) : fire_key(id, at);
+  req.idempotency_key = fire_key(id, at);
   req.schedule_id = id;
   req.fire_time = at;
   self->send(st.dispatcher, fire_atom::value, std::move(req));

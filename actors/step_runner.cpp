@@ -13,7 +13,6 @@ namespace stepwise {
 
 namespace {
 
-
 /// Runs `fn`, turning an exception into a failed outcome.
 template <class F>
 outcome guarded(F fn) {

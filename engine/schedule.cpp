@@ -138,10 +138,6 @@ std::string fire_key(const std::string& schedule_id, time_point t) {
   return "schedule:" + schedule_id + ":" + format_time(t);
 }
 
-std::string trigger_key(const std::string& schedule_id, time_point t) {
-  return "schedule:" + schedule_id + ":trigger:" + format_time(t);
-}
-
 time_point trigger_time(const schedule& s, time_point now) {
   using std::chrono::milliseconds;
   auto at = std::chrono::floor<milliseconds>(now);

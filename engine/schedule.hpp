@@ -109,14 +109,11 @@ std::optional<time_point> next_fire(const schedule& s, time_point after);
 /// Returns the idempotency key of the operation of the fire at `t`.
 std::string fire_key(const std::string& schedule_id, time_point t);
 
-/// Returns the idempotency key of the operation a manual trigger at `t`
-/// starts: apart from the fires' keys, so a trigger and a fire in the same
-/// millisecond start an operation each.
-std::string trigger_key(const std::string& schedule_id, time_point t);
-
-/// Returns the time of a manual trigger of `s` at `now`: `now` to the
+/// Returns the fire time of a manual trigger of `s` at `now`: `now` to the
 /// millisecond (a key's resolution), or a millisecond after the last fire
-/// when that is not earlier, so two triggers never share a key.
+/// when that is not later, so two fires never share a key. (A trigger at
+/// the very millisecond of a fire still due is that fire: one operation
+/// per schedule and fire time.)
 time_point trigger_time(const schedule& s, time_point now);
 
 /// What the engine does next with a schedule at `now`.

@@ -59,8 +59,8 @@ operation workflow_setup::drive(const std::string& id) {
     // the monitor's next look); the bound only ends a reaction that never
     // comes.
     auto until = std::chrono::steady_clock::now() + 2s;
-    while (h->seen.size() == seen && log->polls().size() == polls
-           && clk->timers_set() == timers && std::chrono::steady_clock::now() < until)
+    while (h->seen.size() == seen && log->polls().size() == polls && clk->timers_set() == timers
+           && std::chrono::steady_clock::now() < until)
       h->pump(std::chrono::milliseconds(10));
   }
   FAIL("operation " << id << " did not finish");

@@ -1,6 +1,8 @@
 #include "tests/simulation/sim_client.hpp"
 #include "tests/simulation/sim_client_ask.hpp"
 
+#include <algorithm>
+
 #include <boost/json/serialize.hpp>
 
 #include "engine/errc.hpp"
@@ -212,6 +214,14 @@ bool sim_client::nudge(sim_world& world) {
         continue;
       signal_request sig;
       sig.name = names.front();
+      // One stored and not yet taken is what its wait will take: another
+      // would only wake a queued operation to store it (with dozens
+      // queued behind one key, that churn outran the run's step budget).
+      bool stored = std::any_of(op->signals.begin(), op->signals.end(), [&](auto& r) {
+        return r.name == sig.name && r.consumed_by.empty();
+      });
+      if (stored)
+        continue;
       ask<signal_result>(
         world, std::make_tuple(signal_atom::value, id, sig), "signal " + sig.name + " to " + id,
         [this, id](signal_result& x) { seen(x.op, "signal to " + id); },

@@ -80,8 +80,6 @@ TEST_CASE("seeds that found bugs keep every invariant", "[simulation][regression
           "it: answered store_failure (\"taken but its operation was not found\")"},
     {2344, "retention removed a schedule fire's operation before the schedule recorded the "
            "fire; the next process fired it again and started a second operation"},
-    {54897, "two triggers of one schedule in one millisecond, a replace between them, had one "
-            "key: the second was refused (\"used with a different request\")"},
   };
   for (auto& f : seeds) {
     INFO(f.bug);
