@@ -53,8 +53,8 @@ public:
     /// How often an idle writer asks the store whether it answers.
     std::chrono::milliseconds probe_every = std::chrono::seconds(1);
     /// False: no thread; whoever owns the writer drives it by hand with
-    /// `write_once` and `admit_once` (the deterministic simulation). The
-    /// lease duties and the idle probe need the thread.
+    /// `write_once`, `admit_once` and `claim_once` (the deterministic
+    /// simulation). The idle probe needs the thread.
     bool threads = true;
   };
 
@@ -107,6 +107,17 @@ public:
   /// and no batch waits to be tried again (the thread retries a batch
   /// before anything else, so that events leave in log order).
   bool admission_due() const;
+
+  /// Returns whether a claim of orphans (which renews the lease) is due.
+  bool claim_due() const {
+    return keeper_ && keeper_->claim_due();
+  }
+
+  /// Claims orphans now, as the thread does every `ttl / 3`.
+  void claim_once() {
+    if (keeper_)
+      lease_tick();
+  }
 
   /// Returns why the last store call failed, or empty.
   std::string fault() const;

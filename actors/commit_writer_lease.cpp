@@ -68,7 +68,8 @@ void commit_writer::lease_lost(std::vector<item>& fenced, const std::string& own
       break;
     health_.failed("joining again", err, "retrying in " + std::to_string(backoff.count()) + " ms",
                    clock_->monotonic());
-    if (!pause(backoff))
+    // By hand, the next claim tries again (found lost, it joins first).
+    if (!opts_.threads || !pause(backoff))
       return;
     backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
   }

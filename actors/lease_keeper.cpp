@@ -49,8 +49,15 @@ caf::expected<std::vector<operation>> lease_keeper::claim_all() {
   for (;;) {
     auto started = clock_->monotonic();
     auto got = leases_.claim_orphans(claim_batch_);
-    if (!got)
+    if (!got) {
+      // What the earlier batches took is this process's now, and no other
+      // claims it while the lease lives: resumed, not dropped (the
+      // simulation found operations left so for ever). The rest waits for
+      // the next period.
+      if (!out.empty() && !is_lease_lost(got.error()))
+        return out;
       return std::move(got.error());
+    }
     renewed(started);
     auto n = got->size();
     out.insert(out.end(), std::make_move_iterator(got->begin()),

@@ -39,7 +39,8 @@ public:
   [[nodiscard]] caf::error join();
 
   /// Claims orphans until none is left; returns them, oldest first per
-  /// batch. Fails with `errc::stale_revision` when the lease was lost.
+  /// batch (those of the batches before one that failed, if any did).
+  /// Fails with `errc::stale_revision` when the lease was lost.
   [[nodiscard]] caf::expected<std::vector<operation>> claim_all();
 
   /// Returns when the next claim is due (a `monotonic()` reading).

@@ -58,9 +58,16 @@ void on_reread(keeper_ptr self, loaded_schedules& res) {
     return;
   }
   if (res.all.empty()) {
+    // A create refused with nothing stored was not written: this process's
+    // writes were fenced (it lost its lease on a shared store).
+    bool create = w.written && w.written->revision == 1;
     if (w.done)
       w.done(w.deleting ? caf::error{}
-                        : make_error(errc::not_found, "schedule '" + w.id + "' was deleted"));
+             : create
+               ? make_error(errc::stale_revision, "schedule '" + w.id
+                                                    + "' was not written: this process lost its "
+                                                      "lease on the shared store; retry")
+               : make_error(errc::not_found, "schedule '" + w.id + "' was deleted"));
     forget(self, w.id);
     return;
   }

@@ -303,6 +303,10 @@ caf::expected<std::optional<commit_result>> pg_resolve(pg_connection& conn,
   auto seq = r->int64(0, 1) - static_cast<int64_t>(unsure.events.size());
   for (auto& ev : unsure.events)
     ev.seq = ++seq;
+  // The lease was renewed when that transaction ran, not by this read: the
+  // writer would count it from this call's start, later than the store's
+  // expiry (the simulation found steps begun after the lease expired).
+  unsure.renewed_lease = false;
   return std::optional<commit_result>{std::move(unsure)};
 }
 

@@ -155,4 +155,14 @@ void children_watchdog::check(sim_log& log, sim_world& world, sim_store& store) 
     i = decided.count(i->first) ? std::next(i) : since_.erase(i);
 }
 
+void check_lease(sim_log& log, sim_world& world, sim_store& store) {
+  if (!store.leasing)
+    return;
+  auto owner = world.lease_owner();
+  log.check_lazy(store.lease_live(owner), [&] {
+    return "a step began while the lease of " + (owner.empty() ? std::string{"(none)"} : owner)
+           + " had expired or was ended";
+  });
+}
+
 } // namespace stepwise::sim

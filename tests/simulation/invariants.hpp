@@ -18,6 +18,11 @@ void check_actors(sim_log& log, sim_world& world);
 /// compensations), as "OPERATION/STEP/ATTEMPT".
 std::set<std::string> running_attempts(sim_world& world);
 
+/// Checks, after anything during which a step began, that the lease of
+/// the process (on a store that keeps leases) holds by the store's time:
+/// no step begins once the lease may have expired.
+void check_lease(sim_log& log, sim_world& world, sim_store& store);
+
 /// Checks, when `world` is quiet (nothing to deliver, run or write), that
 /// no paused or queued operation holds an actor, but one whose deadline
 /// is near (it keeps its actor to fail in time).

@@ -29,6 +29,9 @@ public:
   /// The process drains: a start sent from now on must be refused
   /// (`shutting_down`), and create nothing.
   bool drained = false;
+  /// The store keeps leases: a process that lost its lease refuses what it
+  /// was asked as stale (another process drives the operation now).
+  bool leases = false;
 
   /// Sends one random request through `world`.
   void random_call(sim_world& world);

@@ -36,6 +36,8 @@ void sim_client::ask_via(sim_world& world, Pick pick, std::tuple<Ts...> msg, std
   // draining) is refused before the store is touched.
   if (store_faults_ && allowed != std::set<uint8_t>{code(errc::shutting_down)})
     allowed.insert(code(errc::store_failure));
+  if (leases && allowed != std::set<uint8_t>{code(errc::shutting_down)})
+    allowed.insert(code(errc::stale_revision));
   log_.note("client: " + what);
   world.ask({[this, pick, msg, what, on_answer, allowed,
               about](bridge_actor::pointer self, const dispatcher_actor& dispatcher) {

@@ -141,6 +141,13 @@ std::shared_ptr<const prepared_checkpoint> sim_store::prepare(const checkpoint& 
   log_.check_lazy(!drained || cp.what != checkpoint::kind::create, [&] {
     return "operation " + id + " of " + cp.op->workflow + " created after the drain began";
   });
+  // After a lost lease, the old actors' writes prepared against a revision
+  // a claim has since bumped are refused: not in flight for the check.
+  if (leasing && claimed_.count(id) > 0) {
+    auto stored = inner_.load(id);
+    if (stored && *stored && (**stored).revision >= cp.op->revision)
+      return nullptr;
+  }
   log_.check_lazy(submitted_.insert(id).second, [&] {
     return "two commits in flight for operation " + id + " (revision "
            + std::to_string(cp.op->revision) + " submitted before the last one was written)";
@@ -201,7 +208,8 @@ void sim_store::record(const checkpoint& cp, write_status status) {
   }
   // An update of an ended operation (a retry, a resume, a signal) that
   // a purge removed first is the one stale write one process may meet.
-  log_.check_lazy(status == write_status::ok || removed(op.id), [&] {
+  // So may one that a claim took over (its revision bumped).
+  log_.check_lazy(status == write_status::ok || removed(op.id) || claimed_.count(op.id) > 0, [&] {
     return "update of " + op.id + " to revision " + std::to_string(op.revision)
            + " was stale in a store of one process";
   });
@@ -246,8 +254,13 @@ caf::expected<commit_result> sim_store::commit(const std::vector<checkpoint>& ba
     log_.check(same, "the writer's next commit after an unsure one was another batch");
     if (same) {
       log_.note("store: retry of the unsure commit is told it was written");
+      res.renewed_lease = false; // as PostgreSQL's: renewed then, not now
       return res;
     }
+  }
+  if (fenced()) {
+    log_.note("store: commit of " + std::to_string(batch.size()) + " refused: the lease was lost");
+    return renew(); // the lease lost, and what was queued gone
   }
   if (roll(faults.commit_fail)) {
     log_.note("store: commit of " + std::to_string(batch.size()) + " fails (injected)");
@@ -255,7 +268,7 @@ caf::expected<commit_result> sim_store::commit(const std::vector<checkpoint>& ba
     mirror_.invalidate();
     return make_error(errc::store_failure, "sim: commit failed (injected)");
   }
-  auto res = inner_.commit(batch);
+  auto res = commit_owned(batch);
   if (!res)
     return res;
   if (log_.tracing()) {
@@ -281,6 +294,41 @@ caf::expected<commit_result> sim_store::commit(const std::vector<checkpoint>& ba
       unsure_batch_.push_back(item_of(cp));
     return make_error(errc::store_failure, "sim: connection lost during COMMIT (injected)");
   }
+  return res;
+}
+
+caf::expected<commit_result> sim_store::commit_owned(const std::vector<checkpoint>& batch) {
+  if (!leasing)
+    return inner_.commit(batch);
+  // The owner check, per item: another owner's operations are refused.
+  std::vector<checkpoint> mine;
+  std::vector<size_t> where(batch.size(), SIZE_MAX);
+  for (size_t i = 0; i < batch.size(); ++i)
+    if (!foreign(batch[i])) {
+      where[i] = mine.size();
+      mine.push_back(batch[i]);
+    }
+  commit_result res;
+  if (!mine.empty()) {
+    auto written = inner_.commit(mine);
+    if (!written)
+      return written;
+    res = std::move(*written);
+  }
+  std::vector<write_status> status(batch.size(), write_status::stale_revision);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (where[i] == SIZE_MAX)
+      continue;
+    status[i] = res.status[where[i]];
+    if (status[i] == write_status::ok && batch[i].op)
+      owner_of_[batch[i].op->id] = me_;
+  }
+  res.status = std::move(status);
+  // Every commit renews the lease.
+  auto& l = leases_[me_];
+  l.renewed = now();
+  l.expires = l.renewed + ttl_;
+  res.renewed_lease = true;
   return res;
 }
 

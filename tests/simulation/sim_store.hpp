@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "engine/admission.hpp"
+#include "engine/clock.hpp"
+#include "engine/lease_store.hpp"
 #include "engine/store.hpp"
 #include "storage/admission_mirror.hpp"
 #include "storage/memory_store.hpp"
@@ -31,6 +33,8 @@ struct store_faults {
   double admit_fail = 0;
   /// A retention call (purge, size, horizon) fails and removes nothing.
   double purge_fail = 0;
+  /// A claim of orphans (which renews the lease) fails.
+  double renew_fail = 0;
 };
 
 /// The simulation's store: the memory store, with faults a seed picks,
@@ -40,7 +44,7 @@ struct store_faults {
 /// the store held), and checks admission after each round.
 ///
 /// The simulation runs on one thread: nothing here is locked.
-class sim_store : public store, public retention_store {
+class sim_store : public store, public retention_store, public lease_store {
 public:
   sim_store(sim_log& log, std::mt19937_64& rng, admission_limits limits,
             std::set<std::string> admitted_workflows);
@@ -60,6 +64,23 @@ public:
   /// The store offers retention (`store::retention`): the engine runs its
   /// retention keeper (a swarm setting).
   bool retains = false;
+
+  /// The store keeps leases (`store::leases`), as PostgreSQL does for the
+  /// processes sharing it (a swarm setting). Times are `clock`'s.
+  bool leasing = false;
+
+  /// The clock the store's time comes from (the process's, set before it
+  /// launches).
+  std::shared_ptr<const clock> time;
+
+  /// Another process claims orphans now: it ends every lease that expired
+  /// (this process's too, after a stall) and takes their operations, then
+  /// dies at once (its lease expires now), so they are orphans again.
+  void another_process_claims();
+
+  /// Returns whether the lease of `owner` still holds by the store's time:
+  /// joined, not ended, not expired.
+  bool lease_live(const std::string& owner) const;
 
   /// Returns whether a purge removed operation `id`: the only way an
   /// operation the store held may be missing from it.
@@ -118,6 +139,17 @@ public:
   retention_store* retention() override {
     return retains ? this : nullptr;
   }
+  lease_store* leases() override {
+    return leasing ? this : nullptr;
+  }
+
+  // -- lease_store (sim_store_leases.cpp) ---------------------------------------
+
+  caf::error join(const std::string& owner, duration ttl) override;
+  caf::error renew() override;
+  caf::expected<std::vector<operation>> claim_orphans(size_t limit) override;
+  caf::expected<std::vector<owner_info>> owners() override;
+  caf::error leave() override;
 
   // -- retention_store (sim_store_retention.cpp) -------------------------------
 
@@ -132,6 +164,19 @@ private:
   }
 
   bool roll(double p);
+  /// `inner_.commit`, with the owner check of a store that keeps leases.
+  caf::expected<commit_result> commit_owned(const std::vector<checkpoint>& batch);
+  time_point now() const;
+  /// Whether this process's lease was ended (its commits are refused).
+  bool fenced() const;
+  /// Whether an update of `cp`'s operation is refused by the owner check:
+  /// another owner holds it and it has not ended.
+  bool foreign(const checkpoint& cp);
+  /// Ends every expired lease; returns the orphans (no live owner).
+  std::vector<operation> end_expired_and_find_orphans(size_t limit);
+  /// Makes `owner` the owner of `op`, bumping its revision as a claim
+  /// does (a write prepared by the old owner is then stale).
+  operation take(const operation& op, const std::string& owner);
   caf::error read_fault(const char* what);
   void record(const checkpoint& cp, write_status status);
   void on_event(const event& e);
@@ -156,7 +201,8 @@ private:
   std::mt19937_64& rng_;
   admission_limits limits_;
   std::set<std::string> admitted_workflows_;
-  memory_store inner_;
+  // Mutable: `prepare` (const) reads the stored revision after a claim.
+  mutable memory_store inner_;
   /// Per operation: the fingerprint of each revision written.
   std::unordered_map<std::string, std::map<int64_t, uint64_t>> history_;
   std::vector<std::string> order_;
@@ -183,6 +229,22 @@ private:
   int64_t horizon_seen_ = 0;
   /// Per operation: its `operation_retried` and `operation_resumed` events.
   std::unordered_map<std::string, int64_t> budgets_;
+  /// Leases by owner, and this process's owner id.
+  struct lease {
+    time_point expires;
+    time_point started;
+    time_point renewed;
+    bool ended = false;
+  };
+  std::map<std::string, lease> leases_;
+  std::string me_;
+  duration ttl_{};
+  /// Per operation: its owner, once leases are kept.
+  std::unordered_map<std::string, std::string> owner_of_;
+  /// Operations a claim took (and bumped) at least once: a write of theirs
+  /// may be stale.
+  std::set<std::string> claimed_;
+  uint64_t ghosts_ = 0;
 };
 
 } // namespace stepwise::sim

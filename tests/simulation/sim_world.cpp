@@ -43,6 +43,7 @@ sim_world::sim_world(std::shared_ptr<sim_world_state> outside, std::shared_ptr<s
   sched_ = &dynamic_cast<caf::scheduler::test_coordinator&>(sys_->scheduler());
   clk_ = std::make_shared<virtual_clock>(now);
   cfg.clock = clk_;
+  store_->time = clk_; // the store's time (leases) is this process's
   watcher_ = sys_->spawn(sim_watcher, outside_);
   auto parts =
     launch_runtime(*sys_, cfg, sim_workflows(outside_, watcher_), store_, drive::by_hand, node);

@@ -13,6 +13,7 @@
 
 #include "actors/dispatcher.hpp"
 #include "actors/launch.hpp"
+#include "actors/lease_keeper.hpp"
 #include "actors/messages.hpp"
 #include "actors/virtual_clock.hpp"
 #include "actors/worker_pool.hpp"
@@ -71,6 +72,11 @@ public:
   /// Drains the process as `engine::drain` does.
   void drain() {
     parts_.rt->draining = true;
+  }
+
+  /// Returns this process's owner id on a store that keeps leases, or empty.
+  std::string lease_owner() const {
+    return parts_.rt && parts_.rt->lease ? parts_.rt->lease->owner() : std::string{};
   }
 
   /// Returns the engine's counters (attempts begun, attempts running).

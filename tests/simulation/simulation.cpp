@@ -32,10 +32,12 @@ public:
     store_->faults = swarm_.faults;
     store_->mirror_rounds = swarm_.mirror;
     store_->retains = swarm_.retains;
+    store_->leasing = swarm_.leases;
     outside_ = std::make_shared<sim_world_state>(log_, *store_);
     bool faults = swarm_.faults.commit_fail > 0 || swarm_.faults.commit_unsure > 0
-                  || swarm_.faults.read_fail > 0 || swarm_.faults.admit_fail > 0;
+                  || swarm_.faults.read_fail > 0 || swarm_.faults.admit_fail > 0 || swarm_.leases;
     client_ = std::make_unique<sim_client>(log_, rng_, *store_, faults);
+    client_->leases = swarm_.leases;
   }
 
   sim_report go() {
@@ -57,6 +59,10 @@ public:
       }
       if (swarm_.restarts && restarts_ < 3 && rng_() % 2000 == 0) {
         restart();
+        continue;
+      }
+      if (swarm_.leases && stalls_ < 3 && rng_() % 2500 == 0) {
+        stall();
         continue;
       }
       if (!act(calls_left == 0, drain_began))
@@ -141,8 +147,29 @@ private:
     return false;
   }
 
+  /// The process stalls past its lease (a long pause of the machine), and
+  /// another process claims its operations meanwhile, then dies.
+  void stall() {
+    auto& w = *world_;
+    auto ttl = swarm_.cfg.lease_ttl;
+    auto d = ttl + duration{static_cast<int64_t>(rng_() % static_cast<uint64_t>(ttl.count()))};
+    log_.note("the process stalls for " + std::to_string(d.count() / 1000) + " ms");
+    log_.choose(0x57a1);
+    stalls_ += 1;
+    w.advance(d);
+    store_->another_process_claims();
+  }
+
   /// Does one thing the world can do; returns false when the run is over.
   bool act(bool draining, time_point drain_began) {
+    auto began = world_->stats().steps_started.load();
+    bool more = act_once(draining, drain_began);
+    if (world_ && world_->stats().steps_started.load() != began)
+      check_lease(log_, *world_, *store_);
+    return more;
+  }
+
+  bool act_once(bool draining, time_point drain_began) {
     auto& w = *world_;
     // Weighted: messages most, then workers, writes, calls, time.
     auto jobs = w.sched().jobs.size();
@@ -152,9 +179,10 @@ private:
     bool can_admit = w.writer().admission_due();
     bool can_end_call = !outside_->calls.empty();
     bool can_report = !outside_->watches.empty();
-    uint64_t weights[] = {jobs ? 10u : 0u,     can_take ? 4u : 0u,  can_run ? 4u : 0u,
-                          can_write ? 3u : 0u, can_admit ? 2u : 0u, can_end_call ? 3u : 0u,
-                          draining ? 0u : 1u,  can_report ? 2u : 0u};
+    bool can_claim = w.writer().claim_due();
+    uint64_t weights[] = {jobs ? 10u : 0u,     can_take ? 4u : 0u,   can_run ? 4u : 0u,
+                          can_write ? 3u : 0u, can_admit ? 2u : 0u,  can_end_call ? 3u : 0u,
+                          draining ? 0u : 1u,  can_report ? 2u : 0u, can_claim ? 2u : 0u};
     uint64_t total = 0;
     for (auto x : weights)
       total += x;
@@ -206,6 +234,10 @@ private:
         break;
       case 7:
         report_watch();
+        break;
+      case 8:
+        log_.note("the writer claims orphans (and renews the lease)");
+        w.writer().claim_once();
         break;
     }
     return true;
@@ -324,6 +356,7 @@ private:
   uint64_t steps_ = 0;
   uint64_t deliveries_ = 0;
   uint64_t restarts_ = 0;
+  uint64_t stalls_ = 0;
   uint64_t idle_ticks_ = 0;
   uint64_t drains_ = 0;
   uint64_t drained_ = 0;

@@ -23,7 +23,10 @@ std::string swarm::describe() const {
                         + ", every " + ms(cfg.retention_every) + " ms, purge faults "
                         + std::to_string(faults.purge_fail)
                     : std::string{"off"})
-         + " create_window " + std::to_string(cfg.create_window);
+         + " create_window " + std::to_string(cfg.create_window) + " leases "
+         + (leases ? "ttl " + ms(cfg.lease_ttl) + " ms, claim faults "
+                       + std::to_string(faults.renew_fail)
+                   : std::string{"off"});
 }
 
 swarm pick_swarm(std::mt19937_64& rng) {
@@ -67,6 +70,15 @@ swarm pick_swarm(std::mt19937_64& rng) {
   // Drawn after retention: a window of one or two creates makes starts
   // wait behind the ones being written on half of the seeds.
   s.cfg.create_window = one_in(2) ? 1 + rng() % 2 : 4096;
+  // Drawn last, as above.
+  s.leases = one_in(3);
+  if (s.leases) {
+    static const duration ttl[] = {150ms, 600ms, 3s};
+    s.cfg.lease_ttl = ttl[rng() % 3];
+    s.cfg.claim_batch = one_in(2) ? 2 : 1000;
+    if (one_in(3))
+      s.faults.renew_fail = 0.3;
+  }
   return s;
 }
 

@@ -25,6 +25,10 @@ struct swarm {
   /// retention keeper, which removes ended operations when
   /// `cfg.retention` is set, and only reads the store's size otherwise.
   bool retains = false;
+  /// The store keeps leases (sim_store::leasing): the engine joins, renews
+  /// by its commits and claims, and stops stepping once its lease may have
+  /// expired; a process may stall past its lease while another claims.
+  bool leases = false;
   engine_config cfg;
 
   /// The settings in words (a failing seed's report).
