@@ -150,7 +150,6 @@ commit_writer::try_result commit_writer::write_try(std::vector<checkpoint>& batc
                                                    std::vector<item>& replies,
                                                    std::chrono::milliseconds retry_in) {
   auto t0 = clock_->monotonic();
-  auto owner = keeper_ ? keeper_->owner() : std::string{};
   // Answered in the store's order: the events of concurrent commits
   // reach the sink by their seqs.
   auto err = store_->commit_then(batch, [&](commit_result& res) {
@@ -171,7 +170,7 @@ commit_writer::try_result commit_writer::write_try(std::vector<checkpoint>& batc
     return try_result::written;
   if (keeper_ && is_lease_lost(err)) {
     // Retrying cannot help: another process owns these operations now.
-    lease_lost(replies, owner);
+    lease_lost(replies);
     return try_result::fenced;
   }
   // Nothing of the batch was written, or the store will tell on the
@@ -269,7 +268,9 @@ void commit_writer::run() {
   for (;;) {
     {
       std::unique_lock<std::mutex> guard{mtx_};
-      auto ready = [this] { return stopping_ || !queue_.empty() || admission_wanted_; };
+      auto ready = [this] {
+        return stopping_ || !queue_.empty() || admission_wanted_ || rejoin_wanted_.load();
+      };
       duration until = last_answer_.load() + opts_.probe_every;
       if (keeper_)
         until = std::min(until, keeper_->next_claim());
@@ -287,10 +288,13 @@ void commit_writer::run() {
             break;
           continue;
         }
-        // Idle: claim when due (it renews the lease too), else ask the
-        // store whether it answers once nothing did for a while.
+        // Idle: join again when asked, claim when due (it renews the lease
+        // too), else ask the store whether it answers once nothing did
+        // for a while.
         auto now = clock_->monotonic();
-        if (keeper_ && now >= keeper_->next_claim())
+        if (keeper_ && rejoin_wanted_.load())
+          join_again();
+        else if (keeper_ && joined_.load() && now >= keeper_->next_claim())
           lease_tick();
         else if (!admit && now >= last_answer_.load() + opts_.probe_every)
           probe();
@@ -312,7 +316,9 @@ void commit_writer::run() {
     if (admit)
       admission_round();
     // Under constant load the queue never runs dry: claim between commits.
-    if (keeper_ && keeper_->claim_due())
+    if (keeper_ && rejoin_wanted_.load())
+      join_again();
+    else if (keeper_ && joined_.load() && keeper_->claim_due())
       lease_tick();
   }
   if (keeper_) {

@@ -36,7 +36,11 @@ namespace stepwise {
 /// idle or busy, and hands them to the dispatcher as `recovered_ops`. A commit
 /// refused because the lease was lost is not retried: every queued
 /// checkpoint is answered `stale_revision`, the engine is told
-/// (`lease_lost_atom`) and the process joins again under a new owner id.
+/// (`lease_lost_atom`), and every commit is refused until the dispatcher,
+/// having dropped its actors, asks the writer to join again (`rejoin`):
+/// then it joins under a new owner id and claims everything the old one
+/// had. (Joining at once let actors about to be dropped write under the
+/// new owner: operations owned by this process that nothing drove.)
 /// After the last commit on `stop`, the lease is left.
 ///
 /// While idle it pings the store every `probe_every`, so that readiness
@@ -110,14 +114,16 @@ public:
 
   /// Returns whether a claim of orphans (which renews the lease) is due.
   bool claim_due() const {
-    return keeper_ && keeper_->claim_due();
+    return keeper_ && (rejoin_wanted_.load() || (joined_.load() && keeper_->claim_due()));
   }
 
-  /// Claims orphans now, as the thread does every `ttl / 3`.
-  void claim_once() {
-    if (keeper_)
-      lease_tick();
-  }
+  /// Claims orphans now, as the thread does every `ttl / 3` (joining again
+  /// first when the dispatcher asked).
+  void claim_once();
+
+  /// After a lost lease, once the dispatcher dropped every actor of it:
+  /// join again under a new owner id and claim. Any thread.
+  void rejoin();
 
   /// Returns why the last store call failed, or empty.
   std::string fault() const;
@@ -148,10 +154,14 @@ private:
   /// Claims orphans and hands them to the dispatcher.
   void lease_tick();
 
-  /// The lease of `owner` was ended: answers `fenced` and everything
-  /// queued as stale, tells the engine, joins again and claims (unless
-  /// another lane did so already: then only `fenced`).
-  void lease_lost(std::vector<item>& fenced, const std::string& owner);
+  /// The lease was ended: answers `fenced` and everything queued as stale
+  /// and tells the engine (once: after that, until `rejoin`, only
+  /// `fenced`).
+  void lease_lost(std::vector<item>& fenced);
+
+  /// Joins again (retrying while the store fails, on the thread) and
+  /// claims.
+  void join_again();
 
   /// Runs the requested admission round; returns false when it failed.
   bool admission_round();
@@ -187,6 +197,10 @@ private:
   std::condition_variable cv_;
   /// Held while a lost lease is handled.
   std::mutex lease_mtx_;
+  /// Whether the lease is held (false from its loss until joined again),
+  /// and whether the dispatcher asked to join again.
+  std::atomic<bool> joined_{true};
+  std::atomic<bool> rejoin_wanted_{false};
   std::vector<checkpoint> queue_;
   std::vector<item> waiting_;
   bool stopping_ = false;

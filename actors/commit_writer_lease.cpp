@@ -22,7 +22,7 @@ void commit_writer::lease_tick() {
   }
   if (is_lease_lost(got.error())) {
     std::vector<item> none;
-    lease_lost(none, keeper_->owner());
+    lease_lost(none);
     return;
   }
   // The store did not answer: the next period tries again, and commits
@@ -31,11 +31,11 @@ void commit_writer::lease_tick() {
                  clock_->monotonic());
 }
 
-void commit_writer::lease_lost(std::vector<item>& fenced, const std::string& owner) {
+void commit_writer::lease_lost(std::vector<item>& fenced) {
   std::lock_guard<std::mutex> once{lease_mtx_};
-  if (keeper_->owner() != owner) {
-    // Another lane found the loss first and joined again: only this
-    // batch, written under the old owner, is left to answer.
+  if (!joined_.load()) {
+    // Found lost already (another lane, or a commit before the rejoin):
+    // only this batch, written under the lost lease, is left to answer.
     for (auto& x : fenced)
       caf::anon_send(x.reply_to, commit_ack{x.tag, write_status::stale_revision});
     return;
@@ -49,6 +49,7 @@ void commit_writer::lease_lost(std::vector<item>& fenced, const std::string& own
     waiting_.clear();
     queue_.clear();
   }
+  joined_ = false;
   keeper_->lost(); // no step begins from here until joined again
   metrics_.leases_lost.fetch_add(1, std::memory_order_relaxed);
   write_log(opts_.log, log_level::error,
@@ -58,9 +59,29 @@ void commit_writer::lease_lost(std::vector<item>& fenced, const std::string& own
               + " checkpoints not written; stopping its operations and joining again");
   for (auto& x : fenced)
     caf::anon_send(x.reply_to, commit_ack{x.tag, write_status::stale_revision});
-  // Sent after the acks and before any claim: the engine drops what it
-  // had before it resumes what it claims.
+  // The dispatcher drops its actors, then asks for `rejoin`.
   caf::anon_send(events_sink_, lease_lost_atom::value);
+}
+
+void commit_writer::rejoin() {
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    rejoin_wanted_ = true;
+  }
+  cv_.notify_all();
+}
+
+void commit_writer::claim_once() {
+  if (!keeper_)
+    return;
+  if (rejoin_wanted_.load())
+    join_again();
+  else if (joined_.load())
+    lease_tick();
+}
+
+void commit_writer::join_again() {
+  std::unique_lock<std::mutex> once{lease_mtx_};
   auto backoff = std::chrono::milliseconds(100);
   for (;;) {
     auto err = keeper_->join();
@@ -68,11 +89,14 @@ void commit_writer::lease_lost(std::vector<item>& fenced, const std::string& own
       break;
     health_.failed("joining again", err, "retrying in " + std::to_string(backoff.count()) + " ms",
                    clock_->monotonic());
-    // By hand, the next claim tries again (found lost, it joins first).
+    // By hand, the next claim tries again.
     if (!opts_.threads || !pause(backoff))
       return;
     backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
   }
+  rejoin_wanted_ = false;
+  joined_ = true;
+  once.unlock(); // a claim that finds the lease lost again takes it
   lease_tick();
 }
 

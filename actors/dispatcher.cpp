@@ -80,6 +80,7 @@ void forget(dispatcher_ptr self, const std::string& id) {
 /// drove. Stops them all, silently: no event, no state change is written.
 void on_lease_lost(dispatcher_ptr self) {
   auto& st = self->state;
+  st.rt->leases_lost_handled.fetch_add(1, std::memory_order_acq_rel);
   for (auto& kv : st.live)
     self->send_exit(kv.second, caf::exit_reason::user_shutdown);
   st.live.clear();
@@ -98,6 +99,8 @@ void on_lease_lost(dispatcher_ptr self) {
   for (auto& kv : st.waiters)
     kv.second.rp.deliver(lost);
   st.waiters.clear();
+  // Nothing of the lost lease is left here to write under the next one.
+  st.rt->writer->rejoin();
 }
 
 void on_recover(dispatcher_ptr self, recovered_ops& found);

@@ -75,6 +75,15 @@ public:
   /// next `join`.
   void lost() {
     valid_until_.store(0, std::memory_order_relaxed);
+    epoch_.fetch_add(1, std::memory_order_acq_rel);
+  }
+
+  /// Returns how many times the lease was lost (each is then handled by the
+  /// dispatcher once, `runtime::leases_lost_handled`): an operation actor
+  /// begun under another count belongs to a lease that ended, and must
+  /// begin nothing (its stop is on its way). Any thread.
+  uint64_t epoch() const {
+    return epoch_.load(std::memory_order_acquire);
   }
 
   /// Returns how often orphans are claimed.
@@ -89,6 +98,7 @@ private:
   size_t claim_batch_;
   duration next_claim_;
   std::atomic<duration::rep> valid_until_{0};
+  std::atomic<uint64_t> epoch_{0};
   mutable std::mutex mtx_;
   std::string owner_;
 };

@@ -143,6 +143,12 @@ void execute(self_ptr self, next_action act) {
       // runs this attempt, as after a crash.
       if (st.rt->draining.load(std::memory_order_relaxed))
         return;
+      if (st.rt->lease && st.rt->lease->epoch() != st.lease_epoch) {
+        // Begun under a lease that was lost: the dispatcher has dropped
+        // this actor, and its operation may run elsewhere (or in a newer
+        // actor here) by now. Its stop is on its way; it begins nothing.
+        return;
+      }
       if (st.rt->lease && !st.rt->lease->holds()) {
         // No renewal succeeded for a lease period (the database is out of
         // reach): another process may own the operation by now, and a
@@ -350,6 +356,9 @@ operation_actor::behavior_type drive_operation(self_ptr self, runtime_ptr rt,
   if (mode != op_start::execute)
     reseal_data(st);
   st.rng.seed(static_cast<uint32_t>(std::hash<std::string>{}(st.op.id) ^ st.rt->cfg.seed));
+  // The dispatcher's count, not the keeper's: an actor it spawns after a
+  // loss and before it handled it is dropped with the others.
+  st.lease_epoch = st.rt->leases_lost_handled.load(std::memory_order_acquire);
   st.rt->stats.operations_live.fetch_add(1, std::memory_order_relaxed);
   // Values are missing only if steps ran before this actor (an operation
   // that waited for its admission has run none).

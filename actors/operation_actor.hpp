@@ -127,6 +127,8 @@ struct operation_state {
   bool deadline_armed = false;
   /// A step held back until the lease is surely held again.
   next_action awaiting_lease;
+  /// The lease's epoch when this actor began (`lease_keeper::epoch`).
+  uint64_t lease_epoch = 0;
   /// When the wait that a timer just ended was due.
   time_point woken_due;
   /// When the attempt that a timer begins early (`start_lead`) is due.

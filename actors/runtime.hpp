@@ -43,6 +43,10 @@ struct runtime {
   /// The retention keeper (none for a store without retention).
   retention_keeper_actor retention;
   std::atomic<bool> recovered{false};
+  /// Lost leases the dispatcher has handled (dropped its actors for):
+  /// written by the dispatcher only. An operation actor begun at count k
+  /// may begin steps only while `lease->epoch()` is k.
+  std::atomic<uint64_t> leases_lost_handled{0};
   /// Set by `engine::drain`: no new operation is created and no new attempt
   /// begins; running attempts finish and are written.
   std::atomic<bool> draining{false};

@@ -44,7 +44,9 @@ bool drain_watch::done(sim_world& world) {
 void drain_watch::check_written(sim_log& log, sim_store& store) {
   for (auto& a : finished_) {
     auto op = store.peek(a.id);
-    if (!op || is_terminal(op->state) || store.budgets(a.id) != a.budget)
+    // A claim took it over since (a lost lease): the dropped actor's
+    // result is refused, and the operation runs the attempt again.
+    if (!op || is_terminal(op->state) || store.budgets(a.id) != a.budget || store.was_claimed(a.id))
       continue;
     for (auto& rec : op->steps)
       log.check_lazy(

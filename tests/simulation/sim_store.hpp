@@ -78,6 +78,12 @@ public:
   /// dies at once (its lease expires now), so they are orphans again.
   void another_process_claims();
 
+  /// Returns whether a claim ever took operation `id` over: what an actor of
+  /// a lost lease finished for it may never be written.
+  bool was_claimed(const std::string& id) const {
+    return claimed_.count(id) > 0;
+  }
+
   /// Returns whether the lease of `owner` still holds by the store's time:
   /// joined, not ended, not expired.
   bool lease_live(const std::string& owner) const;

@@ -80,6 +80,14 @@ TEST_CASE("seeds that found bugs keep every invariant", "[simulation][regression
           "it: answered store_failure (\"taken but its operation was not found\")"},
     {2344, "retention removed a schedule fire's operation before the schedule recorded the "
            "fire; the next process fired it again and started a second operation"},
+    {30, "a commit whose answer was lost, read back by its retry, counted as a lease renewal "
+         "from the retry's start: a step began after the lease had expired"},
+    {1236, "a claim of orphans that failed after an earlier batch dropped what that batch took: "
+           "owned by this process, driven by none"},
+    {2785, "after a lost lease, an operation actor the dispatcher had dropped ran a timer before "
+           "its exit and began a step that its successor had completed"},
+    {52042, "the writer joined again before the dispatcher dropped its actors: one of them wrote "
+            "under the new owner, and nothing drove that operation after"},
   };
   for (auto& f : seeds) {
     INFO(f.bug);
