@@ -121,6 +121,10 @@ void erase(keeper_ptr self, const std::string& id, std::function<void(caf::error
 /// Drops the entry of `id` (deleted); the requests it held find none.
 void forget(keeper_ptr self, const std::string& id);
 
+/// Drops the entry of `id`; returns the requests it held, for the caller
+/// to run once it answered its own.
+std::vector<std::function<void()>> drop_entry(keeper_ptr self, const std::string& id);
+
 void on_written(keeper_ptr self, const commit_ack& ack);
 
 /// A full load (at start; on a shared store, every few seconds) or the

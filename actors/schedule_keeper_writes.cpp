@@ -58,6 +58,10 @@ void on_reread(keeper_ptr self, loaded_schedules& res) {
     return;
   }
   if (res.all.empty()) {
+    // Gone before its write is answered: the requests it held run after
+    // (one may be a create that makes the entry anew, which this answer
+    // must not drop).
+    auto held = drop_entry(self, w.id);
     // A create refused with nothing stored was not written: this process's
     // writes were fenced (it lost its lease on a shared store).
     bool create = w.written && w.written->revision == 1;
@@ -68,7 +72,8 @@ void on_reread(keeper_ptr self, loaded_schedules& res) {
                                                     + "' was not written: this process lost its "
                                                       "lease on the shared store; retry")
                : make_error(errc::not_found, "schedule '" + w.id + "' was deleted"));
-    forget(self, w.id);
+    for (auto& f : held)
+      f(); // they find no schedule
     return;
   }
   auto& found = res.all.front();
@@ -121,15 +126,19 @@ void merge(keeper_ptr self, std::vector<schedule>& all) {
 
 } // namespace
 
-void forget(keeper_ptr self, const std::string& id) {
+std::vector<std::function<void()>> drop_entry(keeper_ptr self, const std::string& id) {
   auto& st = self->state;
   auto i = st.entries.find(id);
   if (i == st.entries.end())
-    return;
+    return {};
   auto held = std::move(i->second.held);
   st.entries.erase(i);
   st.due.remove(id);
-  for (auto& f : held)
+  return held;
+}
+
+void forget(keeper_ptr self, const std::string& id) {
+  for (auto& f : drop_entry(self, id))
     f(); // they find no schedule
 }
 

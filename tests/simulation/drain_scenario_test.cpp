@@ -35,10 +35,7 @@ size_t deliver_at_most(scenario& s, size_t limit) {
 TEST_CASE("a fire refused by a draining process waits before the next try",
           "[simulation][regression][drain]") {
   scenario s;
-  schedule tick;
-  tick.id = "tick";
-  tick.workflow = "sim.steps";
-  tick.every = 5s;
+  auto tick = periodic_steps("tick", 5s);
   s.world().ask(
     [k = s.world().keeper(), tick](bridge_actor::pointer self, const dispatcher_actor&) {
       self->request(k, caf::infinite, schedule_create_atom::value, tick)

@@ -185,4 +185,12 @@ std::optional<operation> scenario::stored(const std::string& id) {
   return store->peek(id);
 }
 
+schedule periodic_steps(std::string id, duration period) {
+  schedule s;
+  s.id = std::move(id);
+  s.workflow = "sim.steps";
+  s.every = period;
+  return s;
+}
+
 } // namespace stepwise::sim

@@ -5,6 +5,7 @@
 #include <random>
 #include <string>
 
+#include "engine/schedule.hpp"
 #include "tests/simulation/sim_log.hpp"
 #include "tests/simulation/sim_store.hpp"
 #include "tests/simulation/sim_workflows.hpp"
@@ -93,5 +94,8 @@ private:
   std::vector<worker_pool::job> taken_;
   std::optional<operation> answer_;
 };
+
+/// A schedule `id` that starts the simulation's `sim.steps` every `period`.
+schedule periodic_steps(std::string id, duration period);
 
 } // namespace stepwise::sim

@@ -35,10 +35,7 @@ caf::expected<Answer> ask_keeper(scenario& s, Ts... xs) {
 TEST_CASE("two triggers of one schedule in one millisecond start two operations",
           "[simulation][regression][schedules]") {
   scenario s;
-  schedule hourly;
-  hourly.id = "hourly";
-  hourly.workflow = "sim.steps";
-  hourly.every = 1h;
+  auto hourly = periodic_steps("hourly", 1h);
   REQUIRE(ask_keeper<schedule_result>(s, schedule_create_atom::value, hourly));
   auto first = ask_keeper<start_result>(s, schedule_trigger_atom::value, hourly.id);
   REQUIRE(first);

@@ -88,6 +88,8 @@ TEST_CASE("seeds that found bugs keep every invariant", "[simulation][regression
            "its exit and began a step that its successor had completed"},
     {52042, "the writer joined again before the dispatcher dropped its actors: one of them wrote "
             "under the new owner, and nothing drove that operation after"},
+    {62179, "a schedule create fenced by a lost lease dropped its entry twice: the second "
+            "create, held behind it, lost its own and was answered with an empty error"},
   };
   for (auto& f : seeds) {
     INFO(f.bug);
