@@ -150,6 +150,7 @@ commit_writer::try_result commit_writer::write_try(std::vector<checkpoint>& batc
                                                    std::vector<item>& replies,
                                                    std::chrono::milliseconds retry_in) {
   auto t0 = clock_->monotonic();
+  auto owner = keeper_ ? keeper_->owner() : std::string{};
   // Answered in the store's order: the events of concurrent commits
   // reach the sink by their seqs.
   auto err = store_->commit_then(batch, [&](commit_result& res) {
@@ -170,7 +171,7 @@ commit_writer::try_result commit_writer::write_try(std::vector<checkpoint>& batc
     return try_result::written;
   if (keeper_ && is_lease_lost(err)) {
     // Retrying cannot help: another process owns these operations now.
-    lease_lost(replies);
+    lease_lost(replies, owner);
     return try_result::fenced;
   }
   // Nothing of the batch was written, or the store will tell on the

@@ -154,10 +154,10 @@ private:
   /// Claims orphans and hands them to the dispatcher.
   void lease_tick();
 
-  /// The lease was ended: answers `fenced` and everything queued as stale
-  /// and tells the engine (once: after that, until `rejoin`, only
-  /// `fenced`).
-  void lease_lost(std::vector<item>& fenced);
+  /// The lease of `owner` was ended: answers `fenced` and everything
+  /// queued as stale and tells the engine (once: after that, until
+  /// `rejoin`, or for a batch of an older owner, only `fenced`).
+  void lease_lost(std::vector<item>& fenced, const std::string& owner);
 
   /// Joins again (retrying while the store fails, on the thread) and
   /// claims.

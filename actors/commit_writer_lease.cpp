@@ -22,7 +22,7 @@ void commit_writer::lease_tick() {
   }
   if (is_lease_lost(got.error())) {
     std::vector<item> none;
-    lease_lost(none);
+    lease_lost(none, keeper_->owner());
     return;
   }
   // The store did not answer: the next period tries again, and commits
@@ -31,11 +31,12 @@ void commit_writer::lease_tick() {
                  clock_->monotonic());
 }
 
-void commit_writer::lease_lost(std::vector<item>& fenced) {
+void commit_writer::lease_lost(std::vector<item>& fenced, const std::string& owner) {
   std::lock_guard<std::mutex> once{lease_mtx_};
-  if (!joined_.load()) {
-    // Found lost already (another lane, or a commit before the rejoin):
-    // only this batch, written under the lost lease, is left to answer.
+  if (!joined_.load() || keeper_->owner() != owner) {
+    // Found lost already (another lane, or a commit before the rejoin), or
+    // a batch begun under the owner before the rejoin: only this batch,
+    // written under the lost lease, is left to answer.
     for (auto& x : fenced)
       caf::anon_send(x.reply_to, commit_ack{x.tag, write_status::stale_revision});
     return;
