@@ -71,7 +71,6 @@ void forget(dispatcher_ptr self, const std::string& id) {
     st.live.erase(i);
     tidy_later(self);
   }
-  st.passivating.erase(id);
   forget_sleeper(self, id);
   release(self, id, operation_actor{});
 }
@@ -84,7 +83,6 @@ void on_lease_lost(dispatcher_ptr self) {
   for (auto& kv : st.live)
     self->send_exit(kv.second, caf::exit_reason::user_shutdown);
   st.live.clear();
-  st.passivating.clear();
   st.rt->stats.operations_sleeping.fetch_sub(static_cast<int64_t>(st.sleepers.size()),
                                              std::memory_order_relaxed);
   st.sleepers.clear();
@@ -337,11 +335,8 @@ internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime
     [=](recover_atom, const active_position&) {},
     // Operation actors.
     [=](finished_atom, const std::string& id, op_snapshot& snap) { on_finished(self, id, snap); },
-    [=](passivate_atom, const std::string& id, time_point due, uint64_t gen) {
-      on_passivate(self, id, due, gen);
-    },
-    [=](passivated_atom, const std::string& id) { on_passivated(self, id); },
-    [=](stay_atom, const std::string& id) { on_stay(self, id); },
+    [=](passivated_atom, const std::string& id, time_point due) { on_passivated(self, id, due); },
+    [=](wake_atom, const std::string& id) { on_late(self, id); },
     // Its timers, and a reader's answer to a wake-up's load.
     [=](wake_atom, uint64_t gen) { on_wake(self, gen); },
     [=](tidy_atom) { tidy(self); },

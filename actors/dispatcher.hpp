@@ -98,7 +98,7 @@ struct dispatcher_state {
   runtime_ptr rt;
   /// Operations with a live actor.
   std::unordered_map<std::string, operation_actor> live;
-  /// Operations between two owners (passivating, or being loaded): requests
+  /// Operations between two owners (being loaded): requests
   /// for them wait here, in order, until an actor owns the operation again.
   std::unordered_map<std::string, std::vector<std::function<void(const operation_actor&)>>> held;
   /// Passivated operations and their wake-up times.
@@ -108,8 +108,6 @@ struct dispatcher_state {
   /// being read back (dispatcher_admission.cpp).
   std::unordered_map<std::string, std::shared_ptr<const operation>> queued_ops;
   static constexpr size_t max_queued_in_memory = 10000;
-  /// Wake-up times of operations asked to passivate, until they answer.
-  std::unordered_map<std::string, time_point> passivating;
   /// The due time of the armed sleeper timer and its generation.
   std::optional<time_point> armed;
   uint64_t wake_gen = 0;
@@ -233,12 +231,11 @@ void tidy_later(dispatcher_ptr self);
 
 // -- passivation (dispatcher_parking.cpp) -------------------------------------
 
-/// An operation actor asks to passivate until `due`.
-void on_passivate(dispatcher_ptr self, const std::string& id, time_point due, uint64_t gen);
-/// It stopped.
-void on_passivated(dispatcher_ptr self, const std::string& id);
-/// It stays after all.
-void on_stay(dispatcher_ptr self, const std::string& id);
+/// An operation actor hands `id` off until `due`: only the wake-up time
+/// stays. The answer (once this returns) lets the actor quit.
+void on_passivated(dispatcher_ptr self, const std::string& id, time_point due);
+/// A message for `id` reached its actor after the hand-off: wake it.
+void on_late(dispatcher_ptr self, const std::string& id);
 /// The sleepers' timer.
 void on_wake(dispatcher_ptr self, uint64_t gen);
 /// A reader's answer to a wake-up's load.

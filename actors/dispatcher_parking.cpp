@@ -64,39 +64,19 @@ void wake(dispatcher_ptr self, const std::string& id) {
   self->send(self->state.rt->reader(), load_atom::value, id);
 }
 
-void on_passivate(dispatcher_ptr self, const std::string& id, time_point due, uint64_t gen) {
+void on_passivated(dispatcher_ptr self, const std::string& id, time_point due) {
   auto& st = self->state;
-  auto i = st.live.find(id);
-  if (i == st.live.end() || st.stopping || !from_owner(self, id))
-    return;
-  st.held[id]; // hold requests until the actor says yes or no
-  self->send(i->second, passivate_ok_atom::value, gen);
-  st.passivating[id] = due;
-}
-
-void on_passivated(dispatcher_ptr self, const std::string& id) {
-  auto& st = self->state;
+  // An actor dropped meanwhile (a lost lease) has nothing to hand off.
   if (!from_owner(self, id))
     return;
   st.live.erase(id);
   tidy_later(self);
-  auto due = st.passivating[id];
-  st.passivating.erase(id);
-  if (!st.held[id].empty()) {
-    wake(self, id); // requests arrived meanwhile: back it comes
-    return;
-  }
-  st.held.erase(id);
   add_sleeper(self, id, due);
 }
 
-void on_stay(dispatcher_ptr self, const std::string& id) {
-  auto& st = self->state;
-  if (!from_owner(self, id))
-    return;
-  st.passivating.erase(id);
-  if (auto i = st.live.find(id); i != st.live.end())
-    release(self, id, i->second);
+void on_late(dispatcher_ptr self, const std::string& id) {
+  if (self->state.sleepers.contains(id))
+    wake(self, id);
 }
 
 void on_wake(dispatcher_ptr self, uint64_t gen) {

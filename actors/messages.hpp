@@ -49,19 +49,20 @@ using step_timeout_atom = caf::atom_constant<caf::atom("sw_stepto")>;
 using lease_wait_atom = caf::atom_constant<caf::atom("sw_lwait")>;
 /// The operation's deadline passed.
 using deadline_atom = caf::atom_constant<caf::atom("sw_dline")>;
-/// The dispatcher's sleeper timer: (wake_atom, generation).
+/// The dispatcher's sleeper timer: (wake_atom, generation). From an
+/// operation actor that handed its operation off: a message for the
+/// operation reached it after the hand-off; wake it (wake_atom, id).
 using wake_atom = caf::atom_constant<caf::atom("sw_wake")>;
 /// A watched wait has lasted `passivate_after`: passivate now if it still
 /// waits (linger_atom, generation, due).
 using linger_atom = caf::atom_constant<caf::atom("sw_linger")>;
-/// Operation actor -> dispatcher: may I passivate? (id, due, generation).
+/// An operation actor to itself: passivate, if it still may once what is
+/// ahead of this in its mailbox is handled (passivate_atom, generation).
 using passivate_atom = caf::atom_constant<caf::atom("sw_pass")>;
-/// Dispatcher -> operation actor: go ahead, nothing more will be routed to you.
-using passivate_ok_atom = caf::atom_constant<caf::atom("sw_passok")>;
-/// Operation actor -> dispatcher: I stopped; wake me at `due`.
+/// Operation actor -> dispatcher, the hand-off: the actor gives its
+/// operation up until `due` (passivated_atom, id, due). The answer says
+/// that nothing more is on its way to the actor, which then quits.
 using passivated_atom = caf::atom_constant<caf::atom("sw_passed")>;
-/// Operation actor -> dispatcher: I stay alive after all.
-using stay_atom = caf::atom_constant<caf::atom("sw_stay")>;
 /// Operation actor -> dispatcher: the operation is terminal (id, snapshot).
 using finished_atom = caf::atom_constant<caf::atom("sw_done")>;
 /// Writer -> dispatcher: this process's lease was ended (another process took

@@ -60,16 +60,6 @@ void persist(self_ptr self, std::vector<event> events, next_action act) {
   }
 }
 
-bool passivate(self_ptr self, time_point due) {
-  auto& st = self->state;
-  if (st.op.deadline && *st.op.deadline < due)
-    due = *st.op.deadline;
-  if (due != time_point::max() && due - st.rt->clk->now() <= st.rt->cfg.wake_lead)
-    return false;
-  self->send(st.dispatcher, passivate_atom::value, st.op.id, due, st.work.generation());
-  return true;
-}
-
 duration start_lead(const operation_state& st) {
   auto lead = st.rt->cfg.dispatch_lead;
   if (lead.count() <= 0 || st.op.state != op_state::waiting)
@@ -386,9 +376,9 @@ operation_actor::behavior_type drive_operation(self_ptr self, runtime_ptr rt,
     [=](step_timeout_atom, uint64_t gen) { on_step_timeout(self, gen); },
     [=](lease_wait_atom, uint64_t gen) { on_lease_wait(self, gen); },
     [=](deadline_atom) { on_deadline(self); },
-    // The dispatcher: admission, passivation.
+    // The dispatcher: admission. To itself: passivation.
     [=](admitted_atom, int64_t revision) { on_admitted(self, revision); },
-    [=](passivate_ok_atom, uint64_t gen) { on_passivate_ok(self, gen); },
+    [=](passivate_atom, uint64_t gen) { on_passivate(self, gen); },
     // Child operations (operation_children.cpp).
     [=](children_started& msg) { on_children_started(self, msg); },
     [=](children_read& read) { on_children_read(self, read); },

@@ -131,6 +131,8 @@ struct operation_state {
   uint64_t lease_epoch = 0;
   /// When the wait that a timer just ended was due.
   time_point woken_due;
+  /// Until when the passivation under way gives the operation up.
+  time_point parking_due;
   /// When the attempt that a timer begins early (`start_lead`) is due.
   time_point start_at;
   /// Timers armed and not yet delivered: the engine's gauge counts them,

@@ -10,7 +10,8 @@
 
 /// The operation actor's own functions, shared by its source files
 /// (operation_actor.cpp: its behavior, start, steps, commits;
-/// operation_timers.cpp: timers, admission, passivation;
+/// operation_timers.cpp: timers, admission;
+/// operation_passivation.cpp: giving the actor up while it waits long;
 /// operation_requests.cpp: commands and signals; operation_waits.cpp:
 /// waits and their watchers). Not for other actors.
 namespace stepwise::op {
@@ -30,10 +31,11 @@ void execute(self_ptr self, next_action act);
 /// of an attempt that ended at once).
 void on_step_done(self_ptr self, step_done& msg);
 
-/// Asks the dispatcher to passivate the operation until `due` (its
-/// deadline, if earlier) and returns true. Returns false, keeping the
-/// actor, when that is within `wake_lead`: the dispatcher would read it
-/// back at once, again and again until then. The caller arms its timer.
+/// Passivates the operation until `due` (its deadline, if earlier) once
+/// what is in the mailbox now is handled, and returns true
+/// (operation_passivation.cpp). Returns false, keeping the actor, when
+/// that is within `wake_lead`: the dispatcher would read it back at once,
+/// again and again until then. The caller arms its timer.
 bool passivate(self_ptr self, time_point due);
 
 /// How long before a wait ends its timer fires: `dispatch_lead` when the
@@ -151,8 +153,10 @@ void on_step_timeout(self_ptr self, uint64_t gen);
 void on_deadline(self_ptr self);
 /// An admission round admitted the operation, as of `revision`.
 void on_admitted(self_ptr self, int64_t revision);
-/// The dispatcher agreed to a passivation asked as of `gen`.
-void on_passivate_ok(self_ptr self, uint64_t gen);
+/// The passivation decided as of `gen` is due: hands the operation to
+/// the dispatcher if nothing changed since, else keeps it here
+/// (operation_passivation.cpp).
+void on_passivate(self_ptr self, uint64_t gen);
 
 // Client requests (operation_requests.cpp).
 

@@ -1,6 +1,5 @@
 // The operation actor's wake-ups: its own timers (a due wait or retry, a
-// step's timeout, the deadline, waiting for the lease), admission, and the
-// dispatcher's answer to a passivation.
+// step's timeout, the deadline, waiting for the lease) and admission.
 #include "actors/operation_parts.hpp"
 
 #include "actors/messages.hpp"
@@ -95,21 +94,6 @@ void on_admitted(self_ptr self, int64_t revision) {
     auto act = progress::begin_next(st.op, *st.wf, st.rt->clk->now(), events);
     persist(self, std::move(events), act);
   });
-}
-
-void on_passivate_ok(self_ptr self, uint64_t gen) {
-  auto& st = self->state;
-  // A look at the children under way answers this actor: it stays.
-  if (st.work.current(gen) && !st.commit.busy() && !st.work.attempt_running() && parked(st.op)
-      && st.commit.deferred.empty() && !st.kids.reading) {
-    self->send(st.dispatcher, passivated_atom::value, st.op.id);
-    self->quit();
-    return;
-  }
-  self->send(st.dispatcher, stay_atom::value, st.op.id);
-  // Still waiting but not passivated: arm the timer here instead.
-  if (st.work.current(gen) && st.op.state == op_state::waiting && st.op.wake_at)
-    arm(self, *st.op.wake_at - start_lead(st), timer_atom::value, st.work.generation());
 }
 
 } // namespace stepwise::op

@@ -45,9 +45,9 @@ using internal_dispatcher_actor = dispatcher_actor::extend<
   caf::reacts_to<recover_atom, active_position>,
   // From an operation actor: its operation ended (and the last snapshot).
   caf::reacts_to<finished_atom, std::string, op_snapshot>,
-  // Passivation: an operation actor asks, stops, or stays.
-  caf::reacts_to<passivate_atom, std::string, time_point, uint64_t>,
-  caf::reacts_to<passivated_atom, std::string>, caf::reacts_to<stay_atom, std::string>,
+  // Passivation: an operation actor hands its operation off; a message
+  // that reached it after the hand-off wakes the operation.
+  caf::reacts_to<passivated_atom, std::string, time_point>, caf::reacts_to<wake_atom, std::string>,
   // Its timers: the sleepers' wake-up, housekeeping, the admission poll.
   caf::reacts_to<wake_atom, uint64_t>, caf::reacts_to<tidy_atom>,
   caf::reacts_to<admission_poll_atom>, caf::reacts_to<wait_due_atom, std::string, uint64_t>,
@@ -91,8 +91,8 @@ using operation_actor = caf::typed_actor<
   caf::reacts_to<timer_atom, uint64_t>, caf::reacts_to<step_timeout_atom, uint64_t>,
   caf::reacts_to<lease_wait_atom, uint64_t>, caf::reacts_to<deadline_atom>,
   caf::reacts_to<linger_atom, uint64_t, time_point>,
-  // From the dispatcher: admitted (as of a revision); passivation agreed.
-  caf::reacts_to<admitted_atom, int64_t>, caf::reacts_to<passivate_ok_atom, uint64_t>,
+  // From the dispatcher: admitted (as of a revision). To itself: passivate.
+  caf::reacts_to<admitted_atom, int64_t>, caf::reacts_to<passivate_atom, uint64_t>,
   // To itself, after refusing a request for an ended operation.
   caf::reacts_to<settle_atom>,
   // Child operations (operation_children.cpp): a step's children started;

@@ -50,9 +50,8 @@ std::string describe(const caf::type_erased_tuple& msg) {
     return "admission_round startable "
            + std::to_string(msg.get_as<admission_round>(0).startable.size());
   // CAF would print their times as numbers, and overflows on time_point::max.
-  if (msg.match_elements<passivate_atom, std::string, time_point, uint64_t>())
-    return "passivate " + msg.get_as<std::string>(1) + " gen "
-           + std::to_string(msg.get_as<uint64_t>(3));
+  if (msg.match_elements<passivated_atom, std::string, time_point>())
+    return "passivated " + msg.get_as<std::string>(1);
   if (msg.match_elements<linger_atom, uint64_t, time_point>())
     return "linger gen " + std::to_string(msg.get_as<uint64_t>(1));
   if (msg.match_element<bridge_job>(0))
