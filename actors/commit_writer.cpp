@@ -11,11 +11,11 @@
 
 namespace stepwise {
 
-commit_writer::commit_writer(store_ptr st, writer_events_receiver events_sink, metrics& m,
+commit_writer::commit_writer(store_ptr st, writer_outputs out, metrics& m,
                              std::shared_ptr<clock> clk, options opts,
                              std::shared_ptr<lease_keeper> keeper)
   : store_(std::move(st)),
-    events_sink_(std::move(events_sink)),
+    out_(std::move(out)),
     metrics_(m),
     opts_(std::move(opts)),
     health_(opts_.log),
@@ -93,8 +93,8 @@ bool commit_writer::admission_round() {
   last_answer_ = clock_->monotonic();
   health_.answered(last_answer_);
   if (!res->events.empty())
-    caf::anon_send(events_sink_, event_batch{std::move(res->events)});
-  caf::anon_send(events_sink_, std::move(*res));
+    caf::anon_send(out_.events, event_batch{std::move(res->events)});
+  caf::anon_send(out_.engine, std::move(*res));
   return true;
 }
 
@@ -165,7 +165,7 @@ commit_writer::try_result commit_writer::write_try(std::vector<checkpoint>& batc
     for (size_t i = 0; i < replies.size(); ++i)
       caf::anon_send(replies[i].reply_to, commit_ack{replies[i].tag, res.status[i]});
     if (!res.events.empty())
-      caf::anon_send(events_sink_, event_batch{std::move(res.events)});
+      caf::anon_send(out_.events, event_batch{std::move(res.events)});
   });
   if (!err)
     return try_result::written;

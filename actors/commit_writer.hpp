@@ -20,6 +20,14 @@
 
 namespace stepwise {
 
+/// Where the commit writer's news goes.
+struct writer_outputs {
+  /// Each commit's events, in log order: the event fan-out.
+  event_listener events;
+  /// Admission rounds, operations claimed, a lost lease: the dispatcher.
+  writer_events_receiver engine;
+};
+
 /// Group commit: the writer of the store. Checkpoints from many operations
 /// that arrive while a commit is in flight are written together in the next
 /// transaction; each sender gets a `commit_ack` only when its write is
@@ -28,7 +36,7 @@ namespace stepwise {
 /// for the store; the first thread also does the duties below. A failed commit is retried with backoff, never
 /// acknowledged as done and never dropped: the senders just wait.
 ///
-/// Committed events go to `events_sink` (the dispatcher) as one
+/// Committed events go to `out.events` (the event fan-out) as one
 /// `event_batch` per transaction, in log order.
 ///
 /// With a `lease_keeper` (a store shared by several processes) the thread
@@ -64,9 +72,8 @@ public:
 
   /// `clk` times everything the writer measures or waits for (its
   /// readings by `monotonic()`, admission by `now()`).
-  commit_writer(store_ptr st, writer_events_receiver events_sink, metrics& m,
-                std::shared_ptr<clock> clk, options opts,
-                std::shared_ptr<lease_keeper> keeper = nullptr);
+  commit_writer(store_ptr st, writer_outputs out, metrics& m, std::shared_ptr<clock> clk,
+                options opts, std::shared_ptr<lease_keeper> keeper = nullptr);
 
   ~commit_writer();
 
@@ -185,7 +192,7 @@ private:
                        std::chrono::milliseconds retry_in);
 
   store_ptr store_;
-  writer_events_receiver events_sink_;
+  writer_outputs out_;
   metrics& metrics_;
   options opts_;
   store_health health_;

@@ -16,7 +16,7 @@ void commit_writer::lease_tick() {
     health_.answered(last_answer_);
     if (!got->empty()) {
       metrics_.operations_claimed.fetch_add(got->size(), std::memory_order_relaxed);
-      caf::anon_send(events_sink_, recover_atom::value, recovered_ops{std::move(*got)});
+      caf::anon_send(out_.engine, recover_atom::value, recovered_ops{std::move(*got)});
     }
     return;
   }
@@ -61,7 +61,7 @@ void commit_writer::lease_lost(std::vector<item>& fenced, const std::string& own
   for (auto& x : fenced)
     caf::anon_send(x.reply_to, commit_ack{x.tag, write_status::stale_revision});
   // The dispatcher drops its actors, then asks for `rejoin`.
-  caf::anon_send(events_sink_, lease_lost_atom::value);
+  caf::anon_send(out_.engine, lease_lost_atom::value);
 }
 
 void commit_writer::rejoin() {

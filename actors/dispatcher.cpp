@@ -283,12 +283,6 @@ internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime
       : static_cast<uint32_t>(
         std::hash<std::string>{}(std::to_string(st.rt->clk->now().time_since_epoch().count()))
         ^ static_cast<uint32_t>(::getpid()));
-  self->set_down_handler([=](caf::down_msg& dm) {
-    auto& subs = self->state.subscribers;
-    subs.erase(std::remove_if(subs.begin(), subs.end(),
-                              [&](const event_listener& a) { return a.address() == dm.source; }),
-               subs.end());
-  });
   return {
     // Clients: the public protocol (dispatcher_requests.cpp).
     [=](start_atom, start_request& req) { return on_start(self, req); },
@@ -312,21 +306,12 @@ internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime
     },
     [=](wait_due_atom, const std::string& id, uint64_t tag) { on_wait_due(self, id, tag); },
     [=](subscribe_atom, event_listener& listener) {
-      self->monitor(listener);
-      self->state.subscribers.emplace_back(std::move(listener));
+      self->send(self->state.rt->fanout, subscribe_atom::value, std::move(listener));
     },
     [=](watch_done_atom, watch_reply& reply) { on_report(self, reply); },
     [=](shutdown_atom) { on_shutdown(self); },
     // The commit writer.
     [=](commit_ack& ack) { on_create_ack(self, ack); },
-    [=](event_batch& batch) {
-      // Copy for all but the last subscriber, which gets the batch itself.
-      auto& subs = self->state.subscribers;
-      for (size_t i = 0; i + 1 < subs.size(); ++i)
-        self->send(subs[i], batch);
-      if (!subs.empty())
-        self->send(subs.back(), std::move(batch));
-    },
     [=](admission_round& round) { on_round(self, round); },
     [=](recover_atom, recovered_ops& found) { on_recover(self, found); },
     [=](lease_lost_atom) { on_lease_lost(self); },

@@ -130,7 +130,6 @@ struct dispatcher_state {
     time_point due;
   };
   std::unordered_multimap<std::string, waiter> waiters;
-  std::vector<event_listener> subscribers;
   bool stopping = false;
   /// Whether the periodic admission round runs.
   bool admission_polling = false;

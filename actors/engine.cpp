@@ -55,12 +55,7 @@ void engine::shared::shutdown() {
   // Their states hold the runtime: exiting breaks the cycle. The readers'
   // list stays as it is: actors still running (the schedule keeper) pick
   // from it, and a request to an exited reader is answered with an error.
-  if (rt->schedules)
-    caf::anon_send_exit(rt->schedules, caf::exit_reason::user_shutdown);
-  if (rt->retention)
-    caf::anon_send_exit(rt->retention, caf::exit_reason::user_shutdown);
-  for (auto& r : rt->readers)
-    caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
+  rt->exit_parts(caf::exit_reason::user_shutdown);
   caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
 }
 

@@ -9,6 +9,7 @@
 #include <caf/send.hpp>
 
 #include "actors/dispatcher.hpp"
+#include "actors/event_fanout.hpp"
 #include "actors/lease_keeper.hpp"
 #include "actors/messages.hpp"
 #include "actors/reader_actor.hpp"
@@ -102,6 +103,7 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
   for (size_t i = 0; i < std::max<size_t>(1, cfg.read_workers); ++i)
     rt->readers.push_back(threads ? sys.spawn<caf::detached>(serve_reads, rt)
                                   : sys.spawn(serve_reads, rt));
+  rt->fanout = sys.spawn(event_fanout);
   auto a = sys.spawn(dispatcher, rt);
   rt->lease = *keeper;
   if (rt->lease)
@@ -111,8 +113,8 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
   wopts.max_backlog = cfg.max_backlog;
   wopts.log = cfg.log;
   wopts.threads = threads;
-  rt->writer =
-    std::make_unique<commit_writer>(rt->store, a, rt->stats, rt->clk, std::move(wopts), rt->lease);
+  rt->writer = std::make_unique<commit_writer>(rt->store, writer_outputs{rt->fanout, a}, rt->stats,
+                                               rt->clk, std::move(wopts), rt->lease);
   rt->writer->enable_admission(rt->limits);
   rt->schedules = sys.spawn(schedule_keeper, rt, a);
   // Sent once the handle is in the runtime (see schedule_keeper).

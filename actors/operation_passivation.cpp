@@ -6,10 +6,11 @@
 // owner at once. The dispatcher, from then on, wakes the operation for
 // whatever addresses it; what it routed to the actor before it took the
 // hand-off is already in the actor's mailbox, and the actor passes each on
-// (a request is refused as if the actor were gone, which makes the
-// dispatcher route it again; a report goes back to it; anything else that
-// needs the operation wakes it). The dispatcher's answer comes after all
-// of those, so the actor quits on it with nothing left behind.
+// (a request or a report goes back to the dispatcher, which routes it
+// again and so wakes the operation, the answer going to whoever asked;
+// anything else that needs the operation wakes it). The dispatcher's
+// answer comes after all of those, so the actor quits on it with nothing
+// left behind.
 #include "actors/operation_parts.hpp"
 
 #include "actors/messages.hpp"
@@ -20,15 +21,20 @@ namespace {
 
 /// What the actor does between its hand-off and the dispatcher's answer.
 operation_actor::behavior_type handed_off(self_ptr self) {
-  auto gone = [] { return caf::make_error(caf::sec::request_receiver_down); };
+  auto& dispatcher = self->state.dispatcher;
+  auto& id = self->state.op.id;
   auto wake = [self] {
     auto& st = self->state;
     self->send(st.dispatcher, wake_atom::value, st.op.id);
   };
   return {
-    [=](get_atom) -> caf::result<operation> { return gone(); },
-    [=](command_atom, command) -> caf::result<operation> { return gone(); },
-    [=](signal_atom, signal_request&) -> caf::result<signal_result> { return gone(); },
+    [=](get_atom) { return self->delegate(dispatcher, get_atom::value, id); },
+    [=](command_atom, command cmd) {
+      return self->delegate(dispatcher, command_atom::value, id, cmd);
+    },
+    [=](signal_atom, signal_request& req) {
+      return self->delegate(dispatcher, signal_atom::value, id, std::move(req));
+    },
     [=](watch_done_atom, watch_reply& reply) {
       self->send(self->state.dispatcher, watch_done_atom::value, std::move(reply));
     },

@@ -26,12 +26,17 @@ namespace stepwise {
 /// What the commit writer answers a checkpoint's sender with.
 using commit_ack_receiver = caf::typed_actor<caf::reacts_to<commit_ack>>;
 
-/// What the commit writer tells the dispatcher: the events of each commit,
-/// each admission round, operations claimed from a process whose lease
-/// ended, and that this process's own lease was lost.
+/// What the commit writer tells the dispatcher: each admission round,
+/// operations claimed from a process whose lease ended, and that this
+/// process's own lease was lost.
 using writer_events_receiver =
-  caf::typed_actor<caf::reacts_to<event_batch>, caf::reacts_to<admission_round>,
-                   caf::reacts_to<recover_atom, recovered_ops>, caf::reacts_to<lease_lost_atom>>;
+  caf::typed_actor<caf::reacts_to<admission_round>, caf::reacts_to<recover_atom, recovered_ops>,
+                   caf::reacts_to<lease_lost_atom>>;
+
+/// The event fan-out (actors/event_fanout.hpp): the writer's committed
+/// batches in, every subscriber's copy out.
+using event_fanout_actor =
+  caf::typed_actor<caf::reacts_to<event_batch>, caf::reacts_to<subscribe_atom, event_listener>>;
 
 /// The dispatcher: the public protocol, and what the engine's own parts
 /// send it.
@@ -39,8 +44,8 @@ using internal_dispatcher_actor = dispatcher_actor::extend<
   // A create is written (or its key was taken).
   caf::reacts_to<commit_ack>,
   // From the writer (see writer_events_receiver).
-  caf::reacts_to<event_batch>, caf::reacts_to<admission_round>,
-  caf::reacts_to<recover_atom, recovered_ops>, caf::reacts_to<lease_lost_atom>,
+  caf::reacts_to<admission_round>, caf::reacts_to<recover_atom, recovered_ops>,
+  caf::reacts_to<lease_lost_atom>,
   // To itself: the next page of start-up recovery.
   caf::reacts_to<recover_atom, active_position>,
   // From an operation actor: its operation ended (and the last snapshot).

@@ -4,20 +4,21 @@
 #include <algorithm>
 
 #include "actors/retention_pacing.hpp"
+#include "engine/errc.hpp"
 #include "engine/log.hpp"
 
 namespace stepwise {
 
 namespace {
 
-using keeper_ptr = retention_keeper_actor::stateful_pointer<retention_keeper_state>;
+using retention_ptr = retention_keeper_actor::stateful_pointer<retention_keeper_state>;
 
-void arm(keeper_ptr self, time_point due) {
+void arm(retention_ptr self, time_point due) {
   auto& st = self->state;
   st.rt->clk->send_at(due, self, retention_tick_atom::value, ++st.gen);
 }
 
-void failed(keeper_ptr self, const caf::error& err, const char* what) {
+void failed(retention_ptr self, const caf::error& err, const char* what) {
   auto& st = self->state;
   st.rt->stats.retention_errors.fetch_add(1, std::memory_order_relaxed);
   st.resume.reset();
@@ -29,7 +30,7 @@ void failed(keeper_ptr self, const caf::error& err, const char* what) {
   arm(self, st.rt->clk->now() + retention_period(st.rt->cfg));
 }
 
-void on_batch(keeper_ptr self, const purge_result& r) {
+void on_batch(retention_ptr self, const purge_result& r) {
   auto& st = self->state;
   auto& stats = st.rt->stats;
   stats.retention_operations_removed.fetch_add(r.operations, std::memory_order_relaxed);
@@ -48,7 +49,7 @@ void on_batch(keeper_ptr self, const purge_result& r) {
   arm(self, now + retention_pause(now - st.batch_began));
 }
 
-void on_tick(keeper_ptr self, uint64_t gen) {
+void on_tick(retention_ptr self, uint64_t gen) {
   auto& st = self->state;
   if (gen != st.gen)
     return; // a later timer replaced it
@@ -67,7 +68,7 @@ void on_tick(keeper_ptr self, uint64_t gen) {
 
 } // namespace
 
-retention_keeper_actor::behavior_type retention_keeper(keeper_ptr self, runtime_ptr rt) {
+retention_keeper_actor::behavior_type retention_keeper(retention_ptr self, runtime_ptr rt) {
   self->state.rt = std::move(rt);
   return {
     [=](retention_tick_atom, uint64_t gen) { on_tick(self, gen); },

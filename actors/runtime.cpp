@@ -1,5 +1,7 @@
 #include "actors/runtime.hpp"
 
+#include <caf/send.hpp>
+
 #include "engine/redact.hpp"
 #include "engine/sealed_json.hpp"
 
@@ -65,6 +67,17 @@ void runtime::stop() {
   // A due step handed to the clock holds its context, which holds the clock.
   if (clk)
     clk->drop_calls();
+}
+
+void runtime::exit_parts(caf::exit_reason why) {
+  if (schedules)
+    caf::anon_send_exit(schedules, why);
+  if (retention)
+    caf::anon_send_exit(retention, why);
+  if (fanout)
+    caf::anon_send_exit(fanout, why);
+  for (auto& r : readers)
+    caf::anon_send_exit(r, why);
 }
 
 runtime::~runtime() {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <caf/actor.hpp>
+#include <caf/exit_reason.hpp>
 
 #include "actors/commit_writer.hpp"
 #include "actors/protocols.hpp"
@@ -38,6 +39,8 @@ struct runtime {
   /// Actors that serve store reads (detached: each owns a thread).
   std::vector<reader_actor> readers;
   std::atomic<size_t> next_reader{0};
+  /// The event fan-out: the subscribers of committed events.
+  event_fanout_actor fanout;
   /// The schedule keeper (its fires' answers, the ends of their operations).
   schedule_keeper_actor schedules;
   /// The retention keeper (none for a store without retention).
@@ -77,6 +80,11 @@ struct runtime {
 
   /// Stops the pools and the writer (draining what is queued). Idempotent.
   void stop();
+
+  /// Sends `why` to every actor of the engine but the dispatcher and the
+  /// operation actors: the readers and the keepers, whose states hold
+  /// this runtime (exiting breaks the cycle), and the event fan-out.
+  void exit_parts(caf::exit_reason why);
 
   ~runtime();
 };

@@ -68,11 +68,7 @@ sim_world::~sim_world() {
     auto& live = dispatcher().live;
     for (auto& kv : live)
       caf::anon_send_exit(kv.second, caf::exit_reason::kill);
-    for (auto& r : parts_.rt->readers)
-      caf::anon_send_exit(r, caf::exit_reason::kill);
-    caf::anon_send_exit(parts_.rt->schedules, caf::exit_reason::kill);
-    if (parts_.rt->retention)
-      caf::anon_send_exit(parts_.rt->retention, caf::exit_reason::kill);
+    parts_.rt->exit_parts(caf::exit_reason::kill);
     caf::anon_send_exit(parts_.dispatcher, caf::exit_reason::kill);
   }
   if (client_) {
