@@ -1,6 +1,7 @@
 #include "actors/dispatcher.hpp"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include <unistd.h>
 
@@ -102,6 +103,18 @@ void on_lease_lost(dispatcher_ptr self) {
 }
 
 void on_recover(dispatcher_ptr self, recovered_ops& found);
+
+/// Children of a parent canceled before they were (a crash in between) are
+/// canceled now: the children keeper reads the parents of those found.
+void tell_parents(dispatcher_ptr self, const std::vector<operation>& found) {
+  std::unordered_set<std::string> parents;
+  for (auto& op : found)
+    if (!op.parent_id.empty())
+      parents.insert(op.parent_id);
+  if (!parents.empty())
+    self->send(self->state.rt->children, recover_atom::value,
+               std::vector<std::string>{parents.begin(), parents.end()});
+}
 void leave_recovery(dispatcher_ptr self);
 
 /// Asks a reader for the page of start-up recovery after `after`.
@@ -160,7 +173,7 @@ void on_recover(dispatcher_ptr self, recovered_ops& found) {
   auto& st = self->state;
   if (st.stopping)
     return; // not resumed here: the lease is left, others claim them
-  check_parents(self, found.ops);
+  tell_parents(self, found.ops);
   auto now = st.rt->clk->now();
   for (auto& op : found.ops) {
     forget(self, op.id);
@@ -211,8 +224,10 @@ void on_finished(dispatcher_ptr self, const std::string& id, const op_snapshot& 
     return;
   st.live.erase(id);
   tidy_later(self);
-  if (snap)
-    on_ended_for_children(self, *snap);
+  // The children keeper counts the ends of children and cancels those of
+  // a canceled parent.
+  if (snap && (!snap->parent_id.empty() || snap->state == op_state::canceled))
+    self->send(st.rt->children, finished_atom::value, snap);
   if (snap && snap->admission != admission::none)
     request_admission(self); // its key and slot are free now
   if (snap && !snap->schedule_id.empty() && is_terminal(snap->state) && st.rt->schedules)
@@ -329,16 +344,12 @@ internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime
     [=](maybe_op& res) { on_loaded(self, res); },
     // The schedule keeper.
     [=](fire_atom, start_request& req) { on_fire(self, req); },
-    // Child operations (dispatcher_children.cpp).
+    // Child operations: a step's children to start (dispatcher_children.cpp),
+    // a parent to nudge.
     [=](start_children_atom, children_start& req) { on_start_children(self, req); },
-    [=](children_watch_atom, const std::string& parent, children_watch& w) {
-      on_children_watch(self, parent, w);
+    [=](children_nudge_atom, const std::string& parent, uint64_t seq) {
+      on_children_nudge(self, parent, seq);
     },
-    [=](children_arm_atom, const std::string& parent, uint64_t seq, uint64_t need, bool fail_fast) {
-      on_children_arm(self, parent, seq, need, fail_fast);
-    },
-    [=](children_unwatch_atom, const std::string& parent) { on_children_unwatch(self, parent); },
-    [=](children_read& read) { on_children_listed(self, read); },
   };
 }
 

@@ -75,17 +75,6 @@ struct waiting_start {
   create_answer answer;
 };
 
-/// A children wait as the dispatcher keeps it: the parent's children that
-/// ended since it opened, and how many it waits for.
-struct child_watch {
-  uint64_t seq = 0;
-  std::string of_step;
-  uint64_t seen = 0;
-  /// Not armed yet: the parent still reads its children.
-  uint64_t need = UINT64_MAX;
-  bool fail_fast = false;
-};
-
 /// The state of the dispatcher: the one actor that knows every operation of
 /// this process. It creates operations, routes requests by operation id to
 /// the operation actors, keeps the wake-up times of passivated operations
@@ -146,11 +135,6 @@ struct dispatcher_state {
   bool recovering = false;
   /// Operations resumed by the recovery under way.
   size_t recovered_count = 0;
-  /// Children waits of parents (dispatcher_children.cpp), by parent id.
-  std::unordered_map<std::string, child_watch> child_watches;
-  /// Canceled parents whose children are being listed, to be canceled
-  /// but for those of these steps (their policy is to abandon them).
-  std::unordered_map<std::string, std::vector<std::string>> child_cancels;
   /// Node part of generated ids, distinct per process.
   uint32_t node = 0;
   uint32_t counter = 0;
@@ -209,20 +193,9 @@ void start_waiting(dispatcher_ptr self);
 void fill_child(child_batch& batch, size_t slot, std::string id, caf::error err);
 /// Starts the children a step asked for, answered in one message.
 void on_start_children(dispatcher_ptr self, children_start& req);
-/// A parent's children wait opens: count its children's ends, list them.
-void on_children_watch(dispatcher_ptr self, const std::string& parent, children_watch& w);
-/// The parent read them: nudge it once `need` more ended.
-void on_children_arm(dispatcher_ptr self, const std::string& parent, uint64_t seq, uint64_t need,
-                     bool fail_fast);
-void on_children_unwatch(dispatcher_ptr self, const std::string& parent);
-/// The children of a canceled parent, listed: cancel them.
-void on_children_listed(dispatcher_ptr self, children_read& read);
-/// An operation ended (`snap`, its last state): its parent's wait counts
-/// it; its own children are canceled if it was.
-void on_ended_for_children(dispatcher_ptr self, const operation& snap);
-/// Operations found by a recovery: children whose parent was canceled
-/// before they were (a crash in between) are canceled now.
-void check_parents(dispatcher_ptr self, const std::vector<operation>& found);
+/// The children keeper nudges `parent`: it looks at its children again
+/// (woken, if it sleeps).
+void on_children_nudge(dispatcher_ptr self, const std::string& parent, uint64_t seq);
 
 /// An operation's actor is gone (ended, passivated, taken over): arms the
 /// heap tidy, once, on the engine's clock (dispatcher.cpp).

@@ -74,6 +74,16 @@ void on_passivated(dispatcher_ptr self, const std::string& id, time_point due) {
   add_sleeper(self, id, due);
 }
 
+void on_children_nudge(dispatcher_ptr self, const std::string& parent, uint64_t seq) {
+  if (self->state.sleepers.contains(parent)) {
+    wake(self, parent); // its wait reads the children as it resumes
+    return;
+  }
+  route(
+    self, parent, [=](const operation_actor& a) { self->send(a, children_nudge_atom::value, seq); },
+    [] {});
+}
+
 void on_late(dispatcher_ptr self, const std::string& id) {
   if (self->state.sleepers.contains(id))
     wake(self, id);

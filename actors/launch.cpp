@@ -8,6 +8,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/send.hpp>
 
+#include "actors/children_keeper.hpp"
 #include "actors/dispatcher.hpp"
 #include "actors/event_fanout.hpp"
 #include "actors/lease_keeper.hpp"
@@ -105,6 +106,7 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
                                   : sys.spawn(serve_reads, rt));
   rt->fanout = sys.spawn(event_fanout);
   auto a = sys.spawn(dispatcher, rt);
+  rt->children = sys.spawn(children_keeper, rt, a);
   rt->lease = *keeper;
   if (rt->lease)
     rt->stats.operations_claimed.fetch_add(active->size(), std::memory_order_relaxed);

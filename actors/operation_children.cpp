@@ -50,7 +50,7 @@ void look(self_ptr self) {
     return;
   st.kids.reading = true;
   st.kids.wait_seq = ++st.kids.seq;
-  self->send(st.dispatcher, children_watch_atom::value, st.op.id,
+  self->send(st.rt->children, children_watch_atom::value, st.op.id,
              children_watch{st.kids.wait_seq, w->of_step, children_read_receiver{self}});
 }
 
@@ -115,7 +115,7 @@ void judge_read(self_ptr self, children_read& read) {
     persist(self, std::move(events), act);
     return;
   }
-  self->send(st.dispatcher, children_arm_atom::value, st.op.id, st.kids.wait_seq,
+  self->send(st.rt->children, children_arm_atom::value, st.op.id, st.kids.wait_seq,
              static_cast<uint64_t>(verdict.need), !w.accept_failures);
   park(self);
 }
@@ -243,7 +243,7 @@ void leave_children_wait(self_ptr self) {
   // A look under way no longer holds the actor: its answer is dropped.
   st.kids.wait_step = SIZE_MAX;
   st.kids.reading = false;
-  self->send(st.dispatcher, children_unwatch_atom::value, st.op.id);
+  self->send(st.rt->children, children_unwatch_atom::value, st.op.id);
 }
 
 } // namespace stepwise::op

@@ -60,13 +60,23 @@ using internal_dispatcher_actor = dispatcher_actor::extend<
   caf::reacts_to<maybe_op>,
   // The schedule keeper: a fire to start.
   caf::reacts_to<fire_atom, start_request>,
-  // Child operations (dispatcher_children.cpp): a step's children to
-  // start; a parent's children wait opens, arms, closes; a reader's list of
-  // a canceled parent's children.
+  // Child operations: a step's children to start (dispatcher_children.cpp);
+  // the children keeper's nudge of a parent.
   caf::reacts_to<start_children_atom, children_start>,
+  caf::reacts_to<children_nudge_atom, std::string, uint64_t>>;
+
+/// The children keeper (actors/children_keeper.hpp).
+using children_keeper_actor = caf::typed_actor<
+  // From an operation actor: its children wait opens, arms, closes.
   caf::reacts_to<children_watch_atom, std::string, children_watch>,
   caf::reacts_to<children_arm_atom, std::string, uint64_t, uint64_t, bool>,
-  caf::reacts_to<children_unwatch_atom, std::string>, caf::reacts_to<children_read>>;
+  caf::reacts_to<children_unwatch_atom, std::string>,
+  // A reader's list of a canceled parent's children.
+  caf::reacts_to<children_read>,
+  // From the dispatcher: an operation ended; the parents of operations a
+  // recovery found.
+  caf::reacts_to<finished_atom, op_snapshot>,
+  caf::reacts_to<recover_atom, std::vector<std::string>>>;
 
 /// The schedule keeper: the public protocol (engine/schedule_requests.hpp),
 /// and what the engine's own parts send it.

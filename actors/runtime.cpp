@@ -76,6 +76,8 @@ void runtime::exit_parts(caf::exit_reason why) {
     caf::anon_send_exit(retention, why);
   if (fanout)
     caf::anon_send_exit(fanout, why);
+  if (children)
+    caf::anon_send_exit(children, why);
   for (auto& r : readers)
     caf::anon_send_exit(r, why);
 }
