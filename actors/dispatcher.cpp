@@ -8,6 +8,7 @@
 #include <caf/system_messages.hpp>
 
 #include "actors/free_memory.hpp"
+#include "actors/recovery_pager.hpp"
 #include "actors/unregistered_actor.hpp"
 #include "engine/errc.hpp"
 #include "engine/log.hpp"
@@ -117,21 +118,6 @@ void tell_parents(dispatcher_ptr self, const std::vector<operation>& found) {
 }
 void leave_recovery(dispatcher_ptr self);
 
-/// Asks a reader for the page of start-up recovery after `after`.
-void read_recovery_page(dispatcher_ptr self, const active_position& after) {
-  auto& st = self->state;
-  auto limit = static_cast<uint64_t>(std::max<size_t>(1, st.rt->cfg.recovery_page));
-  self->request(st.rt->reader(), caf::infinite, recover_atom::value, after, limit)
-    .then([=](recovered_ops& page) { on_recover(self, page); },
-          [=](caf::error& err) {
-            write_log(self->state.rt->cfg.log, log_level::warn,
-                      "recovery: reading the active operations failed, "
-                      "retrying in 1 s: "
-                        + message_of(err));
-            send_in(self, std::chrono::seconds(1), recover_atom::value, after);
-          });
-}
-
 /// Holds every request until start-up recovery has read its last page: an
 /// operation not read yet must not look absent.
 void enter_recovery(dispatcher_ptr self) {
@@ -145,9 +131,7 @@ void enter_recovery(dispatcher_ptr self) {
   self->become(caf::keep_behavior,
                recovery_behavior{recovery_behavior::unsafe_init{},
                                  caf::message_handler{
-                                   [=](recover_atom, const active_position& after) {
-                                     read_recovery_page(self, after);
-                                   },
+                                   [=](page_atom, recovered_ops& page) { on_recover(self, page); },
                                    [=](shutdown_atom) {
                                      // Stop reading pages; the held requests and the shutdown
                                      // itself go through the usual behavior.
@@ -202,8 +186,10 @@ void on_recover(dispatcher_ptr self, recovered_ops& found) {
   }
   st.recovered_count += found.ops.size();
   if (found.next) {
+    // The first page (from the launch) starts the pager; it sends the others.
+    if (!st.recovering)
+      self->spawn<caf::linked>(recovery_pager, st.rt, internal_dispatcher_actor{self}, *found.next);
     enter_recovery(self);
-    read_recovery_page(self, *found.next);
     return;
   }
   leave_recovery(self);
@@ -330,9 +316,9 @@ internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime
     [=](admission_round& round) { on_round(self, round); },
     [=](recover_atom, recovered_ops& found) { on_recover(self, found); },
     [=](lease_lost_atom) { on_lease_lost(self); },
-    // Start-up recovery's next page (after a failed read; taken in the
-    // recovery behavior, ignored once recovery was left).
-    [=](recover_atom, const active_position&) {},
+    // A page of start-up recovery (taken in the recovery behavior; one that
+    // comes after a shutdown left it is dropped).
+    [=](page_atom, recovered_ops&) {},
     // Operation actors.
     [=](finished_atom, const std::string& id, op_snapshot& snap) { on_finished(self, id, snap); },
     [=](passivated_atom, const std::string& id, time_point due) { on_passivated(self, id, due); },

@@ -37,6 +37,9 @@ using load_key_atom = caf::atom_constant<caf::atom("sw_loadkey")>;
 /// Launch or writer -> dispatcher: non-terminal operations to resume (found at
 /// start, or claimed from a process whose lease ended).
 using recover_atom = caf::atom_constant<caf::atom("sw_recover")>;
+/// Recovery pager -> dispatcher: (page_atom, recovered_ops), the next page
+/// of start-up recovery.
+using page_atom = caf::atom_constant<caf::atom("sw_page")>;
 
 // -- internal ------------------------------------------------------------------
 

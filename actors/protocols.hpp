@@ -46,8 +46,8 @@ using internal_dispatcher_actor = dispatcher_actor::extend<
   // From the writer (see writer_events_receiver).
   caf::reacts_to<admission_round>, caf::reacts_to<recover_atom, recovered_ops>,
   caf::reacts_to<lease_lost_atom>,
-  // To itself: the next page of start-up recovery.
-  caf::reacts_to<recover_atom, active_position>,
+  // The recovery pager: the next page of start-up recovery.
+  caf::reacts_to<page_atom, recovered_ops>,
   // From an operation actor: its operation ended (and the last snapshot).
   caf::reacts_to<finished_atom, std::string, op_snapshot>,
   // Passivation: an operation actor hands its operation off; a message
@@ -77,6 +77,10 @@ using children_keeper_actor = caf::typed_actor<
   // recovery found.
   caf::reacts_to<finished_atom, op_snapshot>,
   caf::reacts_to<recover_atom, std::vector<std::string>>>;
+
+/// The recovery pager (actors/recovery_pager.hpp): where the next page
+/// begins (from the dispatcher, or its own timer after a failed read).
+using recovery_pager_actor = caf::typed_actor<caf::reacts_to<recover_atom, active_position>>;
 
 /// The schedule keeper: the public protocol (engine/schedule_requests.hpp),
 /// and what the engine's own parts send it.
