@@ -62,6 +62,21 @@ bool from_owner(dispatcher_ptr self, const std::string& id) {
          && self->current_sender() == caf::actor_cast<caf::strong_actor_ptr>(i->second);
 }
 
+void stop_actors(dispatcher_ptr self) {
+  auto& st = self->state;
+  std::unordered_set<std::string> creating;
+  for (auto& kv : st.creates)
+    creating.insert(kv.second.id);
+  for (auto i = st.live.begin(); i != st.live.end();) {
+    if (creating.count(i->first)) {
+      ++i;
+      continue;
+    }
+    self->send_exit(i->second, caf::exit_reason::user_shutdown);
+    i = st.live.erase(i);
+  }
+}
+
 namespace {
 
 /// Forgets whatever this process had for `id` (an actor, a wake-up time,
@@ -82,9 +97,7 @@ void forget(dispatcher_ptr self, const std::string& id) {
 void on_lease_lost(dispatcher_ptr self) {
   auto& st = self->state;
   st.rt->leases_lost_handled.fetch_add(1, std::memory_order_acq_rel);
-  for (auto& kv : st.live)
-    self->send_exit(kv.second, caf::exit_reason::user_shutdown);
-  st.live.clear();
+  stop_actors(self);
   st.rt->stats.operations_sleeping.fetch_sub(static_cast<int64_t>(st.sleepers.size()),
                                              std::memory_order_relaxed);
   st.sleepers.clear();
@@ -312,7 +325,7 @@ internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime
     [=](watch_done_atom, watch_reply& reply) { on_report(self, reply); },
     [=](shutdown_atom) { on_shutdown(self); },
     // The commit writer.
-    [=](commit_ack& ack) { on_create_ack(self, ack); },
+    [=](created_atom, uint64_t tag, create_report& rep) { on_created(self, tag, rep); },
     [=](admission_round& round) { on_round(self, round); },
     [=](recover_atom, recovered_ops& found) { on_recover(self, found); },
     [=](lease_lost_atom) { on_lease_lost(self); },

@@ -48,6 +48,11 @@ public:
   /// the step's earlier child (returns true); others read what took it.
   bool takes_replay();
 
+  /// Whether this answers a child's slot.
+  bool is_child() const {
+    return batch_ != nullptr;
+  }
+
 private:
   caf::typed_response_promise<start_result> rp_;
   schedule_keeper_actor keeper_;
@@ -57,15 +62,22 @@ private:
   size_t slot_ = 0;
 };
 
-/// A create waiting for its commit.
+/// A create that its operation's actor is writing.
 struct pending_create {
   create_answer rp;
-  std::shared_ptr<const operation> op;
-  next_action act;
-  /// The create's events, kept to write it again once: its key was taken
-  /// by an operation that retention removed before the replay read it.
-  std::vector<event> events;
-  bool again = false;
+  std::string id;
+  /// `runtime::leases_lost_handled` when it began.
+  uint64_t epoch = 0;
+  /// What an admission round said of it before its actor said it is
+  /// written (dispatcher_admission.cpp).
+  std::optional<admission_update> seen;
+};
+
+/// A create written queued: answered with what the next admission round
+/// says of it.
+struct queued_answer {
+  create_answer rp;
+  op_snapshot op;
 };
 
 /// A start waiting for its turn to be written (`engine_config::create_window`):
@@ -101,16 +113,15 @@ struct dispatcher_state {
   std::optional<time_point> armed;
   uint64_t wake_gen = 0;
   uint64_t next_tag = 0;
-  /// Creates being written, by tag: at most `create_window`.
+  /// Creates being written by their actors, by tag: at most
+  /// `create_window` (a create whose key was taken keeps its place while
+  /// its actor reads what took it: it may be written again).
   std::unordered_map<uint64_t, pending_create> creates;
-  /// Creates whose key was taken, being read back: they keep their place
-  /// in the window (one may be written again).
-  size_t replays = 0;
   /// Starts beyond the window, in arrival order.
   std::deque<waiting_start> waiting_starts;
   /// Starts written queued, answered with what the next admission round
   /// says of them (admitted, or what they wait for).
-  std::vector<pending_create> queued_answers;
+  std::vector<queued_answer> queued_answers;
   /// Waits for operations to end, by id; a timed one has a tag (0: none),
   /// named by the timer that answers it early.
   struct waiter {
@@ -160,8 +171,9 @@ void send_in(dispatcher_ptr self, duration d, Ts&&... xs) {
 caf::result<start_result> on_start(dispatcher_ptr self, start_request& req);
 /// A schedule's fire: a start answered to the schedule keeper.
 void on_fire(dispatcher_ptr self, start_request& req);
-/// A create is written, or its idempotency key was taken.
-void on_create_ack(dispatcher_ptr self, const commit_ack& ack);
+/// An operation actor's create (`tag`) is written, or its idempotency key
+/// was taken, or it failed: answers the asker.
+void on_created(dispatcher_ptr self, uint64_t tag, create_report& rep);
 caf::result<operation> on_get(dispatcher_ptr self, const std::string& id);
 caf::result<operation> on_command(dispatcher_ptr self, const std::string& id, command cmd);
 caf::result<signal_result> on_signal(dispatcher_ptr self, const std::string& id,
@@ -224,6 +236,10 @@ void on_admission_poll(dispatcher_ptr self);
 
 /// Gives operation `op` an actor, started per `mode` (dispatcher.cpp).
 operation_actor spawn_operation(dispatcher_ptr self, operation op, next_action act, op_start mode);
+
+/// Stops every operation actor but those writing their create: a create
+/// is answered by what the writer says of it (dispatcher.cpp).
+void stop_actors(dispatcher_ptr self);
 
 /// Routes a request about operation `id` to the actor that owns it, or
 /// runs `absent` when no actor does. While the operation is between two

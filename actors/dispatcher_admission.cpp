@@ -13,11 +13,20 @@ namespace stepwise {
 
 namespace {
 
+/// Applies what a round said of an operation (`u`) to `op`.
+void apply(operation& op, const admission_update& u) {
+  op.admission = u.admission;
+  op.blocked_by = u.blocked_by;
+}
+
 /// Answers the starts written queued before `round` ran: admitted, or
-/// waiting for what the round names.
+/// waiting for what the round names. A create whose actor has not said yet
+/// that it is written keeps what the round said of it, if anything: its
+/// report may come after the round (the writer tells the actor, which
+/// tells the dispatcher), and the next round may not name it again.
 void answer_queued(dispatcher_ptr self, const admission_round& round) {
   auto& st = self->state;
-  if (st.queued_answers.empty())
+  if (st.queued_answers.empty() && st.creates.empty())
     return;
   // By id: a fan-out queues thousands of children at once, and the round
   // names each of them.
@@ -25,14 +34,32 @@ void answer_queued(dispatcher_ptr self, const admission_round& round) {
   for (auto& u : round.updates)
     updates[u.id] = &u;
   std::unordered_set<std::string_view> startable{round.startable.begin(), round.startable.end()};
+  auto said = [&](const std::string& id, const operation* op) -> std::optional<admission_update> {
+    admission_update u;
+    bool named = false;
+    if (op) {
+      u.admission = op->admission;
+      u.blocked_by = op->blocked_by;
+    }
+    if (auto i = updates.find(id); i != updates.end()) {
+      u = *i->second;
+      named = true;
+    }
+    if (startable.count(id)) {
+      u.admission = admission::admitted;
+      named = true;
+    }
+    if (!named)
+      return std::nullopt;
+    return u;
+  };
+  for (auto& kv : st.creates)
+    if (auto u = said(kv.second.id, nullptr))
+      kv.second.seen = std::move(u);
   for (auto& pc : st.queued_answers) {
     auto op = *pc.op;
-    if (auto i = updates.find(op.id); i != updates.end()) {
-      op.admission = i->second->admission;
-      op.blocked_by = i->second->blocked_by;
-    }
-    if (startable.count(op.id))
-      op.admission = admission::admitted;
+    if (auto u = said(op.id, &op))
+      apply(op, *u);
     pc.rp.deliver(start_result{st.rt->present(op), true});
   }
   st.queued_answers.clear();

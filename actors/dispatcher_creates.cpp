@@ -1,7 +1,8 @@
-// The creates of the dispatcher: a start checked, written (at most
-// `create_window` at once, the rest waiting in order as their requests),
-// answered once written or, when its idempotency key was taken, with the
-// operation that holds it.
+// The creates of the dispatcher: a start checked, given to a new
+// operation actor that writes it (at most `create_window` at once, the rest
+// waiting in order as their requests), answered once the actor says it is
+// written or, when its idempotency key was taken, with the operation that
+// holds it.
 #include <caf/send.hpp>
 
 #include "actors/dispatcher.hpp"
@@ -12,112 +13,78 @@ namespace stepwise {
 
 namespace {
 
-/// Submits the create `pc` with `events`; returns false when the writer
-/// has stopped.
-bool submit_create(dispatcher_ptr self, pending_create pc, std::vector<event> events) {
-  auto& st = self->state;
-  auto tag = ++st.next_tag;
-  checkpoint cp{checkpoint::kind::create, pc.op, std::move(events)};
-  st.creates.emplace(tag, std::move(pc));
-  if (!st.rt->writer->submit(std::move(cp), commit_ack_receiver{self}, tag)) {
-    st.creates.erase(tag);
-    return false;
-  }
-  return true;
+/// A created operation with lease epoch `epoch` when it began: the lease
+/// was lost since, and this process dropped its operations then.
+bool lost_since(dispatcher_ptr self, uint64_t epoch) {
+  return self->state.rt->leases_lost_handled.load(std::memory_order_acquire) != epoch;
 }
 
-/// What the read for a replay found (`found`) answers the create `pc`.
-void replayed(dispatcher_ptr self, pending_create& pc, std::optional<operation>& found) {
-  auto& rp = pc.rp;
-  auto& key = pc.op->idempotency_key;
-  if (!found && !pc.again) {
-    // Retention removed the operation that held the key (it had ended)
-    // between the write and this read: the key is free, and the create
-    // is written again, once, as if it had come a moment later.
-    auto& st = self->state;
-    if (st.stopping || st.rt->draining.load(std::memory_order_relaxed)) {
-      rp.deliver(make_error(errc::shutting_down, "the engine is shutting down"));
-      return;
-    }
-    pc.again = true;
-    auto events = std::move(pc.events);
-    auto answer = pc.rp;
-    if (!submit_create(self, std::move(pc), std::move(events)))
-      answer.deliver(make_error(errc::shutting_down, "the engine is shutting down"));
-    return;
-  }
-  if (!found) {
-    rp.deliver(make_error(errc::store_failure, "idempotency key '" + key
-                                                 + "' is taken but its operation was not found"));
-    return;
-  }
-  if (found->request_hash != pc.op->request_hash) {
-    rp.deliver(make_error(errc::idempotency_conflict,
-                          "idempotency key '" + key + "' was used with a different request"));
-    return;
-  }
-  rp.deliver(start_result{self->state.rt->present(*found), false});
-}
-
-/// A create whose idempotency key is taken: the same request gets the
-/// existing operation, a different one a conflict. The read holds the
-/// create's place in the window, as it may write the create again.
-void replay(dispatcher_ptr self, pending_create pc) {
-  if (pc.rp.takes_replay())
-    return;
+/// The actor of `id` is gone or is told to go: it is no longer live.
+void drop(dispatcher_ptr self, const std::string& id, bool stop) {
   auto& st = self->state;
-  st.replays += 1;
-  auto key = pc.op->idempotency_key;
-  self->request(st.rt->reader(), caf::infinite, load_key_atom::value, key)
-    .then(
-      [=](maybe_op& res) mutable {
-        self->state.replays -= 1;
-        if (res.err)
-          pc.rp.deliver(res.err);
-        else
-          replayed(self, pc, res.value);
-        start_waiting(self);
-      },
-      [=](caf::error& err) mutable {
-        self->state.replays -= 1;
-        pc.rp.deliver(err);
-        start_waiting(self);
-      });
+  auto i = st.live.find(id);
+  if (i == st.live.end())
+    return;
+  if (stop)
+    self->send_exit(i->second, caf::exit_reason::user_shutdown);
+  st.live.erase(i);
+  tidy_later(self);
 }
 
 } // namespace
 
-void on_create_ack(dispatcher_ptr self, const commit_ack& ack) {
+void on_created(dispatcher_ptr self, uint64_t tag, create_report& rep) {
   auto& st = self->state;
-  auto i = st.creates.find(ack.tag);
+  auto i = st.creates.find(tag);
   if (i == st.creates.end())
     return;
   auto pc = std::move(i->second);
   st.creates.erase(i);
-  if (ack.status == write_status::duplicate_key) {
-    // After the replay took its place in the window, if it needs one.
-    replay(self, std::move(pc));
-    start_waiting(self);
-    return;
-  }
   start_waiting(self);
-  if (ack.status != write_status::ok) {
-    pc.rp.deliver(make_error(errc::store_failure, "create was not written"));
+  using outcome = create_report::outcome;
+  bool owner = from_owner(self, pc.id);
+  if (rep.what == outcome::failed) {
+    if (owner)
+      drop(self, pc.id, false);
+    pc.rp.deliver(std::move(rep.err));
     return;
   }
-  st.rt->stats.operations_started.fetch_add(1, std::memory_order_relaxed);
-  if (pc.act.what == next_action::kind::park) {
-    // Queued: parked until an admission round lets it start. The answer
-    // waits for that round, to say what the operation waits for.
-    add_sleeper(self, pc.op->id, time_point::max());
-    if (st.queued_ops.size() < dispatcher_state::max_queued_in_memory)
-      st.queued_ops.emplace(pc.op->id, pc.op);
-    st.queued_answers.emplace_back(std::move(pc));
-    request_admission(self);
+  if (rep.what == outcome::replayed) {
+    if (owner)
+      drop(self, pc.id, false);
+    if (!rep.op) {
+      pc.rp.takes_replay();
+      return;
+    }
+    pc.rp.deliver(start_result{st.rt->present(*rep.op), false});
     return;
   }
-  pc.rp.deliver(start_result{st.rt->present(*pc.op), true});
-  spawn_operation(self, *pc.op, pc.act, op_start::execute);
+  auto& op = *rep.op;
+  // Written before the lease was lost: another process drives it now.
+  bool lost = owner && lost_since(self, pc.epoch);
+  if (lost)
+    drop(self, pc.id, true);
+  if (op.state == op_state::pending && op.admission == admission::queued) {
+    // Queued: the answer says what the operation waits for, as an
+    // admission round (the next one, if none named it yet) says. Its
+    // actor passivates; the create, kept in memory, starts it when
+    // admitted rather than a read.
+    if (!lost && st.queued_ops.size() < dispatcher_state::max_queued_in_memory)
+      st.queued_ops.emplace(op.id, rep.op);
+    if (pc.seen) {
+      auto shown = op;
+      shown.admission = pc.seen->admission;
+      shown.blocked_by = pc.seen->blocked_by;
+      pc.rp.deliver(start_result{st.rt->present(shown), true});
+      return;
+    }
+    if (!st.stopping) {
+      st.queued_answers.push_back(queued_answer{std::move(pc.rp), std::move(rep.op)});
+      request_admission(self);
+      return;
+    }
+  }
+  pc.rp.deliver(start_result{st.rt->present(op), true});
 }
 
 namespace {
@@ -134,9 +101,7 @@ caf::expected<start_plan> plan_start(dispatcher_ptr self, const start_request& r
   if (st.stopping)
     return make_error(errc::shutting_down, "the engine is shutting down");
   if (st.rt->draining.load(std::memory_order_relaxed))
-    return make_error(errc::shutting_down,
-                      "the server is shutting down (draining): it takes no new operations; "
-                      "start this one on another server, or again once it is back");
+    return draining_refusal();
   auto wf = st.rt->workflows.find(req.workflow, req.version);
   if (!wf) {
     std::string what = "unknown workflow '" + req.workflow + "'";
@@ -152,29 +117,27 @@ caf::expected<start_plan> plan_start(dispatcher_ptr self, const start_request& r
 
 bool window_full(const dispatcher_state& st) {
   auto window = st.rt->cfg.create_window;
-  return window != 0 && st.creates.size() + st.replays >= window;
+  return window != 0 && st.creates.size() >= window;
 }
 
-/// Makes the operation `req` starts and hands its create to the writer.
-caf::error write_create(dispatcher_ptr self, const start_request& req, const workflow& wf,
+/// Names the operation `req` starts and gives it an actor, which creates
+/// it (operation_create.cpp) and says how that went (`on_created`).
+caf::error write_create(dispatcher_ptr self, const start_request& req, workflow_ptr wf,
                         std::string key, const create_answer& answer) {
   auto& st = self->state;
   auto now = st.rt->clk->now();
-  auto op = new_operation(req, wf, new_operation_id(now, st.node, ++st.counter), now);
-  op.key = std::move(key);
-  if (auto err = seal_input(op, wf, st.rt->cfg.secret_keys.get()))
-    return err;
-  std::vector<event> events;
-  note_fire(op, req, now, events);
-  auto act = st.rt->takes_part(wf) ? progress::create_queued(op, now, events)
-                                   : progress::create(op, wf, now, events);
-  auto snap = std::make_shared<const operation>(std::move(op));
-  pending_create pc{answer, snap, act, {}, false};
-  // Only a create with a key may be written again (`replay`).
-  if (!snap->idempotency_key.empty())
-    pc.events = events;
-  if (!submit_create(self, std::move(pc), std::move(events)))
-    return make_error(errc::shutting_down, "the engine is shutting down");
+  create_order order;
+  order.req = req;
+  order.wf = std::move(wf);
+  order.id = new_operation_id(now, st.node, ++st.counter);
+  order.key = std::move(key);
+  order.tag = ++st.next_tag;
+  order.read_replay = !answer.is_child();
+  auto id = order.id;
+  st.creates.emplace(order.tag,
+                     pending_create{answer, id, st.rt->leases_lost_handled.load(), std::nullopt});
+  st.live[id] =
+    self->spawn(create_operation, st.rt, internal_dispatcher_actor{self}, std::move(order));
   return caf::none;
 }
 
@@ -184,7 +147,7 @@ caf::error start_now(dispatcher_ptr self, const start_request& req, const create
   auto plan = plan_start(self, req);
   if (!plan)
     return std::move(plan.error());
-  return write_create(self, req, *plan->wf, std::move(plan->key), answer);
+  return write_create(self, req, std::move(plan->wf), std::move(plan->key), answer);
 }
 
 } // namespace
@@ -202,7 +165,7 @@ caf::error begin_create(dispatcher_ptr self, start_request& req, const create_an
     st.waiting_starts.push_back(waiting_start{std::move(req), answer});
     return caf::none;
   }
-  return write_create(self, req, *plan->wf, std::move(plan->key), answer);
+  return write_create(self, req, std::move(plan->wf), std::move(plan->key), answer);
 }
 
 void start_waiting(dispatcher_ptr self) {

@@ -240,9 +240,7 @@ void on_shutdown(dispatcher_ptr self) {
   for (auto& pc : st.queued_answers)
     pc.rp.deliver(start_result{st.rt->present(*pc.op), true});
   st.queued_answers.clear();
-  for (auto& kv : st.live)
-    self->send_exit(kv.second, caf::exit_reason::user_shutdown);
-  st.live.clear();
+  stop_actors(self);
 }
 
 } // namespace stepwise

@@ -110,6 +110,26 @@ struct commit_ack {
 };
 
 /// An operation read from the store (by id or key), none, or the error.
+/// Operation actor -> dispatcher: (created_atom, tag, create_report), how
+/// the create it was spawned to write went.
+using created_atom = caf::atom_constant<caf::atom("sw_created")>;
+
+/// How an operation actor's create went.
+struct create_report {
+  enum class outcome : uint8_t {
+    /// Written: `op` is the operation as created.
+    written,
+    /// Its idempotency key was taken: `op` is the operation that holds it
+    /// (null when the create was not to read it: a child's slot).
+    replayed,
+    /// Not written: `err` says why.
+    failed,
+  };
+  outcome what = outcome::failed;
+  op_snapshot op;
+  caf::error err;
+};
+
 struct maybe_op {
   std::string id;
   std::optional<operation> value;
@@ -195,6 +215,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::step_done)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::watch_ready)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::commit_ack)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::maybe_op)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::create_report)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::recovered_ops)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::active_position)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::admission_round)

@@ -227,6 +227,11 @@ namespace {
 
 void on_ack(self_ptr self, write_status status) {
   auto& st = self->state;
+  if (st.creating) {
+    if (!created(self, status))
+      return;
+    arm_deadline(self);
+  }
   if (status != write_status::ok) {
     // Fenced: another writer (another process, on a shared store) owns the
     // operation now, or retention removed it (ended) since it was read.
@@ -335,30 +340,44 @@ operation_state::~operation_state() {
   rt->stats.timers_pending.fetch_sub(timers_out, std::memory_order_relaxed);
 }
 
-operation_actor::behavior_type drive_operation(self_ptr self, runtime_ptr rt,
-                                               internal_dispatcher_actor dispatcher, operation op,
-                                               next_action act, op_start mode) {
+namespace op {
+
+void take_up(self_ptr self, runtime_ptr rt, internal_dispatcher_actor dispatcher, workflow_ptr wf) {
   auto& st = self->state;
   st.rt = std::move(rt);
   st.dispatcher = std::move(dispatcher);
-  st.wf = st.rt->workflows.find(op.workflow, op.workflow_version);
-  st.op = std::move(op);
-  if (mode != op_start::execute)
-    reseal_data(st);
-  st.rng.seed(static_cast<uint32_t>(std::hash<std::string>{}(st.op.id) ^ st.rt->cfg.seed));
+  st.wf = std::move(wf);
   // The dispatcher's count, not the keeper's: an actor it spawns after a
   // loss and before it handled it is dropped with the others.
   st.lease_epoch = st.rt->leases_lost_handled.load(std::memory_order_acquire);
   st.rt->stats.operations_live.fetch_add(1, std::memory_order_relaxed);
+}
+
+} // namespace op
+
+operation_actor::behavior_type drive_operation(self_ptr self, runtime_ptr rt,
+                                               internal_dispatcher_actor dispatcher, operation op,
+                                               next_action act, op_start mode) {
+  auto& st = self->state;
+  auto wf = rt->workflows.find(op.workflow, op.workflow_version);
+  take_up(self, std::move(rt), std::move(dispatcher), std::move(wf));
+  st.op = std::move(op);
+  if (mode != op_start::execute)
+    reseal_data(st);
+  st.rng.seed(static_cast<uint32_t>(std::hash<std::string>{}(st.op.id) ^ st.rt->cfg.seed));
   // Values are missing only if steps ran before this actor (an operation
   // that waited for its admission has run none).
   st.upkeep.rebuild_due = mode != op_start::execute
                           && std::any_of(st.op.steps.begin(), st.op.steps.end(),
                                          [](const step_record& r) { return r.attempts > 0; });
   start(self, act, mode);
+  return lifecycle(self);
+}
+
+operation_actor::behavior_type op::lifecycle(self_ptr self) {
   return {
     // Client requests, through the dispatcher.
-    [=](get_atom) -> operation { return self->state.rt->present(*self->state.commit.durable); },
+    [=](get_atom) { return on_get(self); },
     [=](command_atom, command cmd) { return on_command(self, cmd); },
     [=](signal_atom, signal_request& req) { return on_signal(self, req); },
     [=](settle_atom) { on_settle(self); },

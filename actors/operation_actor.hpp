@@ -17,6 +17,25 @@
 
 namespace stepwise {
 
+/// What an operation actor that creates its operation is given: the
+/// request, and what the dispatcher decided of it.
+struct create_order {
+  start_request req;
+  workflow_ptr wf;
+  std::string id;
+  /// Its serialization key (`workflow::key_of`).
+  std::string key;
+  /// The dispatcher's name for this create (`created_atom`).
+  uint64_t tag = 0;
+  /// Whether a taken idempotency key is read back to answer with the
+  /// operation holding it (not for a child's slot: its parent reads).
+  bool read_replay = true;
+  /// The create's events, kept to write it again once: its key was taken
+  /// by an operation that retention removed before the replay read it.
+  std::vector<event> events;
+  bool again = false;
+};
+
 /// How an operation actor starts.
 enum class op_start : uint8_t {
   /// Just created: the given action is durable, carry it out.
@@ -123,6 +142,9 @@ struct operation_state {
   // -- child operations
   children_upkeep kids;
 
+  /// Until its create is written (operation_create.cpp).
+  std::optional<create_order> creating;
+
   // -- timers
   bool deadline_armed = false;
   /// A step held back until the lease is surely held again.
@@ -147,5 +169,12 @@ struct operation_state {
 operation_actor::behavior_type drive_operation(
   operation_actor::stateful_pointer<operation_state> self, runtime_ptr rt,
   internal_dispatcher_actor dispatcher, operation op, next_action act, op_start mode);
+
+/// Creates an operation as `order` says (its first transition, its create
+/// checkpoint), tells the dispatcher how that went, and then drives it as
+/// `drive_operation` does (operation_create.cpp).
+operation_actor::behavior_type create_operation(
+  operation_actor::stateful_pointer<operation_state> self, runtime_ptr rt,
+  internal_dispatcher_actor dispatcher, create_order order);
 
 } // namespace stepwise

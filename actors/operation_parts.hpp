@@ -24,6 +24,20 @@ double unit_random(operation_state& st);
 /// Writes the working copy with `events`; `act` runs once it is durable.
 void persist(self_ptr self, std::vector<event> events, next_action act);
 
+/// Sets up what every operation actor has: runtime, dispatcher, workflow,
+/// lease epoch (operation_actor.cpp).
+void take_up(self_ptr self, runtime_ptr rt, internal_dispatcher_actor dispatcher, workflow_ptr wf);
+
+/// The operation actor's behavior: every message it takes, by whom it is
+/// sent (operation_actor.cpp).
+operation_actor::behavior_type lifecycle(self_ptr self);
+
+/// The create in flight is answered `status`: tells the dispatcher how it
+/// went and returns true when it was written, so that the actor carries
+/// on as after any commit; otherwise it has quit, or writes the create
+/// again (operation_create.cpp).
+bool created(self_ptr self, write_status status);
+
 /// Carries out `act` (its write is durable).
 void execute(self_ptr self, next_action act);
 
@@ -161,6 +175,7 @@ void on_passivate(self_ptr self, uint64_t gen);
 // Client requests (operation_requests.cpp).
 
 /// Cancel, retry, pause or resume; answered once written.
+caf::result<operation> on_get(self_ptr self);
 caf::result<operation> on_command(self_ptr self, command cmd);
 /// A signal; answered once written (or at once, for a repeat).
 caf::result<signal_result> on_signal(self_ptr self, signal_request& req);

@@ -79,6 +79,17 @@ void store_signal(self_ptr self, signal_request& req,
 
 } // namespace
 
+caf::result<operation> on_get(self_ptr self) {
+  auto& st = self->state;
+  if (st.commit.durable)
+    return st.rt->present(*st.commit.durable);
+  // Its create is being written: answered once it is.
+  auto rp = self->make_response_promise<operation>();
+  when_idle(self,
+            [=]() mutable { rp.deliver(self->state.rt->present(*self->state.commit.durable)); });
+  return rp;
+}
+
 caf::result<operation> on_command(self_ptr self, command cmd) {
   auto rp = self->make_response_promise<operation>();
   when_idle(self, [=]() mutable { carry_out(self, cmd, rp); });

@@ -41,8 +41,9 @@ using event_fanout_actor =
 /// The dispatcher: the public protocol, and what the engine's own parts
 /// send it.
 using internal_dispatcher_actor = dispatcher_actor::extend<
-  // A create is written (or its key was taken).
-  caf::reacts_to<commit_ack>,
+  // An operation actor's create is written, or its key was taken, or it
+  // failed.
+  caf::reacts_to<created_atom, uint64_t, create_report>,
   // From the writer (see writer_events_receiver).
   caf::reacts_to<admission_round>, caf::reacts_to<recover_atom, recovered_ops>,
   caf::reacts_to<lease_lost_atom>,

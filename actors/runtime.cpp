@@ -2,6 +2,7 @@
 
 #include <caf/send.hpp>
 
+#include "engine/errc.hpp"
 #include "engine/redact.hpp"
 #include "engine/sealed_json.hpp"
 
@@ -80,6 +81,12 @@ void runtime::exit_parts(caf::exit_reason why) {
     caf::anon_send_exit(children, why);
   for (auto& r : readers)
     caf::anon_send_exit(r, why);
+}
+
+caf::error draining_refusal() {
+  return make_error(errc::shutting_down,
+                    "the server is shutting down (draining): it takes no new operations; "
+                    "start this one on another server, or again once it is back");
 }
 
 runtime::~runtime() {

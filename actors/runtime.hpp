@@ -93,4 +93,7 @@ struct runtime {
 
 using runtime_ptr = std::shared_ptr<runtime>;
 
+/// Why a start is refused while the engine drains.
+caf::error draining_refusal();
+
 } // namespace stepwise

@@ -46,9 +46,21 @@ std::string describe(const caf::type_erased_tuple& msg) {
     return "signal_result " + op_text(msg.get_as<signal_result>(0).op);
   if (msg.match_element<recovered_ops>(0))
     return "recovered_ops " + std::to_string(msg.get_as<recovered_ops>(0).ops.size());
-  if (msg.match_element<admission_round>(0))
-    return "admission_round startable "
-           + std::to_string(msg.get_as<admission_round>(0).startable.size());
+  if (msg.match_element<admission_round>(0)) {
+    auto& r = msg.get_as<admission_round>(0);
+    std::string out = "admission_round startable";
+    for (auto& id : r.startable)
+      out += " " + id;
+    out += " updates";
+    for (auto& u : r.updates)
+      out += " " + u.id + ":" + u.blocked_by;
+    return out;
+  }
+  if (msg.match_elements<created_atom, uint64_t, create_report>()) {
+    auto& r = msg.get_as<create_report>(2);
+    return "created tag " + std::to_string(msg.get_as<uint64_t>(1)) + " outcome "
+           + std::to_string(static_cast<int>(r.what)) + (r.op ? " " + op_text(*r.op) : "");
+  }
   // CAF would print their times as numbers, and overflows on time_point::max.
   if (msg.match_elements<passivated_atom, std::string, time_point>())
     return "passivated " + msg.get_as<std::string>(1);

@@ -99,9 +99,14 @@ void sim_client::start(sim_world& world) {
         ids_.push_back(res.op.id);
       }
       seen(res.op, what);
-      // A start that is queued says what it waits for.
+      // A start that is queued says what it waits for, unless it no longer
+      // waits: an admission round names it only while it does, and its
+      // deadline (or a cancel) may end it before any round ran.
+      auto now = store_.peek(res.op.id);
+      bool still_queued =
+        now && now->state == op_state::pending && now->admission == admission::queued;
       log_.check_lazy(!res.created || res.op.admission != admission::queued
-                        || !res.op.blocked_by.empty(),
+                        || !res.op.blocked_by.empty() || !still_queued,
                       [&] { return what + ": queued " + res.op.id + " without blocked_by"; });
     },
     {code(errc::idempotency_conflict), code(errc::shutting_down)});
