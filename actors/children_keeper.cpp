@@ -11,14 +11,14 @@ namespace stepwise {
 
 namespace {
 
-using keeper_self = children_keeper_actor::stateful_pointer<children_keeper_state>;
+using children_self = children_keeper_actor::stateful_pointer<children_keeper_state>;
 
 bool due(const child_watch& w) {
   return w.seen >= w.need;
 }
 
 /// Enough of the parent's children ended: it looks at them again.
-void nudge(keeper_self self, const std::string& parent) {
+void nudge(children_self self, const std::string& parent) {
   auto& st = self->state;
   auto i = st.watches.find(parent);
   if (i == st.watches.end())
@@ -30,7 +30,7 @@ void nudge(keeper_self self, const std::string& parent) {
 
 /// Lists the children of `parent` (canceled) to cancel them, but for those
 /// of the steps whose policy is to abandon them.
-void cancel_children(keeper_self self, const operation& parent) {
+void cancel_children(children_self self, const operation& parent) {
   auto& st = self->state;
   std::vector<std::string> abandoned;
   if (auto wf = st.rt->workflows.find(parent.workflow, parent.workflow_version))
@@ -42,7 +42,7 @@ void cancel_children(keeper_self self, const operation& parent) {
              children_read_receiver{self});
 }
 
-void on_watch(keeper_self self, const std::string& parent, children_watch& w) {
+void on_watch(children_self self, const std::string& parent, children_watch& w) {
   auto& st = self->state;
   auto& watch = st.watches[parent];
   watch = child_watch{};
@@ -51,7 +51,7 @@ void on_watch(keeper_self self, const std::string& parent, children_watch& w) {
   self->send(st.rt->reader(), children_atom::value, parent, w.seq, std::move(w.reply_to));
 }
 
-void on_arm(keeper_self self, const std::string& parent, uint64_t seq, uint64_t need,
+void on_arm(children_self self, const std::string& parent, uint64_t seq, uint64_t need,
             bool fail_fast) {
   auto& st = self->state;
   auto i = st.watches.find(parent);
@@ -66,7 +66,7 @@ void on_arm(keeper_self self, const std::string& parent, uint64_t seq, uint64_t 
 /// The children of a canceled parent, listed: each is canceled like a
 /// client would, and nobody waits for the answer (a child that ended
 /// meanwhile refuses, and that is all).
-void on_listed(keeper_self self, children_read& read) {
+void on_listed(children_self self, children_read& read) {
   auto& st = self->state;
   auto i = st.cancels.find(read.parent_id);
   if (i == st.cancels.end())
@@ -88,7 +88,7 @@ void on_listed(keeper_self self, children_read& read) {
 
 /// An operation ended (`snap`): its parent's wait counts it; its own
 /// children are canceled if it was.
-void on_ended(keeper_self self, const operation& snap) {
+void on_ended(children_self self, const operation& snap) {
   auto& st = self->state;
   if (!is_terminal(snap.state))
     return;
@@ -115,7 +115,7 @@ void on_ended(keeper_self self, const operation& snap) {
 /// canceled before they were (a crash in between) are canceled now. One
 /// read per parent, not per child: a fan-out has few parents. A read that
 /// fails leaves the children running, as an abandon would.
-void on_recovered(keeper_self self, const std::vector<std::string>& parents) {
+void on_recovered(children_self self, const std::vector<std::string>& parents) {
   for (auto& parent : parents)
     self->request(self->state.rt->reader(), caf::infinite, load_atom::value, parent)
       .then(
@@ -132,7 +132,7 @@ void on_recovered(keeper_self self, const std::vector<std::string>& parents) {
 
 } // namespace
 
-children_keeper_actor::behavior_type children_keeper(keeper_self self, runtime_ptr rt,
+children_keeper_actor::behavior_type children_keeper(children_self self, runtime_ptr rt,
                                                      internal_dispatcher_actor dispatcher) {
   self->state.rt = std::move(rt);
   self->state.dispatcher = std::move(dispatcher);

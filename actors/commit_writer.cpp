@@ -162,8 +162,9 @@ commit_writer::try_result commit_writer::write_try(std::vector<checkpoint>& batc
     metrics_.commits.fetch_add(1, std::memory_order_relaxed);
     metrics_.commit_latency_seconds.observe(std::chrono::duration<double>(t1 - t0).count());
     metrics_.commit_batch_size.observe(static_cast<double>(batch.size()));
+    auto epoch = keeper_ ? keeper_->epoch() : 0;
     for (size_t i = 0; i < replies.size(); ++i)
-      caf::anon_send(replies[i].reply_to, commit_ack{replies[i].tag, res.status[i]});
+      caf::anon_send(replies[i].reply_to, commit_ack{replies[i].tag, res.status[i], epoch});
     if (!res.events.empty())
       caf::anon_send(out_.events, event_batch{std::move(res.events)});
   });

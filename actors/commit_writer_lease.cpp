@@ -38,7 +38,7 @@ void commit_writer::lease_lost(std::vector<item>& fenced, const std::string& own
     // a batch begun under the owner before the rejoin: only this batch,
     // written under the lost lease, is left to answer.
     for (auto& x : fenced)
-      caf::anon_send(x.reply_to, commit_ack{x.tag, write_status::stale_revision});
+      caf::anon_send(x.reply_to, commit_ack{x.tag, write_status::stale_revision, 0});
     return;
   }
   {
@@ -59,7 +59,7 @@ void commit_writer::lease_lost(std::vector<item>& fenced, const std::string& own
               + std::to_string(fenced.size())
               + " checkpoints not written; stopping its operations and joining again");
   for (auto& x : fenced)
-    caf::anon_send(x.reply_to, commit_ack{x.tag, write_status::stale_revision});
+    caf::anon_send(x.reply_to, commit_ack{x.tag, write_status::stale_revision, 0});
   // The dispatcher drops its actors, then asks for `rejoin`.
   caf::anon_send(out_.engine, lease_lost_atom::value);
 }

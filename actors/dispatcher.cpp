@@ -212,7 +212,7 @@ void on_recover(dispatcher_ptr self, recovered_ops& found) {
     tidy_later(self);
   st.recovered_count = 0;
   st.rt->recovered = true;
-  start_admission(self);
+  request_admission(self); // a takeover, or the end of recovery: look at once
 }
 
 /// An operation actor ended its operation (`snap` is its last state, or
@@ -339,7 +339,6 @@ internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime
     // Its timers, and a reader's answer to a wake-up's load.
     [=](wake_atom, uint64_t gen) { on_wake(self, gen); },
     [=](tidy_atom) { tidy(self); },
-    [=](admission_poll_atom) { on_admission_poll(self); },
     [=](maybe_op& res) { on_loaded(self, res); },
     // The schedule keeper.
     [=](fire_atom, start_request& req) { on_fire(self, req); },

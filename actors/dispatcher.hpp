@@ -66,8 +66,6 @@ private:
 struct pending_create {
   create_answer rp;
   std::string id;
-  /// `runtime::leases_lost_handled` when it began.
-  uint64_t epoch = 0;
   /// What an admission round said of it before its actor said it is
   /// written (dispatcher_admission.cpp).
   std::optional<admission_update> seen;
@@ -131,8 +129,6 @@ struct dispatcher_state {
   };
   std::unordered_multimap<std::string, waiter> waiters;
   bool stopping = false;
-  /// Whether the periodic admission round runs.
-  bool admission_polling = false;
   /// Live actors at the last heap trim.
   int64_t live_at_trim = 0;
   /// Steps started, as counted at the last tidy tick.
@@ -229,8 +225,6 @@ void on_loaded(dispatcher_ptr self, maybe_op& res);
 
 /// An admission round's outcome: the operations it admitted start.
 void on_round(dispatcher_ptr self, admission_round& round);
-/// The periodic admission round.
-void on_admission_poll(dispatcher_ptr self);
 
 // -- the dispatcher's helpers --------------------------------------------------
 
@@ -272,9 +266,5 @@ void forget_sleeper(dispatcher_ptr self, const std::string& id);
 /// Asks the writer for an admission round, when any workflow takes part
 /// (dispatcher_admission.cpp).
 void request_admission(dispatcher_ptr self);
-
-/// Starts the periodic admission round, when any workflow takes part, or
-/// runs one now when it runs already (dispatcher_admission.cpp).
-void start_admission(dispatcher_ptr self);
 
 } // namespace stepwise

@@ -1,7 +1,7 @@
-// Admission: operations of workflows with a serialization key or a limit
-// are created queued and parked; the store's admission rounds (run by the
-// writer thread, one at a time across processes) decide which may start,
-// and the dispatcher starts those it drives.
+// Admission in the dispatcher: each round (actors/admission_keeper.hpp
+// says who asks for them) starts the admitted operations it drives,
+// answers the creates that waited for a round, and gives each workflow's
+// figures.
 #include "actors/dispatcher.hpp"
 
 #include <algorithm>
@@ -107,28 +107,9 @@ void on_round(dispatcher_ptr self, admission_round& round) {
   }
 }
 
-// Looks again now and then: another process may have admitted one of
-// ours, or one was between two actors when its round came.
-void on_admission_poll(dispatcher_ptr self) {
-  if (self->state.stopping)
-    return;
-  request_admission(self);
-  send_in(self, self->state.rt->cfg.admission_poll, admission_poll_atom::value);
-}
-
 void request_admission(dispatcher_ptr self) {
   if (!self->state.rt->admitted_workflows.empty())
     self->state.rt->writer->request_admission();
-}
-
-void start_admission(dispatcher_ptr self) {
-  auto& st = self->state;
-  if (st.admission_polling) {
-    request_admission(self); // a takeover: look at once
-  } else if (!st.rt->admitted_workflows.empty()) {
-    st.admission_polling = true;
-    on_admission_poll(self);
-  }
 }
 
 } // namespace stepwise

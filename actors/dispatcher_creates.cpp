@@ -13,10 +13,11 @@ namespace stepwise {
 
 namespace {
 
-/// A created operation with lease epoch `epoch` when it began: the lease
-/// was lost since, and this process dropped its operations then.
+/// An operation written under the lease's `epoch`: that lease was lost,
+/// and this process dropped its operations then. (A later epoch: the
+/// loss is not handled yet, and drops it with the others.)
 bool lost_since(dispatcher_ptr self, uint64_t epoch) {
-  return self->state.rt->leases_lost_handled.load(std::memory_order_acquire) != epoch;
+  return epoch < self->state.rt->leases_lost_handled.load(std::memory_order_acquire);
 }
 
 /// The actor of `id` is gone or is told to go: it is no longer live.
@@ -61,7 +62,7 @@ void on_created(dispatcher_ptr self, uint64_t tag, create_report& rep) {
   }
   auto& op = *rep.op;
   // Written before the lease was lost: another process drives it now.
-  bool lost = owner && lost_since(self, pc.epoch);
+  bool lost = owner && lost_since(self, rep.epoch);
   if (lost)
     drop(self, pc.id, true);
   if (op.state == op_state::pending && op.admission == admission::queued) {
@@ -134,8 +135,7 @@ caf::error write_create(dispatcher_ptr self, const start_request& req, workflow_
   order.tag = ++st.next_tag;
   order.read_replay = !answer.is_child();
   auto id = order.id;
-  st.creates.emplace(order.tag,
-                     pending_create{answer, id, st.rt->leases_lost_handled.load(), std::nullopt});
+  st.creates.emplace(order.tag, pending_create{answer, id, std::nullopt});
   st.live[id] =
     self->spawn(create_operation, st.rt, internal_dispatcher_actor{self}, std::move(order));
   return caf::none;

@@ -8,6 +8,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/send.hpp>
 
+#include "actors/admission_keeper.hpp"
 #include "actors/children_keeper.hpp"
 #include "actors/dispatcher.hpp"
 #include "actors/event_fanout.hpp"
@@ -118,6 +119,10 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
   rt->writer = std::make_unique<commit_writer>(rt->store, writer_outputs{rt->fanout, a}, rt->stats,
                                                rt->clk, std::move(wopts), rt->lease);
   rt->writer->enable_admission(rt->limits);
+  if (!rt->admitted_workflows.empty()) {
+    rt->admission = sys.spawn(admission_keeper, rt);
+    caf::anon_send(rt->admission, admission_poll_atom::value);
+  }
   rt->schedules = sys.spawn(schedule_keeper, rt, a);
   // Sent once the handle is in the runtime (see schedule_keeper).
   caf::anon_send(rt->schedules, schedule_refresh_atom::value);

@@ -107,9 +107,11 @@ struct watch_ready {
 struct commit_ack {
   uint64_t tag = 0;
   write_status status = write_status::ok;
+  /// On a shared store: the lease's epoch (`lease_keeper::epoch`) under
+  /// which it was written.
+  uint64_t epoch = 0;
 };
 
-/// An operation read from the store (by id or key), none, or the error.
 /// Operation actor -> dispatcher: (created_atom, tag, create_report), how
 /// the create it was spawned to write went.
 using created_atom = caf::atom_constant<caf::atom("sw_created")>;
@@ -128,8 +130,11 @@ struct create_report {
   outcome what = outcome::failed;
   op_snapshot op;
   caf::error err;
+  /// Written: the lease's epoch it was written under (`commit_ack::epoch`).
+  uint64_t epoch = 0;
 };
 
+/// An operation read from the store (by id or key), none, or the error.
 struct maybe_op {
   std::string id;
   std::optional<operation> value;

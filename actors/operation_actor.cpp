@@ -225,10 +225,11 @@ void execute(self_ptr self, next_action act) {
 
 namespace {
 
-void on_ack(self_ptr self, write_status status) {
+void on_ack(self_ptr self, const commit_ack& ack) {
   auto& st = self->state;
+  auto status = ack.status;
   if (st.creating) {
-    if (!created(self, status))
+    if (!created(self, ack))
       return;
     arm_deadline(self);
   }
@@ -382,7 +383,7 @@ operation_actor::behavior_type op::lifecycle(self_ptr self) {
     [=](signal_atom, signal_request& req) { return on_signal(self, req); },
     [=](settle_atom) { on_settle(self); },
     // The commit writer.
-    [=](commit_ack& ack) { on_ack(self, ack.status); },
+    [=](commit_ack& ack) { on_ack(self, ack); },
     // While a commit is in flight (a signal or a pause stored during the
     // attempt), the result waits for it: one commit at a time.
     [=](step_done& msg) { when_idle(self, [=]() mutable { on_step_done(self, msg); }); },

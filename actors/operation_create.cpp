@@ -19,10 +19,11 @@ namespace stepwise::op {
 
 namespace {
 
-void report(self_ptr self, create_report::outcome what, op_snapshot op, caf::error err = {}) {
+void report(self_ptr self, create_report::outcome what, op_snapshot op, caf::error err = {},
+            uint64_t epoch = 0) {
   auto& st = self->state;
   self->send(st.dispatcher, created_atom::value, st.creating->tag,
-             create_report{what, std::move(op), std::move(err)});
+             create_report{what, std::move(op), std::move(err), epoch});
 }
 
 /// Nothing was written: says why and quits.
@@ -99,11 +100,15 @@ void replay(self_ptr self) {
 
 } // namespace
 
-bool created(self_ptr self, write_status status) {
+bool created(self_ptr self, const commit_ack& ack) {
   auto& st = self->state;
+  auto status = ack.status;
   if (status == write_status::ok) {
     st.rt->stats.operations_started.fetch_add(1, std::memory_order_relaxed);
-    report(self, create_report::outcome::written, st.commit.in_flight);
+    // Its steps may begin while the lease it was written under lasts: one
+    // lost since this actor began may have come before the write.
+    st.lease_epoch = ack.epoch;
+    report(self, create_report::outcome::written, st.commit.in_flight, {}, ack.epoch);
     st.creating.reset();
     return true;
   }

@@ -32,11 +32,11 @@ void take_up(self_ptr self, runtime_ptr rt, internal_dispatcher_actor dispatcher
 /// sent (operation_actor.cpp).
 operation_actor::behavior_type lifecycle(self_ptr self);
 
-/// The create in flight is answered `status`: tells the dispatcher how it
+/// The create in flight is answered `ack`: tells the dispatcher how it
 /// went and returns true when it was written, so that the actor carries
 /// on as after any commit; otherwise it has quit, or writes the create
 /// again (operation_create.cpp).
-bool created(self_ptr self, write_status status);
+bool created(self_ptr self, const commit_ack& ack);
 
 /// Carries out `act` (its write is durable).
 void execute(self_ptr self, next_action act);

@@ -28,10 +28,16 @@ using commit_ack_receiver = caf::typed_actor<caf::reacts_to<commit_ack>>;
 
 /// What the commit writer tells the dispatcher: each admission round,
 /// operations claimed from a process whose lease ended, and that this
-/// process's own lease was lost.
+/// process's own lease was lost. A round goes straight to the dispatcher,
+/// as a create's acknowledgement goes to its actor and from there to the
+/// dispatcher: a round that ran before a create was written is then never
+/// taken for one that ran after it.
 using writer_events_receiver =
   caf::typed_actor<caf::reacts_to<admission_round>, caf::reacts_to<recover_atom, recovered_ops>,
                    caf::reacts_to<lease_lost_atom>>;
+
+/// The admission keeper (actors/admission_keeper.hpp): its poll timer.
+using admission_keeper_actor = caf::typed_actor<caf::reacts_to<admission_poll_atom>>;
 
 /// The event fan-out (actors/event_fanout.hpp): the writer's committed
 /// batches in, every subscriber's copy out.
@@ -54,9 +60,9 @@ using internal_dispatcher_actor = dispatcher_actor::extend<
   // Passivation: an operation actor hands its operation off; a message
   // that reached it after the hand-off wakes the operation.
   caf::reacts_to<passivated_atom, std::string, time_point>, caf::reacts_to<wake_atom, std::string>,
-  // Its timers: the sleepers' wake-up, housekeeping, the admission poll.
+  // Its timers: the sleepers' wake-up, housekeeping, a timed wait's end.
   caf::reacts_to<wake_atom, uint64_t>, caf::reacts_to<tidy_atom>,
-  caf::reacts_to<admission_poll_atom>, caf::reacts_to<wait_due_atom, std::string, uint64_t>,
+  caf::reacts_to<wait_due_atom, std::string, uint64_t>,
   // A reader's answer to a wake-up's load.
   caf::reacts_to<maybe_op>,
   // The schedule keeper: a fire to start.

@@ -79,6 +79,8 @@ void runtime::exit_parts(caf::exit_reason why) {
     caf::anon_send_exit(fanout, why);
   if (children)
     caf::anon_send_exit(children, why);
+  if (admission)
+    caf::anon_send_exit(admission, why);
   for (auto& r : readers)
     caf::anon_send_exit(r, why);
 }

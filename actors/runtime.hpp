@@ -39,6 +39,8 @@ struct runtime {
   /// Actors that serve store reads (detached: each owns a thread).
   std::vector<reader_actor> readers;
   std::atomic<size_t> next_reader{0};
+  /// The admission keeper (none when no workflow takes part).
+  admission_keeper_actor admission;
   /// The children keeper: children waits, cancels of children.
   children_keeper_actor children;
   /// The event fan-out: the subscribers of committed events.

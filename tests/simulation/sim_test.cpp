@@ -90,6 +90,10 @@ TEST_CASE("seeds that found bugs keep every invariant", "[simulation][regression
             "under the new owner, and nothing drove that operation after"},
     {62179, "a schedule create fenced by a lost lease dropped its entry twice: the second "
             "create, held behind it, lost its own and was answered with an empty error"},
+    {2188, "a create written after a lost lease (under the new one) was taken for one written "
+           "under the lost lease: its actor was stopped with its first step running"},
+    {796, "a queued create written before a lost lease was answered at once, without what it "
+          "waits for"},
   };
   for (auto& f : seeds) {
     INFO(f.bug);
