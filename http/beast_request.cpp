@@ -1,33 +1,8 @@
 #include "http/beast_request.hpp"
 
-#include <string_view>
-#include <vector>
-
 namespace stepwise::http {
 
 namespace {
-
-// httplib's `detail::split` on '?': pieces trimmed of spaces and tabs,
-// empty ones skipped.
-std::vector<std::string_view> target_pieces(std::string_view target) {
-  std::vector<std::string_view> out;
-  auto add = [&](std::string_view piece) {
-    while (!piece.empty() && (piece.front() == ' ' || piece.front() == '\t'))
-      piece.remove_prefix(1);
-    while (!piece.empty() && (piece.back() == ' ' || piece.back() == '\t'))
-      piece.remove_suffix(1);
-    if (!piece.empty())
-      out.push_back(piece);
-  };
-  size_t begin = 0;
-  for (size_t i = 0; i < target.size(); ++i)
-    if (target[i] == '?') {
-      add(target.substr(begin, i - begin));
-      begin = i + 1;
-    }
-  add(target.substr(begin));
-  return out;
-}
 
 void set_endpoint(httplib::Request& out, const boost::asio::ip::tcp::endpoint& ep, bool remote) {
   boost::system::error_code ec;
@@ -63,17 +38,11 @@ int to_httplib_request(const boost::beast::http::request_header<>& head,
   }
   set_endpoint(out, remote, true);
   set_endpoint(out, local, false);
-  if (out.target.size() > max_target_bytes)
-    return 414;
-  auto target = std::string_view(out.target);
-  target = target.substr(0, target.find('#'));
-  auto pieces = target_pieces(target);
-  if (pieces.size() > 2)
-    return 400;
-  if (!pieces.empty())
-    out.path = httplib::detail::decode_url(std::string(pieces[0]), false);
-  if (pieces.size() == 2)
-    httplib::detail::parse_query_text(std::string(pieces[1]), out.params);
+  query_params params;
+  if (auto status = decode_target(out.target, out.path, params))
+    return status;
+  for (auto& [key, value] : params)
+    out.params.emplace(key, value);
   return 0;
 }
 

@@ -1,10 +1,7 @@
 #include "http/router.hpp"
 
-#include "http/digest.hpp"
-
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <chrono>
 #include <exception>
 #include <optional>
@@ -48,25 +45,6 @@ bool is_json_type(std::string_view ct) {
     return true;
   return lower.rfind("application/", 0) == 0 && lower.size() > 17
          && lower.compare(lower.size() - 5, 5, "+json") == 0;
-}
-
-std::string path_of_target(std::string_view target) {
-  auto raw = target.substr(0, target.find('?'));
-  std::string out;
-  out.reserve(raw.size());
-  for (size_t i = 0; i < raw.size(); ++i) {
-    if (raw[i] == '%' && i + 2 < raw.size()) {
-      auto hi = hex_digit(raw[i + 1]);
-      auto lo = hex_digit(raw[i + 2]);
-      if (hi >= 0 && lo >= 0) {
-        out.push_back(static_cast<char>(hi * 16 + lo));
-        i += 2;
-        continue;
-      }
-    }
-    out.push_back(raw[i]);
-  }
-  return out;
 }
 
 namespace detail {

@@ -13,6 +13,7 @@
 #include "http/errors.hpp"
 #include "http/limits.hpp"
 #include "http/request_metrics.hpp"
+#include "http/request_target.hpp"
 #include "http/stream_source.hpp"
 
 namespace stepwise::http {
@@ -167,8 +168,5 @@ bool has_body(const httplib::Request& req);
 /// that leave part of a request body unread, or after a request it could
 /// not parse (the next one would start at an unknown place).
 void force_close(httplib::Response& res);
-
-/// Returns `target` without its query, percent-decoded.
-std::string path_of_target(std::string_view target);
 
 } // namespace stepwise::http

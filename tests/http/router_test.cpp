@@ -43,12 +43,6 @@ TEST_CASE("JSON content types", "[http][router]") {
   CHECK_FALSE(is_json_type(""));
 }
 
-TEST_CASE("targets are split and decoded", "[http][router]") {
-  CHECK(path_of_target("/a%20b?x=1") == "/a b");
-  CHECK(path_of_target("/a%zz") == "/a%zz");
-  CHECK(path_of_target("/a%2") == "/a%2");
-}
-
 TEST_CASE("engine errors map to HTTP statuses in one table", "[http][errors]") {
   auto st = [](errc x) { return from_engine(make_error(x, "why")).status; };
   CHECK(st(errc::unknown_workflow) == 400);
