@@ -7,7 +7,6 @@
 #include <string_view>
 
 #include <caf/expected.hpp>
-#include <httplib.h>
 
 #include "http/errors.hpp"
 #include "http/token_file.hpp"

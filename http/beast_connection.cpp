@@ -74,7 +74,7 @@ void beast_connection::await_request() {
   if (buffer_.size() > 0)
     return read_head();
   // A request, the first one too, must begin within the keep-alive
-  // period (as httplib's server had it).
+  // period.
   io_->expires_after(env_.cfg.keep_alive_timeout);
   io_->read_some(buffer_.prepare(idle_read), [self = shared_from_this()](error_code ec, size_t n) {
     if (ec)
@@ -102,20 +102,17 @@ void beast_connection::on_head(error_code ec) {
   if (ec)
     return abort();
   ex_ = std::make_shared<exchange>();
-  ex_->started = std::chrono::steady_clock::now();
+  ex_->req.started = std::chrono::steady_clock::now();
   keep_alive_ = parser_->keep_alive();
-  if (auto status =
-        to_httplib_request(parser_->get().base(), io_->remote(), io_->local(), ex_->req))
+  if (auto status = to_server_request(parser_->get().base(), io_->remote(), io_->local(), ex_->req))
     return refuse(status, true);
-  router::begin_request(ex_->started);
   if (env_.routes.pre_route(ex_->req, ex_->res)) {
     answering_ = true;
     return send_answer();
   }
-  router::begin_request(std::nullopt);
   if (parser_->is_done())
     return route();
-  if (!boost::beast::iequals(ex_->req.get_header_value("Expect"), "100-continue"))
+  if (!boost::beast::iequals(ex_->req.headers.get("Expect"), "100-continue"))
     return read_body();
   // A body known to be too long is refused before the client sends it.
   if (auto len = parser_->content_length(); len && *len > env_.cfg.lim.max_body_bytes)
@@ -156,14 +153,13 @@ void beast_connection::on_body(error_code ec) {
 void beast_connection::refuse(int status, bool close) {
   if (!ex_) {
     ex_ = std::make_shared<exchange>();
-    ex_->started = std::chrono::steady_clock::now();
+    ex_->req.started = std::chrono::steady_clock::now();
   }
-  ex_->res = httplib::Response{};
+  ex_->res = server_response{};
   ex_->res.status = status;
-  router::begin_request(ex_->started);
   env_.routes.answer_error(ex_->req, ex_->res);
   if (close)
-    force_close(ex_->res);
+    ex_->res.close_connection = true;
   answering_ = true;
   send_answer();
 }
@@ -173,7 +169,6 @@ void beast_connection::route() {
   worker_pool::task t = [self = shared_from_this(), ex = ex_] {
     std::shared_ptr<stream_source> later;
     try {
-      router::begin_request(ex->started);
       // Stopping: what waited for a worker is answered, not run (a stalled
       // store would otherwise hold the stop for every queued request).
       if (self->env_.stopping)
@@ -181,7 +176,7 @@ void beast_connection::route() {
       else
         later = self->env_.routes.serve(ex->req, ex->res);
     } catch (const std::exception& e) {
-      ex->res = httplib::Response{};
+      ex->res = server_response{};
       self->env_.routes.write(ex->req.path, ex->res, internal_error(e.what()));
     }
     boost::asio::post(self->strand_, [self, later = std::move(later)]() mutable {
@@ -192,7 +187,6 @@ void beast_connection::route() {
     return;
   // Every worker is busy and the queue is full (or the server stops): say
   // so at once rather than let the request wait without bound.
-  router::begin_request(ex_->started);
   if (env_.stopping)
     env_.routes.write(ex_->req.path, ex_->res, shutting_down());
   else

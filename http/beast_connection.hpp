@@ -12,10 +12,11 @@
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <httplib.h>
 
 #include "http/beast_io.hpp"
 #include "http/router.hpp"
+#include "http/server_request.hpp"
+#include "http/server_response.hpp"
 #include "http/stream_source.hpp"
 #include "http/worker_pool.hpp"
 
@@ -57,9 +58,8 @@ public:
 private:
   /// One request and its answer, shared with the worker that routes it.
   struct exchange {
-    httplib::Request req;
-    httplib::Response res;
-    std::chrono::steady_clock::time_point started;
+    server_request req;
+    server_response res;
   };
 
   using error_code = boost::system::error_code;

@@ -28,14 +28,12 @@ constexpr size_t small_chunk = 16 * 1024;
 } // namespace
 
 bool beast_connection::last_answer() const {
-  return !keep_alive_ || asks_close(ex_->res) || served_ + 1 >= env_.cfg.keep_alive_max
+  return !keep_alive_ || ex_->res.close_connection || served_ + 1 >= env_.cfg.keep_alive_max
          || shutdown_asked_ || env_.stopping || (parser_ && !parser_->is_done());
 }
 
 void beast_connection::send_answer() {
   auto& ex = *ex_;
-  if (ex.res.status == -1)
-    ex.res.status = 200;
   connection_terms terms{last_answer(), env_.cfg.keep_alive_timeout, env_.cfg.keep_alive_max};
   out_ = render_head(ex.req, ex.res, terms, false);
   std::vector<boost::asio::const_buffer> bufs{boost::asio::buffer(out_)};
@@ -180,9 +178,6 @@ void beast_connection::read_on_worker() {
 void beast_connection::finish_later() {
   later_.reset();
   timer_.cancel();
-  if (ex_->res.status == -1)
-    ex_->res.status = 200;
-  router::begin_request(ex_->started);
   env_.routes.record(ex_->req, ex_->res);
   send_answer();
 }

@@ -6,25 +6,25 @@
 
 namespace stepwise::http {
 
-std::string render_head(const httplib::Request& req, httplib::Response& res,
+std::string render_head(const server_request& req, server_response& res,
                         const connection_terms& terms, bool chunked) {
   res.headers.erase("Connection");
   res.headers.erase("Keep-Alive");
   res.headers.erase("Content-Length");
   res.headers.erase("Transfer-Encoding");
   if (terms.close)
-    res.set_header("Connection", "close");
+    res.headers.set("Connection", "close");
   else
-    res.set_header("Keep-Alive", "timeout=" + std::to_string(terms.keep_alive_timeout.count())
-                                   + ", max=" + std::to_string(terms.keep_alive_max));
-  if (!res.has_header("Content-Type") && (chunked || !res.body.empty()))
-    res.set_header("Content-Type", "text/plain");
+    res.headers.set("Keep-Alive", "timeout=" + std::to_string(terms.keep_alive_timeout.count())
+                                    + ", max=" + std::to_string(terms.keep_alive_max));
+  if (!res.headers.has("Content-Type") && (chunked || !res.body.empty()))
+    res.headers.set("Content-Type", "text/plain");
   if (chunked)
-    res.set_header("Transfer-Encoding", "chunked");
+    res.headers.set("Transfer-Encoding", "chunked");
   else
-    res.set_header("Content-Length", std::to_string(res.body.size()));
-  if (req.method == "HEAD" && !res.has_header("Accept-Ranges"))
-    res.set_header("Accept-Ranges", "bytes");
+    res.headers.set("Content-Length", std::to_string(res.body.size()));
+  if (req.method == "HEAD" && !res.headers.has("Accept-Ranges"))
+    res.headers.set("Accept-Ranges", "bytes");
   namespace bh = boost::beast::http;
   auto reason = bh::obsolete_reason(bh::int_to_status(static_cast<unsigned>(res.status)));
   std::string out;
@@ -52,10 +52,6 @@ void append_chunk(std::string& out, std::string_view data) {
   out.append(size, static_cast<size_t>(n));
   out.append(data.data(), data.size());
   out += "\r\n";
-}
-
-bool asks_close(const httplib::Response& res) {
-  return res.get_header_value("Connection") == "close";
 }
 
 } // namespace stepwise::http

@@ -5,7 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include <httplib.h>
+#include "http/server_request.hpp"
+#include "http/server_response.hpp"
 
 namespace stepwise::http {
 
@@ -19,12 +20,12 @@ struct connection_terms {
 };
 
 /// Returns the status line and headers of `res` as the answer to `req`,
-/// with the headers httplib's server added: `Connection: close` or
-/// `Keep-Alive`, `Content-Type: text/plain` for a body without a type,
-/// `Content-Length` (also for HEAD, which gets no body), or
-/// `Transfer-Encoding: chunked` when `chunked` (a stream), and
-/// `Accept-Ranges: bytes` for HEAD.
-std::string render_head(const httplib::Request& req, httplib::Response& res,
+/// with the headers that frame it, which replace any the route set:
+/// `Connection: close` or `Keep-Alive`, `Content-Type: text/plain` for a
+/// body without a type, `Content-Length` (also for HEAD, which gets no
+/// body), or `Transfer-Encoding: chunked` when `chunked` (a stream), and
+/// `Accept-Ranges: bytes` for HEAD. `res` keeps them, as sent.
+std::string render_head(const server_request& req, server_response& res,
                         const connection_terms& terms, bool chunked);
 
 /// Appends `data` as one chunk of a chunked body (nothing when empty: an
@@ -33,8 +34,5 @@ void append_chunk(std::string& out, std::string_view data);
 
 /// The chunk that ends a chunked body.
 inline constexpr std::string_view last_chunk = "0\r\n\r\n";
-
-/// Returns whether `res` asks for the connection to close after it.
-bool asks_close(const httplib::Response& res);
 
 } // namespace stepwise::http

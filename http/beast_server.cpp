@@ -82,7 +82,7 @@ caf::expected<int> beast_server::bind() {
     auto ep = entry.endpoint();
     a.open(ep.protocol(), ec);
     // SO_REUSEADDR only allows a quick restart over connections in
-    // TIME_WAIT; SO_REUSEPORT (httplib's choice) would let a second server
+    // TIME_WAIT; SO_REUSEPORT would let a second server
     // bind the same port and silently take half of the connections.
     if (!ec)
       a.set_option(net::socket_base::reuse_address(true), ec);

@@ -1,6 +1,6 @@
 #include "http/errors.hpp"
 
-#include <httplib.h>
+#include "http/server_response.hpp"
 
 #include "engine/json_text.hpp"
 
@@ -93,10 +93,10 @@ std::string error_body(const api_error& e) {
   return boost::json::serialize(outer);
 }
 
-void write_error(httplib::Response& res, const api_error& e) {
+void write_error(server_response& res, const api_error& e) {
   res.status = e.status;
   if (e.status == 503)
-    res.set_header("Retry-After", "1");
+    res.headers.set("Retry-After", "1");
   res.set_content(error_body(e), "application/json");
 }
 

@@ -7,9 +7,9 @@
 #include <boost/json/object.hpp>
 #include <caf/error.hpp>
 
-namespace httplib {
-struct Response;
-} // namespace httplib
+namespace stepwise::http {
+struct server_response;
+} // namespace stepwise::http
 
 namespace stepwise::http {
 
@@ -56,7 +56,7 @@ api_error events_gone(int64_t horizon);
 api_error from_engine(const caf::error& err);
 
 /// Returns the standard reason phrase's snake_case code for a status that
-/// httplib produced on its own (400, 413, 414, ...).
+/// the server answers on its own (400, 413, 414, ...).
 std::string code_for_status(int status);
 
 // -- writing ------------------------------------------------------------------
@@ -71,6 +71,6 @@ std::string error_body(const api_error& e);
 
 /// Sets `res` to the error answer `e` (status, JSON body, and `Retry-After`
 /// for 503s so that clients back off).
-void write_error(httplib::Response& res, const api_error& e);
+void write_error(server_response& res, const api_error& e);
 
 } // namespace stepwise::http

@@ -113,7 +113,7 @@ public:
     return false;
   }
 
-  step next(steady::time_point now, httplib::Response& res,
+  step next(steady::time_point now, server_response& res,
             const std::function<void()>& wake) override {
     step s;
     // The server stops: what was there when the route read is the answer.
@@ -161,8 +161,7 @@ public:
     return true;
   }
 
-  step next(steady::time_point now, httplib::Response&,
-            const std::function<void()>& wake) override {
+  step next(steady::time_point now, server_response&, const std::function<void()>& wake) override {
     step s;
     if (ctx_.hub->closed()) {
       s.end = true;
@@ -286,7 +285,7 @@ std::chrono::steady_clock::duration poll_slice(const route_context& ctx) {
                             : steady::duration{poll_slice_shared};
 }
 
-void write_events_page(httplib::Response& res, const std::vector<event>& items, int64_t after) {
+void write_events_page(server_response& res, const std::vector<event>& items, int64_t after) {
   boost::json::array arr;
   arr.reserve(items.size());
   for (auto& e : items)
@@ -297,11 +296,11 @@ void write_events_page(httplib::Response& res, const std::vector<event>& items, 
   write_json(res, 200, out);
 }
 
-std::optional<api_error> admit_waiter(const route_context& ctx, const httplib::Request& req,
+std::optional<api_error> admit_waiter(const route_context& ctx, const server_request& req,
                                       std::shared_ptr<event_hub::ticket>& out) {
   std::string holder;
   if (ctx.auth)
-    holder = ctx.auth->name_of(req.get_header_value("Authorization"));
+    holder = ctx.auth->name_of(req.headers.get("Authorization"));
   auto why = event_hub::refusal::server_full;
   out = ctx.hub->admit(ctx.lim.max_streams, holder, ctx.lim.max_streams_per_token, &why);
   if (out)

@@ -49,12 +49,12 @@ std::chrono::steady_clock::duration poll_slice(const route_context& ctx);
 void append_sse_frame(std::string& out, const event& e);
 
 /// Sets `res` to the long poll's answer: `items` and `next_after`.
-void write_events_page(httplib::Response& res, const std::vector<event>& items, int64_t after);
+void write_events_page(server_response& res, const std::vector<event>& items, int64_t after);
 
 /// Returns a slot for one more long poll or stream of the request's
 /// caller, or the 503 `too_many_waiters` that says which bound it hit
 /// (`--max-streams`, or `--max-streams-per-token` for the caller's token).
-std::optional<api_error> admit_waiter(const route_context& ctx, const httplib::Request& req,
+std::optional<api_error> admit_waiter(const route_context& ctx, const server_request& req,
                                       std::shared_ptr<event_hub::ticket>& out);
 
 /// Makes the long poll that found nothing yet: it answers once an event

@@ -10,8 +10,8 @@ namespace {
 
 constexpr int64_t max_seq = 1'000'000'000'000'000'000;
 
-void poll(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
-  query q{rq.raw};
+void poll(const router& r, const route_context& ctx, request& rq, server_response& res) {
+  query q{rq.raw.params};
   int64_t after = 0;
   int64_t limit = 100;
   double wait = 0;
@@ -49,19 +49,19 @@ void poll(const router& r, const route_context& ctx, request& rq, httplib::Respo
                                    page.horizon, deadline));
 }
 
-void stream(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
-  query q{rq.raw};
+void stream(const router& r, const route_context& ctx, request& rq, server_response& res) {
+  query q{rq.raw.params};
   int64_t after = 0;
   if (auto err = q.only({"after"}))
     return r.write(rq.raw.path, res, *err);
   if (auto err = q.integer("after", 0, max_seq, after))
     return r.write(rq.raw.path, res, *err);
   // A reconnecting EventSource sends the id of the last event it saw.
-  if (rq.raw.has_header("Last-Event-ID")) {
-    auto text = rq.raw.get_header_value("Last-Event-ID");
-    httplib::Request fake;
-    fake.params.emplace("Last-Event-ID", text);
-    if (auto err = query{fake}.integer("Last-Event-ID", 0, max_seq, after))
+  if (rq.raw.headers.has("Last-Event-ID")) {
+    auto& text = rq.raw.headers.get("Last-Event-ID");
+    // Read as strictly as the query's `after`.
+    query_params header{{"Last-Event-ID", text}};
+    if (auto err = query{header}.integer("Last-Event-ID", 0, max_seq, after))
       return r.write(rq.raw.path, res,
                      invalid_argument("header Last-Event-ID must be an event "
                                       "seq (a non-negative integer), not '"
@@ -80,9 +80,9 @@ void stream(const router& r, const route_context& ctx, request& rq, httplib::Res
   if (after == 0)
     after = *horizon; // the log starts after it (see poll)
   res.status = 200;
-  res.set_header("Content-Type", "text/event-stream");
-  res.set_header("Cache-Control", "no-cache");
-  res.set_header("X-Accel-Buffering", "no");
+  res.headers.set("Content-Type", "text/event-stream");
+  res.headers.set("Cache-Control", "no-cache");
+  res.headers.set("X-Accel-Buffering", "no");
   rq.answer_later(make_event_stream(ctx, std::move(ticket), after, *horizon));
 }
 

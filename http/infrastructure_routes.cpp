@@ -50,17 +50,17 @@ api_error from_driver(const infra::error& e) {
 }
 
 // Writes the spec's error body; 503s also say when to come back.
-void write_ignition_error(httplib::Response& res, const api_error& e) {
+void write_ignition_error(server_response& res, const api_error& e) {
   res.status = e.status;
   if (e.status == 503)
-    res.set_header("Retry-After", "1");
+    res.headers.set("Retry-After", "1");
   res.set_content(json::serialize(encode_error(e.message, e.status)), "application/json");
 }
 
 // Parses and decodes the body into `out`; answers the error and returns
 // false when it cannot.
 template <class T, class Decoder>
-bool decode_body(const router& r, infrastructure_context& ctx, request& rq, httplib::Response& res,
+bool decode_body(const router& r, infrastructure_context& ctx, request& rq, server_response& res,
                  Decoder decode, T& out) {
   json::value body;
   if (auto err = parse_json(rq.body, ctx.max_json_depth, body)) {
@@ -76,7 +76,7 @@ bool decode_body(const router& r, infrastructure_context& ctx, request& rq, http
 
 // An empty template is refused here, so that every driver agrees on it; an
 // unparseable one is the driver's call (invalid_template).
-bool template_given(const router& r, request& rq, httplib::Response& res, const std::string& text) {
+bool template_given(const router& r, request& rq, server_response& res, const std::string& text) {
   if (text.find_first_not_of(" \t\r\n") != std::string::npos)
     return true;
   r.write(rq.raw.path, res,
@@ -89,7 +89,7 @@ bool template_given(const router& r, request& rq, httplib::Response& res, const 
 // Hands an accepted task to its monitor and answers 202 only once the
 // monitor is durably started: a task the client was told about is never
 // forgotten.
-void monitor(const router& r, infrastructure_context& ctx, request& rq, httplib::Response& res,
+void monitor(const router& r, infrastructure_context& ctx, request& rq, server_response& res,
              const infra::accepted& a, const infra::deployment_location& loc, const char* kind) {
   start_request sr;
   sr.workflow = infrastructure_task_workflow;
@@ -117,7 +117,7 @@ void monitor(const router& r, infrastructure_context& ctx, request& rq, httplib:
   write_json(res, 202, encode(a));
 }
 
-void create(const router& r, infrastructure_context& ctx, request& rq, httplib::Response& res) {
+void create(const router& r, infrastructure_context& ctx, request& rq, server_response& res) {
   infra::create_request req;
   if (!decode_body(r, ctx, rq, res, decode_create_request, req)
       || !template_given(r, rq, res, req.template_text))
@@ -130,8 +130,7 @@ void create(const router& r, infrastructure_context& ctx, request& rq, httplib::
   monitor(r, ctx, rq, res, std::get<infra::accepted>(got), req.location, "create");
 }
 
-void delete_infra(const router& r, infrastructure_context& ctx, request& rq,
-                  httplib::Response& res) {
+void delete_infra(const router& r, infrastructure_context& ctx, request& rq, server_response& res) {
   infra::delete_request req;
   if (!decode_body(r, ctx, rq, res, decode_delete_request, req))
     return;
@@ -143,7 +142,7 @@ void delete_infra(const router& r, infrastructure_context& ctx, request& rq,
   monitor(r, ctx, rq, res, std::get<infra::accepted>(got), req.location, "delete");
 }
 
-void query_task(const router& r, infrastructure_context& ctx, request& rq, httplib::Response& res) {
+void query_task(const router& r, infrastructure_context& ctx, request& rq, server_response& res) {
   infra::task_query req;
   if (!decode_body(r, ctx, rq, res, decode_task_query, req))
     return;
@@ -155,7 +154,7 @@ void query_task(const router& r, infrastructure_context& ctx, request& rq, httpl
   write_json(res, 200, encode(std::get<infra::task>(got)));
 }
 
-void find_infra(const router& r, infrastructure_context& ctx, request& rq, httplib::Response& res) {
+void find_infra(const router& r, infrastructure_context& ctx, request& rq, server_response& res) {
   infra::find_request req;
   if (!decode_body(r, ctx, rq, res, decode_find_request, req)
       || !template_given(r, rq, res, req.template_text))
@@ -181,10 +180,10 @@ void add_infrastructure_routes(router& r, infrastructure_context ctx) {
   // The router outlives its routes, so handlers may keep a reference to it.
   const router* rp = &r;
   auto c = std::make_shared<infrastructure_context>(std::move(ctx));
-  using fn = void (*)(const router&, infrastructure_context&, request&, httplib::Response&);
+  using fn = void (*)(const router&, infrastructure_context&, request&, server_response&);
   auto mount = [&](const char* name, fn f) {
     r.add("POST", std::string(base) + "/" + name,
-          [rp, c, f](request& rq, httplib::Response& res) { f(*rp, *c, rq, res); });
+          [rp, c, f](request& rq, server_response& res) { f(*rp, *c, rq, res); });
   };
   mount("create", create);
   mount("delete", delete_infra);

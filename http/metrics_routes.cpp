@@ -165,8 +165,8 @@ std::string render(const route_context& ctx) {
 
 void add_metrics_routes(router& r, const route_context& ctx) {
   const router* rp = &r;
-  r.add("GET", "/metrics", [rp, ctx](request& rq, httplib::Response& res) {
-    if (auto err = query{rq.raw}.only({}))
+  r.add("GET", "/metrics", [rp, ctx](request& rq, server_response& res) {
+    if (auto err = query{rq.raw.params}.only({}))
       return rp->write(rq.raw.path, res, *err);
     res.status = 200;
     res.set_content(render(ctx), "text/plain; version=0.0.4; charset=utf-8");

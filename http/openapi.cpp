@@ -288,8 +288,8 @@ const json::value& openapi_document() {
 
 void add_openapi_routes(router& r, const route_context&) {
   const router* rp = &r;
-  r.add("GET", "/api/v1/openapi.json", [rp](request& rq, httplib::Response& res) {
-    if (auto err = query{rq.raw}.only({}))
+  r.add("GET", "/api/v1/openapi.json", [rp](request& rq, server_response& res) {
+    if (auto err = query{rq.raw.params}.only({}))
       return rp->write(rq.raw.path, res, *err);
     static const std::string text = boost::json::serialize(openapi_document());
     res.status = 200;

@@ -12,8 +12,8 @@ namespace {
 constexpr size_t max_scanned = 200000;
 constexpr size_t max_items = 2000;
 
-void timeline(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
-  if (auto err = query{rq.raw}.only({}))
+void timeline(const router& r, const route_context& ctx, request& rq, server_response& res) {
+  if (auto err = query{rq.raw.params}.only({}))
     return r.write(rq.raw.path, res, *err);
   auto eng = ctx.eng;
   auto op = eng.get(rq.params[0]);
@@ -28,8 +28,8 @@ void timeline(const router& r, const route_context& ctx, request& rq, httplib::R
                                  {"last_seq", found->last_seq}});
 }
 
-void latest(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
-  if (auto err = query{rq.raw}.only({}))
+void latest(const router& r, const route_context& ctx, request& rq, server_response& res) {
+  if (auto err = query{rq.raw.params}.only({}))
     return r.write(rq.raw.path, res, *err);
   auto eng = ctx.eng;
   auto seq = last_event_seq(eng);

@@ -13,7 +13,7 @@ namespace {
 constexpr const char* ops_base = "/api/v1/operations";
 
 // Answers `err` when set; returns whether it did.
-bool failed(const router& r, const request& rq, httplib::Response& res,
+bool failed(const router& r, const request& rq, server_response& res,
             const std::optional<api_error>& err) {
   if (!err)
     return false;
@@ -21,8 +21,8 @@ bool failed(const router& r, const request& rq, httplib::Response& res,
   return true;
 }
 
-void start(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
-  if (failed(r, rq, res, query{rq.raw}.only({})))
+void start(const router& r, const route_context& ctx, request& rq, server_response& res) {
+  if (failed(r, rq, res, query{rq.raw.params}.only({})))
     return;
   boost::json::value body;
   if (failed(r, rq, res, parse_json(rq.body, ctx.lim.max_json_depth, body)))
@@ -33,12 +33,12 @@ void start(const router& r, const route_context& ctx, request& rq, httplib::Resp
   auto result = ctx.eng.start(sr);
   if (!result)
     return r.write(rq.raw.path, res, from_engine(result.error()));
-  res.set_header("Location", std::string(ops_base) + "/" + result->op.id);
+  res.headers.set("Location", std::string(ops_base) + "/" + result->op.id);
   write_json_text(res, result->created ? 201 : 200, operation_text(result->op));
 }
 
-void list(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
-  query q{rq.raw};
+void list(const router& r, const route_context& ctx, request& rq, server_response& res) {
+  query q{rq.raw.params};
   if (failed(r, rq, res, q.only({"state", "workflow", "parent", "schedule", "limit", "cursor"})))
     return;
   list_filter f;
@@ -80,8 +80,8 @@ void list(const router& r, const route_context& ctx, request& rq, httplib::Respo
   write_json_text(res, 200, std::move(out));
 }
 
-void show(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
-  if (failed(r, rq, res, query{rq.raw}.only({})))
+void show(const router& r, const route_context& ctx, request& rq, server_response& res) {
+  if (failed(r, rq, res, query{rq.raw.params}.only({})))
     return;
   auto op = ctx.eng.get(rq.params[0]);
   if (!op)
@@ -94,8 +94,8 @@ void show(const router& r, const route_context& ctx, request& rq, httplib::Respo
 
 // Cancel, retry, pause and resume: the same request and answer around another engine call.
 template <caf::expected<operation> (engine::*Command)(const std::string&)>
-void command(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
-  if (failed(r, rq, res, query{rq.raw}.only({}))
+void command(const router& r, const route_context& ctx, request& rq, server_response& res) {
+  if (failed(r, rq, res, query{rq.raw.params}.only({}))
       || failed(r, rq, res, check_empty_command(rq.body, ctx.lim.max_json_depth)))
     return;
   auto op = (ctx.eng.*Command)(rq.params[0]);

@@ -43,10 +43,10 @@ std::string camel(const std::string& code) {
   return out;
 }
 
-void write_osb_error(httplib::Response& res, const api_error& e) {
+void write_osb_error(server_response& res, const api_error& e) {
   res.status = e.status;
   if (e.status == 503)
-    res.set_header("Retry-After", "1");
+    res.headers.set("Retry-After", "1");
   json::object body{
     {"error", camel(e.code)},
     {"description", e.message.empty() ? std::string("request failed") : valid_utf8(e.message)}};
@@ -54,8 +54,8 @@ void write_osb_error(httplib::Response& res, const api_error& e) {
 }
 
 // 412 unless the platform speaks 2.13 or later of major version 2.
-std::optional<api_error> check_version(const httplib::Request& req) {
-  auto v = req.get_header_value("X-Broker-API-Version");
+std::optional<api_error> check_version(const server_request& req) {
+  auto v = req.headers.get("X-Broker-API-Version");
   auto dot = v.find('.');
   int major = -1;
   int minor = -1;
@@ -74,8 +74,8 @@ std::optional<api_error> check_version(const httplib::Request& req) {
                      + " or later");
 }
 
-bool accepts_incomplete(const httplib::Request& req) {
-  return req.get_param_value("accepts_incomplete") == "true";
+bool accepts_incomplete(const server_request& req) {
+  return req.params.get("accepts_incomplete") == "true";
 }
 
 api_error async_required() {
@@ -100,7 +100,7 @@ caf::expected<std::optional<operation>> provisioning_of(const osb_context& c,
   return found;
 }
 
-void provision(const router& r, const osb_context& c, request& rq, httplib::Response& res) {
+void provision(const router& r, const osb_context& c, request& rq, server_response& res) {
   auto& id = rq.params[0];
   json::value body;
   if (auto err = parse_json(rq.body, c.max_json_depth, body))
@@ -147,10 +147,10 @@ void provision(const router& r, const osb_context& c, request& rq, httplib::Resp
   write_json(res, 202, operation_body(started->op));
 }
 
-void deprovision(const router& r, const osb_context& c, request& rq, httplib::Response& res) {
+void deprovision(const router& r, const osb_context& c, request& rq, server_response& res) {
   auto& id = rq.params[0];
-  auto service = rq.raw.get_param_value("service_id");
-  auto plan = rq.raw.get_param_value("plan_id");
+  auto service = rq.raw.params.get("service_id");
+  auto plan = rq.raw.params.get("plan_id");
   if (service.empty() || plan.empty())
     return r.write(rq.raw.path, res,
                    invalid_argument("query parameters service_id and plan_id are required"));
@@ -196,10 +196,10 @@ void deprovision(const router& r, const osb_context& c, request& rq, httplib::Re
   write_json(res, 202, operation_body(op));
 }
 
-void last_operation(const router& r, const osb_context& c, request& rq, httplib::Response& res) {
+void last_operation(const router& r, const osb_context& c, request& rq, server_response& res) {
   auto& id = rq.params[0];
   auto eng = c.eng;
-  std::string op_id = rq.raw.get_param_value("operation");
+  std::string op_id = rq.raw.params.get("operation");
   if (op_id.empty()) {
     // The newest of the instance's operations: its deprovisioning, if any.
     auto gone = c.find_by_key(osb_deprovision_key(id));
@@ -224,12 +224,12 @@ void last_operation(const router& r, const osb_context& c, request& rq, httplib:
   write_json(res, 200, osb_last_operation(*op));
 }
 
-using osb_handler = void (*)(const router&, const osb_context&, request&, httplib::Response&);
+using osb_handler = void (*)(const router&, const osb_context&, request&, server_response&);
 
 void add(router& r, const osb_ctx& c, const char* method, std::string pattern, osb_handler h) {
   const router* rp = &r;
   r.add(method, std::move(pattern),
-        [rp, c, h](request& rq, httplib::Response& res) { h(*rp, *c, rq, res); });
+        [rp, c, h](request& rq, server_response& res) { h(*rp, *c, rq, res); });
 }
 
 } // namespace
@@ -241,18 +241,18 @@ std::string osb_deprovision_key(const std::string& instance_id) {
 void add_osb_routes(router& r, osb_context ctx) {
   auto c = std::make_shared<const osb_context>(std::move(ctx));
   r.set_error_writer("/v2/", write_osb_error);
-  r.add_guard([c](const httplib::Request& req, const router::route& route,
-                  httplib::Response& res) -> std::optional<api_error> {
+  r.add_guard([c](const server_request& req, const router::route& route,
+                  server_response& res) -> std::optional<api_error> {
     if (route.pattern.rfind("/v2/", 0) != 0)
       return std::nullopt;
-    if (!c->credentials->check(req.get_header_value("Authorization"))) {
-      res.set_header("WWW-Authenticate", "Basic realm=\"stepwise-broker\"");
+    if (!c->credentials->check(req.headers.get("Authorization"))) {
+      res.headers.set("WWW-Authenticate", "Basic realm=\"stepwise-broker\"");
       return osb_error(401, "Unauthorized", "the broker's basic credentials are required");
     }
     return check_version(req);
   });
   r.add("GET", "/v2/catalog",
-        [](request&, httplib::Response& res) { write_json(res, 200, osb_catalog()); });
+        [](request&, server_response& res) { write_json(res, 200, osb_catalog()); });
   add(r, c, "PUT", "/v2/service_instances/{instance_id}", provision);
   add(r, c, "DELETE", "/v2/service_instances/{instance_id}", deprovision);
   add(r, c, "GET", "/v2/service_instances/{instance_id}/last_operation", last_operation);

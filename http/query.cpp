@@ -5,7 +5,7 @@
 namespace stepwise::http {
 
 std::optional<api_error> query::only(std::initializer_list<std::string_view> known) const {
-  for (auto& kv : req_.params) {
+  for (auto& kv : params_) {
     bool ok = false;
     for (auto k : known)
       ok = ok || k == kv.first;
@@ -16,7 +16,7 @@ std::optional<api_error> query::only(std::initializer_list<std::string_view> kno
       return invalid_argument("unknown query parameter '" + kv.first + "'"
                               + (list.empty() ? " (none allowed)" : " (allowed: " + list + ")"));
     }
-    if (req_.params.count(kv.first) > 1)
+    if (params_.count(kv.first) > 1)
       return invalid_argument("query parameter '" + kv.first + "' is given more than once");
   }
   return std::nullopt;
@@ -24,9 +24,9 @@ std::optional<api_error> query::only(std::initializer_list<std::string_view> kno
 
 std::optional<api_error> query::integer(const char* name, int64_t lo, int64_t hi,
                                         int64_t& out) const {
-  if (!req_.has_param(name))
+  if (!params_.has(name))
     return std::nullopt;
-  auto text = req_.get_param_value(name);
+  auto text = params_.get(name);
   auto bad = [&] {
     return invalid_argument("query parameter '" + std::string(name) + "' must be an integer from "
                             + std::to_string(lo) + " to " + std::to_string(hi) + ", not '" + text
@@ -53,9 +53,9 @@ std::optional<api_error> query::integer(const char* name, int64_t lo, int64_t hi
 }
 
 std::optional<api_error> query::seconds(const char* name, double hi, double& out) const {
-  if (!req_.has_param(name))
+  if (!params_.has(name))
     return std::nullopt;
-  auto text = req_.get_param_value(name);
+  auto text = params_.get(name);
   auto bad = [&] {
     return invalid_argument("query parameter '" + std::string(name)
                             + "' must be a number of seconds from 0 to "
@@ -83,9 +83,9 @@ std::optional<api_error> query::seconds(const char* name, double hi, double& out
 }
 
 std::optional<api_error> query::text(const char* name, std::string& out, bool allow_empty) const {
-  if (!req_.has_param(name))
+  if (!params_.has(name))
     return std::nullopt;
-  auto v = req_.get_param_value(name);
+  auto v = params_.get(name);
   if (v.empty() && !allow_empty)
     return invalid_argument("query parameter '" + std::string(name) + "' must not be empty");
   out = std::move(v);

@@ -6,9 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include <httplib.h>
-
 #include "http/errors.hpp"
+#include "http/query_params.hpp"
 
 namespace stepwise::http {
 
@@ -17,7 +16,7 @@ namespace stepwise::http {
 /// absent parameter leaves `out` unchanged.
 class query {
 public:
-  explicit query(const httplib::Request& req) : req_(req) {
+  explicit query(const query_params& params) : params_(params) {
     // nop
   }
 
@@ -35,7 +34,7 @@ public:
   std::optional<api_error> text(const char* name, std::string& out, bool allow_empty = false) const;
 
 private:
-  const httplib::Request& req_;
+  const query_params& params_;
 };
 
 } // namespace stepwise::http

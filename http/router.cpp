@@ -1,10 +1,7 @@
 #include "http/router.hpp"
 
-#include "http/digest.hpp"
-
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <chrono>
 #include <exception>
 #include <optional>
@@ -50,51 +47,16 @@ bool is_json_type(std::string_view ct) {
          && lower.compare(lower.size() - 5, 5, "+json") == 0;
 }
 
-std::string path_of_target(std::string_view target) {
-  auto raw = target.substr(0, target.find('?'));
-  std::string out;
-  out.reserve(raw.size());
-  for (size_t i = 0; i < raw.size(); ++i) {
-    if (raw[i] == '%' && i + 2 < raw.size()) {
-      auto hi = hex_digit(raw[i + 1]);
-      auto lo = hex_digit(raw[i + 2]);
-      if (hi >= 0 && lo >= 0) {
-        out.push_back(static_cast<char>(hi * 16 + lo));
-        i += 2;
-        continue;
-      }
-    }
-    out.push_back(raw[i]);
-  }
-  return out;
-}
-
-namespace detail {
-
-// When the current request's head was read: set by the server on the
-// thread that routes or answers it, and taken where the answer is
-// recorded.
-thread_local std::optional<std::chrono::steady_clock::time_point> request_started;
-
-} // namespace detail
-
-void router::begin_request(std::optional<std::chrono::steady_clock::time_point> started) {
-  detail::request_started = started;
-}
-
 router::router(limits lim, request_metrics* metrics) : limits_(lim), metrics_(metrics) {
   // nop
 }
 
-void router::record(const httplib::Request& req, const httplib::Response& res) const {
-  std::optional<double> secs;
-  auto& started = detail::request_started;
-  if (started) {
-    secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - *started).count();
-    started.reset();
-  }
+void router::record(const server_request& req, const server_response& res) const {
   if (metrics_ == nullptr)
     return;
+  std::optional<double> secs;
+  if (req.started)
+    secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - *req.started).count();
   auto path = req.path.empty() ? path_of_target(req.target) : req.path;
   metrics_->record(req.method, label(path), res.status, secs);
 }
@@ -168,7 +130,7 @@ std::string_view router::label(std::string_view path) const {
   return "unmatched";
 }
 
-void router::write(std::string_view path, httplib::Response& res, const api_error& e) const {
+void router::write(std::string_view path, server_response& res, const api_error& e) const {
   const error_writer* best = nullptr;
   size_t best_len = 0;
   for (auto& [prefix, w] : writers_)
@@ -182,19 +144,17 @@ void router::write(std::string_view path, httplib::Response& res, const api_erro
     write_error(res, e);
 }
 
-std::shared_ptr<stream_source> router::serve(const httplib::Request& req,
-                                             httplib::Response& res) const {
+std::shared_ptr<stream_source> router::serve(const server_request& req,
+                                             server_response& res) const {
   auto later = dispatch(req, res);
   // A long poll's status is known when it ends: the server records it then.
   if (later && !later->streaming())
     return later;
-  if (res.status == -1)
-    res.status = 200;
   record(req, res);
   return later;
 }
 
-bool router::admit(const httplib::Request& req, httplib::Response& res, match& m) const {
+bool router::admit(const server_request& req, server_response& res, match& m) const {
   m = find(req.method, req.path);
   if (m.hit == nullptr) {
     reject(req.method, req.path, m, res);
@@ -206,19 +166,18 @@ bool router::admit(const httplib::Request& req, httplib::Response& res, match& m
       return false;
     }
   }
-  if (m.hit->json_body && req.has_header("Content-Type")
-      && !is_json_type(req.get_header_value("Content-Type"))) {
-    write(req.path, res,
-          {415, "unsupported_media_type",
-           "Content-Type must be application/json, not '" + req.get_header_value("Content-Type")
-             + "'"});
+  auto& type = req.headers.get("Content-Type");
+  if (m.hit->json_body && req.headers.has("Content-Type") && !is_json_type(type)) {
+    write(
+      req.path, res,
+      {415, "unsupported_media_type", "Content-Type must be application/json, not '" + type + "'"});
     return false;
   }
   return true;
 }
 
-std::shared_ptr<stream_source> router::dispatch(const httplib::Request& req,
-                                                httplib::Response& res) const {
+std::shared_ptr<stream_source> router::dispatch(const server_request& req,
+                                                server_response& res) const {
   try {
     match m;
     if (!admit(req, res, m))
@@ -227,28 +186,26 @@ std::shared_ptr<stream_source> router::dispatch(const httplib::Request& req,
     m.hit->fn(rq, res);
     return std::move(rq.later);
   } catch (const std::exception& e) {
-    res.headers.erase("Content-Type");
     write(req.path, res, internal_error(e.what()));
   } catch (...) {
-    res.headers.erase("Content-Type");
     write(req.path, res, internal_error("unknown exception"));
   }
   return nullptr;
 }
 
 void router::reject(const std::string& method, const std::string& path, const match& m,
-                    httplib::Response& res) const {
+                    server_response& res) const {
   if (m.allow.empty()) {
     write(path, res, not_found("no route for " + path));
     return;
   }
-  res.set_header("Allow", m.allow);
+  res.headers.set("Allow", m.allow);
   write(path, res,
         {405, "method_not_allowed",
          method + " is not allowed on " + path + " (allowed: " + m.allow + ")"});
 }
 
-bool router::answer_error(const httplib::Request& req, httplib::Response& res) const {
+bool router::answer_error(const server_request& req, server_response& res) const {
   if (!res.body.empty())
     return false;
   std::string message;
@@ -274,7 +231,7 @@ bool router::answer_error(const httplib::Request& req, httplib::Response& res) c
   // What follows a request that could not be parsed or read whole starts at
   // an unknown place.
   if (res.status == 400 || res.status == 414 || res.status == 431)
-    force_close(res);
+    res.close_connection = true;
   record(req, res);
   return true;
 }

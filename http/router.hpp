@@ -1,6 +1,5 @@
 #pragma once
 
-#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -8,20 +7,21 @@
 #include <string_view>
 #include <vector>
 
-#include <httplib.h>
-
 #include "http/errors.hpp"
 #include "http/limits.hpp"
 #include "http/request_metrics.hpp"
+#include "http/request_target.hpp"
+#include "http/server_request.hpp"
+#include "http/server_response.hpp"
 #include "http/stream_source.hpp"
 
 namespace stepwise::http {
 
-/// One request as a route handler sees it: the raw httplib request, the
-/// values of the pattern's `{name}` segments and the body, already read and
-/// bounded by the server.
+/// One request as a route handler sees it: the request as the server read
+/// it, the values of the pattern's `{name}` segments and the body, already
+/// read and bounded by the server.
 struct request {
-  const httplib::Request& raw;
+  const server_request& raw;
   std::vector<std::string> params;
   std::string body;
   /// Set by `answer_later`.
@@ -44,8 +44,8 @@ struct request {
 /// read-only and shared by all HTTP worker threads.
 class router {
 public:
-  using handler = std::function<void(request&, httplib::Response&)>;
-  using error_writer = std::function<void(httplib::Response&, const api_error&)>;
+  using handler = std::function<void(request&, server_response&)>;
+  using error_writer = std::function<void(server_response&, const api_error&)>;
 
   /// A registered route.
   struct route {
@@ -68,8 +68,8 @@ public:
 
   /// Decides whether a request may reach the route it matched: returns the
   /// error to answer (it may also set headers on the response), or none.
-  using guard = std::function<std::optional<api_error>(const httplib::Request&, const route&,
-                                                       httplib::Response&)>;
+  using guard =
+    std::function<std::optional<api_error>(const server_request&, const route&, server_response&)>;
 
   /// `metrics` (optional) counts every answer the router gives.
   explicit router(limits lim, request_metrics* metrics = nullptr);
@@ -95,34 +95,29 @@ public:
   /// Serves one request whose body, read within the limits, is `req.body`.
   /// Returns the source that finishes the answer when the route answers
   /// later (`request::answer_later`), else null. Never throws.
-  std::shared_ptr<stream_source> serve(const httplib::Request& req, httplib::Response& res) const;
+  std::shared_ptr<stream_source> serve(const server_request& req, server_response& res) const;
 
   /// Checks what must be checked before a body is read: header size (431),
   /// methods or bodies that no route takes, and, for a request that has a
   /// body, the route, its guards and the Content-Type, so that a refused
   /// body is never read. Returns whether it answered (the answer then
   /// closes the connection when a body is left unread).
-  bool pre_route(const httplib::Request& req, httplib::Response& res) const;
+  bool pre_route(const server_request& req, server_response& res) const;
 
   /// Answers a request that the server could not take (a malformed request
   /// 400, a target too long 414, headers beyond the parser's bound 431, a
   /// body too large 413): turns `res.status` into our error body. Returns
   /// false when `res` already has a body.
-  bool answer_error(const httplib::Request& req, httplib::Response& res) const;
+  bool answer_error(const server_request& req, server_response& res) const;
 
-  /// Counts the answer `res` to `req` in the request metrics. Called where
-  /// the status is final and before it is sent, so that a client that saw
-  /// the answer also sees it counted.
-  void record(const httplib::Request& req, const httplib::Response& res) const;
-
-  /// Says when the request that this thread routes next started (its head
-  /// was read), or that it is not timed: `record` takes it for the
-  /// duration histogram. A server sets it on each thread that routes or
-  /// answers a request, before it does.
-  static void begin_request(std::optional<std::chrono::steady_clock::time_point> started);
+  /// Counts the answer `res` to `req` in the request metrics, timed from
+  /// `req.started` when set. Called once per request, where the status is
+  /// final and before it is sent, so that a client that saw the answer also
+  /// sees it counted.
+  void record(const server_request& req, const server_response& res) const;
 
   /// Writes `e` for a request to `path` with the error writer of its prefix.
-  void write(std::string_view path, httplib::Response& res, const api_error& e) const;
+  void write(std::string_view path, server_response& res, const api_error& e) const;
 
   const std::vector<route>& routes() const {
     return routes_;
@@ -136,17 +131,16 @@ private:
   static bool matches(const route& r, const std::vector<std::string_view>& segs,
                       std::vector<std::string>* params);
 
-  std::shared_ptr<stream_source> dispatch(const httplib::Request& req,
-                                          httplib::Response& res) const;
+  std::shared_ptr<stream_source> dispatch(const server_request& req, server_response& res) const;
 
   /// Finds the route of `req` and runs its guards and the Content-Type
   /// check; answers and returns false when one refuses.
-  bool admit(const httplib::Request& req, httplib::Response& res, match& m) const;
+  bool admit(const server_request& req, server_response& res, match& m) const;
 
-  bool check_early(const httplib::Request& req, httplib::Response& res) const;
+  bool check_early(const server_request& req, server_response& res) const;
 
   void reject(const std::string& method, const std::string& path, const match& m,
-              httplib::Response& res) const;
+              server_response& res) const;
 
   limits limits_;
   request_metrics* metrics_;
@@ -161,14 +155,6 @@ bool is_json_type(std::string_view content_type);
 
 /// Returns whether `req` announces a body (a non-zero Content-Length or a
 /// Transfer-Encoding).
-bool has_body(const httplib::Request& req);
-
-/// Makes the server close the connection after sending `res`: for answers
-/// that leave part of a request body unread, or after a request it could
-/// not parse (the next one would start at an unknown place).
-void force_close(httplib::Response& res);
-
-/// Returns `target` without its query, percent-decoded.
-std::string path_of_target(std::string_view target);
+bool has_body(const server_request& req);
 
 } // namespace stepwise::http

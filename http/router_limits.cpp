@@ -19,32 +19,28 @@ api_error body_too_large(size_t max_body_bytes) {
 
 } // namespace
 
-bool has_body(const httplib::Request& req) {
-  if (req.has_header("Transfer-Encoding"))
+bool has_body(const server_request& req) {
+  if (req.headers.has("Transfer-Encoding"))
     return true;
-  if (!req.has_header("Content-Length"))
+  if (!req.headers.has("Content-Length"))
     return false;
-  auto v = req.get_header_value("Content-Length");
+  auto v = req.headers.get("Content-Length");
   return v.find_first_not_of("0") != std::string::npos;
 }
 
-void force_close(httplib::Response& res) {
-  res.set_header("Connection", "close");
-}
-
-bool router::pre_route(const httplib::Request& req, httplib::Response& res) const {
+bool router::pre_route(const server_request& req, server_response& res) const {
   if (!check_early(req, res))
     return false;
   record(req, res);
   return true;
 }
 
-bool router::check_early(const httplib::Request& req, httplib::Response& res) const {
+bool router::check_early(const server_request& req, server_response& res) const {
   // The rest of the request is never read: the connection closes after the
   // answer.
   auto refuse = [&](const api_error& e) {
     write(req.path, res, e);
-    force_close(res);
+    res.close_connection = true;
     return true;
   };
   size_t header_bytes = 0;
@@ -58,14 +54,14 @@ bool router::check_early(const httplib::Request& req, httplib::Response& res) co
     req.method == "POST" || req.method == "PUT" || req.method == "PATCH" || req.method == "DELETE";
   if (body_methods) {
     // Refuse a body too long to be worth draining before reading any of it.
-    auto len = req.get_header_value("Content-Length");
+    auto len = req.headers.get("Content-Length");
     if (len.size() > 12
         || (!len.empty() && std::strtoull(len.c_str(), nullptr, 10) > limits_.max_drain_bytes))
       return refuse(body_too_large(limits_.max_body_bytes));
     // A body that its route, a guard or its type refuses is never read.
     match m;
     if (has_body(req) && !admit(req, res, m)) {
-      force_close(res);
+      res.close_connection = true;
       return true;
     }
     return false;
@@ -79,7 +75,7 @@ bool router::check_early(const httplib::Request& req, httplib::Response& res) co
     else
       reject(req.method, req.path, m, res);
     if (has_body(req))
-      force_close(res);
+      res.close_connection = true;
     return true;
   }
   return false;

@@ -33,7 +33,7 @@ struct route_context {
 /// A route's handler: the router writes its errors, the context serves the
 /// rest.
 using route_handler = void (*)(const router& r, const route_context& ctx, request& rq,
-                               httplib::Response& res);
+                               server_response& res);
 
 /// Adds `method pattern`, answered by `h`. The router outlives its routes,
 /// so the handler may keep a reference to it.
@@ -41,7 +41,7 @@ inline void add_route(router& r, const route_context& ctx, std::string method, s
                       route_handler h) {
   const router* rp = &r;
   r.add(std::move(method), std::move(pattern),
-        [rp, ctx, h](request& rq, httplib::Response& res) { h(*rp, ctx, rq, res); });
+        [rp, ctx, h](request& rq, server_response& res) { h(*rp, ctx, rq, res); });
 }
 
 /// `POST /api/v1/operations/{id}/signals/{name}`.

@@ -16,7 +16,7 @@ namespace {
 constexpr const char* schedules_base = "/api/v1/schedules";
 
 // Answers `err` when set; returns whether it did.
-bool schedule_refused(const router& r, const request& rq, httplib::Response& res,
+bool schedule_refused(const router& r, const request& rq, server_response& res,
                       const std::optional<api_error>& err) {
   if (!err)
     return false;
@@ -24,34 +24,33 @@ bool schedule_refused(const router& r, const request& rq, httplib::Response& res
   return true;
 }
 
-void write_schedule(const route_context& ctx, httplib::Response& res, int status,
+void write_schedule(const route_context& ctx, server_response& res, int status,
                     const schedule_view& v) {
   write_json(res, status, to_json(masked(v, ctx.eng.workflows())));
 }
 
 // Reads the body of a create or a replace (`path_id` empty: a create).
 bool read_schedule_body(const router& r, const route_context& ctx, request& rq,
-                        httplib::Response& res, const std::string& path_id, schedule& out) {
+                        server_response& res, const std::string& path_id, schedule& out) {
   boost::json::value body;
-  return !schedule_refused(r, rq, res, query{rq.raw}.only({}))
+  return !schedule_refused(r, rq, res, query{rq.raw.params}.only({}))
          && !schedule_refused(r, rq, res, parse_json(rq.body, ctx.lim.max_json_depth, body))
          && !schedule_refused(r, rq, res, decode_schedule(body, path_id, out));
 }
 
-void schedule_create(const router& r, const route_context& ctx, request& rq,
-                     httplib::Response& res) {
+void schedule_create(const router& r, const route_context& ctx, request& rq, server_response& res) {
   schedule s;
   if (!read_schedule_body(r, ctx, rq, res, {}, s))
     return;
   auto got = ctx.eng.create_schedule(s);
   if (!got)
     return r.write(rq.raw.path, res, from_engine(got.error()));
-  res.set_header("Location", std::string(schedules_base) + "/" + got->view.schedule.id);
+  res.headers.set("Location", std::string(schedules_base) + "/" + got->view.schedule.id);
   write_schedule(ctx, res, got->created ? 201 : 200, got->view);
 }
 
 void schedule_replace(const router& r, const route_context& ctx, request& rq,
-                      httplib::Response& res) {
+                      server_response& res) {
   schedule s;
   if (!read_schedule_body(r, ctx, rq, res, rq.params[0], s))
     return;
@@ -61,8 +60,8 @@ void schedule_replace(const router& r, const route_context& ctx, request& rq,
   write_schedule(ctx, res, 200, *got);
 }
 
-void schedule_list(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
-  if (schedule_refused(r, rq, res, query{rq.raw}.only({})))
+void schedule_list(const router& r, const route_context& ctx, request& rq, server_response& res) {
+  if (schedule_refused(r, rq, res, query{rq.raw.params}.only({})))
     return;
   auto got = ctx.eng.list_schedules();
   if (!got)
@@ -74,8 +73,8 @@ void schedule_list(const router& r, const route_context& ctx, request& rq, httpl
   write_json(res, 200, boost::json::object{{"items", std::move(items)}});
 }
 
-void schedule_show(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
-  if (schedule_refused(r, rq, res, query{rq.raw}.only({})))
+void schedule_show(const router& r, const route_context& ctx, request& rq, server_response& res) {
+  if (schedule_refused(r, rq, res, query{rq.raw.params}.only({})))
     return;
   auto got = ctx.eng.get_schedule(rq.params[0]);
   if (!got)
@@ -86,13 +85,12 @@ void schedule_show(const router& r, const route_context& ctx, request& rq, httpl
 // Delete, pause, resume and trigger take no parameters and an empty body
 // (or {}).
 bool schedule_command_ok(const router& r, const route_context& ctx, request& rq,
-                         httplib::Response& res) {
-  return !schedule_refused(r, rq, res, query{rq.raw}.only({}))
+                         server_response& res) {
+  return !schedule_refused(r, rq, res, query{rq.raw.params}.only({}))
          && !schedule_refused(r, rq, res, check_empty_command(rq.body, ctx.lim.max_json_depth));
 }
 
-void schedule_delete(const router& r, const route_context& ctx, request& rq,
-                     httplib::Response& res) {
+void schedule_delete(const router& r, const route_context& ctx, request& rq, server_response& res) {
   if (!schedule_command_ok(r, ctx, rq, res))
     return;
   auto got = ctx.eng.delete_schedule(rq.params[0]);
@@ -102,8 +100,7 @@ void schedule_delete(const router& r, const route_context& ctx, request& rq,
 }
 
 template <bool Paused>
-void schedule_pause(const router& r, const route_context& ctx, request& rq,
-                    httplib::Response& res) {
+void schedule_pause(const router& r, const route_context& ctx, request& rq, server_response& res) {
   if (!schedule_command_ok(r, ctx, rq, res))
     return;
   auto got = ctx.eng.pause_schedule(rq.params[0], Paused);
@@ -114,13 +111,13 @@ void schedule_pause(const router& r, const route_context& ctx, request& rq,
 
 // Answers like a start: the operation the fire started, which runs on.
 void schedule_trigger(const router& r, const route_context& ctx, request& rq,
-                      httplib::Response& res) {
+                      server_response& res) {
   if (!schedule_command_ok(r, ctx, rq, res))
     return;
   auto got = ctx.eng.trigger_schedule(rq.params[0]);
   if (!got)
     return r.write(rq.raw.path, res, from_engine(got.error()));
-  res.set_header("Location", "/api/v1/operations/" + got->op.id);
+  res.headers.set("Location", "/api/v1/operations/" + got->op.id);
   write_json_text(res, 202, operation_text(got->op));
 }
 

@@ -35,12 +35,12 @@ server::server(caf::actor_system& sys, stepwise::engine& eng, server_config cfg)
   if (cfg_.auth) {
     auto auth = cfg_.auth;
     auto metrics_auth = cfg_.metrics_auth;
-    router_.add_guard([auth, metrics_auth](const httplib::Request& req, const router::route& r,
-                                           httplib::Response& res) {
+    router_.add_guard([auth, metrics_auth](const server_request& req, const router::route& r,
+                                           server_response& res) {
       auto err = auth->check(access_for(req.method, r.pattern, metrics_auth),
-                             req.get_header_value("Authorization"));
+                             req.headers.get("Authorization"));
       if (err && err->status == 401)
-        res.set_header("WWW-Authenticate", bearer_challenge);
+        res.headers.set("WWW-Authenticate", bearer_challenge);
       return err;
     });
   }

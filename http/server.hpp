@@ -8,7 +8,6 @@
 #include <caf/actor.hpp>
 #include <caf/expected.hpp>
 #include <caf/fwd.hpp>
-#include <httplib.h>
 
 #include "engine/engine.hpp"
 #include "http/auth.hpp"
@@ -43,7 +42,7 @@ struct server_config {
   std::chrono::seconds write_timeout{10};
   /// An idle keep-alive connection is closed after this long.
   std::chrono::seconds keep_alive_timeout{5};
-  /// Requests per connection before it is closed (httplib's default is 5).
+  /// Requests per connection before it is closed.
   size_t keep_alive_max = 100000;
   /// Connections the kernel queues before they are accepted: a small
   /// backlog drops the SYNs of clients that connect at once (each retried
@@ -64,11 +63,12 @@ struct server_config {
   std::string tls_cert;
   std::string tls_key;
   /// Called after each answer (access log); empty: none.
-  std::function<void(const httplib::Request&, const httplib::Response&)> access_log;
+  std::function<void(const server_request&, const server_response&)> access_log;
 };
 
 /// The HTTP gateway: a Boost.Beast server (beast_server) in front of an
-/// engine, routes written against httplib's `Request` and `Response`.
+/// engine, routes written against its `server_request` and
+/// `server_response` (http/server_request.hpp, http/server_response.hpp).
 /// Translation only: each request becomes engine calls (which wait for the
 /// dispatcher with a timeout) on a worker thread; no HTTP thread touches
 /// operation state.

@@ -35,8 +35,8 @@ std::optional<api_error> decode_signal(std::string_view body, size_t max_depth,
   return std::nullopt;
 }
 
-void signal(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
-  if (auto err = query{rq.raw}.only({}))
+void signal(const router& r, const route_context& ctx, request& rq, server_response& res) {
+  if (auto err = query{rq.raw.params}.only({}))
     return r.write(rq.raw.path, res, *err);
   signal_request sig;
   sig.name = rq.params[1];

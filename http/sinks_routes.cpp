@@ -77,8 +77,8 @@ void render_sink_metrics(prometheus_writer& w, const route_context& ctx) {
 
 void add_sinks_routes(router& r, const route_context& ctx) {
   const router* rp = &r;
-  r.add("GET", "/api/v1/sinks", [rp, ctx](request& rq, httplib::Response& res) {
-    if (auto err = query{rq.raw}.only({}))
+  r.add("GET", "/api/v1/sinks", [rp, ctx](request& rq, server_response& res) {
+    if (auto err = query{rq.raw.params}.only({}))
       return rp->write(rq.raw.path, res, *err);
     if (!ctx.sinks)
       return write_json(res, 200, sinks_json({}));

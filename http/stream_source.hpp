@@ -4,7 +4,7 @@
 #include <functional>
 #include <string>
 
-#include <httplib.h>
+#include "http/server_response.hpp"
 
 namespace stepwise::http {
 
@@ -47,7 +47,7 @@ public:
   /// from any thread, any number of times, to have `next` called again
   /// sooner (calls after the answer ended do nothing). A non-streaming
   /// source sets `res` in the step that ends it.
-  virtual step next(clock_type::time_point now, httplib::Response& res,
+  virtual step next(clock_type::time_point now, server_response& res,
                     const std::function<void()>& wake) = 0;
 
   /// Does the blocking part that `next` asked for (a store read).

@@ -7,9 +7,8 @@ namespace stepwise::http {
 
 namespace {
 
-void list_workflows(const router& r, const route_context& ctx, request& rq,
-                    httplib::Response& res) {
-  if (auto err = query{rq.raw}.only({}))
+void list_workflows(const router& r, const route_context& ctx, request& rq, server_response& res) {
+  if (auto err = query{rq.raw.params}.only({}))
     return r.write(rq.raw.path, res, *err);
   boost::json::array items;
   for (auto& wf : ctx.eng.workflows().all())
@@ -19,8 +18,8 @@ void list_workflows(const router& r, const route_context& ctx, request& rq,
   write_json(res, 200, out);
 }
 
-void show_workflow(const router& r, const route_context& ctx, request& rq, httplib::Response& res) {
-  query q{rq.raw};
+void show_workflow(const router& r, const route_context& ctx, request& rq, server_response& res) {
+  query q{rq.raw.params};
   int64_t version = 0;
   if (auto err = q.only({"version"}))
     return r.write(rq.raw.path, res, *err);

@@ -218,7 +218,7 @@ int run_serve(const serve_options& opts, const serve_host& host) {
     scfg.sinks = [o = ob.get()] { return o->status(); };
   scfg.auth = auth;
   if (log_enabled(log_level::debug))
-    scfg.access_log = [](const httplib::Request& req, const httplib::Response& res) {
+    scfg.access_log = [](const http::server_request& req, const http::server_response& res) {
       log(log_level::debug, req.method + " " + req.path + " " + std::to_string(res.status));
     };
   http::server srv{sys, *eng, scfg};

@@ -154,6 +154,7 @@ TEST_CASE("malformed query parameters are 400", "[http][errors]") {
                       "/api/v1/operations?limit=100000",
                       "/api/v1/operations?limit=-1",
                       "/api/v1/operations?limit=1&limit=2",
+                      "/api/v1/operations?limit=1&limit=1",
                       "/api/v1/operations?state=bogus",
                       "/api/v1/operations?stat=failed",
                       "/api/v1/operations?state=",
@@ -188,6 +189,29 @@ TEST_CASE("oversized headers are 431 and GET bodies 400", "[http][errors]") {
   auto raw = raw_exchange(fx.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\n"
                                      "Content-Length: 2\r\n\r\n{}");
   CHECK(raw_status(raw) == 400);
+  CHECK(fx.get("/healthz").status == 200);
+}
+
+TEST_CASE("a target that does not decode is 400, a long one 414, and both close",
+          "[http][errors]") {
+  http_fixture fx;
+  auto ask = [&](const std::string& target) {
+    return raw_exchange(fx.port(), "GET " + target + " HTTP/1.1\r\nHost: x\r\n\r\n");
+  };
+  for (std::string target : {"/api/v1/operations/a%zz", "/healthz?x=%zz", "*", "/caf\xc3\xa9"}) {
+    auto raw = ask(target);
+    INFO(target << ": " << raw);
+    CHECK(raw_status(raw) == 400);
+    CHECK(raw.find("\"bad_request\"") != std::string::npos);
+    CHECK(raw.find("Connection: close") != std::string::npos);
+  }
+  auto raw = ask("/healthz?x=" + std::string(9000, 'a'));
+  CHECK(raw_status(raw) == 414);
+  CHECK(raw.find("\"uri_too_long\"") != std::string::npos);
+  CHECK(raw.find("Connection: close") != std::string::npos);
+  // Escapes that do decode reach the route decoded.
+  auto escaped = fx.get("/api/v1/workflows/no%20such");
+  check_error(escaped, 404, "not_found", "'no such'");
   CHECK(fx.get("/healthz").status == 200);
 }
 

@@ -117,7 +117,7 @@ TEST_CASE("requests beyond the workers and their queue are 503 overloaded at onc
   auto g = std::make_shared<gate>();
   http_fixture fx{cfg, nullptr, [g](http::server& srv, engine&) {
                     srv.routes().add("GET", "/test/held",
-                                     [g](http::request&, httplib::Response& res) {
+                                     [g](http::request&, http::server_response& res) {
                                        std::unique_lock<std::mutex> lock{g->mtx};
                                        ++g->inside;
                                        g->cv.notify_all();
