@@ -20,7 +20,14 @@ namespace stepwise {
 ///
 /// Spawned by `launch_runtime` when any workflow takes part in admission;
 /// its first `admission_poll_atom` starts the polls.
-admission_keeper_actor::behavior_type admission_keeper(admission_keeper_actor::pointer self,
-                                                       runtime_ptr rt);
+inline admission_keeper_actor::behavior_type admission_keeper(admission_keeper_actor::pointer self,
+                                                              runtime_ptr rt) {
+  return {
+    [=](admission_poll_atom) {
+      rt->writer->request_admission();
+      rt->clk->send_at(rt->clk->now() + rt->cfg.admission_poll, self, admission_poll_atom::value);
+    },
+  };
+}
 
 } // namespace stepwise

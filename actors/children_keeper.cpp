@@ -1,4 +1,5 @@
 #include "actors/children_keeper.hpp"
+#include "actors/take.hpp"
 
 #include <algorithm>
 
@@ -68,11 +69,9 @@ void on_arm(children_self self, const std::string& parent, uint64_t seq, uint64_
 /// meanwhile refuses, and that is all).
 void on_listed(children_self self, children_read& read) {
   auto& st = self->state;
-  auto i = st.cancels.find(read.parent_id);
-  if (i == st.cancels.end())
+  auto abandoned = take(st.cancels, read.parent_id);
+  if (!abandoned)
     return;
-  auto abandoned = std::move(i->second);
-  st.cancels.erase(i);
   if (read.err) {
     write_log(st.rt->cfg.log, log_level::warn,
               "operation " + read.parent_id
@@ -82,7 +81,7 @@ void on_listed(children_self self, children_read& read) {
   }
   for (auto& c : read.children)
     if (!is_terminal(c.state)
-        && std::find(abandoned.begin(), abandoned.end(), c.step) == abandoned.end())
+        && std::find(abandoned->begin(), abandoned->end(), c.step) == abandoned->end())
       caf::anon_send(st.dispatcher, command_atom::value, c.id, command::cancel);
 }
 

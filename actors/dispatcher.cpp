@@ -1,4 +1,5 @@
 #include "actors/dispatcher.hpp"
+#include "actors/take.hpp"
 
 #include <algorithm>
 #include <unordered_set>
@@ -28,12 +29,10 @@ operation_actor spawn_operation(dispatcher_ptr self, operation op, next_action a
 }
 
 void release(dispatcher_ptr self, const std::string& id, const operation_actor& a) {
-  auto i = self->state.held.find(id);
-  if (i == self->state.held.end())
+  auto pending = take(self->state.held, id);
+  if (!pending)
     return;
-  auto pending = std::move(i->second);
-  self->state.held.erase(i);
-  for (auto& fn : pending)
+  for (auto& fn : *pending)
     fn(a);
 }
 

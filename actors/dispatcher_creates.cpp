@@ -6,6 +6,7 @@
 #include <caf/send.hpp>
 
 #include "actors/dispatcher.hpp"
+#include "actors/take.hpp"
 #include "engine/errc.hpp"
 #include "engine/new_operation.hpp"
 
@@ -36,11 +37,10 @@ void drop(dispatcher_ptr self, const std::string& id, bool stop) {
 
 void on_created(dispatcher_ptr self, uint64_t tag, create_report& rep) {
   auto& st = self->state;
-  auto i = st.creates.find(tag);
-  if (i == st.creates.end())
+  auto taken = take(st.creates, tag);
+  if (!taken)
     return;
-  auto pc = std::move(i->second);
-  st.creates.erase(i);
+  auto& pc = *taken;
   start_waiting(self);
   using outcome = create_report::outcome;
   bool owner = from_owner(self, pc.id);

@@ -1,3 +1,37 @@
+// The operation actor: one per live operation, the only writer of it. Its
+// life, and the messages each part of it takes (the behavior, `lifecycle`
+// below, lists them all in one place):
+//
+//   creating   spawned by the dispatcher for a start: makes the operation
+//              (its first transition), writes the create checkpoint and
+//              tells the dispatcher how it went (created_atom), which
+//              answers the asker; a taken idempotency key is read back and
+//              the actor quits (operation_create.cpp). Takes: commit_ack.
+//              What else comes waits for the create (when_idle).
+//   running    carries out each action the pure transitions
+//              (engine/progress) decide: runs a step (step_runner.cpp),
+//              applies its result (operation_results.cpp), one checkpoint
+//              at a time (persist, on_ack). Takes: step_done, commit_ack,
+//              the step timeout, client requests (get, command, signal:
+//              operation_requests.cpp), children started or read
+//              (operation_children.cpp).
+//   waiting    a retry, a sleep, a signal, a watched task or children: a
+//              timer on the engine's clock, or a watcher's report
+//              (operation_waits.cpp, operation_timers.cpp). Takes: its
+//              timers, watch_ready and the report, a nudge, admitted.
+//   passivated a long wait gives the actor up: it hands the operation to
+//              the dispatcher (one request: passivated_atom), passes on
+//              what reached it meanwhile, and quits on the answer
+//              (operation_passivation.cpp). The dispatcher spawns a new
+//              actor when the wait is due or a request comes
+//              (drive_operation, op_start::resume).
+//   ended      a terminal state is written: the actor tells the dispatcher
+//              (finished_atom, with the last snapshot) and quits; a retry
+//              of an ended operation spawns one again (op_start::idle).
+//
+// Parts it delegates: the commit writer (checkpoints), the step workers and
+// step actors (attempts), the watcher (waits on tasks), the children keeper
+// (counting its children's ends), the dispatcher (routing, wake-ups).
 #include "actors/operation_actor.hpp"
 
 #include <algorithm>

@@ -9,7 +9,8 @@
 #include "actors/operation_actor.hpp"
 
 /// The operation actor's own functions, shared by its source files
-/// (operation_actor.cpp: its behavior, start, steps, commits;
+/// (operation_actor.cpp: its life in outline, its behavior, start, steps,
+/// commits; operation_create.cpp: its create;
 /// operation_timers.cpp: timers, admission;
 /// operation_passivation.cpp: giving the actor up while it waits long;
 /// operation_requests.cpp: commands and signals; operation_waits.cpp:

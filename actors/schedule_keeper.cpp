@@ -1,5 +1,6 @@
 // The schedule keeper: its timer, and what a fire does.
 #include "actors/schedule_keeper.hpp"
+#include "actors/take.hpp"
 
 #include <caf/send.hpp>
 
@@ -69,11 +70,10 @@ void check_last(keeper_ptr self, schedule_entry& e) {
 
 void on_checked(keeper_ptr self, maybe_op& res) {
   auto& st = self->state;
-  auto c = st.checking.find(res.id);
-  if (c == st.checking.end())
+  auto checked = take(st.checking, res.id);
+  if (!checked)
     return;
-  auto id = std::move(c->second);
-  st.checking.erase(c);
+  auto& id = *checked;
   auto i = st.entries.find(id);
   if (i == st.entries.end())
     return;

@@ -1,6 +1,7 @@
 // The schedule keeper's writes (through the commit writer, each checked
 // against the revision it replaces) and its reads of the store.
 #include "actors/schedule_keeper.hpp"
+#include "actors/take.hpp"
 
 #include "engine/errc.hpp"
 
@@ -40,11 +41,10 @@ void finish(keeper_ptr self, schedule_write& w, caf::error err) {
 /// tried again), another process's, or gone?
 void on_reread(keeper_ptr self, loaded_schedules& res) {
   auto& st = self->state;
-  auto r = st.rereads.find(res.only);
-  if (r == st.rereads.end())
+  auto taken = take(st.rereads, res.only);
+  if (!taken)
     return;
-  auto w = std::move(r->second);
-  st.rereads.erase(r);
+  auto& w = *taken;
   auto i = st.entries.find(w.id);
   if (i == st.entries.end())
     return;
@@ -165,11 +165,10 @@ void erase(keeper_ptr self, const std::string& id, std::function<void(caf::error
 
 void on_written(keeper_ptr self, const commit_ack& ack) {
   auto& st = self->state;
-  auto i = st.writes.find(ack.tag);
-  if (i == st.writes.end())
+  auto taken = take(st.writes, ack.tag);
+  if (!taken)
     return;
-  auto w = std::move(i->second);
-  st.writes.erase(i);
+  auto& w = *taken;
   if (ack.status != write_status::ok) {
     // Another revision is stored (another process wrote, or this write
     // was done but answered as failed and tried again): read it.
