@@ -131,11 +131,13 @@ caf::error write_create(dispatcher_ptr self, const start_request& req, workflow_
   order.req = req;
   order.wf = std::move(wf);
   order.id = new_operation_id(now, st.node, ++st.counter);
+  order.at = now;
   order.key = std::move(key);
   order.tag = ++st.next_tag;
   order.read_replay = !answer.is_child();
   auto id = order.id;
   st.creates.emplace(order.tag, pending_create{answer, id, std::nullopt});
+  st.rt->creates_in_hand.fetch_add(1, std::memory_order_relaxed);
   st.live[id] =
     self->spawn(create_operation, st.rt, internal_dispatcher_actor{self}, std::move(order));
   return caf::none;
@@ -159,7 +161,8 @@ caf::error begin_create(dispatcher_ptr self, start_request& req, const create_an
     return std::move(plan.error());
   // A store that fails or falls behind: say so now rather than queue
   // what may not be written for a long while.
-  if (auto err = st.rt->writer->refusal(st.waiting_starts.size()))
+  auto in_hand = st.rt->creates_in_hand.load(std::memory_order_relaxed);
+  if (auto err = st.rt->writer->refusal(st.waiting_starts.size() + in_hand))
     return err;
   if (!st.waiting_starts.empty() || window_full(st)) {
     st.waiting_starts.push_back(waiting_start{std::move(req), answer});

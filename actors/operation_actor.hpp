@@ -23,6 +23,8 @@ struct create_order {
   start_request req;
   workflow_ptr wf;
   std::string id;
+  /// When the dispatcher took the start: the operation's creation time.
+  time_point at;
   /// Its serialization key (`workflow::key_of`).
   std::string key;
   /// The dispatcher's name for this create (`created_atom`).

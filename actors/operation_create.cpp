@@ -98,6 +98,37 @@ void replay(self_ptr self) {
       [=](caf::error& err) { not_created(self, std::move(err)); });
 }
 
+/// Makes the operation `creating` orders and hands its create to the
+/// writer, or says why not.
+void begin_create(self_ptr self) {
+  auto& st = self->state;
+  // The drain may have begun since the dispatcher took the start: checked
+  // again where the create is written.
+  if (st.rt->draining.load(std::memory_order_relaxed)) {
+    not_created(self, draining_refusal());
+    return;
+  }
+  auto& order = *st.creating;
+  // As of when the dispatcher took it: starts are made in the order taken.
+  auto now = order.at;
+  st.op = new_operation(order.req, *st.wf, order.id, now);
+  st.op.key = order.key;
+  st.rng.seed(static_cast<uint32_t>(std::hash<std::string>{}(st.op.id) ^ st.rt->cfg.seed));
+  if (auto err = seal_input(st.op, *st.wf, st.rt->cfg.secret_keys.get())) {
+    not_created(self, std::move(err));
+    return;
+  }
+  std::vector<event> events;
+  note_fire(st.op, order.req, now, events);
+  auto act = st.rt->takes_part(*st.wf) ? progress::create_queued(st.op, now, events)
+                                       : progress::create(st.op, *st.wf, now, events);
+  // Only a create with a key may be written again (`replayed`).
+  if (!st.op.idempotency_key.empty())
+    order.events = events;
+  if (!write(self, std::move(events), act))
+    not_created(self, shutting_down());
+}
+
 } // namespace
 
 bool created(self_ptr self, const commit_ack& ack) {
@@ -131,30 +162,9 @@ operation_actor::behavior_type create_operation(op::self_ptr self, runtime_ptr r
   auto& st = self->state;
   op::take_up(self, std::move(rt), std::move(dispatcher), order.wf);
   st.creating = std::move(order);
-  // The drain may have begun since the dispatcher took the start: checked
-  // again where the create is written.
-  if (st.rt->draining.load(std::memory_order_relaxed)) {
-    op::not_created(self, draining_refusal());
-    return op::lifecycle(self);
-  }
-  auto& req = st.creating->req;
-  auto now = st.rt->clk->now();
-  st.op = new_operation(req, *st.wf, st.creating->id, now);
-  st.op.key = st.creating->key;
-  st.rng.seed(static_cast<uint32_t>(std::hash<std::string>{}(st.op.id) ^ st.rt->cfg.seed));
-  if (auto err = seal_input(st.op, *st.wf, st.rt->cfg.secret_keys.get())) {
-    op::not_created(self, std::move(err));
-    return op::lifecycle(self);
-  }
-  std::vector<event> events;
-  note_fire(st.op, req, now, events);
-  auto act = st.rt->takes_part(*st.wf) ? progress::create_queued(st.op, now, events)
-                                       : progress::create(st.op, *st.wf, now, events);
-  // Only a create with a key may be written again (`replayed`).
-  if (!st.op.idempotency_key.empty())
-    st.creating->events = events;
-  if (!op::write(self, std::move(events), act))
-    op::not_created(self, op::shutting_down());
+  op::begin_create(self);
+  // Handed to the writer (or answered): the writer's backlog counts it now.
+  st.rt->creates_in_hand.fetch_sub(1, std::memory_order_relaxed);
   return op::lifecycle(self);
 }
 

@@ -50,6 +50,9 @@ struct runtime {
   /// The retention keeper (none for a store without retention).
   retention_keeper_actor retention;
   std::atomic<bool> recovered{false};
+  /// Creates the dispatcher gave an actor that has not handed them to the
+  /// writer yet: counted with its backlog (`commit_writer::refusal`).
+  std::atomic<size_t> creates_in_hand{0};
   /// Lost leases the dispatcher has handled (dropped its actors for):
   /// written by the dispatcher only. An operation actor begun at count k
   /// may begin steps only while `lease->epoch()` is k.
