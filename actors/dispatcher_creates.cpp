@@ -123,12 +123,12 @@ bool window_full(const dispatcher_state& st) {
 
 /// Names the operation `req` starts and gives it an actor, which creates
 /// it (operation_create.cpp) and says how that went (`on_created`).
-caf::error write_create(dispatcher_ptr self, const start_request& req, workflow_ptr wf,
-                        std::string key, const create_answer& answer) {
+caf::error write_create(dispatcher_ptr self, start_request req, workflow_ptr wf, std::string key,
+                        const create_answer& answer) {
   auto& st = self->state;
   auto now = st.rt->clk->now();
   create_order order;
-  order.req = req;
+  order.req = std::move(req);
   order.wf = std::move(wf);
   order.id = new_operation_id(now, st.node, ++st.counter);
   order.at = now;
@@ -145,11 +145,11 @@ caf::error write_create(dispatcher_ptr self, const start_request& req, workflow_
 
 /// Checks `req` again (the engine may have begun to stop while it waited)
 /// and writes it.
-caf::error start_now(dispatcher_ptr self, const start_request& req, const create_answer& answer) {
+caf::error start_now(dispatcher_ptr self, start_request& req, const create_answer& answer) {
   auto plan = plan_start(self, req);
   if (!plan)
     return std::move(plan.error());
-  return write_create(self, req, std::move(plan->wf), std::move(plan->key), answer);
+  return write_create(self, std::move(req), std::move(plan->wf), std::move(plan->key), answer);
 }
 
 } // namespace
@@ -168,7 +168,7 @@ caf::error begin_create(dispatcher_ptr self, start_request& req, const create_an
     st.waiting_starts.push_back(waiting_start{std::move(req), answer});
     return caf::none;
   }
-  return write_create(self, req, std::move(plan->wf), std::move(plan->key), answer);
+  return write_create(self, std::move(req), std::move(plan->wf), std::move(plan->key), answer);
 }
 
 void start_waiting(dispatcher_ptr self) {
