@@ -7,7 +7,11 @@
 namespace stepwise {
 
 event_fanout_actor::behavior_type event_fanout(
-  event_fanout_actor::stateful_pointer<event_fanout_state> self) {
+  event_fanout_actor::stateful_pointer<event_fanout_state> self,
+  std::vector<event_listener> subscribers) {
+  for (auto& s : subscribers)
+    self->monitor(s);
+  self->state.subscribers = std::move(subscribers);
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& subs = self->state.subscribers;
     subs.erase(std::remove_if(subs.begin(), subs.end(),

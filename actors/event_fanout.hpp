@@ -19,8 +19,10 @@ struct event_fanout_state {
   std::vector<event_listener> subscribers;
 };
 
-/// Spawned by `launch_runtime`; see event_fanout_state.
+/// Spawned by `launch_runtime`, with the subscribers it starts with (none
+/// there); see event_fanout_state.
 event_fanout_actor::behavior_type event_fanout(
-  event_fanout_actor::stateful_pointer<event_fanout_state> self);
+  event_fanout_actor::stateful_pointer<event_fanout_state> self,
+  std::vector<event_listener> subscribers);
 
 } // namespace stepwise
