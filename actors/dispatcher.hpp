@@ -85,12 +85,14 @@ struct waiting_start {
   create_answer answer;
 };
 
-/// The state of the dispatcher: the one actor that knows every operation of
-/// this process. It creates operations, routes requests by operation id to
-/// the operation actors, keeps the wake-up times of passivated operations
-/// (one timer for all of them), resumes operations at start and on
-/// takeover, and fans committed events out to subscribers. (The embedding
-/// API calls the whole `engine`; this is the actor at its centre.)
+/// The state of the dispatcher, a directory: for each operation of this
+/// process, its actor or its wake-up time (one timer for all of them). It
+/// routes requests by operation id, wakes sleepers, takes creates (checks,
+/// names, spawns the actor that writes it, answers) and resumes
+/// operations at start and on takeover. Its former parts are actors of
+/// their own: the event fan-out, the children keeper, the admission keeper
+/// and the recovery pager (docs/architecture.md). (The embedding API calls
+/// the whole `engine`; this is the actor at its centre.)
 struct dispatcher_state {
   static inline const char* name = "stepwise.dispatcher";
 
