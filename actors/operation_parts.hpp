@@ -9,8 +9,9 @@
 #include "actors/operation_actor.hpp"
 
 /// The operation actor's own functions, shared by its source files
-/// (operation_actor.cpp: its life in outline, its behavior, start, steps,
-/// commits; operation_create.cpp: its create;
+/// (operation_actor.cpp: its life in outline, its behavior, start, steps;
+/// operation_results.cpp: results and their checkpoints (persist);
+/// acknowledgements (on_ack); operation_create.cpp: its create;
 /// operation_timers.cpp: timers, admission;
 /// operation_passivation.cpp: giving the actor up while it waits long;
 /// operation_requests.cpp: commands and signals; operation_waits.cpp:

@@ -1,7 +1,9 @@
 // Applying the result of an attempt to the operation (apart from the actor's
 // lifecycle in operation_actor.cpp): a late one is dropped, a current one
-// moves the operation on and is checkpointed.
+// moves the operation on and is checkpointed (persist, for every change of
+// the operation after its create).
 #include <algorithm>
+#include <cassert>
 
 #include "actors/operation_parts.hpp"
 
@@ -9,6 +11,50 @@
 #include "engine/redact.hpp"
 
 namespace stepwise::op {
+
+double unit_random(operation_state& st) {
+  return std::uniform_real_distribution<double>{0.0, 1.0}(st.rng);
+}
+
+namespace {
+
+/// Tells the watcher of the wait the durable state had, if the new state
+/// left that wait (a signal came first, a timeout, cancel, pause, the
+/// deadline, or the report itself): it stops following the task.
+void unwatch_left_wait(self_ptr self) {
+  auto& st = self->state;
+  if (!st.commit.durable || !progress::watching(*st.commit.durable, *st.wf))
+    return;
+  auto idx = st.commit.durable->cursor();
+  auto attempt = st.commit.durable->steps[idx].attempts;
+  if (progress::watching(st.op, *st.wf) && st.op.cursor() == idx
+      && st.op.steps[idx].attempts == attempt)
+    return;
+  self->send(st.wf->steps()[idx].wait->watcher, unwatch_atom::value, st.op.id, attempt);
+}
+
+} // namespace
+
+void persist(self_ptr self, std::vector<event> events, next_action act) {
+  auto& st = self->state;
+  assert(!st.commit.busy()); // callers wait for the commit in flight (when_idle)
+  unwatch_left_wait(self);
+  leave_children_wait(self);
+  if (!st.commit.carry.empty()) {
+    events.insert(events.begin(), std::make_move_iterator(st.commit.carry.begin()),
+                  std::make_move_iterator(st.commit.carry.end()));
+    st.commit.carry.clear();
+  }
+  st.op.revision += 1;
+  st.commit.begin(std::make_shared<const operation>(st.op), act);
+  checkpoint cp{checkpoint::kind::update, st.commit.in_flight, std::move(events)};
+  cp.state_changes = st.commit.durable && st.commit.durable->state != st.op.state;
+  if (!st.rt->writer->submit(std::move(cp), commit_ack_receiver{self}, st.work.generation())) {
+    // Shutting down: the store keeps the last durable state, which a
+    // restart resumes from.
+    self->quit(caf::exit_reason::user_shutdown);
+  }
+}
 
 void on_step_done(self_ptr self, step_done& msg) {
   auto& st = self->state;
