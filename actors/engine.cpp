@@ -102,6 +102,33 @@ caf::expected<T> ask_bridge(const std::atomic<bool>& down, const bridge_actor& b
   return std::move(*slot->value);
 }
 
+/// Sends a request to the dispatcher through the bridge and calls `done`
+/// with the answer, or with an error after `timeout`, from the bridge's
+/// thread: the asking thread goes on at once (the HTTP gateway's create,
+/// which then holds no thread while the operation is written).
+template <class T, class Target, class... Ts>
+void tell_bridge(const std::atomic<bool>& down, const bridge_actor& bridge, const Target& target,
+                 duration timeout, std::function<void(caf::expected<T>)> done, Ts&&... xs) {
+  if (down) {
+    done(make_error(errc::shutting_down, "the engine is shut down"));
+    return;
+  }
+  auto msg = std::make_tuple(std::forward<Ts>(xs)...);
+  caf::anon_send(
+    bridge, bridge_job{[done = std::move(done), msg, target, timeout](bridge_actor::pointer self) {
+      auto ask = [&](const auto&... args) { return self->request(target, timeout, args...); };
+      std::apply(ask, msg).then(
+        [done](T& x) { done(std::move(x)); },
+        [done, timeout](caf::error& e) {
+          if (e == caf::sec::request_timeout)
+            done(make_error(errc::timeout, "the engine did not answer within "
+                                             + std::to_string(timeout.count() / 1000) + " ms"));
+          else
+            done(std::move(e));
+        });
+    }});
+}
+
 /// Runs each job it gets: a request to the engine on behalf of a thread
 /// outside CAF (see `ask`). The argument only keeps CAF's spawn of a
 /// function without one from tripping UBSan.
@@ -157,6 +184,17 @@ duration engine::request_timeout() const {
 
 caf::expected<start_result> engine::start(const start_request& req) {
   return ask<start_result>(request_timeout(), start_atom::value, req);
+}
+
+void engine::start(const start_request& req,
+                   std::function<void(caf::expected<start_result>)> done) {
+  if (!shared_) {
+    done(make_error(errc::invalid_argument,
+                    "this engine handle is empty: get one from engine::launch"));
+    return;
+  }
+  tell_bridge<start_result>(shared_->down, shared_->bridge, shared_->actor, request_timeout(),
+                            std::move(done), start_atom::value, req);
 }
 
 caf::expected<operation> engine::get(const std::string& id) {

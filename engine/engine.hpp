@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <optional>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,12 @@ public:
 
   /// Starts an operation (durably created on return).
   [[nodiscard]] caf::expected<start_result> start(const start_request& req);
+
+  /// Starts an operation without waiting: calls `done` once, from one of
+  /// the engine's CAF threads, when the operation is durably created or the
+  /// start failed (`request_timeout` included). `done` must not block; the
+  /// calling thread goes on at once. Safe to call from inside an actor.
+  void start(const start_request& req, std::function<void(caf::expected<start_result>)> done);
 
   /// Returns the operation.
   [[nodiscard]] caf::expected<operation> get(const std::string& id);

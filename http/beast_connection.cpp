@@ -164,21 +164,28 @@ void beast_connection::refuse(int status, bool close) {
   send_answer();
 }
 
+std::shared_ptr<stream_source> beast_connection::serve(exchange& ex) const {
+  try {
+    // Stopping: what waited for a worker is answered, not run (a stalled
+    // store would otherwise hold the stop for every queued request).
+    if (env_.stopping)
+      env_.routes.write(ex.req.path, ex.res, shutting_down());
+    else
+      return env_.routes.serve(ex.req, ex.res);
+  } catch (const std::exception& e) {
+    ex.res = server_response{};
+    env_.routes.write(ex.req.path, ex.res, internal_error(e.what()));
+  }
+  return nullptr;
+}
+
 void beast_connection::route() {
   answering_ = true;
+  // A route that never blocks runs here: no hand-over to a worker and back.
+  if (env_.routes.never_blocks(ex_->req.method, ex_->req.path))
+    return on_routed(serve(*ex_));
   worker_pool::task t = [self = shared_from_this(), ex = ex_] {
-    std::shared_ptr<stream_source> later;
-    try {
-      // Stopping: what waited for a worker is answered, not run (a stalled
-      // store would otherwise hold the stop for every queued request).
-      if (self->env_.stopping)
-        self->env_.routes.write(ex->req.path, ex->res, shutting_down());
-      else
-        later = self->env_.routes.serve(ex->req, ex->res);
-    } catch (const std::exception& e) {
-      ex->res = server_response{};
-      self->env_.routes.write(ex->req.path, ex->res, internal_error(e.what()));
-    }
+    auto later = self->serve(*ex);
     boost::asio::post(self->strand_, [self, later = std::move(later)]() mutable {
       self->on_routed(std::move(later));
     });

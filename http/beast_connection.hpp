@@ -74,6 +74,9 @@ private:
   /// Answers `status` for a request that could not be taken whole (the
   /// router's error body); `close` when what follows is unread.
   void refuse(int status, bool close);
+  /// Runs the router on `ex` (on a worker, or here for a route that never
+  /// blocks); returns what finishes the answer later, if anything.
+  std::shared_ptr<stream_source> serve(exchange& ex) const;
   void route();
   void on_routed(std::shared_ptr<stream_source> later);
 

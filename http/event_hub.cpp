@@ -17,13 +17,6 @@ event_hub::event_hub(size_t cache_events, renderer render)
 void event_hub::publish(const std::vector<event>& events) {
   if (events.empty())
     return;
-  // Rendered before the lock is taken: readers wait for none of it.
-  std::vector<std::string> frames;
-  if (capacity_ > 0 && render_) {
-    frames.resize(events.size());
-    for (size_t i = 0; i < events.size(); ++i)
-      render_(frames[i], events[i]);
-  }
   std::vector<std::function<void()>> due;
   {
     std::lock_guard<std::mutex> guard{mtx_};
@@ -32,8 +25,10 @@ void event_hub::publish(const std::vector<event>& events) {
         covered_from_ = events.front().seq - 1;
       for (auto& e : events)
         cache_.push_back(e);
-      for (auto& f : frames)
-        frames_.push_back(std::move(f));
+      // Rendered by the first reader that wants it (`rendered_after`): most
+      // events go to no stream, or only to streams that filter them out.
+      if (render_)
+        frames_.resize(cache_.size());
       while (cache_.size() > capacity_) {
         covered_from_ = cache_.front().seq;
         cache_.pop_front();
@@ -136,7 +131,8 @@ std::optional<std::vector<event>> event_hub::cached_after(int64_t after, size_t 
 }
 
 std::optional<event_hub::rendered> event_hub::rendered_after(int64_t after, size_t limit,
-                                                             std::string& out) const {
+                                                             std::string& out,
+                                                             const event_filter& filter) const {
   std::lock_guard<std::mutex> guard{mtx_};
   if (!render_ || !covered_from_ || after < *covered_from_)
     return std::nullopt;
@@ -144,8 +140,13 @@ std::optional<event_hub::rendered> event_hub::rendered_after(int64_t after, size
                                 [](int64_t x, const event& e) { return x < e.seq; });
   rendered r;
   for (auto i = first; i != cache_.end() && r.count < limit; ++i, ++r.count) {
-    out += frames_[static_cast<size_t>(i - cache_.begin())];
     r.last = i->seq;
+    if (!filter.wants(*i))
+      continue;
+    auto& frame = frames_[static_cast<size_t>(i - cache_.begin())];
+    if (frame.empty())
+      render_(frame, *i);
+    out += frame;
   }
   cache_reads_.fetch_add(1, std::memory_order_relaxed);
   return r;

@@ -18,6 +18,7 @@
 
 #include "engine/event.hpp"
 #include "engine/requests.hpp"
+#include "http/event_filter.hpp"
 
 namespace stepwise::http {
 
@@ -44,7 +45,7 @@ public:
   using renderer = std::function<void(std::string& out, const event& e)>;
 
   /// `cache_events` 0 disables the cache. With `render`, the cache keeps
-  /// each event's rendering too, made once when it is published, for
+  /// each event's rendering too, made once when a reader first wants it, for
   /// `rendered_after`: ten thousand streams then copy a frame instead of
   /// each writing it again.
   explicit event_hub(size_t cache_events, renderer render = {});
@@ -56,17 +57,20 @@ public:
   /// when the cache cannot prove it holds every such event.
   std::optional<std::vector<event>> cached_after(int64_t after, size_t limit) const;
 
-  /// What `rendered_after` appended.
+  /// What `rendered_after` looked at.
   struct rendered {
+    /// The events looked at, wanted or not.
     size_t count = 0;
-    /// The seq of the last event appended.
+    /// The seq of the last event looked at: the reader's next `after`.
     int64_t last = 0;
   };
 
-  /// Appends the renderings of the cached events with `seq > after`, at
-  /// most `limit`, to `out`; none when the cache cannot prove it holds every
-  /// such event, or keeps no renderings.
-  std::optional<rendered> rendered_after(int64_t after, size_t limit, std::string& out) const;
+  /// Appends the renderings of the cached events with `seq > after` that
+  /// `filter` wants to `out`, looking at most at `limit` events; none when
+  /// the cache cannot prove it holds every such event, or keeps no
+  /// renderings.
+  std::optional<rendered> rendered_after(int64_t after, size_t limit, std::string& out,
+                                         const event_filter& filter = {}) const;
 
   /// Waits until an event with `seq > after` was published, the hub closed
   /// or `until` passed. Returns whether such an event exists.
@@ -182,8 +186,9 @@ private:
   size_t capacity_;
   renderer render_;
   std::deque<event> cache_;
-  /// `render_` of each event of `cache_`, when set.
-  std::deque<std::string> frames_;
+  /// `render_` of each event of `cache_` when set, made by the first
+  /// reader that wants it (empty until then).
+  mutable std::deque<std::string> frames_;
   /// Every event with a seq above this is in `cache_` (when set).
   std::optional<int64_t> covered_from_;
   int64_t last_seq_ = 0;

@@ -26,8 +26,13 @@ constexpr size_t stream_page = 500;
 class event_follower : public stream_source {
 public:
   event_follower(const route_context& ctx, std::shared_ptr<event_hub::ticket> ticket, int64_t after,
-                 size_t limit, int64_t horizon)
-    : ctx_(ctx), ticket_(std::move(ticket)), after_(after), limit_(limit), horizon_(horizon) {
+                 size_t limit, int64_t horizon, event_filter filter)
+    : ctx_(ctx),
+      ticket_(std::move(ticket)),
+      after_(after),
+      limit_(limit),
+      horizon_(horizon),
+      filter_(filter) {
     // nop
   }
 
@@ -97,6 +102,7 @@ protected:
   int64_t after_;
   size_t limit_;
   int64_t horizon_;
+  event_filter filter_;
   std::optional<events_read> read_;
   event_hub::subscription sub_;
 };
@@ -104,8 +110,8 @@ protected:
 class poll_source final : public event_follower {
 public:
   poll_source(const route_context& ctx, std::shared_ptr<event_hub::ticket> ticket, int64_t after,
-              size_t limit, int64_t horizon, steady::time_point deadline)
-    : event_follower(ctx, std::move(ticket), after, limit, horizon), deadline_(deadline) {
+              size_t limit, int64_t horizon, event_filter filter, steady::time_point deadline)
+    : event_follower(ctx, std::move(ticket), after, limit, horizon, filter), deadline_(deadline) {
     // nop
   }
 
@@ -134,6 +140,11 @@ public:
         s.end = true;
         return s;
       }
+      // Past the events the filter dropped, so that the next look and
+      // the client's `next_after` start after them.
+      if (!items->items.empty())
+        after_ = items->items.back().seq;
+      filter_.keep_wanted(items->items);
       if (!items->items.empty() || now >= deadline_) {
         write_events_page(res, items->items, after_);
         s.end = true;
@@ -152,8 +163,8 @@ private:
 class sse_source final : public event_follower {
 public:
   sse_source(const route_context& ctx, std::shared_ptr<event_hub::ticket> ticket, int64_t after,
-             int64_t horizon)
-    : event_follower(ctx, std::move(ticket), after, stream_page, horizon) {
+             int64_t horizon, event_filter filter)
+    : event_follower(ctx, std::move(ticket), after, stream_page, horizon, filter) {
     // nop
   }
 
@@ -180,10 +191,15 @@ public:
     }
     // Tailing the cache: its frames are rendered already.
     if (!read_ && cache_trusted()) {
-      if (auto r = ctx_.hub->rendered_after(after_, limit_, s.data)) {
+      if (auto r = ctx_.hub->rendered_after(after_, limit_, s.data, filter_)) {
         if (r->count == 0)
           return wait(now, next_heartbeat_, wake);
         after_ = r->last;
+        // The filter wanted none of them: look again at once.
+        if (s.data.empty()) {
+          s.wake_at = now;
+          return s;
+        }
         // A full page: more is there already, and goes out at once.
         if (r->count < limit_)
           quiet_until_ = now + quiet_time();
@@ -203,8 +219,13 @@ public:
     }
     if (!items->items.empty()) {
       for (auto& e : items->items)
-        append_sse_frame(s.data, e);
+        if (filter_.wants(e))
+          append_sse_frame(s.data, e);
       after_ = items->items.back().seq;
+      if (s.data.empty()) {
+        s.wake_at = now;
+        return s;
+      }
       if (items->items.size() < limit_)
         quiet_until_ = now + quiet_time();
       return s;
@@ -292,7 +313,9 @@ void write_events_page(server_response& res, const std::vector<event>& items, in
     arr.emplace_back(to_json(e));
   boost::json::object out;
   out["items"] = std::move(arr);
-  out["next_after"] = items.empty() ? after : items.back().seq;
+  // `after` is past the events a filter dropped, which may follow the last
+  // item.
+  out["next_after"] = items.empty() ? after : std::max(after, items.back().seq);
   write_json(res, 200, out);
 }
 
@@ -322,14 +345,16 @@ std::optional<api_error> admit_waiter(const route_context& ctx, const server_req
 std::shared_ptr<stream_source> make_poll_source(const route_context& ctx,
                                                 std::shared_ptr<event_hub::ticket> ticket,
                                                 int64_t after, size_t limit, int64_t horizon,
-                                                steady::time_point deadline) {
-  return std::make_shared<poll_source>(ctx, std::move(ticket), after, limit, horizon, deadline);
+                                                event_filter filter, steady::time_point deadline) {
+  return std::make_shared<poll_source>(ctx, std::move(ticket), after, limit, horizon, filter,
+                                       deadline);
 }
 
 std::shared_ptr<stream_source> make_event_stream(const route_context& ctx,
                                                  std::shared_ptr<event_hub::ticket> ticket,
-                                                 int64_t after, int64_t horizon) {
-  return std::make_shared<sse_source>(ctx, std::move(ticket), after, horizon);
+                                                 int64_t after, int64_t horizon,
+                                                 event_filter filter) {
+  return std::make_shared<sse_source>(ctx, std::move(ticket), after, horizon, filter);
 }
 
 } // namespace stepwise::http

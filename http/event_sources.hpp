@@ -48,7 +48,8 @@ std::chrono::steady_clock::duration poll_slice(const route_context& ctx);
 /// Appends `e` as an event stream's frame: `id`, `event`, `data` lines.
 void append_sse_frame(std::string& out, const event& e);
 
-/// Sets `res` to the long poll's answer: `items` and `next_after`.
+/// Sets `res` to the long poll's answer: `items` and `next_after` (the
+/// last item's seq, or `after` when that is later).
 void write_events_page(server_response& res, const std::vector<event>& items, int64_t after);
 
 /// Returns a slot for one more long poll or stream of the request's
@@ -58,15 +59,18 @@ std::optional<api_error> admit_waiter(const route_context& ctx, const server_req
                                       std::shared_ptr<event_hub::ticket>& out);
 
 /// Makes the long poll that found nothing yet: it answers once an event
-/// after `after` exists or at `deadline` (an empty page), holding no thread
+/// after `after` that `filter` wants exists or at `deadline` (an empty page
+/// whose `next_after` is past what the filter dropped), holding no thread
 /// meanwhile; 410 `gone` when a store read finds `after` below a horizon
 /// that rose beyond the `horizon` the route saw.
 std::shared_ptr<stream_source> make_poll_source(const route_context& ctx,
                                                 std::shared_ptr<event_hub::ticket> ticket,
                                                 int64_t after, size_t limit, int64_t horizon,
+                                                event_filter filter,
                                                 std::chrono::steady_clock::time_point deadline);
 
-/// Makes an event stream (`text/event-stream`) of the events after `after`:
+/// Makes an event stream (`text/event-stream`) of the events after `after`
+/// that `filter` wants:
 /// a heartbeat comment (`: keep-alive`, `retry: 1000`) first and every
 /// `heartbeat`, each event as a frame with `id`, `event`, `data` as soon as
 /// it is published (what comes within `stream_flush` of a write goes out in
@@ -77,6 +81,7 @@ std::shared_ptr<stream_source> make_poll_source(const route_context& ctx,
 /// the events kept below that first horizon; only a later removal ends it.
 std::shared_ptr<stream_source> make_event_stream(const route_context& ctx,
                                                  std::shared_ptr<event_hub::ticket> ticket,
-                                                 int64_t after, int64_t horizon);
+                                                 int64_t after, int64_t horizon,
+                                                 event_filter filter);
 
 } // namespace stepwise::http

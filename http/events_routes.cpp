@@ -15,7 +15,10 @@ void poll(const router& r, const route_context& ctx, request& rq, server_respons
   int64_t after = 0;
   int64_t limit = 100;
   double wait = 0;
-  if (auto err = q.only({"after", "limit", "wait"}))
+  event_filter filter;
+  if (auto err = q.only({"after", "limit", "wait", "type"}))
+    return r.write(rq.raw.path, res, *err);
+  if (auto err = read_event_filter(q, filter))
     return r.write(rq.raw.path, res, *err);
   if (auto err = q.integer("after", 0, max_seq, after))
     return r.write(rq.raw.path, res, *err);
@@ -42,17 +45,25 @@ void poll(const router& r, const route_context& ctx, request& rq, server_respons
   auto page = fetch_events(ctx, after, static_cast<size_t>(limit));
   if (page.error)
     return r.write(rq.raw.path, res, *page.error);
+  // Past what the filter drops: the client's `next_after`, and where a
+  // wait starts.
+  if (!page.items.empty())
+    after = page.items.back().seq;
+  filter.keep_wanted(page.items);
   if (!page.items.empty() || wait <= 0 || ctx.hub->closed())
     return write_events_page(res, page.items, after);
   // Nothing yet: the connection waits for an event, holding no thread.
   rq.answer_later(make_poll_source(ctx, std::move(ticket), after, static_cast<size_t>(limit),
-                                   page.horizon, deadline));
+                                   page.horizon, filter, deadline));
 }
 
 void stream(const router& r, const route_context& ctx, request& rq, server_response& res) {
   query q{rq.raw.params};
   int64_t after = 0;
-  if (auto err = q.only({"after"}))
+  event_filter filter;
+  if (auto err = q.only({"after", "type"}))
+    return r.write(rq.raw.path, res, *err);
+  if (auto err = read_event_filter(q, filter))
     return r.write(rq.raw.path, res, *err);
   if (auto err = q.integer("after", 0, max_seq, after))
     return r.write(rq.raw.path, res, *err);
@@ -83,7 +94,7 @@ void stream(const router& r, const route_context& ctx, request& rq, server_respo
   res.headers.set("Content-Type", "text/event-stream");
   res.headers.set("Cache-Control", "no-cache");
   res.headers.set("X-Accel-Buffering", "no");
-  rq.answer_later(make_event_stream(ctx, std::move(ticket), after, *horizon));
+  rq.answer_later(make_event_stream(ctx, std::move(ticket), after, *horizon, filter));
 }
 
 } // namespace

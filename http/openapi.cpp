@@ -126,7 +126,8 @@ const char* openapi_paths() {
       "parameters": [
         {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "default": 0}},
         {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}},
-        {"name": "wait", "in": "query", "schema": {"type": "number", "minimum": 0, "maximum": 60, "default": 0}, "description": "Seconds to wait when there is no event yet; answers as soon as one exists."}],
+        {"name": "wait", "in": "query", "schema": {"type": "number", "minimum": 0, "maximum": 60, "default": 0}, "description": "Seconds to wait when there is no event yet; answers as soon as one exists."},
+        {"name": "type", "in": "query", "schema": {"type": "string"}, "description": "Only events of these types, comma-separated (operation_succeeded,operation_failed,operation_canceled); others are skipped, and next_after (the stream's position) moves past them."}],
       "responses": {
         "200": {"description": "Events (possibly none).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EventPage"}}}},
         "errors": [400, 410, 503]}
@@ -138,7 +139,8 @@ const char* openapi_paths() {
       "operationId": "streamEvents",
       "parameters": [
         {"name": "Last-Event-ID", "in": "header", "schema": {"type": "integer", "minimum": 0}},
-        {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0}}],
+        {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0}},
+        {"name": "type", "in": "query", "schema": {"type": "string"}, "description": "Only events of these types, comma-separated (operation_succeeded,operation_failed,operation_canceled); others are skipped, and next_after (the stream's position) moves past them."}],
       "responses": {
         "200": {"description": "An endless stream; comment lines keep it alive. It ends when it falls behind retention (a removal took events after the last one sent): reconnecting with Last-Event-ID then answers 410.", "content": {"text/event-stream": {"schema": {"type": "string"}}}},
         "errors": [400, 410, 503]}

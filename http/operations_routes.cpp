@@ -1,6 +1,7 @@
 #include "engine/errc.hpp"
 #include "engine/json_text.hpp"
 #include "http/body.hpp"
+#include "http/deferred_answer.hpp"
 #include "http/encode.hpp"
 #include "http/query.hpp"
 #include "http/reply.hpp"
@@ -30,11 +31,22 @@ void start(const router& r, const route_context& ctx, request& rq, server_respon
   start_request sr;
   if (failed(r, rq, res, decode_start(body, sr)))
     return;
-  auto result = ctx.eng.start(sr);
-  if (!result)
-    return r.write(rq.raw.path, res, from_engine(result.error()));
-  res.headers.set("Location", std::string(ops_base) + "/" + result->op.id);
-  write_json_text(res, result->created ? 201 : 200, operation_text(result->op));
+  // Runs on the connection's I/O thread: the engine's answer comes back
+  // by callback, and the connection sends it.
+  auto answer = std::make_shared<deferred_answer>();
+  ctx.eng.start(sr, [answer, rp = &r, path = rq.raw.path](caf::expected<start_result> result) {
+    if (!result) {
+      answer->deliver([rp, path, err = from_engine(result.error())](server_response& res) {
+        rp->write(path, res, err);
+      });
+      return;
+    }
+    answer->deliver([op = std::move(result->op), created = result->created](server_response& res) {
+      res.headers.set("Location", std::string(ops_base) + "/" + op.id);
+      write_json_text(res, created ? 201 : 200, operation_text(op));
+    });
+  });
+  rq.answer_later(std::move(answer));
 }
 
 void list(const router& r, const route_context& ctx, request& rq, server_response& res) {
@@ -108,7 +120,7 @@ void command(const router& r, const route_context& ctx, request& rq, server_resp
 
 void add_operations_routes(router& r, const route_context& ctx) {
   std::string ops = ops_base;
-  add_route(r, ctx, "POST", ops, start);
+  add_route(r, ctx, "POST", ops, start, true);
   add_route(r, ctx, "GET", ops, list);
   add_route(r, ctx, "GET", ops + "/{id}", show);
   add_route(r, ctx, "POST", ops + "/{id}/cancel", command<&engine::cancel>);

@@ -61,8 +61,9 @@ void router::record(const server_request& req, const server_response& res) const
   metrics_->record(req.method, label(path), res.status, secs);
 }
 
-void router::add(std::string method, std::string pattern, handler fn) {
+void router::add(std::string method, std::string pattern, handler fn, bool never_blocks) {
   route r;
+  r.never_blocks = never_blocks;
   for (auto seg : split_path(pattern))
     r.segments.emplace_back(seg);
   r.json_body = method == "POST" || method == "PUT";
@@ -70,6 +71,11 @@ void router::add(std::string method, std::string pattern, handler fn) {
   r.pattern = std::move(pattern);
   r.fn = std::move(fn);
   routes_.push_back(std::move(r));
+}
+
+bool router::never_blocks(std::string_view method, std::string_view path) const {
+  auto m = find(method, path);
+  return m.hit != nullptr && m.hit->never_blocks;
 }
 
 void router::add_guard(guard g) {

@@ -55,6 +55,9 @@ public:
     handler fn;
     /// Whether the body must be JSON (415 otherwise).
     bool json_body = false;
+    /// Whether `fn` never blocks (it answers later what waits): the server
+    /// runs it on the connection's I/O thread instead of a worker.
+    bool never_blocks = false;
   };
 
   /// What `find` learned about a method and path.
@@ -74,8 +77,13 @@ public:
   /// `metrics` (optional) counts every answer the router gives.
   explicit router(limits lim, request_metrics* metrics = nullptr);
 
-  /// Adds a route. GET routes also answer HEAD.
-  void add(std::string method, std::string pattern, handler fn);
+  /// Adds a route. GET routes also answer HEAD. `never_blocks`: see
+  /// `route::never_blocks`.
+  void add(std::string method, std::string pattern, handler fn, bool never_blocks = false);
+
+  /// Returns whether the route that serves `method` and `path` never
+  /// blocks (false for no route: the errors are answered on a worker).
+  bool never_blocks(std::string_view method, std::string_view path) const;
 
   /// Makes router-detected errors of paths under `prefix` use `w` instead of
   /// the stepwise error body (the Infrastructure API has its own format).

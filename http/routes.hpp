@@ -36,12 +36,14 @@ using route_handler = void (*)(const router& r, const route_context& ctx, reques
                                server_response& res);
 
 /// Adds `method pattern`, answered by `h`. The router outlives its routes,
-/// so the handler may keep a reference to it.
+/// so the handler may keep a reference to it. `never_blocks`: see
+/// `router::route::never_blocks`.
 inline void add_route(router& r, const route_context& ctx, std::string method, std::string pattern,
-                      route_handler h) {
+                      route_handler h, bool never_blocks = false) {
   const router* rp = &r;
-  r.add(std::move(method), std::move(pattern),
-        [rp, ctx, h](request& rq, server_response& res) { h(*rp, ctx, rq, res); });
+  r.add(
+    std::move(method), std::move(pattern),
+    [rp, ctx, h](request& rq, server_response& res) { h(*rp, ctx, rq, res); }, never_blocks);
 }
 
 /// `POST /api/v1/operations/{id}/signals/{name}`.

@@ -19,9 +19,11 @@ struct sse_frame {
   boost::json::value data;
 };
 
-// Reads the event stream until `count` events arrived (bounded by the
-// client's read timeout and the stop condition).
-std::vector<sse_frame> read_stream(const http_fixture& fx, int64_t last_id, size_t count) {
+// Reads the event stream (`query`: its parameters, as `?type=...`) until
+// `count` events arrived (bounded by the client's read timeout and the stop
+// condition).
+std::vector<sse_frame> read_stream(const http_fixture& fx, int64_t last_id, size_t count,
+                                   const std::string& query = "") {
   auto c = fx.client();
   c->set_read_timeout(10, 0);
   std::vector<sse_frame> frames;
@@ -30,7 +32,7 @@ std::vector<sse_frame> read_stream(const http_fixture& fx, int64_t last_id, size
   httplib::Headers headers;
   if (last_id >= 0)
     headers.emplace("Last-Event-ID", std::to_string(last_id));
-  auto res = c->Get("/api/v1/events/stream", headers, [&](const char* d, size_t n) {
+  auto res = c->Get("/api/v1/events/stream" + query, headers, [&](const char* d, size_t n) {
     buf.append(d, n);
     size_t pos;
     while ((pos = buf.find('\n')) != std::string::npos) {
@@ -210,4 +212,73 @@ TEST_CASE("waiting requests are bounded", "[http][events]") {
   while (fx.get("/api/v1/events?wait=0.05&after=1000000").status != 200 && steady::now() < deadline)
     continue;
   CHECK(fx.get("/api/v1/events?wait=0.05&after=1000000").status == 200);
+}
+
+TEST_CASE("a type filter keeps only the events it names, and pages past the rest",
+          "[http][events][filter]") {
+  http_fixture fx;
+  for (auto target : {"/api/v1/events?type=operation_succeeded,bogus",
+                      "/api/v1/events/stream?type=bogus", "/api/v1/events?type="}) {
+    auto r = fx.get(target);
+    CHECK(r.status == 400);
+    CHECK(r.error_code() == "invalid_argument");
+  }
+  CHECK(fx.get("/api/v1/events?type=bogus").body.find("'bogus'") != std::string::npos);
+  auto a = fx.start_op("quick");
+  auto b = fx.start_op("quick");
+  REQUIRE(fx.await_event(a, "operation_succeeded"));
+  REQUIRE(fx.await_event(b, "operation_succeeded"));
+  auto log = fx.log_seqs();
+  auto r = fx.get("/api/v1/events?after=0&limit=1000&type=operation_created,operation_succeeded");
+  REQUIRE(r.status == 200);
+  auto& items = r.json.at("items").as_array();
+  REQUIRE(items.size() == 4);
+  for (auto& e : items)
+    CHECK((e.at("type") == "operation_created" || e.at("type") == "operation_succeeded"));
+  // Past the dropped events too: the next page starts after the log's end.
+  CHECK(r.json.at("next_after") == log.back());
+  auto page = fx.get("/api/v1/events?after=0&limit=2&type=operation_succeeded");
+  CHECK(page.json.at("items").as_array().empty());
+  CHECK(page.json.at("next_after") == log[1]);
+  // The stream sends only the terminal events, in log order.
+  auto frames = read_stream(fx, 0, 2, "?type=operation_succeeded");
+  REQUIRE(frames.size() == 2);
+  CHECK(frames[0].data.at("operation_id") == a.c_str());
+  CHECK(frames[1].data.at("operation_id") == b.c_str());
+  for (auto& f : frames)
+    CHECK(f.type == "operation_succeeded");
+}
+
+TEST_CASE("a filtered long poll and stream wait past the events they drop",
+          "[http][events][filter]") {
+  http_fixture fx;
+  auto before = fx.log_seqs();
+  int64_t last = before.empty() ? 0 : before.back();
+  auto poll = std::async(std::launch::async, [&] {
+    return fx.get("/api/v1/events?wait=30&type=operation_succeeded&after=" + std::to_string(last));
+  });
+  auto stream = std::async(std::launch::async,
+                           [&] { return read_stream(fx, last, 1, "?type=operation_succeeded"); });
+  // Enough operations that the stream's first page (500 events) holds none
+  // it wants: it must look again at once rather than wait.
+  std::vector<std::string> ids;
+  for (int i = 0; i < 130; ++i)
+    ids.push_back(fx.start_op("quick"));
+  auto r = poll.get();
+  REQUIRE(r.status == 200);
+  auto& items = r.json.at("items").as_array();
+  REQUIRE_FALSE(items.empty());
+  for (auto& e : items)
+    CHECK(e.at("type") == "operation_succeeded");
+  auto frames = stream.get();
+  REQUIRE(frames.size() == 1);
+  CHECK(frames[0].type == "operation_succeeded");
+  CHECK(frames[0].id > last);
+  // From far behind: 130 operations' events before the last succeeded one.
+  for (auto& id : ids)
+    REQUIRE(fx.await_event(id, "operation_succeeded"));
+  auto all = read_stream(fx, last, ids.size(), "?type=operation_succeeded");
+  REQUIRE(all.size() == ids.size());
+  for (auto& f : all)
+    CHECK(f.type == "operation_succeeded");
 }
