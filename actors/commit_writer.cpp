@@ -53,7 +53,8 @@ bool commit_writer::submit(checkpoint cp, commit_ack_receiver reply_to, uint64_t
     std::lock_guard<std::mutex> guard{mtx_};
     if (stopping_)
       return false;
-    wake = queue_.empty();
+    // Also when a lingering batch fills.
+    wake = queue_.empty() || queue_.size() + 1 == opts_.linger_batch;
     queue_.emplace_back(std::move(cp));
     waiting_.push_back(item{std::move(reply_to), tag});
   }
@@ -243,6 +244,26 @@ void commit_writer::take(std::vector<checkpoint>& batch, std::vector<item>& repl
   waiting_.erase(waiting_.begin(), waiting_.begin() + n);
 }
 
+void commit_writer::linger(std::unique_lock<std::mutex>& guard) {
+  if (opts_.linger <= duration{0} || queue_.size() >= opts_.linger_batch)
+    return;
+  auto live = metrics_.operations_live.load(std::memory_order_relaxed);
+  if (live < 4 * static_cast<int64_t>(queue_.size()))
+    return;
+  // In quarters: once a quarter brings nothing more, the trickle stopped
+  // (the tail of a burst) and waiting longer only adds latency.
+  auto quarter = opts_.linger / 4;
+  for (int i = 0; i < 4; ++i) {
+    auto before = queue_.size();
+    auto done = [this] {
+      return stopping_ || queue_.size() >= opts_.linger_batch || admission_wanted_
+             || rejoin_wanted_.load();
+    };
+    if (cv_.wait_for(guard, quarter, done) || queue_.size() == before)
+      return;
+  }
+}
+
 void commit_writer::run_lane() {
   std::vector<checkpoint> batch;
   std::vector<item> replies;
@@ -302,6 +323,7 @@ void commit_writer::run() {
           probe();
         continue;
       }
+      linger(guard);
       take(batch, replies);
     }
     if (!write(batch, replies))

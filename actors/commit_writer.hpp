@@ -64,6 +64,15 @@ public:
     log_sink log;
     /// How often an idle writer asks the store whether it answers.
     std::chrono::milliseconds probe_every = std::chrono::seconds(1);
+    /// Group commit under load: when fewer than `linger_batch` checkpoints
+    /// wait but at least four times as many operations are live (so more
+    /// are about to come), wait up to this long for the batch to fill
+    /// before writing it, but no longer once a quarter of it brought
+    /// nothing. Each commit costs its sync and its pages however few
+    /// checkpoints it carries. Zero: write at once. A lone operation never
+    /// waits for it.
+    duration linger{0};
+    size_t linger_batch = 64;
     /// False: no thread; whoever owns the writer drives it by hand with
     /// `write_once`, `admit_once` and `claim_once` (the deterministic
     /// simulation). The idle probe needs the thread.
@@ -152,6 +161,11 @@ private:
 
   /// A thread of a lane after the first: commits, nothing else.
   void run_lane();
+
+  /// Waits (with `guard` held, released while waiting) up to
+  /// `options::linger` for a small batch to fill, when operations are live
+  /// enough that it will.
+  void linger(std::unique_lock<std::mutex>& guard);
 
   /// Takes the next batch from the queue (at most `max_batch`).
   void take(std::vector<checkpoint>& batch, std::vector<item>& replies);

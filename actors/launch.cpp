@@ -115,6 +115,7 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
     rt->stats.operations_claimed.fetch_add(active->size(), std::memory_order_relaxed);
   commit_writer::options wopts;
   wopts.max_batch = cfg.max_batch;
+  wopts.linger = cfg.commit_linger;
   wopts.max_backlog = cfg.max_backlog;
   wopts.log = cfg.log;
   wopts.threads = threads;

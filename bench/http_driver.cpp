@@ -1,5 +1,7 @@
 #include "bench/http_driver.hpp"
 
+#include "bench/http_submitter.hpp"
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -132,11 +134,38 @@ void read_stream(httplib::Client* c, int64_t after, shared_state& st) {
   }
 }
 
+// Splits `http://HOST:PORT` (the submitters speak plain HTTP only).
+bool plain_http(const std::string& url, std::string& host, unsigned short& port) {
+  const std::string scheme = "http://";
+  if (url.rfind(scheme, 0) != 0)
+    return false;
+  auto rest = url.substr(scheme.size());
+  if (!rest.empty() && rest.back() == '/')
+    rest.pop_back();
+  auto colon = rest.rfind(':');
+  if (colon == std::string::npos)
+    return false;
+  host = rest.substr(0, colon);
+  auto p = std::strtoul(rest.c_str() + colon + 1, nullptr, 10);
+  if (host.empty() || p == 0 || p > 65535)
+    return false;
+  port = static_cast<unsigned short>(p);
+  return true;
+}
+
 } // namespace
 
 run_result run_http(const http_target& target, const std::string& workflow, size_t n,
                     size_t concurrency, double limit_s, const input_fn& input) {
   run_result res;
+  std::string host;
+  unsigned short port = 0;
+  if (!plain_http(target.url, host, port)) {
+    std::fprintf(stderr, "stepwise-bench: --via http needs --url http://HOST:PORT, not %s\n",
+                 target.url.c_str());
+    res.errors = n;
+    return res;
+  }
   auto probe = connect(target);
   auto start_seq = log_end(*probe);
   auto cpu0 = metric(*probe, "process_cpu_seconds_total");
@@ -145,34 +174,29 @@ run_result run_http(const http_target& target, const std::string& workflow, size
   std::thread reader([&] { read_stream(stream_client.get(), start_seq, st); });
   std::vector<steady::time_point> submitted(n);
   std::vector<std::string> ids(n);
-  std::atomic<size_t> next{0};
-  std::atomic<size_t> submit_errors{0};
+  size_t submit_errors = 0;
   auto t0 = steady::now();
-  std::vector<std::thread> submitters;
-  for (size_t k = 0; k < std::max<size_t>(1, concurrency); ++k)
-    submitters.emplace_back([&] {
-      auto c = connect(target);
-      for (size_t i = next++; i < n; i = next++) {
-        auto in = input ? input(i) : boost::json::object{{"i", i}};
-        auto body = boost::json::serialize(
-          boost::json::object{{"workflow", workflow}, {"input", std::move(in)}});
-        submitted[i] = steady::now();
-        auto r = c->Post("/api/v1/operations", body, "application/json");
-        if (r && r->status == 201) {
-          ids[i] = std::string(boost::json::parse(r->body).at("id").as_string());
-        } else {
-          if (submit_errors++ < 3)
-            std::fprintf(stderr, "stepwise-bench: submit failed: %s\n",
-                         r ? (std::to_string(r->status) + " " + r->body).c_str()
-                           : httplib::to_string(r.error()).c_str());
-        }
-      }
-    });
-  for (auto& t : submitters)
-    t.join();
+  auto body = [&](size_t i) {
+    auto in = input ? input(i) : boost::json::object{{"i", i}};
+    return boost::json::serialize(
+      boost::json::object{{"workflow", workflow}, {"input", std::move(in)}});
+  };
+  auto before = [&](size_t i) { submitted[i] = steady::now(); };
+  auto done = [&](size_t i, const submit_answer& a) {
+    // The id from Location: the operation's JSON is not parsed.
+    auto slash = a.location.rfind('/');
+    if (a.status == 201 && slash != std::string::npos) {
+      ids[i] = a.location.substr(slash + 1);
+      return;
+    }
+    if (submit_errors++ < 3)
+      std::fprintf(stderr, "stepwise-bench: submit failed: %s\n",
+                   (a.status == 0 ? a.body : std::to_string(a.status) + " " + a.body).c_str());
+  };
+  submit_all(host, port, target.token, "/api/v1/operations", n, concurrency, body, before, done);
   {
     std::unique_lock<std::mutex> guard{st.mtx};
-    auto accepted = n - submit_errors.load();
+    auto accepted = n - submit_errors;
     st.cv.wait_until(
       guard,
       t0 + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(limit_s)),

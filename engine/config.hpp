@@ -24,6 +24,14 @@ struct engine_config {
   size_t read_workers = 2;
   /// Most checkpoints written in one transaction.
   size_t max_batch = 8192;
+  /// Group commit under load: a commit of fewer than 64 checkpoints waits
+  /// up to this long for more while at least four times as many operations
+  /// are live (a lone operation never waits). Each commit costs its sync
+  /// and the pages it touches however little it carries: a trickle of
+  /// results (steps that wait on a cloud API) otherwise pays that for each
+  /// one. Zero (the default here; `stepwise serve` sets 5 ms): commit at
+  /// once. The wait is in real time, also with a virtual clock.
+  duration commit_linger{0};
   /// An operation waiting at least this long is passivated: its actor
   /// stops and only its wake-up time stays in memory. A wait on a watcher
   /// (a monitored task), whose length nobody knows, passivates once it

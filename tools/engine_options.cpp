@@ -220,7 +220,8 @@ const option_spec engine_table[] = {
    "long polls and event streams hold none",
    set_size<&serve_options::http_threads, 2, 4096>},
   {"io-threads", "STEPWISE_IO_THREADS", "N",
-   "threads that do the network I/O of every HTTP connection (default 2)",
+   "threads that do the network I/O of every HTTP connection (default: half the "
+   "cores, at least 1)",
    set_size<&serve_options::io_threads, 1, 64>},
   {"step-workers", "STEPWISE_STEP_WORKERS", "N", "threads that run step functions (default 4)",
    set_size<&serve_options::step_workers, 1, 1024>},
@@ -228,7 +229,7 @@ const option_spec engine_table[] = {
    "threads that read operations not in memory (default 2)",
    set_size<&serve_options::read_workers, 1, 256>},
   {"scheduler-threads", "STEPWISE_SCHEDULER_THREADS", "N",
-   "CAF scheduler threads (default 0: one per core)",
+   "CAF scheduler threads (default 0: CAF's, one per core but at least 4)",
    set_size<&serve_options::scheduler_threads, 0, 256>},
   {"log-level", "STEPWISE_LOG_LEVEL", "LEVEL",
    "error, warn, info (default) or debug (debug logs every request)", set_level},
@@ -243,6 +244,10 @@ const option_spec engine_table[] = {
    "with --auth-tokens: long polls and event streams one token may keep open "
    "at once (default 256; 503 too_many_waiters beyond)",
    set_size<&serve_options::max_streams_per_token, 1, 1000000>},
+  {"commit-linger-ms", "STEPWISE_COMMIT_LINGER_MS", "MS",
+   "under load, how long a small commit waits for more checkpoints (default 5; "
+   "0: commit at once; a lone operation never waits)",
+   set_size<&serve_options::commit_linger_ms, 0, 1000>},
   {"request-timeout", "STEPWISE_REQUEST_TIMEOUT", "SECONDS",
    "how long a request waits for the engine (default 30; 503 after)",
    set_seconds<&serve_options::request_timeout_s, 1, 3600>},

@@ -107,6 +107,7 @@ stepwise::engine_config serve_options::engine_config() const {
   c.step_workers = step_workers;
   c.read_workers = read_workers;
   c.request_timeout = std::chrono::seconds(request_timeout_s);
+  c.commit_linger = std::chrono::milliseconds(commit_linger_ms);
   c.max_backlog = max_backlog;
   // The engine's lines (store faults, warnings) in the server's format.
   c.log = [](log_level x, std::string_view text) { log(x, text); };

@@ -1,10 +1,12 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <caf/expected.hpp>
@@ -34,8 +36,11 @@ struct serve_options {
   size_t max_body = 1 << 20;
   size_t max_streams = 1024;
   size_t max_streams_per_token = 256;
-  size_t io_threads = 2;
+  /// Half the cores, at least one: the engine's threads need the rest
+  /// (on 2 cores a second I/O thread cost more in switches than it did).
+  size_t io_threads = std::max(1U, std::thread::hardware_concurrency() / 2);
   int64_t request_timeout_s = 30;
+  size_t commit_linger_ms = 5;
   int64_t io_timeout_s = 10;
   /// PostgreSQL shared by several processes: the lease period.
   int64_t lease_ttl_s = 10;
