@@ -68,7 +68,7 @@ TEST_CASE("three processes, one killed: the others take over and finish "
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
-  auto child = std::getenv("STEPWISE_LEASE_CHILD");
+  auto child = std::getenv("STEPWISE_TEST_CHILD");
   REQUIRE(child != nullptr);
   // Migrate before the children start, so none waits on another's DDL.
   auto check = schema->open();
@@ -80,8 +80,8 @@ TEST_CASE("three processes, one killed: the others take over and finish "
   std::vector<pid_t> pids;
   for (int i = 0; i < 3; ++i) {
     acked.push_back(dir + "/acked" + std::to_string(i));
-    pids.push_back(spawn({child, schema->uri(), fx, acked.back(), std::to_string(ops_per_child),
-                          std::to_string(ttl_ms)}));
+    pids.push_back(spawn({child, "lease", schema->uri(), fx, acked.back(),
+                          std::to_string(ops_per_child), std::to_string(ttl_ms)}));
     REQUIRE(pids.back() > 0);
   }
   // Kill the victim mid-run: all its operations acknowledged, about half
