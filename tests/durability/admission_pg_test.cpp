@@ -30,7 +30,7 @@ using namespace stepwise::test;
 namespace {
 
 constexpr int per_kind = 12; // keyed and limited operations per process
-constexpr int ttl_ms = 2000;
+constexpr int lease_ttl_ms = 2000;
 
 } // namespace
 
@@ -51,7 +51,7 @@ TEST_CASE("two processes on PostgreSQL share keys and limits; the survivor runs 
   std::vector<pid_t> pids;
   for (auto& file : acked) {
     pids.push_back(spawn({child, "admission", schema->uri(), fx, file, "share",
-                          std::to_string(per_kind), std::to_string(ttl_ms)}));
+                          std::to_string(per_kind), std::to_string(lease_ttl_ms)}));
     REQUIRE(pids.back() > 0);
   }
   auto victim = pids[0], survivor = pids[1];
@@ -101,7 +101,7 @@ TEST_CASE("two processes on PostgreSQL share keys and limits; the survivor runs 
   CHECK(most_at_once_by_time(spans, "limited") <= 2);
 
   // Who ran what: while A lived, each process ran only what it created
-  // (B takes nothing over before A's lease expires, ttl_ms after the
+  // (B takes nothing over before A's lease expires, lease_ttl_ms after the
   // kill); after A died, B ran everything.
   size_t taken_queued = 0;
   for (auto& e : read_effects(fx)) {
