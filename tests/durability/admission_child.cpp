@@ -3,7 +3,7 @@
 // two at once, and a pausable one. Steps record each execution, stamped
 // with pid and time, in a side-effect file outside the store.
 //
-// usage: admission_child STORE EFFECTS ACKED MODE...
+// usage: test_child admission STORE EFFECTS ACKED MODE...
 //   run N          start N keyed and N limited operations, run until killed
 //   finish         resume, exit when nothing is left
 //   share N TTL_MS start N keyed and N limited (a store shared by several
@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "tests/durability/child_main.hpp"
+#include "tests/test_child.hpp"
 
 using namespace stepwise;
 using namespace std::chrono_literals;
@@ -94,7 +95,7 @@ int hold(engine& eng, const std::string& id) {
 
 } // namespace
 
-int main(int argc, char** argv) {
+int admission_child(int argc, char** argv) {
   auto args = test::parse_child_args(argc, argv, 1);
   if (!args)
     return test::exit_usage;

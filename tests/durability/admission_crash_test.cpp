@@ -24,19 +24,19 @@ using namespace stepwise;
 using namespace stepwise::test;
 
 TEST_CASE("keys and limits hold across SIGKILL at random points", "[durability][admission]") {
-  auto child = env_or_empty("STEPWISE_ADMISSION_CHILD");
+  auto child = env_or_empty("STEPWISE_TEST_CHILD");
   REQUIRE(!child.empty());
   char tmpl[] = "/tmp/stepwise-admission-XXXXXX";
   REQUIRE(::mkdtemp(tmpl) != nullptr);
   std::string dir = tmpl;
   auto uri = "sqlite:" + dir + "/ops.db", effects = dir + "/effects", acked = dir + "/acked";
   auto n = crash_cycles(30);
-  auto runs = kill_at_random({child, uri, effects, acked, "run", "4"}, acked, n);
+  auto runs = kill_at_random({child, "admission", uri, effects, acked, "run", "4"}, acked, n);
   for (size_t i = 0; i < runs.size(); ++i) {
     INFO("cycle " << i << " status " << runs[i]);
     CHECK(killed_or_clean(runs[i]));
   }
-  auto pid = spawn({child, uri, effects, acked, "finish"});
+  auto pid = spawn({child, "admission", uri, effects, acked, "finish"});
   REQUIRE(WEXITSTATUS(reap(pid)) == 0);
 
   auto st = open_store(uri);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <sstream>
 
 #include "tests/durability/child_process.hpp"
 
@@ -48,17 +47,6 @@ int64_t open_end(int64_t end) {
 
 int64_t micros(time_point t) {
   return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-}
-
-std::vector<effect_line> read_effects(const std::string& path) {
-  std::vector<effect_line> out;
-  for (auto& l : lines(path)) {
-    std::istringstream in{l};
-    effect_line e;
-    in >> e.op >> e.step >> e.attempt >> e.pid >> e.t_us;
-    out.push_back(e);
-  }
-  return out;
 }
 
 std::map<std::string, op_span> spans_of(const std::vector<operation>& ops,

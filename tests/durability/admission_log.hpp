@@ -9,25 +9,13 @@
 
 #include "engine/event.hpp"
 #include "engine/operation.hpp"
+#include "tests/durability/child_process.hpp"
 
 // What the admission durability tests read back after killing children:
 // when each operation was in progress, by the event log (seq) and by its
 // side effects (wall-clock time), and the checks of serialization, limits
 // and creation order over those spans.
 namespace stepwise::test {
-
-/// One line of an EFFECTS file stamped with pid and time:
-/// "<op> <step> <attempt> <pid> <wall-clock µs>".
-struct effect_line {
-  std::string op;
-  std::string step;
-  int attempt = 0;
-  pid_t pid = 0;
-  int64_t t_us = 0;
-};
-
-/// Returns the lines of the EFFECTS file at `path`.
-std::vector<effect_line> read_effects(const std::string& path);
 
 /// When one operation was in progress.
 struct op_span {

@@ -30,7 +30,7 @@ using namespace stepwise::test;
 namespace {
 
 constexpr int per_kind = 12; // keyed and limited operations per process
-constexpr int ttl_ms = 2000;
+constexpr int lease_ttl_ms = 2000;
 
 } // namespace
 
@@ -40,7 +40,7 @@ TEST_CASE("two processes on PostgreSQL share keys and limits; the survivor runs 
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
-  auto child = std::getenv("STEPWISE_ADMISSION_CHILD");
+  auto child = std::getenv("STEPWISE_TEST_CHILD");
   REQUIRE(child != nullptr);
   auto check = schema->open(); // migrates before the children start
   char tmpl[] = "/tmp/stepwise-admission-pg-XXXXXX";
@@ -50,8 +50,8 @@ TEST_CASE("two processes on PostgreSQL share keys and limits; the survivor runs 
   std::vector<std::string> acked{dir + "/acked-a", dir + "/acked-b"};
   std::vector<pid_t> pids;
   for (auto& file : acked) {
-    pids.push_back(spawn(
-      {child, schema->uri(), fx, file, "share", std::to_string(per_kind), std::to_string(ttl_ms)}));
+    pids.push_back(spawn({child, "admission", schema->uri(), fx, file, "share",
+                          std::to_string(per_kind), std::to_string(lease_ttl_ms)}));
     REQUIRE(pids.back() > 0);
   }
   auto victim = pids[0], survivor = pids[1];
@@ -101,7 +101,7 @@ TEST_CASE("two processes on PostgreSQL share keys and limits; the survivor runs 
   CHECK(most_at_once_by_time(spans, "limited") <= 2);
 
   // Who ran what: while A lived, each process ran only what it created
-  // (B takes nothing over before A's lease expires, ttl_ms after the
+  // (B takes nothing over before A's lease expires, lease_ttl_ms after the
   // kill); after A died, B ran everything.
   size_t taken_queued = 0;
   for (auto& e : read_effects(fx)) {

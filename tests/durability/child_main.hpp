@@ -13,7 +13,8 @@
 // The part of `main` that the durability tests' child programs share, so
 // that each child keeps only its workflows and options.
 //
-// A child runs as `CHILD STORE EFFECTS ACKED ARGS...`. Its steps append every
+// A child runs as `test_child NAME STORE EFFECTS ACKED ARGS...`
+// (tests/test_child.hpp), with argv[0] = NAME. Its steps append every
 // execution to EFFECTS, a file outside the store, and it appends to ACKED
 // the id of every start the engine acknowledged: the tests compare both
 // with the store after killing children.

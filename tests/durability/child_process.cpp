@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 #include "engine/errc.hpp"
 
@@ -56,6 +57,17 @@ std::vector<std::string> lines(const std::string& path) {
   for (std::string l; std::getline(in, l);)
     if (!l.empty())
       out.push_back(l);
+  return out;
+}
+
+std::vector<effect_line> read_effects(const std::string& path) {
+  std::vector<effect_line> out;
+  for (auto& l : lines(path)) {
+    std::istringstream in{l};
+    effect_line e;
+    in >> e.op >> e.step >> e.attempt >> e.pid >> e.t_us;
+    out.push_back(e);
+  }
   return out;
 }
 

@@ -28,6 +28,19 @@ std::string run_captured(const std::string& command);
 /// Returns the non-empty lines of the file at `path`.
 std::vector<std::string> lines(const std::string& path);
 
+/// One line of an EFFECTS file stamped with pid and time:
+/// "<op> <step> <attempt> <pid> <wall-clock µs>".
+struct effect_line {
+  std::string op;
+  std::string step;
+  int attempt = 0;
+  pid_t pid = 0;
+  int64_t t_us = 0;
+};
+
+/// Returns the lines of the EFFECTS file at `path`.
+std::vector<effect_line> read_effects(const std::string& path);
+
 /// The value of the environment variable `name` (a child's path), or "".
 std::string env_or_empty(const char* name);
 

@@ -2,17 +2,18 @@
 // steps record each execution in a side-effect file outside the store,
 // and appends every acknowledged operation id to a second file.
 //
-// usage: crash_child DB EFFECTS ACKED run N   (start N operations, run on)
-//        crash_child DB EFFECTS ACKED finish  (resume, exit when all done)
+// usage: test_child crash DB EFFECTS ACKED run N   (start N operations, run on)
+//        test_child crash DB EFFECTS ACKED finish  (resume, exit when all done)
 //   EFFECTS lines: "<op> <step> <attempt>"
 #include <string>
 
 #include "tests/durability/child_main.hpp"
+#include "tests/test_child.hpp"
 
 using namespace stepwise;
 using namespace std::chrono_literals;
 
-int main(int argc, char** argv) {
+int crash_child(int argc, char** argv) {
   auto args = test::parse_child_args(argc, argv, 1);
   if (!args)
     return test::exit_usage;

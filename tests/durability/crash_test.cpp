@@ -26,19 +26,19 @@ using namespace stepwise;
 using namespace stepwise::test;
 
 TEST_CASE("operations survive SIGKILL at random points", "[durability]") {
-  auto child = env_or_empty("STEPWISE_CRASH_CHILD");
+  auto child = env_or_empty("STEPWISE_TEST_CHILD");
   REQUIRE(!child.empty());
   char tmpl[] = "/tmp/stepwise-crash-XXXXXX";
   REQUIRE(::mkdtemp(tmpl) != nullptr);
   std::string dir = tmpl;
   auto db = dir + "/ops.db", effects = dir + "/effects", acked = dir + "/acked";
   auto n = crash_cycles(50);
-  auto runs = kill_at_random({child, db, effects, acked, "run", "8"}, acked, n);
+  auto runs = kill_at_random({child, "crash", db, effects, acked, "run", "8"}, acked, n);
   for (size_t i = 0; i < runs.size(); ++i) {
     INFO("cycle " << i << " status " << runs[i]);
     CHECK(killed_or_clean(runs[i]));
   }
-  auto pid = spawn({child, db, effects, acked, "finish"});
+  auto pid = spawn({child, "crash", db, effects, acked, "finish"});
   REQUIRE(WEXITSTATUS(reap(pid)) == 0);
 
   auto st = open_store("sqlite:" + db);

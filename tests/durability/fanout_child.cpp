@@ -3,15 +3,16 @@
 // at once), then waits for all of them; every run of that step is an
 // effect line "<op> fan <attempt>", every child's step "<op> work <attempt>".
 //
-// usage: fanout_child DB EFFECTS ACKED run N     (start a parent, run on)
-//        fanout_child DB EFFECTS ACKED finish N  (resume, exit when all done)
+// usage: test_child fanout DB EFFECTS ACKED run N     (start a parent, run on)
+//        test_child fanout DB EFFECTS ACKED finish N  (resume, exit when all done)
 #include <string>
 
 #include "tests/durability/child_main.hpp"
+#include "tests/test_child.hpp"
 
 using namespace stepwise;
 
-int main(int argc, char** argv) {
+int fanout_child(int argc, char** argv) {
   auto args = test::parse_child_args(argc, argv, 2);
   if (!args)
     return test::exit_usage;

@@ -66,7 +66,7 @@ std::vector<operation> list_all(store& st, list_filter f) {
 
 TEST_CASE("SIGKILL during fan-outs of 1,000 children never makes a second child for a slot",
           "[durability][children]") {
-  auto child = env_or_empty("STEPWISE_FANOUT_CHILD");
+  auto child = env_or_empty("STEPWISE_TEST_CHILD");
   REQUIRE(!child.empty());
   char tmpl[] = "/tmp/stepwise-fanout-XXXXXX";
   REQUIRE(::mkdtemp(tmpl) != nullptr);
@@ -81,7 +81,7 @@ TEST_CASE("SIGKILL during fan-outs of 1,000 children never makes a second child 
   for (int i = 0; i < cycles; ++i) {
     size_t before = 0;
     fan_runs(effects, &before);
-    auto pid = spawn({child, db, effects, acked, "run", n});
+    auto pid = spawn({child, "fanout", db, effects, acked, "run", n});
     REQUIRE(pid > 0);
     // A fan-out step runs: this run's parent's, or one a crash interrupted
     // run again (the case this test is about).
@@ -97,7 +97,7 @@ TEST_CASE("SIGKILL during fan-outs of 1,000 children never makes a second child 
     INFO("cycle " << i << " status " << status);
     CHECK(killed_or_clean(status));
   }
-  auto pid = spawn({child, db, effects, acked, "finish", n});
+  auto pid = spawn({child, "fanout", db, effects, acked, "finish", n});
   REQUIRE(WEXITSTATUS(reap(pid)) == 0);
 
   auto st = open_store("sqlite:" + db);

@@ -3,17 +3,18 @@
 // durable sleep), records every step execution in a side-effect file
 // outside the store, and runs until no operation of any process is left.
 //
-// usage: lease_child URI EFFECTS ACKED N TTL_MS
+// usage: test_child lease URI EFFECTS ACKED N TTL_MS
 //   EFFECTS lines: "<op> <step> <attempt> <pid> <wall-clock µs>"
 //   ACKED lines:   "<op>" for every start the engine acknowledged
 #include <string>
 
 #include "tests/durability/child_main.hpp"
+#include "tests/test_child.hpp"
 
 using namespace stepwise;
 using namespace std::chrono_literals;
 
-int main(int argc, char** argv) {
+int lease_child(int argc, char** argv) {
   auto args = test::parse_child_args(argc, argv, 2);
   if (!args)
     return test::exit_usage;

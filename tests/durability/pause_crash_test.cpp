@@ -47,7 +47,7 @@ bool kill_child(pid_t pid) {
 
 TEST_CASE("a paused operation stays paused across SIGKILL and resumes after it",
           "[durability][pause]") {
-  auto child = env_or_empty("STEPWISE_ADMISSION_CHILD");
+  auto child = env_or_empty("STEPWISE_TEST_CHILD");
   REQUIRE(!child.empty());
   char tmpl[] = "/tmp/stepwise-pause-XXXXXX";
   REQUIRE(::mkdtemp(tmpl) != nullptr);
@@ -58,7 +58,7 @@ TEST_CASE("a paused operation stays paused across SIGKILL and resumes after it",
   // the pause was asked often lands before the pause was taken.
   std::uniform_int_distribution<int> kill_after_ms{0, 150};
 
-  auto pid = spawn({child, uri, effects, acked, "pause"});
+  auto pid = spawn({child, "admission", uri, effects, acked, "pause"});
   REQUIRE(pid > 0);
   auto first_pid = pid;
   REQUIRE(await_line(acked, "asked "));
@@ -71,7 +71,7 @@ TEST_CASE("a paused operation stays paused across SIGKILL and resumes after it",
   size_t effects_when_held = 0;
   for (int i = 0; i < 4; ++i) {
     auto before = lines(acked).size();
-    pid = spawn({child, uri, effects, acked, "hold", id});
+    pid = spawn({child, "admission", uri, effects, acked, "hold", id});
     REQUIRE(pid > 0);
     // The child gives up after 60 s and says why.
     auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(90);
@@ -89,7 +89,7 @@ TEST_CASE("a paused operation stays paused across SIGKILL and resumes after it",
   // Paused: nothing ran in the processes after the first that held it.
   CHECK(lines(effects).size() == effects_when_held);
 
-  pid = spawn({child, uri, effects, acked, "resume", id});
+  pid = spawn({child, "admission", uri, effects, acked, "resume", id});
   REQUIRE(WEXITSTATUS(reap(pid)) == 0);
 
   auto st = open_store(uri);

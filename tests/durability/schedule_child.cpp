@@ -6,7 +6,7 @@
 // store has it, acknowledges every fire its step runs, and runs until
 // killed.
 //
-// usage: schedule_child STORE EFFECTS ACKED BASE_US
+// usage: test_child schedule STORE EFFECTS ACKED BASE_US
 //   STORE: a SQLite file, or a postgresql:// URI (several processes);
 //   EFFECTS lines: "<op> <step> <attempt>"; ACKED lines: "<op>".
 #include <atomic>
@@ -15,6 +15,7 @@
 
 #include "actors/virtual_clock.hpp"
 #include "tests/durability/child_main.hpp"
+#include "tests/test_child.hpp"
 
 using namespace stepwise;
 using namespace std::chrono_literals;
@@ -32,7 +33,7 @@ time_point fast_now(int64_t base_us) {
 
 } // namespace
 
-int main(int argc, char** argv) {
+int schedule_child(int argc, char** argv) {
   auto args = test::parse_child_args(argc, argv, 1);
   if (!args)
     return test::exit_usage;

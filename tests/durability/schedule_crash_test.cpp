@@ -25,7 +25,7 @@ using namespace std::chrono_literals;
 namespace {
 
 std::string child_path() {
-  auto child = env_or_empty("STEPWISE_SCHEDULE_CHILD");
+  auto child = env_or_empty("STEPWISE_TEST_CHILD");
   REQUIRE(!child.empty());
   return child;
 }
@@ -103,7 +103,8 @@ TEST_CASE("a schedule's fires happen once across SIGKILL at random instants",
   auto dir = temp_dir();
   auto db = dir + "/ops.db", effects = dir + "/effects", acked = dir + "/acked";
   auto base = std::to_string(wall_us());
-  auto runs = kill_at_random({child_path(), db, effects, acked, base}, acked, crash_cycles(12));
+  auto runs =
+    kill_at_random({child_path(), "schedule", db, effects, acked, base}, acked, crash_cycles(12));
   for (size_t i = 0; i < runs.size(); ++i) {
     INFO("cycle " << i << " status " << runs[i]);
     CHECK(WIFSIGNALED(runs[i]));
@@ -123,8 +124,8 @@ TEST_CASE("two processes on PostgreSQL fire a schedule once per fire time",
   auto dir = temp_dir();
   auto base = std::to_string(wall_us());
   auto start = [&](const std::string& name) {
-    return spawn(
-      {child_path(), schema->uri(), dir + "/effects-" + name, dir + "/acked-" + name, base});
+    return spawn({child_path(), "schedule", schema->uri(), dir + "/effects-" + name,
+                  dir + "/acked-" + name, base});
   };
   auto steady = start("steady");
   std::mt19937_64 rng{std::random_device{}()};

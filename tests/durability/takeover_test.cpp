@@ -14,7 +14,6 @@
 #include <iostream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include <catch2/catch.hpp>
@@ -37,29 +36,6 @@ constexpr int ttl_ms = 2000;
 // a commit and a step dispatch on a loaded (or sanitized) 2-core machine.
 constexpr int takeover_bound_ms = ttl_ms + ttl_ms / 3 + 2000;
 
-struct effect_line {
-  std::string op;
-  std::string step;
-  int attempt = 0;
-  pid_t pid = 0;
-  int64_t t_us = 0;
-};
-
-std::vector<effect_line> effects(const std::string& path) {
-  std::vector<effect_line> out;
-  for (auto& l : lines(path)) {
-    std::istringstream in{l};
-    effect_line e;
-    in >> e.op >> e.step >> e.attempt >> e.pid >> e.t_us;
-    out.push_back(e);
-  }
-  return out;
-}
-
-int64_t micros(time_point t) {
-  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-}
-
 } // namespace
 
 TEST_CASE("three processes, one killed: the others take over and finish "
@@ -68,7 +44,7 @@ TEST_CASE("three processes, one killed: the others take over and finish "
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
-  auto child = std::getenv("STEPWISE_LEASE_CHILD");
+  auto child = std::getenv("STEPWISE_TEST_CHILD");
   REQUIRE(child != nullptr);
   // Migrate before the children start, so none waits on another's DDL.
   auto check = schema->open();
@@ -80,8 +56,8 @@ TEST_CASE("three processes, one killed: the others take over and finish "
   std::vector<pid_t> pids;
   for (int i = 0; i < 3; ++i) {
     acked.push_back(dir + "/acked" + std::to_string(i));
-    pids.push_back(spawn({child, schema->uri(), fx, acked.back(), std::to_string(ops_per_child),
-                          std::to_string(ttl_ms)}));
+    pids.push_back(spawn({child, "lease", schema->uri(), fx, acked.back(),
+                          std::to_string(ops_per_child), std::to_string(ttl_ms)}));
     REQUIRE(pids.back() > 0);
   }
   // Kill the victim mid-run: all its operations acknowledged, about half
@@ -89,7 +65,7 @@ TEST_CASE("three processes, one killed: the others take over and finish "
   auto victim = pids[0];
   auto victim_progress = [&] {
     size_t first_steps = 0;
-    for (auto& e : effects(fx))
+    for (auto& e : read_effects(fx))
       first_steps += e.pid == victim && e.step == "a" ? 1 : 0;
     return lines(acked[0]).size() == ops_per_child && first_steps >= ops_per_child / 2;
   };
@@ -146,7 +122,7 @@ TEST_CASE("three processes, one killed: the others take over and finish "
     if (e.type == event_type::step_succeeded) {
       auto key = e.operation_id + " " + e.step;
       CHECK(succeeded.count(key) == 0);
-      succeeded[key] = {e.attempt, micros(e.time)};
+      succeeded[key] = {e.attempt, to_micros(e.time)};
     }
   }
   for (auto& [id, op] : ops)
@@ -159,7 +135,7 @@ TEST_CASE("three processes, one killed: the others take over and finish "
   std::set<std::string> seen;
   int64_t first_resumed_us = 0;
   size_t resumed = 0;
-  for (auto& e : effects(fx)) {
+  for (auto& e : read_effects(fx)) {
     auto key = e.op + " " + e.step;
     if (!ops.count(e.op))
       continue; // started but never acknowledged

@@ -1,19 +1,20 @@
 // The process that the version test kills and restarts with other
 // definitions of workflow `pinned`.
 //
-// usage: version_child DB EFFECTS ACKED start N  (v1 only; start N operations,
-//                                                 which hold at `hold`; run on)
-//        version_child DB EFFECTS ACKED both     (v1 and v2; exit when all done)
-//        version_child DB EFFECTS ACKED v2       (v2 only; exit when all done)
+// usage: test_child version DB EFFECTS ACKED start N  (v1 only; start N operations,
+//                                                      which hold at `hold`; run on)
+//        test_child version DB EFFECTS ACKED both     (v1 and v2; exit when all done)
+//        test_child version DB EFFECTS ACKED v2       (v2 only; exit when all done)
 //   EFFECTS lines: "<op> <step> <attempt>"
 #include <string>
 
 #include "tests/durability/child_main.hpp"
+#include "tests/test_child.hpp"
 
 using namespace stepwise;
 using namespace std::chrono_literals;
 
-int main(int argc, char** argv) {
+int version_child(int argc, char** argv) {
   auto args = test::parse_child_args(argc, argv, 1);
   if (!args)
     return test::exit_usage;

@@ -27,8 +27,8 @@ namespace {
 /// (it then holds), and kills it.
 std::vector<std::string> started_then_killed(const std::string& dir, int n) {
   auto db = dir + "/ops.db", effects = dir + "/effects", acked = dir + "/acked";
-  auto pid =
-    spawn({env_or_empty("STEPWISE_VERSION_CHILD"), db, effects, acked, "start", std::to_string(n)});
+  auto pid = spawn({env_or_empty("STEPWISE_TEST_CHILD"), "version", db, effects, acked, "start",
+                    std::to_string(n)});
   REQUIRE(pid > 0);
   auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   auto want = static_cast<size_t>(n);
@@ -62,7 +62,7 @@ struct killed_on_v1 {
   std::vector<std::string> ids;
 
   killed_on_v1() {
-    REQUIRE(!env_or_empty("STEPWISE_VERSION_CHILD").empty());
+    REQUIRE(!env_or_empty("STEPWISE_TEST_CHILD").empty());
     char tmpl[] = "/tmp/stepwise-version-XXXXXX";
     REQUIRE(::mkdtemp(tmpl) != nullptr);
     dir = tmpl;
@@ -77,8 +77,8 @@ struct killed_on_v1 {
   /// Runs the child in `mode` until it exits on its own (nothing active
   /// is left), and opens the store it leaves.
   store_ptr restarted_as(const std::string& mode) {
-    auto pid = spawn(
-      {env_or_empty("STEPWISE_VERSION_CHILD"), dir + "/ops.db", effects(), dir + "/acked", mode});
+    auto pid = spawn({env_or_empty("STEPWISE_TEST_CHILD"), "version", dir + "/ops.db", effects(),
+                      dir + "/acked", mode});
     REQUIRE(WEXITSTATUS(reap(pid)) == 0);
     auto st = open_store("sqlite:" + dir + "/ops.db");
     REQUIRE(st);

@@ -9,7 +9,7 @@
 //   on the file driver, tests/durability/file_driver.hpp, or signal
 //   `ready` ends the wait, whichever comes first), after.
 //
-// usage: wait_child STORE_URI EFFECTS ACKED DIR [LEASE_TTL_MS]
+// usage: test_child wait STORE_URI EFFECTS ACKED DIR [LEASE_TTL_MS]
 //   EFFECTS lines: "<op> <step> <attempt> <pid> <wall-clock µs>"
 #include <unistd.h>
 
@@ -21,6 +21,7 @@
 #include "tests/durability/child_main.hpp"
 #include "tests/durability/command_loop.hpp"
 #include "tests/durability/file_driver.hpp"
+#include "tests/test_child.hpp"
 
 using namespace stepwise;
 using namespace std::chrono_literals;
@@ -48,7 +49,7 @@ step_def gated(const std::string& dir) {
 
 } // namespace
 
-int main(int argc, char** argv) {
+int wait_child(int argc, char** argv) {
   auto args = test::parse_child_args(argc, argv, 1);
   if (!args)
     return test::exit_usage;

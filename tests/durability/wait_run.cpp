@@ -24,10 +24,10 @@ wait_run::~wait_run() {
 }
 
 std::unique_ptr<piped_child> wait_run::spawn(const std::vector<std::string>& extra) const {
-  auto path = std::getenv("STEPWISE_WAIT_CHILD");
+  auto path = std::getenv("STEPWISE_TEST_CHILD");
   if (path == nullptr || dir_.empty())
     return nullptr;
-  std::vector<std::string> args{path, store_uri_, dir_ + "/effects", dir_ + "/acked", dir_};
+  std::vector<std::string> args{path, "wait", store_uri_, dir_ + "/effects", dir_ + "/acked", dir_};
   args.insert(args.end(), extra.begin(), extra.end());
   auto child = std::make_unique<piped_child>(args);
   // Start-up is slow under the sanitizers: the answer's bound covers it.

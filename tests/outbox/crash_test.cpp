@@ -34,7 +34,7 @@ namespace {
 constexpr int cycles = 5;
 
 std::string child_path() {
-  auto p = std::getenv("STEPWISE_OUTBOX_CHILD");
+  auto p = std::getenv("STEPWISE_TEST_CHILD");
   return p ? p : "";
 }
 
@@ -66,7 +66,7 @@ crash_run kill_and_finish(const std::string& spec) {
   crash_run out;
   for (int i = 0; i < cycles; ++i) {
     auto before = stored_cursor(*st);
-    auto pid = spawn({child, uri, spec, "20", "run", acked});
+    auto pid = spawn({child, "outbox", uri, spec, "20", "run", acked});
     REQUIRE(pid > 0);
     auto until = std::chrono::steady_clock::now() + 60s;
     while (stored_cursor(*st) == before && std::chrono::steady_clock::now() < until)
@@ -77,7 +77,7 @@ crash_run kill_and_finish(const std::string& spec) {
     CHECK(WIFSIGNALED(reap(pid)));
     out.cursors.push_back(stored_cursor(*st));
   }
-  auto pid = spawn({child, uri, spec, "5", "finish", acked});
+  auto pid = spawn({child, "outbox", uri, spec, "5", "finish", acked});
   auto status = reap(pid);
   REQUIRE(WIFEXITED(status));
   REQUIRE(WEXITSTATUS(status) == 0);

@@ -1,7 +1,7 @@
 // The process the outbox's SIGKILL and takeover tests run: an engine with an
 // outbox of one sink, starting operations.
 //
-// usage: outbox_child STORE SINK N MODE ACKED [LEASE_MS]
+// usage: test_child outbox STORE SINK N MODE ACKED [LEASE_MS]
 //   run:    start N operations, then run until killed (at most 120 s)
 //   finish: start N operations, wait until no operation of any process is
 //           left and the sink delivered the whole log, stop, exit 0
@@ -22,6 +22,7 @@
 #include "outbox/outbox.hpp"
 #include "storage/open_store.hpp"
 #include "tests/outbox/support.hpp"
+#include "tests/test_child.hpp"
 
 using namespace stepwise;
 using namespace std::chrono_literals;
@@ -41,7 +42,7 @@ bool delivered_all(outbox::outbox& ob) {
 
 } // namespace
 
-int main(int argc, char** argv) {
+int outbox_child(int argc, char** argv) {
   if (argc < 6)
     return 2;
   std::string mode = argv[4];

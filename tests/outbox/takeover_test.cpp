@@ -42,7 +42,7 @@ TEST_CASE("another process takes the sink over when its holder dies", "[outbox][
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
-  auto child = std::getenv("STEPWISE_OUTBOX_CHILD");
+  auto child = std::getenv("STEPWISE_TEST_CHILD");
   REQUIRE(child != nullptr);
   auto st = schema->open(); // migrated before the children start
   temp_dir dir;
@@ -50,9 +50,9 @@ TEST_CASE("another process takes the sink over when its holder dies", "[outbox][
   rx.fail_every(5);
   auto spec = "hook=webhook:" + rx.url();
   auto ms = std::to_string(lease_ms);
-  auto first = spawn({child, schema->uri(), spec, "30", "run", dir.file("a1"), ms});
+  auto first = spawn({child, "outbox", schema->uri(), spec, "30", "run", dir.file("a1"), ms});
   REQUIRE(eventually([&] { return held_by(*st, first) && rx.accepted().size() > 10; }, 60s));
-  auto second = spawn({child, schema->uri(), spec, "30", "finish", dir.file("a2"), ms});
+  auto second = spawn({child, "outbox", schema->uri(), spec, "30", "finish", dir.file("a2"), ms});
   // Both deliver nothing twice at once: the first keeps the sink while it
   // lives, though the second runs operations of its own.
   REQUIRE(eventually([&] { return lines(dir.file("a2")).size() == 30; }, 60s));
