@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <thread>
 #include <tuple>
 
 #include <caf/actor_system.hpp>
@@ -140,6 +141,10 @@ bridge_actor::behavior_type run_bridge(bridge_actor::pointer self, int) {
 
 void tune_actor_system(caf::actor_system_config& cfg) {
   cfg.set("scheduler.policy", caf::atom("sharing"));
+  // CAF starts at least four workers, for programs whose actors block; the
+  // engine's never do (its blocking work has threads of its own), and on
+  // two cores the extra workers only hand messages around.
+  cfg.set("scheduler.max-threads", size_t{std::max(2U, std::thread::hardware_concurrency())});
 }
 
 caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg, registry workflows,

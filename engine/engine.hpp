@@ -27,7 +27,10 @@ namespace stepwise {
 /// config before creating the actor system. It picks CAF's work-sharing
 /// scheduler: 0.17's work stealing polls and steals so eagerly that, on a
 /// small machine under load, it burns more CPU than the engine itself
-/// (measured: about 4x the CPU per operation on 2 cores).
+/// (measured: about 4x the CPU per operation on 2 cores). It sizes the
+/// scheduler to one thread per core (at least two) where CAF starts at
+/// least four: set `scheduler.max-threads` after it if the host's own
+/// actors block.
 void tune_actor_system(caf::actor_system_config& cfg);
 
 /// The embedding API: a handle to an engine running inside the host's

@@ -229,7 +229,7 @@ const option_spec engine_table[] = {
    "threads that read operations not in memory (default 2)",
    set_size<&serve_options::read_workers, 1, 256>},
   {"scheduler-threads", "STEPWISE_SCHEDULER_THREADS", "N",
-   "CAF scheduler threads (default 0: CAF's, one per core but at least 4)",
+   "CAF scheduler threads (default 0: one per core, at least 2)",
    set_size<&serve_options::scheduler_threads, 0, 256>},
   {"log-level", "STEPWISE_LOG_LEVEL", "LEVEL",
    "error, warn, info (default) or debug (debug logs every request)", set_level},

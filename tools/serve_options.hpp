@@ -30,7 +30,7 @@ struct serve_options {
   size_t step_workers = 4;
   size_t read_workers = 2;
   size_t max_backlog = 100000;
-  /// 0: CAF's default (one per core).
+  /// 0: tune_actor_system's (one per core, at least two).
   size_t scheduler_threads = 0;
   log_level level = log_level::info;
   size_t max_body = 1 << 20;
