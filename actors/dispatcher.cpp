@@ -2,6 +2,8 @@
 #include "actors/take.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <random>
 #include <unordered_set>
 
 #include <unistd.h>
@@ -287,15 +289,26 @@ void tidy_later(dispatcher_ptr self) {
   send_in(self, std::chrono::seconds(1), tidy_atom::value);
 }
 
+namespace {
+
+/// The part of the ids an engine makes that tells engines apart: random for
+/// the process, and another for each engine it launches. An engine launched
+/// again in the same process on a virtual clock that stood still makes ids
+/// from the same time and counter: with the node of the first it named its
+/// new operations as the first had named others (a test found it: such a
+/// create took over a stored child's id and the child was never resumed).
+uint32_t fresh_node() {
+  static const uint32_t base = std::random_device{}() ^ static_cast<uint32_t>(::getpid());
+  static std::atomic<uint32_t> launched{0};
+  return base + launched.fetch_add(1, std::memory_order_relaxed);
+}
+
+} // namespace
+
 internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime_ptr rt) {
   auto& st = self->state;
   st.rt = std::move(rt);
-  st.node =
-    st.rt->node != 0
-      ? st.rt->node
-      : static_cast<uint32_t>(
-        std::hash<std::string>{}(std::to_string(st.rt->clk->now().time_since_epoch().count()))
-        ^ static_cast<uint32_t>(::getpid()));
+  st.node = st.rt->node != 0 ? st.rt->node : fresh_node();
   return {
     // Clients: the public protocol (dispatcher_requests.cpp).
     [=](start_atom, start_request& req) { return on_start(self, req); },

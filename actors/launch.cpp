@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include <caf/actor_system.hpp>
 #include <caf/send.hpp>
@@ -105,9 +106,8 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
   for (size_t i = 0; i < std::max<size_t>(1, cfg.read_workers); ++i)
     rt->readers.push_back(threads ? sys.spawn<caf::detached>(serve_reads, rt)
                                   : sys.spawn(serve_reads, rt));
-  // With an argument: CAF 0.17 spawns a function of none through a null
-  // pointer (UBSan says so).
-  rt->fanout = sys.spawn(event_fanout, std::vector<event_listener>{});
+  // The fanout holds the listeners (and drops each that terminates).
+  rt->fanout = sys.spawn(event_fanout, std::exchange(rt->cfg.listeners, {}));
   auto a = sys.spawn(dispatcher, rt);
   rt->children = sys.spawn(children_keeper, rt, a);
   rt->lease = *keeper;

@@ -145,7 +145,12 @@ bool created(self_ptr self, const commit_ack& ack) {
   }
   // Not written: the pipeline forgets it; the create may be written again.
   st.commit.in_flight = nullptr;
-  if (status == write_status::duplicate_key)
+  if (status == write_status::duplicate_key && st.op.idempotency_key.empty())
+    // No key to be taken: the id was. Answering with the operation of that
+    // id would hand the asker someone else's operation.
+    not_created(self, make_error(errc::store_failure, "create was not written: operation id '"
+                                                        + st.op.id + "' is taken"));
+  else if (status == write_status::duplicate_key)
     replay(self);
   else
     not_created(self, make_error(errc::store_failure, "create was not written"));

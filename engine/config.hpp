@@ -4,10 +4,12 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/clock.hpp"
 #include "engine/key_ring.hpp"
 #include "engine/log.hpp"
+#include "engine/requests.hpp"
 #include "engine/time.hpp"
 
 namespace stepwise {
@@ -111,6 +113,10 @@ struct engine_config {
   std::shared_ptr<stepwise::clock> clock;
   /// Seed of the jitter random numbers (0: from the clock).
   uint64_t seed = 0;
+  /// Get every event from the launch on, those of the operations recovery
+  /// resumes included. `engine::subscribe` after the launch may miss what
+  /// recovery did before its message arrived.
+  std::vector<event_listener> listeners;
 };
 
 } // namespace stepwise

@@ -153,7 +153,9 @@ public:
   schedules_actor schedules() const;
 
   /// Sends every event committed from now on to `listener` as
-  /// `event_batch` messages, until `listener` terminates.
+  /// `event_batch` messages, until `listener` terminates. "Now" is when
+  /// the engine takes the message: for every event from the launch on,
+  /// recovery's included, name the listener in `engine_config::listeners`.
   void subscribe(const event_listener& listener);
 
   /// Stops taking new work, writes what is in flight and stops the engine.

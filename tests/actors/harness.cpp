@@ -71,12 +71,15 @@ harness::harness(registry_maker make, std::shared_ptr<memory_store> st, engine_c
     clock ? std::move(clock) : std::make_shared<virtual_clock>(from_micros(1'800'000'000'000'000));
   store = st ? st : std::make_shared<memory_store>();
   ec.clock = clk;
+  // Listening from the launch on: a subscription after it missed the
+  // events of what recovery resumed at once (a restart test waited for
+  // an end that had come and gone).
+  events = std::make_unique<caf::scoped_actor>(*sys);
+  // A scoped actor takes whatever comes: the cast cannot be checked.
+  ec.listeners.push_back(caf::actor_cast<event_listener>(*events));
   auto e = engine::launch(*sys, ec, make(*sys, clk), store);
   REQUIRE(e);
   eng = *e;
-  events = std::make_unique<caf::scoped_actor>(*sys);
-  // A scoped actor takes whatever comes: the cast cannot be checked.
-  eng.subscribe(caf::actor_cast<event_listener>(*events));
 }
 
 harness::~harness() {

@@ -42,6 +42,29 @@ TEST_CASE("an engine shut down as soon as it started ends cleanly", "[actors]") 
   CHECK(ops->items.size() == 100);
 }
 
+TEST_CASE("an engine launched again on a clock that stood still names new operations anew",
+          "[actors]") {
+  // Seed of the bug: the second engine's first create took the first
+  // one's id (same time, same counter, same node), was refused as a
+  // duplicate, and the stored operation of that id was never resumed.
+  auto wait = make_step("wait", [](step_context&) { return retry_after(1h, "later"); });
+  auto st = std::make_shared<memory_store>();
+  auto clk = std::make_shared<virtual_clock>(from_micros(1'800'000'000'000'000));
+  std::string first;
+  {
+    harness h{one(workflow("w", 1).step(1, wait)), st, {}, clk};
+    first = h.start("w");
+    REQUIRE(h.await(first, event_type::step_retry_scheduled));
+  }
+  harness h{one(workflow("w", 1).step(1, wait)), st, {}, clk};
+  auto second = h.start("w");
+  CHECK(second != first);
+  list_filter all;
+  auto ops = h.eng.list(all);
+  REQUIRE(ops);
+  CHECK(ops->items.size() == 2);
+}
+
 TEST_CASE("a restarted engine resumes waiting operations from the store", "[actors]") {
   std::atomic<int> runs{0};
   auto twice = make_step("twice", [&](step_context& ctx) {
