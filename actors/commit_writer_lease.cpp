@@ -14,6 +14,7 @@ void commit_writer::lease_tick() {
   if (got) {
     last_answer_ = clock_->monotonic();
     health_.answered(last_answer_);
+    metrics_.leader.store(keeper_->leads() ? 1 : 0, std::memory_order_relaxed);
     if (!got->empty()) {
       metrics_.operations_claimed.fetch_add(got->size(), std::memory_order_relaxed);
       caf::anon_send(out_.engine, recover_atom::value, recovered_ops{std::move(*got)});

@@ -111,8 +111,10 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
   auto a = sys.spawn(dispatcher, rt);
   rt->children = sys.spawn(children_keeper, rt, a);
   rt->lease = *keeper;
-  if (rt->lease)
+  if (rt->lease) {
     rt->stats.operations_claimed.fetch_add(active->size(), std::memory_order_relaxed);
+    rt->stats.leader.store(rt->lease->leads() ? 1 : 0, std::memory_order_relaxed);
+  }
   commit_writer::options wopts;
   wopts.max_batch = cfg.max_batch;
   wopts.linger = cfg.commit_linger;

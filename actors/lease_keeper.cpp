@@ -1,5 +1,8 @@
 #include "actors/lease_keeper.hpp"
 
+#include <algorithm>
+#include <tuple>
+
 #include <unistd.h>
 
 #include "engine/errc.hpp"
@@ -62,9 +65,23 @@ caf::expected<std::vector<operation>> lease_keeper::claim_all() {
     auto n = got->size();
     out.insert(out.end(), std::make_move_iterator(got->begin()),
                std::make_move_iterator(got->end()));
-    if (n < claim_batch_)
+    if (n < claim_batch_) {
+      elect();
       return out;
+    }
   }
+}
+
+void lease_keeper::elect() {
+  auto live = leases_.owners();
+  if (!live)
+    return;
+  auto me = owner();
+  // The oldest lease leads; the owner id breaks a tie.
+  auto first = std::min_element(live->begin(), live->end(), [](const auto& a, const auto& b) {
+    return std::tie(a.started_at, a.owner) < std::tie(b.started_at, b.owner);
+  });
+  leads_.store(first != live->end() && first->owner == me, std::memory_order_relaxed);
 }
 
 caf::error lease_keeper::leave() {

@@ -86,17 +86,34 @@ public:
     return epoch_.load(std::memory_order_acquire);
   }
 
+  /// Returns whether this process runs what must run once for all the
+  /// processes sharing the store (retention passes, schedule fires): the
+  /// one whose live lease is the oldest. Decided after each claim (which
+  /// has just ended the expired leases), so when the leader dies or is
+  /// frozen the next oldest takes over within `ttl + ttl / 3`. Two may
+  /// both lead for a moment around a change: those duties are safe twice
+  /// (a removal finds nothing, a fire is refused by its schedule's
+  /// revision), only wasteful. Any thread.
+  bool leads() const {
+    return leads_.load(std::memory_order_relaxed);
+  }
+
   /// Returns how often orphans are claimed.
   duration claim_period() const {
     return ttl_ / 3;
   }
 
 private:
+  /// Reads the live leases and decides `leads`; a failed read keeps the
+  /// last decision.
+  void elect();
+
   lease_store& leases_;
   std::shared_ptr<const clock> clock_;
   duration ttl_;
   size_t claim_batch_;
   duration next_claim_;
+  std::atomic<bool> leads_{false};
   std::atomic<duration::rep> valid_until_{0};
   std::atomic<uint64_t> epoch_{0};
   mutable std::mutex mtx_;

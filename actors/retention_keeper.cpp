@@ -56,6 +56,13 @@ void on_tick(retention_ptr self, uint64_t gen) {
   // A draining engine takes no new work; the next start goes on.
   if (st.rt->draining.load(std::memory_order_relaxed))
     return;
+  // On a shared store one process removes for all: the others only look
+  // again next period, in case it is their turn by then.
+  if (!st.rt->leads()) {
+    st.resume.reset();
+    arm(self, st.rt->clk->now() + retention_period(st.rt->cfg));
+    return;
+  }
   st.batch_began = st.rt->clk->now();
   purge_request req;
   req.ended_before = st.batch_began - st.rt->cfg.retention;

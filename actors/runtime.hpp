@@ -11,6 +11,7 @@
 #include <caf/exit_reason.hpp>
 
 #include "actors/commit_writer.hpp"
+#include "actors/lease_keeper.hpp"
 #include "actors/protocols.hpp"
 #include "actors/worker_pool.hpp"
 #include "engine/clock.hpp"
@@ -60,8 +61,8 @@ struct runtime {
   /// Set by `engine::drain`: no new operation is created and no new attempt
   /// begins; running attempts finish and are written.
   std::atomic<bool> draining{false};
-  /// The part of new operation ids that tells this process apart (0: the
-  /// dispatcher derives one from the clock and the process id).
+  /// The part of new operation ids that tells this engine apart (0: the
+  /// dispatcher picks one, random and different for each launch).
   uint32_t node = 0;
   /// Concurrency limits in force (the workflows' own, overridden by
   /// `cfg.limits`), and which workflows take part in admission.
@@ -74,6 +75,12 @@ struct runtime {
   /// Returns whether operations of `wf` wait for admission rounds.
   bool takes_part(const workflow& wf) const {
     return admitted_workflows.count(wf.name()) > 0;
+  }
+
+  /// Returns whether this process runs the duties done once for all the
+  /// processes on the store (`lease_keeper::leads`); alone on it, always.
+  bool leads() const {
+    return !lease || lease->leads();
   }
 
   /// Returns a reader, round robin.

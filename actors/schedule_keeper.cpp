@@ -233,6 +233,13 @@ void look(keeper_ptr self, const std::string& id) {
   if (e.busy || e.s.revision == 0 || st.stopped)
     return;
   auto now = st.rt->clk->now();
+  if (!st.rt->leads()) {
+    // On a shared store one process fires for all (a trigger fires
+    // anywhere). Looked at again after the next refresh has read the
+    // leader's writes, in case this process leads by then.
+    look_at(self, id, now + refresh_every);
+    return;
+  }
   if (e.retry_at && now < *e.retry_at) {
     look_at(self, id, *e.retry_at);
     return;

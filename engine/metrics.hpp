@@ -64,6 +64,10 @@ struct metrics {
   counter operations_claimed{0};
   /// Times this process lost its lease and joined again (shared store).
   counter leases_lost{0};
+  /// 1 when this process runs the duties done once for all processes on
+  /// the store (retention passes, schedule fires): always alone on it; on
+  /// a shared store, while its lease is the oldest live one.
+  gauge leader{1};
   /// Step run time in seconds.
   histogram<12> step_duration_seconds{
     {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5}};

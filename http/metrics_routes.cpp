@@ -123,6 +123,10 @@ std::string render(const route_context& ctx) {
              static_cast<double>(c.running));
   gauge(w, "stepwise_ready", "1 when recovery is done and the store answers.",
         ctx.eng.ready() ? 1 : 0);
+  gauge(w, "stepwise_leader",
+        "1 when this process runs retention passes and schedule fires for every "
+        "process on the store (alone on it, always; shared, while its lease is the oldest).",
+        static_cast<double>(m.leader.load()));
   gauge(w, "stepwise_commit_backlog",
         "Checkpoints waiting to be written; past --max-backlog new operations "
         "are refused (503 overloaded).",

@@ -9,13 +9,11 @@
 #include <thread>
 #include <vector>
 
-#include <caf/actor_system.hpp>
-#include <caf/actor_system_config.hpp>
 #include <catch2/catch.hpp>
 
 #include "engine/engine.hpp"
 #include "engine/errc.hpp"
-#include "tests/storage/pg_test_schema.hpp"
+#include "tests/actors/pg_engines.hpp"
 
 using namespace std::chrono_literals;
 using namespace stepwise;
@@ -78,22 +76,21 @@ std::string start(engine& eng, const std::string& tag) {
 TEST_CASE("a key passes between two engines on PostgreSQL: each starts its own operations "
           "when the other's round admits them",
           "[actors][pg][admission]") {
-  auto schema = pg_schema_or_skip();
-  if (!schema)
+  pg_engines pg;
+  if (!pg)
     return;
-  caf::actor_system_config cfg;
-  tune_actor_system(cfg);
-  caf::actor_system sys{cfg};
+  auto& sys = pg.system();
+  auto& schema = pg.schema();
   std::promise<void> release;
   auto gate = release.get_future().share();
   run_log log;
-  auto a = launch_without_takeover(sys, keyed("a", log, gate), schema->open());
-  auto b = launch_without_takeover(sys, keyed("b", log, gate), schema->open());
+  auto a = launch_without_takeover(sys, keyed("a", log, gate), schema.open());
+  auto b = launch_without_takeover(sys, keyed("b", log, gate), schema.open());
   auto first = start(b, "first");
   auto second = start(a, "second");
   auto third = start(b, "third");
   auto fourth = start(a, "fourth");
-  auto check = schema->open();
+  auto check = schema.open();
   auto stored = [&](const std::string& id) {
     auto op = check->load(id);
     REQUIRE(op);

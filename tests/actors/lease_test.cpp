@@ -7,8 +7,6 @@
 #include <optional>
 #include <thread>
 
-#include <caf/actor_system.hpp>
-#include <caf/actor_system_config.hpp>
 #include <caf/scoped_actor.hpp>
 #include <catch2/catch.hpp>
 #include <libpq-fe.h>
@@ -17,7 +15,7 @@
 #include "engine/engine.hpp"
 #include "engine/errc.hpp"
 #include "tests/eventually.hpp"
-#include "tests/storage/pg_test_schema.hpp"
+#include "tests/actors/pg_engines.hpp"
 
 using namespace std::chrono_literals;
 using namespace stepwise;
@@ -87,12 +85,11 @@ private:
 TEST_CASE("engine lease: a taken-over operation completes once, the old "
           "owner is fenced and joins again",
           "[actors][pg][lease]") {
-  auto schema = pg_schema_or_skip();
-  if (!schema)
+  pg_engines pg;
+  if (!pg)
     return;
-  caf::actor_system_config cfg;
-  tune_actor_system(cfg);
-  caf::actor_system sys{cfg};
+  auto& sys = pg.system();
+  auto& schema = pg.schema();
   // A's first step starts, then blocks until the test lets it go: its
   // result arrives after B took the operation over.
   std::promise<void> release;
@@ -102,7 +99,7 @@ TEST_CASE("engine lease: a taken-over operation completes once, the old "
                     a_runs += 1;
                     released.wait();
                   }),
-                  schema->open());
+                  schema.open());
   auto a_owner = a.owner();
   CHECK(!a_owner.empty());
   auto started = a.start({"leased", std::nullopt, {}, {}, std::nullopt});
@@ -112,8 +109,8 @@ TEST_CASE("engine lease: a taken-over operation completes once, the old "
 
   // A stops renewing (as if paused): its lease expires. B's recovery at
   // launch ends it and claims the operation.
-  schema->admin("UPDATE " + schema->name() + ".process_leases SET lease_expires_at = 0");
-  auto b = launch(sys, two_steps([&] { b_runs += 1; }), schema->open());
+  schema.admin("UPDATE " + schema.name() + ".process_leases SET lease_expires_at = 0");
+  auto b = launch(sys, two_steps([&] { b_runs += 1; }), schema.open());
   auto done_on_b = b.wait(id, 20s);
   REQUIRE(done_on_b);
   CHECK(done_on_b->state == op_state::succeeded);
@@ -139,7 +136,7 @@ TEST_CASE("engine lease: a taken-over operation completes once, the old "
   REQUIRE(test::eventually([&] { return a.owner() != a_owner; }, 20s));
   CHECK(!a.owner().empty());
 
-  auto check = schema->open();
+  auto check = schema.open();
   auto events = check->events_after(0, 1000);
   REQUIRE(events);
   int terminal = 0, one_succeeded = 0;
@@ -175,12 +172,11 @@ TEST_CASE("engine lease: a taken-over operation completes once, the old "
 }
 
 TEST_CASE("engine lease: an engine on a shared store resumes only orphans", "[actors][pg][lease]") {
-  auto schema = pg_schema_or_skip();
-  if (!schema)
+  pg_engines pg;
+  if (!pg)
     return;
-  caf::actor_system_config cfg;
-  tune_actor_system(cfg);
-  caf::actor_system sys{cfg};
+  auto& sys = pg.system();
+  auto& schema = pg.schema();
   std::promise<void> release;
   auto released = release.get_future().share();
   std::atomic<int> a_runs{0}, b_runs{0};
@@ -188,12 +184,12 @@ TEST_CASE("engine lease: an engine on a shared store resumes only orphans", "[ac
                     a_runs += 1;
                     released.wait();
                   }),
-                  schema->open());
+                  schema.open());
   auto started = a.start({"leased", std::nullopt, {}, {}, std::nullopt});
   REQUIRE(started);
   REQUIRE(test::eventually([&] { return a_runs == 1; }, 20s));
   // A's lease is live: B does not touch A's operation.
-  auto b = launch(sys, two_steps([&] { b_runs += 1; }), schema->open());
+  auto b = launch(sys, two_steps([&] { b_runs += 1; }), schema.open());
   CHECK(b.stats().operations_claimed.load() == 0);
   release.set_value();
   auto res = a.wait(started->op.id, 20s);
@@ -206,12 +202,11 @@ TEST_CASE("engine lease: an engine on a shared store resumes only orphans", "[ac
 }
 
 TEST_CASE("engine lease: no step begins while the lease may have expired", "[actors][pg][lease]") {
-  auto schema = pg_schema_or_skip();
-  if (!schema)
+  pg_engines pg;
+  if (!pg)
     return;
-  caf::actor_system_config cfg;
-  tune_actor_system(cfg);
-  caf::actor_system sys{cfg};
+  auto& sys = pg.system();
+  auto& schema = pg.schema();
   std::atomic<int> runs{0};
   registry reg;
   REQUIRE(reg.add(workflow("retrying", 1).step(1, make_step("one", [&](step_context& ctx) {
@@ -226,7 +221,7 @@ TEST_CASE("engine lease: no step begins while the lease may have expired", "[act
   // write first (a passivated one would be woken through a commit, which
   // the lock holds back anyway).
   ec.passivate_after = std::chrono::duration_cast<duration>(1h);
-  auto eng = engine::launch(sys, ec, std::move(reg), schema->open());
+  auto eng = engine::launch(sys, ec, std::move(reg), schema.open());
   REQUIRE(eng);
   auto started = eng->start({"retrying", std::nullopt, {}, {}, std::nullopt});
   REQUIRE(started);
@@ -241,7 +236,7 @@ TEST_CASE("engine lease: no step begins while the lease may have expired", "[act
   // lease period, when another process could own the operation.
   auto t0 = std::chrono::steady_clock::now();
   lock_session lock{*pg_test_uri(),
-                    "SELECT 1 FROM " + schema->name() + ".process_leases FOR UPDATE"};
+                    "SELECT 1 FROM " + schema.name() + ".process_leases FOR UPDATE"};
   std::this_thread::sleep_until(t0 + 2200ms); // retry due at about 1.5 s
   CHECK(runs == 1);
   lock.release();
@@ -256,12 +251,11 @@ TEST_CASE("engine lease: no step begins while the lease may have expired", "[act
 TEST_CASE("engine lease: a failed operation can be retried through any "
           "process, and only once",
           "[actors][pg][lease]") {
-  auto schema = pg_schema_or_skip();
-  if (!schema)
+  pg_engines pg;
+  if (!pg)
     return;
-  caf::actor_system_config cfg;
-  tune_actor_system(cfg);
-  caf::actor_system sys{cfg};
+  auto& sys = pg.system();
+  auto& schema = pg.schema();
   std::atomic<bool> broken{true};
   auto flaky = [&] {
     registry reg;
@@ -270,7 +264,7 @@ TEST_CASE("engine lease: a failed operation can be retried through any "
                                               }))));
     return reg;
   };
-  auto a = launch(sys, flaky(), schema->open());
+  auto a = launch(sys, flaky(), schema.open());
   auto started = a.start({"flaky", std::nullopt, {}, {}, std::nullopt});
   REQUIRE(started);
   auto id = started->op.id;
@@ -278,7 +272,7 @@ TEST_CASE("engine lease: a failed operation can be retried through any "
   REQUIRE(failed);
   REQUIRE(failed->state == op_state::failed);
   // A is alive and last owned it; B retries it and drives it from here.
-  auto b = launch(sys, flaky(), schema->open());
+  auto b = launch(sys, flaky(), schema.open());
   broken = false;
   auto retried = b.retry(id);
   REQUIRE(retried);
