@@ -73,3 +73,27 @@ TEST_CASE("leader: the oldest lease leads, removes for all, and the next takes o
   REQUIRE(test::eventually([&] { return removed(b) == 1; }, 20s));
   b.shutdown();
 }
+
+TEST_CASE("leader: only the leader fires schedules; a trigger fires where it is asked",
+          "[actors][pg][lease][schedule]") {
+  pg_engines pg;
+  if (!pg)
+    return;
+  auto a = launch(pg.system(), pg.schema().open());
+  auto b = launch(pg.system(), pg.schema().open());
+  schedule s;
+  s.id = "tick";
+  s.workflow = "quick";
+  s.every = std::chrono::duration_cast<duration>(1s);
+  // Written through the follower; the leader reads it at its next
+  // refresh (5 s) and fires from then on.
+  REQUIRE(b.create_schedule(s));
+  auto fires = [](engine& e) { return e.stats().schedule_fires.load(); };
+  REQUIRE(test::eventually([&] { return fires(a) >= 2; }, 20s));
+  CHECK(fires(b) == 0);
+  auto triggered = b.trigger_schedule("tick");
+  REQUIRE(triggered);
+  CHECK(fires(b) == 1);
+  a.shutdown();
+  b.shutdown();
+}
