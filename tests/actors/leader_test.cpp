@@ -19,9 +19,8 @@ namespace {
 
 registry one_step() {
   registry reg;
-  REQUIRE(reg.add(workflow("quick", 1).step(1, make_step("one", [](step_context&) {
-    return done();
-  }))));
+  REQUIRE(
+    reg.add(workflow("quick", 1).step(1, make_step("one", [](step_context&) { return done(); }))));
   return reg;
 }
 
