@@ -62,6 +62,11 @@ void engine::shared::shutdown() {
 
 namespace {
 
+caf::error not_answered(duration timeout) {
+  return make_error(errc::timeout, "the engine did not answer within "
+                                     + std::to_string(timeout.count() / 1000) + " ms");
+}
+
 /// Holds the answer to one `ask` until the asking thread takes it.
 template <class T>
 struct reply_slot {
@@ -78,6 +83,28 @@ struct reply_slot {
   }
 };
 
+/// Sends a request to `target` through the bridge; `done` gets the answer,
+/// on the bridge's thread. With a `timeout` CAF answers with an error after
+/// it (a CAF timer per request); without, the request waits for its answer.
+template <class T, class Target, class... Ts>
+void via_bridge(const bridge_actor& bridge, const Target& target, std::optional<duration> timeout,
+                std::function<void(caf::expected<T>)> done, Ts&&... xs) {
+  auto msg = std::make_tuple(std::forward<Ts>(xs)...);
+  caf::duration wait = timeout ? caf::duration{*timeout} : caf::duration{caf::infinite};
+  caf::anon_send(
+    bridge,
+    bridge_job{[done = std::move(done), msg, target, wait, timeout](bridge_actor::pointer self) {
+      auto ask = [&](const auto&... args) { return self->request(target, wait, args...); };
+      std::apply(ask, msg).then([done](T& x) { done(std::move(x)); },
+                                [done, timeout](caf::error& e) {
+                                  if (timeout && e == caf::sec::request_timeout)
+                                    done(not_answered(*timeout));
+                                  else
+                                    done(std::move(e));
+                                });
+    }});
+}
+
 /// Sends a request to the dispatcher through the bridge and waits (at most
 /// `timeout`) for the answer. Cheaper than a `scoped_actor` per call, which
 /// spawns an actor and arms a CAF timer thread wake-up for every request:
@@ -88,18 +115,12 @@ caf::expected<T> ask_bridge(const std::atomic<bool>& down, const bridge_actor& b
   if (down)
     return make_error(errc::shutting_down, "the engine is shut down");
   auto slot = std::make_shared<reply_slot<T>>();
-  auto msg = std::make_tuple(std::forward<Ts>(xs)...);
-  caf::anon_send(bridge, bridge_job{[slot, msg, target](bridge_actor::pointer self) {
-                   auto ask = [&](const auto&... args) {
-                     return self->request(target, caf::infinite, args...);
-                   };
-                   std::apply(ask, msg).then([slot](T& x) { slot->set(std::move(x)); },
-                                             [slot](caf::error& e) { slot->set(std::move(e)); });
-                 }});
+  via_bridge<T>(
+    bridge, target, std::nullopt, [slot](caf::expected<T> x) { slot->set(std::move(x)); },
+    std::forward<Ts>(xs)...);
   std::unique_lock<std::mutex> guard{slot->mtx};
   if (!slot->cv.wait_for(guard, timeout, [&] { return slot->value.has_value(); }))
-    return make_error(errc::timeout, "the engine did not answer within "
-                                       + std::to_string(timeout.count() / 1000) + " ms");
+    return not_answered(timeout);
   return std::move(*slot->value);
 }
 
@@ -114,20 +135,7 @@ void tell_bridge(const std::atomic<bool>& down, const bridge_actor& bridge, cons
     done(make_error(errc::shutting_down, "the engine is shut down"));
     return;
   }
-  auto msg = std::make_tuple(std::forward<Ts>(xs)...);
-  caf::anon_send(
-    bridge, bridge_job{[done = std::move(done), msg, target, timeout](bridge_actor::pointer self) {
-      auto ask = [&](const auto&... args) { return self->request(target, timeout, args...); };
-      std::apply(ask, msg).then(
-        [done](T& x) { done(std::move(x)); },
-        [done, timeout](caf::error& e) {
-          if (e == caf::sec::request_timeout)
-            done(make_error(errc::timeout, "the engine did not answer within "
-                                             + std::to_string(timeout.count() / 1000) + " ms"));
-          else
-            done(std::move(e));
-        });
-    }});
+  via_bridge<T>(bridge, target, timeout, std::move(done), std::forward<Ts>(xs)...);
 }
 
 /// Runs each job it gets: a request to the engine on behalf of a thread
