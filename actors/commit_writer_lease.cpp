@@ -54,6 +54,7 @@ void commit_writer::lease_lost(std::vector<item>& fenced, const std::string& own
   joined_ = false;
   keeper_->lost(); // no step begins from here until joined again
   metrics_.leases_lost.fetch_add(1, std::memory_order_relaxed);
+  metrics_.leader.store(0, std::memory_order_relaxed);
   write_log(opts_.log, log_level::error,
             "lease of owner '" + keeper_->owner()
               + "' lost (it expired and another process took its operations over): "

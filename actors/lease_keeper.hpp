@@ -75,6 +75,7 @@ public:
   /// next `join`.
   void lost() {
     valid_until_.store(0, std::memory_order_relaxed);
+    leads_.store(false, std::memory_order_relaxed); // joined again, it is the youngest
     epoch_.fetch_add(1, std::memory_order_acq_rel);
   }
 

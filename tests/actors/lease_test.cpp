@@ -106,11 +106,13 @@ TEST_CASE("engine lease: a taken-over operation completes once, the old "
   REQUIRE(started);
   auto id = started->op.id;
   REQUIRE(test::eventually([&] { return a_runs == 1; }, 20s));
+  CHECK(a.stats().leader.load() == 1); // alone on the store
 
   // A stops renewing (as if paused): its lease expires. B's recovery at
-  // launch ends it and claims the operation.
+  // launch ends it and claims the operation; B leads from then on.
   schema.admin("UPDATE " + schema.name() + ".process_leases SET lease_expires_at = 0");
   auto b = launch(sys, two_steps([&] { b_runs += 1; }), schema.open());
+  CHECK(b.stats().leader.load() == 1);
   auto done_on_b = b.wait(id, 20s);
   REQUIRE(done_on_b);
   CHECK(done_on_b->state == op_state::succeeded);
@@ -135,6 +137,7 @@ TEST_CASE("engine lease: a taken-over operation completes once, the old "
   REQUIRE(test::eventually([&] { return a.stats().leases_lost.load() == 1; }, 20s));
   REQUIRE(test::eventually([&] { return a.owner() != a_owner; }, 20s));
   CHECK(!a.owner().empty());
+  CHECK(a.stats().leader.load() == 0); // joined again: the youngest lease
 
   auto check = schema.open();
   auto events = check->events_after(0, 1000);
