@@ -32,6 +32,9 @@ struct commit_pipeline {
   /// Events of a start not written yet (an attempt begun by a timer runs
   /// at once; its start is written with its result).
   std::vector<event> carry;
+  /// The stored command (`command_store`) the next checkpoint carries out
+  /// (0: none): deleted in its transaction.
+  int64_t consumed = 0;
   /// Messages that arrived while a commit was in flight, run after it.
   std::vector<std::function<void()>> deferred;
 

@@ -19,6 +19,9 @@ void commit_writer::lease_tick() {
       metrics_.operations_claimed.fetch_add(got->size(), std::memory_order_relaxed);
       caf::anon_send(out_.engine, recover_atom::value, recovered_ops{std::move(*got)});
     }
+    // The safety net under the store's notifications: commands other
+    // processes stored for this one (those of operations just claimed too).
+    caf::anon_send(out_.engine, commands_poll_atom::value);
     return;
   }
   if (is_lease_lost(got.error())) {

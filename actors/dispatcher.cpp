@@ -23,6 +23,8 @@ operation_actor spawn_operation(dispatcher_ptr self, operation op, next_action a
   auto& rt = self->state.rt;
   auto me = internal_dispatcher_actor{self};
   // Without its definition an operation cannot go on: a stand-in fails it.
+  if (rt->lease)
+    op.owner = rt->lease->owner();
   auto a = rt->workflows.find(op.workflow, op.workflow_version)
              ? self->spawn(drive_operation, rt, me, std::move(op), act, mode)
              : self->spawn(unregistered_actor, rt, me, std::move(op));
@@ -341,6 +343,8 @@ internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime
     [=](admission_round& round) { on_round(self, round); },
     [=](recover_atom, recovered_ops& found) { on_recover(self, found); },
     [=](lease_lost_atom) { on_lease_lost(self); },
+    [=](commands_poll_atom) { on_commands_poll(self); },
+    [=](cluster_atom) { return on_cluster(self); },
     // A page of start-up recovery (taken in the recovery behavior; one that
     // comes after a shutdown left it is dropped).
     [=](page_atom, recovered_ops&) {},

@@ -144,6 +144,13 @@ struct dispatcher_state {
   bool recovering = false;
   /// Operations resumed by the recovery under way.
   size_t recovered_count = 0;
+  /// Commands other processes stored for this one (dispatcher_commands.cpp):
+  /// a read under way, another wanted, commands being carried out.
+  struct {
+    bool reading = false;
+    bool again = false;
+    size_t applying = 0;
+  } commands;
   /// Node part of generated ids, distinct per process.
   uint32_t node = 0;
   uint32_t counter = 0;
@@ -222,6 +229,16 @@ void on_late(dispatcher_ptr self, const std::string& id);
 void on_wake(dispatcher_ptr self, uint64_t gen);
 /// A reader's answer to a wake-up's load.
 void on_loaded(dispatcher_ptr self, maybe_op& res);
+
+// -- commands between processes (dispatcher_commands.cpp) ---------------------
+
+/// Reads the commands other processes stored for this one and carries
+/// them out (at once, or once the read under way and its commands are
+/// done).
+void on_commands_poll(dispatcher_ptr self);
+
+/// The processes sharing the store (this one alone, on a store of one).
+caf::result<cluster_view> on_cluster(dispatcher_ptr self);
 
 // -- admission (dispatcher_admission.cpp) -------------------------------------
 

@@ -68,6 +68,13 @@ struct actor_request {
   /// retry); none: never.
   std::function<bool(const operation&)> revive;
   std::function<caf::expected<T>(const operation&)> from_store;
+  /// On a shared store, for a live operation another process drives:
+  /// whether the stored state lets the request be stored for its owner
+  /// (else `from_store` answers), the request as stored, and the answer
+  /// once it is (`stored`: false for a signal id stored already).
+  std::function<bool(const operation&)> storable;
+  stored_command as_stored;
+  std::function<T(const operation&, bool stored)> when_stored;
 };
 
 template <class T, class... Ts>
@@ -105,12 +112,17 @@ void to_absent(dispatcher_ptr self, promise<T> rp, const std::string& id,
       std::apply([&](const auto&... xs) { rp.delegate(a, xs...); }, req->msg);
       return;
     }
-    if (self->state.rt->lease && !is_terminal(op.state)) {
-      // Live, not here: another process sharing the store drives it.
-      rp.deliver(make_error(errc::invalid_state, "operation '" + id + "' is "
-                                                   + std::string{to_string(op.state)}
-                                                   + " in another process sharing the store: "
-                                                     "send the request to that process"));
+    if (self->state.rt->lease && !is_terminal(op.state) && req->storable(op)) {
+      // Live, not here: another process sharing the store drives it (or
+      // will, once one takes it over). Stored for that owner, answered
+      // once durable.
+      auto cmd = req->as_stored;
+      cmd.operation_id = id;
+      cmd.created_at = self->state.rt->clk->now();
+      self
+        ->request(self->state.rt->reader(), caf::infinite, put_command_atom::value, std::move(cmd))
+        .then([=](bool stored) mutable { rp.deliver(req->when_stored(op, stored)); },
+              [=](caf::error& err) mutable { rp.deliver(std::move(err)); });
       return;
     }
     auto answer = req->from_store(op);
@@ -175,6 +187,9 @@ caf::result<operation> on_command(dispatcher_ptr self, const std::string& id, co
   req->from_store = [cmd, clk](const operation& op) -> caf::expected<operation> {
     return refusal(op, cmd, clk->now());
   };
+  req->storable = req->revive;
+  req->as_stored.cmd = cmd;
+  req->when_stored = [rt = self->state.rt](const operation& op, bool) { return rt->present(op); };
   to_actor<operation>(self, rp, id, request_ptr<operation, command_atom, command>{req});
   return rp;
 }
@@ -191,6 +206,14 @@ caf::result<signal_result> on_signal(dispatcher_ptr self, const std::string& id,
     if (has_signal(op, sid))
       return signal_result{rt->present(op), true};
     return signal_refusal(op);
+  };
+  req->storable = [sid = sig.signal_id](const operation& op) { return !has_signal(op, sid); };
+  req->as_stored.is_signal = true;
+  req->as_stored.signal_name = sig.name;
+  req->as_stored.signal_id = sig.signal_id;
+  req->as_stored.payload = sig.payload;
+  req->when_stored = [rt = self->state.rt](const operation& op, bool stored) {
+    return signal_result{rt->present(op), !stored};
   };
   req->msg = std::make_tuple(signal_atom::value, std::move(sig));
   to_actor<signal_result>(self, rp, id,

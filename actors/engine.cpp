@@ -342,6 +342,10 @@ const stepwise::metrics& engine::stats() const {
   return shared_->rt->stats;
 }
 
+caf::expected<cluster_view> engine::cluster() {
+  return ask<cluster_view>(request_timeout(), cluster_atom::value);
+}
+
 std::string engine::owner() const {
   auto& lease = shared_->rt->lease;
   return lease ? lease->owner() : std::string{};

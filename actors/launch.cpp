@@ -35,6 +35,7 @@ caf::expected<std::shared_ptr<lease_keeper>> make_keeper(const engine_config& cf
   // busy loop of claims.
   if (cfg.lease_ttl < std::chrono::milliseconds(100))
     return make_error(errc::invalid_argument, "lease_ttl must be at least 100 ms");
+  leases->describe(cfg.advertise_url, cfg.build_version);
   auto keeper =
     std::make_shared<lease_keeper>(*leases, std::move(clk), cfg.lease_ttl, cfg.claim_batch);
   if (auto err = keeper->join())
@@ -99,6 +100,7 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
     rt->admitted_workflows.insert(kv.first);
   rt->store = std::move(st);
   rt->clk = std::move(clk);
+  rt->started_at = rt->clk->now();
   rt->node = node;
   bool threads = how == drive::threads;
   rt->step_pool = threads ? std::make_shared<worker_pool>("sw-step", cfg.step_workers)

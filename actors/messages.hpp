@@ -12,6 +12,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "engine/admission.hpp"
+#include "engine/command_store.hpp"
 #include "engine/commands.hpp"
 #include "engine/requests.hpp"
 #include "engine/schedule_requests.hpp"
@@ -159,6 +160,24 @@ inline recovered_ops recovery_page(std::vector<operation> ops, size_t limit) {
   return out;
 }
 
+// -- commands between processes (engine/command_store.hpp) -----------------------
+
+/// Dispatcher -> reader: (put_command_atom, stored_command) -> bool, false
+/// for a signal id stored already.
+using put_command_atom = caf::atom_constant<caf::atom("sw_putcmd")>;
+/// Dispatcher -> reader: (take_commands_atom, owner, limit) ->
+/// stored_commands, those for the operations `owner` drives.
+using take_commands_atom = caf::atom_constant<caf::atom("sw_takecmd")>;
+/// Dispatcher -> reader: (drop_command_atom, seq) -> bool.
+using drop_command_atom = caf::atom_constant<caf::atom("sw_dropcmd")>;
+/// To the dispatcher (from the writer's lease tick, the store's
+/// notifications): read the stored commands for this process.
+using commands_poll_atom = caf::atom_constant<caf::atom("sw_cmdpoll")>;
+
+struct stored_commands {
+  std::vector<stored_command> items;
+};
+
 // -- schedules ----------------------------------------------------------------
 
 /// Schedule keeper -> dispatcher: (fire_atom, start_request), the start of
@@ -220,6 +239,8 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::step_done)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::watch_ready)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::commit_ack)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::maybe_op)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::stored_command)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::stored_commands)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::create_report)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::recovered_ops)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::active_position)

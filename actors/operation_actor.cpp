@@ -370,6 +370,8 @@ operation_actor::behavior_type op::lifecycle(self_ptr self) {
     [=](get_atom) { return on_get(self); },
     [=](command_atom, command cmd) { return on_command(self, cmd); },
     [=](signal_atom, signal_request& req) { return on_signal(self, req); },
+    [=](command_atom, command cmd, int64_t seq) { return on_command(self, cmd, seq); },
+    [=](signal_atom, signal_request& req, int64_t seq) { return on_signal(self, req, seq); },
     [=](settle_atom) { on_settle(self); },
     // The commit writer.
     [=](commit_ack& ack) { on_ack(self, ack); },

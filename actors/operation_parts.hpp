@@ -178,9 +178,9 @@ void on_passivate(self_ptr self, uint64_t gen);
 
 /// Cancel, retry, pause or resume; answered once written.
 caf::result<operation> on_get(self_ptr self);
-caf::result<operation> on_command(self_ptr self, command cmd);
+caf::result<operation> on_command(self_ptr self, command cmd, int64_t consumes = 0);
 /// A signal; answered once written (or at once, for a repeat).
-caf::result<signal_result> on_signal(self_ptr self, signal_request& req);
+caf::result<signal_result> on_signal(self_ptr self, signal_request& req, int64_t consumes = 0);
 /// Ends an ended operation's actor once nothing is left to do.
 void on_settle(self_ptr self);
 

@@ -35,6 +35,13 @@ operation_actor::behavior_type handed_off(self_ptr self) {
     [=](signal_atom, signal_request& req) {
       return self->delegate(dispatcher, signal_atom::value, id, std::move(req));
     },
+    // A stored command is read again once the operation has an actor.
+    [=](command_atom, command, int64_t) -> caf::result<operation> {
+      return caf::make_error(caf::sec::request_receiver_down);
+    },
+    [=](signal_atom, signal_request&, int64_t) -> caf::result<signal_result> {
+      return caf::make_error(caf::sec::request_receiver_down);
+    },
     [=](watch_done_atom, watch_reply& reply) {
       self->send(self->state.dispatcher, watch_done_atom::value, std::move(reply));
     },

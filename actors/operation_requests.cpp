@@ -90,15 +90,26 @@ caf::result<operation> on_get(self_ptr self) {
   return rp;
 }
 
-caf::result<operation> on_command(self_ptr self, command cmd) {
+// `consumes`: the stored command (0: none) that the checkpoint carrying
+// the request out deletes. Set only around the call: a request refused, or
+// answered without a write, leaves no stored command on the next write.
+caf::result<operation> on_command(self_ptr self, command cmd, int64_t consumes) {
   auto rp = self->make_response_promise<operation>();
-  when_idle(self, [=]() mutable { carry_out(self, cmd, rp); });
+  when_idle(self, [=]() mutable {
+    self->state.commit.consumed = consumes;
+    carry_out(self, cmd, rp);
+    self->state.commit.consumed = 0;
+  });
   return rp;
 }
 
-caf::result<signal_result> on_signal(self_ptr self, signal_request& req) {
+caf::result<signal_result> on_signal(self_ptr self, signal_request& req, int64_t consumes) {
   auto rp = self->make_response_promise<signal_result>();
-  when_idle(self, [=]() mutable { store_signal(self, req, rp); });
+  when_idle(self, [=]() mutable {
+    self->state.commit.consumed = consumes;
+    store_signal(self, req, rp);
+    self->state.commit.consumed = 0;
+  });
   return rp;
 }
 

@@ -49,6 +49,7 @@ void persist(self_ptr self, std::vector<event> events, next_action act) {
   st.commit.begin(std::make_shared<const operation>(st.op), act);
   checkpoint cp{checkpoint::kind::update, st.commit.in_flight, std::move(events)};
   cp.state_changes = st.commit.durable && st.commit.durable->state != st.op.state;
+  cp.consumed_command = std::exchange(st.commit.consumed, 0);
   if (!st.rt->writer->submit(std::move(cp), commit_ack_receiver{self}, st.work.generation())) {
     // Shutting down: the store keeps the last durable state, which a
     // restart resumes from.

@@ -34,7 +34,7 @@ using commit_ack_receiver = caf::typed_actor<caf::reacts_to<commit_ack>>;
 /// taken for one that ran after it.
 using writer_events_receiver =
   caf::typed_actor<caf::reacts_to<admission_round>, caf::reacts_to<recover_atom, recovered_ops>,
-                   caf::reacts_to<lease_lost_atom>>;
+                   caf::reacts_to<lease_lost_atom>, caf::reacts_to<commands_poll_atom>>;
 
 /// The admission keeper (actors/admission_keeper.hpp): its poll timer.
 using admission_keeper_actor = caf::typed_actor<caf::reacts_to<admission_poll_atom>>;
@@ -52,7 +52,7 @@ using internal_dispatcher_actor = dispatcher_actor::extend<
   caf::reacts_to<created_atom, uint64_t, create_report>,
   // From the writer (see writer_events_receiver).
   caf::reacts_to<admission_round>, caf::reacts_to<recover_atom, recovered_ops>,
-  caf::reacts_to<lease_lost_atom>,
+  caf::reacts_to<lease_lost_atom>, caf::reacts_to<commands_poll_atom>,
   // The recovery pager: the next page of start-up recovery.
   caf::reacts_to<page_atom, recovered_ops>,
   // From an operation actor: its operation ended (and the last snapshot).
@@ -107,6 +107,10 @@ using operation_actor = caf::typed_actor<
   caf::replies_to<get_atom>::with<operation>,
   caf::replies_to<command_atom, command>::with<operation>,
   caf::replies_to<signal_atom, signal_request>::with<signal_result>,
+  // The same, stored by another process (`command_store`): the checkpoint
+  // that carries it out deletes the stored command (its seq).
+  caf::replies_to<command_atom, command, int64_t>::with<operation>,
+  caf::replies_to<signal_atom, signal_request, int64_t>::with<signal_result>,
   // Its checkpoint is written.
   caf::reacts_to<commit_ack>,
   // An attempt's result; a wait's task described; a watcher's report.
@@ -147,7 +151,12 @@ using reader_actor = caf::typed_actor<
   // Every child of an operation, answered as a message to the asker.
   caf::reacts_to<children_atom, std::string, uint64_t, children_read_receiver>,
   // Retention: one batch.
-  caf::replies_to<purge_atom, purge_request>::with<purge_result>>;
+  caf::replies_to<purge_atom, purge_request>::with<purge_result>,
+  // Commands between processes; the processes sharing the store.
+  caf::replies_to<put_command_atom, stored_command>::with<bool>,
+  caf::replies_to<take_commands_atom, std::string, uint64_t>::with<stored_commands>,
+  caf::replies_to<drop_command_atom, int64_t>::with<bool>,
+  caf::replies_to<cluster_atom>::with<cluster_view>>;
 
 /// The retention keeper: its timer (answers of readers come to the
 /// requests' continuations).

@@ -44,6 +44,10 @@ children_read list_children(runtime& rt, const std::string& parent, uint64_t seq
   }
 }
 
+caf::error no_commands() {
+  return make_error(errc::invalid_state, "this store serves one process: it keeps no commands");
+}
+
 } // namespace
 
 reader_actor::behavior_type serve_reads(reader_actor::pointer, runtime_ptr rt) {
@@ -108,6 +112,42 @@ reader_actor::behavior_type serve_reads(reader_actor::pointer, runtime_ptr rt) {
       if (!res)
         return res.error();
       return std::move(*res);
+    },
+    [rt](put_command_atom, const stored_command& cmd) -> caf::result<bool> {
+      auto* cs = rt->store->commands();
+      if (cs == nullptr)
+        return no_commands();
+      auto res = cs->put(cmd);
+      if (!res)
+        return res.error();
+      return *res;
+    },
+    [rt](take_commands_atom, const std::string& owner,
+         uint64_t limit) -> caf::result<stored_commands> {
+      auto* cs = rt->store->commands();
+      if (cs == nullptr)
+        return no_commands();
+      auto res = cs->for_owner(owner, static_cast<size_t>(limit));
+      if (!res)
+        return res.error();
+      return stored_commands{std::move(*res)};
+    },
+    [rt](drop_command_atom, int64_t seq) -> caf::result<bool> {
+      auto* cs = rt->store->commands();
+      if (cs == nullptr)
+        return no_commands();
+      if (auto err = cs->drop(seq))
+        return err;
+      return true;
+    },
+    [rt](cluster_atom) -> caf::result<cluster_view> {
+      auto* leases = rt->store->leases();
+      if (leases == nullptr || !rt->lease)
+        return make_error(errc::invalid_state, "this store serves one process: it keeps no leases");
+      auto res = leases->members();
+      if (!res)
+        return res.error();
+      return cluster_view{rt->lease->owner(), std::move(*res)};
     },
   };
 }

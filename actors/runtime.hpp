@@ -51,6 +51,8 @@ struct runtime {
   /// The retention keeper (none for a store without retention).
   retention_keeper_actor retention;
   std::atomic<bool> recovered{false};
+  /// When `launch` began (the engine clock's time).
+  time_point started_at;
   /// Creates the dispatcher gave an actor that has not handed them to the
   /// writer yet: counted with its backlog (`commit_writer::refusal`).
   std::atomic<size_t> creates_in_hand{0};

@@ -70,6 +70,29 @@ operation_actor::behavior_type unregistered_actor(self_ptr self, runtime_ptr rt,
     if (!st.rt->writer->submit(std::move(cp), commit_ack_receiver{self}, 0))
       self->quit(caf::exit_reason::user_shutdown);
   }
+  // Every request is refused (or a repeated signal answered) without a
+  // write: a stored one (its seq) is dropped by the process that sent it.
+  auto on_command = [=](command cmd) -> caf::result<operation> {
+    if (!self->state.in_flight)
+      return answered<operation>(self, refuse(self->state, cmd));
+    auto rp = self->make_response_promise<operation>();
+    self->state.deferred.emplace_back([=]() mutable { rp.deliver(refuse(self->state, cmd)); });
+    return rp;
+  };
+  auto on_signal = [=](signal_request& req) -> caf::result<signal_result> {
+    if (!self->state.in_flight)
+      return answered<signal_result>(self, signal_answer(self->state, req.signal_id));
+    auto rp = self->make_response_promise<signal_result>();
+    auto sid = req.signal_id;
+    self->state.deferred.emplace_back([=]() mutable {
+      auto res = signal_answer(self->state, sid);
+      if (res)
+        rp.deliver(std::move(*res));
+      else
+        rp.deliver(std::move(res.error()));
+    });
+    return rp;
+  };
   return {
     [=](commit_ack& ack) {
       auto& st = self->state;
@@ -88,27 +111,10 @@ operation_actor::behavior_type unregistered_actor(self_ptr self, runtime_ptr rt,
       finish(self, ok ? st.committed : op_snapshot{});
     },
     [=](get_atom) -> operation { return self->state.rt->present(*self->state.committed); },
-    [=](command_atom, command cmd) -> caf::result<operation> {
-      if (!self->state.in_flight)
-        return answered<operation>(self, refuse(self->state, cmd));
-      auto rp = self->make_response_promise<operation>();
-      self->state.deferred.emplace_back([=]() mutable { rp.deliver(refuse(self->state, cmd)); });
-      return rp;
-    },
-    [=](signal_atom, signal_request& req) -> caf::result<signal_result> {
-      if (!self->state.in_flight)
-        return answered<signal_result>(self, signal_answer(self->state, req.signal_id));
-      auto rp = self->make_response_promise<signal_result>();
-      auto sid = req.signal_id;
-      self->state.deferred.emplace_back([=]() mutable {
-        auto res = signal_answer(self->state, sid);
-        if (res)
-          rp.deliver(std::move(*res));
-        else
-          rp.deliver(std::move(res.error()));
-      });
-      return rp;
-    },
+    [=](command_atom, command cmd) { return on_command(cmd); },
+    [=](signal_atom, signal_request& req) { return on_signal(req); },
+    [=](command_atom, command cmd, int64_t) { return on_command(cmd); },
+    [=](signal_atom, signal_request& req, int64_t) { return on_signal(req); },
     // Nothing runs, so nothing of a running operation comes: a watcher's
     // report about a wait that can no longer go on, at most.
     [=](watch_done_atom, watch_reply&) {},

@@ -21,6 +21,13 @@ std::string_view to_string(command x) {
   return "?";
 }
 
+std::optional<command> parse_command(std::string_view s) {
+  for (auto x : {command::cancel, command::retry, command::pause, command::resume})
+    if (to_string(x) == s)
+      return x;
+  return std::nullopt;
+}
+
 namespace {
 
 bool queued(const operation& op) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include <caf/error.hpp>
@@ -23,6 +24,9 @@ enum class command : uint8_t {
 };
 
 std::string_view to_string(command x);
+
+/// The command `to_string` names `s`, or none.
+std::optional<command> parse_command(std::string_view s);
 
 /// Returns whether `op`'s state allows `cmd` at `now`. A retry is refused
 /// once the operation's deadline has passed: its new run would fail at

@@ -64,6 +64,10 @@ struct engine_config {
   /// live one renews it with every commit, or every `lease_ttl / 3` when
   /// idle. Stores serving one process (SQLite) ignore it.
   duration lease_ttl = std::chrono::seconds(10);
+  /// Shared stores: what the other processes (and `GET /api/v1/cluster`)
+  /// see of this one: the URL its clients reach it at, and its build.
+  std::string advertise_url{};
+  std::string build_version{};
   /// Shared stores: how often a parent waiting for its children looks at
   /// them, in case some run in another process (whose ends this process
   /// does not see). A store of one process needs no look: the dispatcher

@@ -201,6 +201,11 @@ public:
   /// an empty string for a store that serves one process.
   std::string owner() const;
 
+  /// Returns the processes sharing the store (live leases), with where
+  /// each is reached, its build and how many operations it drives; on a
+  /// store of one process, this one.
+  [[nodiscard]] caf::expected<cluster_view> cluster();
+
   /// Returns whether recovery is done, the store answered recently and (on
   /// a shared store) the lease surely holds.
   bool ready() const;

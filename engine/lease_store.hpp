@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,12 @@ struct owner_info {
   time_point started_at;
   time_point renewed_at;
   time_point lease_expires_at;
+  /// Where its clients reach it, and its build (`describe`); empty when
+  /// it did not say.
+  std::string url{};
+  std::string version{};
+  /// How many operations it drives (only from `members`: -1 otherwise).
+  int64_t operations = -1;
 };
 
 /// Leases for the processes sharing one store (a database): each
@@ -86,6 +93,20 @@ public:
 
   /// Returns the leases not ended (live, or expired but not yet ended).
   [[nodiscard]] virtual caf::expected<std::vector<owner_info>> owners() = 0;
+
+  /// Records what `join` stores for the others to see of this process:
+  /// where its clients reach it and its build. A store that keeps no such
+  /// thing ignores it.
+  virtual void describe(std::string url, std::string version) {
+    (void)url;
+    (void)version;
+  }
+
+  /// Returns `owners()` with what each described of itself and how many
+  /// operations each drives (for people: it counts, `owners` does not).
+  [[nodiscard]] virtual caf::expected<std::vector<owner_info>> members() {
+    return owners();
+  }
 
   /// Ends this process's lease now (graceful shutdown, after the last
   /// commit): its operations become orphans that other processes claim at

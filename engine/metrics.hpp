@@ -62,6 +62,9 @@ struct metrics {
   counter commit_errors{0};
   /// Operations taken over from processes whose lease ended (shared store).
   counter operations_claimed{0};
+  /// Control requests other processes stored for this one, read to be
+  /// carried out (shared store).
+  counter commands_read{0};
   /// Times this process lost its lease and joined again (shared store).
   counter leases_lost{0};
   /// 1 when this process runs the duties done once for all processes on

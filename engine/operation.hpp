@@ -142,6 +142,11 @@ struct operation {
   std::string parent_id;
   /// The schedule whose fire started it (empty: none). Set at creation.
   std::string schedule_id;
+  /// The process that drives it, on a store several processes share
+  /// (empty: none, or a store of one process). Read from the store and
+  /// set by the process that takes it; never written by a checkpoint (the
+  /// store writes the committing process).
+  std::string owner;
 
   /// Returns the index of the first step that has not settled, or
   /// `steps.size()` when all have.

@@ -14,6 +14,7 @@
 
 #include "engine/commands.hpp"
 #include "engine/event.hpp"
+#include "engine/lease_store.hpp"
 #include "engine/operation.hpp"
 #include "engine/store.hpp"
 #include "engine/wait.hpp"
@@ -106,6 +107,18 @@ struct signal_result {
   bool duplicate = false;
 };
 
+/// (cluster_atom) -> cluster_view: the servers sharing the store.
+using cluster_atom = caf::atom_constant<caf::atom("sw_cluster")>;
+
+/// The processes sharing the store, as `GET /api/v1/cluster` shows them.
+struct cluster_view {
+  /// The id of the process that answered (its lease's owner id; on a store
+  /// of one process, the node part of the ids it makes).
+  std::string self;
+  /// The live ones (one, on a store of one process), oldest first.
+  std::vector<owner_info> servers;
+};
+
 /// A batch of committed events, pushed to subscribers in log order.
 struct event_batch {
   std::vector<event> events;
@@ -140,6 +153,8 @@ using dispatcher_actor = caf::typed_actor<
   caf::reacts_to<subscribe_atom, event_listener>,
   // A watcher's report (engine/wait.hpp).
   caf::reacts_to<watch_done_atom, watch_reply>,
+  // The servers sharing the store.
+  caf::replies_to<cluster_atom>::with<cluster_view>,
   // Stop taking work; answered once the operations' actors were told.
   caf::reacts_to<shutdown_atom>>;
 
@@ -155,3 +170,4 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::start_result)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::event_batch)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::signal_request)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::signal_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::cluster_view)

@@ -17,6 +17,7 @@
 
 namespace stepwise {
 
+class command_store;
 class lease_store;
 class retention_store;
 class sealed_rows;
@@ -66,6 +67,9 @@ struct checkpoint {
   bool state_changes = false;
   /// The schedule (schedule, schedule_delete), or null.
   std::shared_ptr<const stepwise::schedule> sched = nullptr;
+  /// A stored command (`command_store`) this update carries out: deleted
+  /// with it, in the same transaction (0: none).
+  int64_t consumed_command = 0;
 };
 
 /// The per-item result of a commit.
@@ -135,6 +139,12 @@ public:
   /// Returns the leases of several processes sharing the store
   /// (engine/lease_store.hpp), or null for a store of one process.
   virtual lease_store* leases() {
+    return nullptr;
+  }
+
+  /// Returns the control requests stored for other processes sharing the
+  /// store (engine/command_store.hpp), or null for a store of one process.
+  virtual command_store* commands() {
     return nullptr;
   }
 

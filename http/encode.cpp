@@ -202,6 +202,9 @@ void append_operation_json(std::string& out, const operation& op,
   m.boolean("pause_requested", op.pause_requested);
   m.text_or_null("parent_id", op.parent_id);
   m.text_or_null("schedule_id", op.schedule_id);
+  // An ended operation keeps the column, but nothing drives it any more.
+  static const std::string nobody;
+  m.text_or_null("owner", is_terminal(op.state) ? nobody : op.owner);
   if (children)
     json_text::append_object(m.key("children"), *children);
   m.close();

@@ -86,6 +86,9 @@ std::string render(const route_context& ctx) {
           m.commit_errors);
   counter(w, "stepwise_operations_claimed_total",
           "Operations taken over from processes whose lease ended.", m.operations_claimed);
+  counter(w, "stepwise_commands_read_total",
+          "Control requests other servers stored for this one, read to be carried out.",
+          m.commands_read);
   counter(w, "stepwise_leases_lost_total", "Times this process lost its lease and joined again.",
           m.leases_lost);
   w.family("stepwise_store_commit_duration_seconds", "histogram",

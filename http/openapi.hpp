@@ -58,6 +58,10 @@ const openapi_errors& openapi_infrastructure_errors();
 /// Returns the outbox's path and schemas (merged likewise) as JSON text.
 const char* openapi_sinks_paths();
 const char* openapi_sinks_schemas();
+
+/// `GET /api/v1/cluster` (openapi_cluster.cpp).
+const char* openapi_cluster_paths();
+const char* openapi_cluster_schemas();
 /// Returns the schedules' paths (with `"errors"` lists for
 /// openapi_v1_errors()) and schemas as JSON text.
 const char* openapi_schedules_paths();

@@ -36,7 +36,7 @@ const char* openapi_components() {
     },
     "Operation": {
       "type": "object",
-      "required": ["id", "workflow", "version", "state", "input", "data", "error", "created_at", "updated_at", "deadline", "steps", "signals", "key", "blocked_by", "pause_requested", "parent_id", "schedule_id"],
+      "required": ["id", "workflow", "version", "state", "input", "data", "error", "created_at", "updated_at", "deadline", "steps", "signals", "key", "blocked_by", "pause_requested", "parent_id", "schedule_id", "owner"],
       "properties": {
         "id": {"type": "string", "description": "Opaque."},
         "workflow": {"type": "string"},
@@ -55,6 +55,7 @@ const char* openapi_components() {
         "pause_requested": {"type": "boolean", "description": "A pause was asked for while an attempt ran: the operation pauses when that attempt ends."},
         "parent_id": {"type": "string", "nullable": true, "description": "The operation whose step started this one; null for none."},
         "schedule_id": {"type": "string", "nullable": true, "description": "The schedule whose fire started this one; null for none."},
+        "owner": {"type": "string", "nullable": true, "description": "The id of the server that drives it (GET /api/v1/cluster lists them), when several servers share a PostgreSQL store; null when it has ended, when no live server holds it yet (its server died and none has taken it over), and on a store of one server."},
         "children": {"type": "object", "description": "Only in the answer about one operation (GET /api/v1/operations/{id}): how many child operations its steps started (ctx.start_child), in all and in each state that has any; GET /api/v1/operations?parent=ID lists them.", "required": ["total"], "properties": {"total": {"type": "integer"}}, "additionalProperties": {"type": "integer"}}}
     },
     "SignalRecord": {

@@ -72,6 +72,9 @@ void add_health_routes(router& r, const route_context& ctx);
 /// `GET /api/v1/sinks` (http/sinks_routes.cpp).
 void add_sinks_routes(router& r, const route_context& ctx);
 
+/// `GET /api/v1/cluster` (http/cluster_routes.cpp).
+void add_cluster_routes(router& r, const route_context& ctx);
+
 /// `GET /api/v1/openapi.json`.
 void add_openapi_routes(router& r, const route_context& ctx);
 

@@ -194,12 +194,17 @@ caf::error append_and_commit(pg_connection& conn, const std::vector<checkpoint>&
                              const pg_commit_mark& mark, commit_result& res) {
   pg_event_columns cols;
   std::string extra;
+  // The stored commands the written items carried out: gone with them.
+  std::string consumed;
   for (size_t i = 0; i < batch.size(); ++i)
-    if (res.status[i] == write_status::ok)
+    if (res.status[i] == write_status::ok) {
       for (auto& ev : batch[i].events) {
         cols.add(encode_event_row(ev, extra));
         res.events.push_back(ev);
       }
+      if (batch[i].consumed_command != 0)
+        consumed += (consumed.empty() ? "{" : ",") + std::to_string(batch[i].consumed_command);
+    }
   pg_pipeline pl{conn};
   pg_params none;
   if (auto err = pl.start())
@@ -207,6 +212,12 @@ caf::error append_and_commit(pg_connection& conn, const std::vector<checkpoint>&
   if (cols.size() > 0) {
     auto p = cols.params();
     if (auto err = pl.send_prepared(pg_stmt::append_events, p))
+      return err;
+  }
+  if (!consumed.empty()) {
+    pg_params p{1};
+    p.add(consumed + "}");
+    if (auto err = pl.send("DELETE FROM operation_commands WHERE seq = ANY($1::BIGINT[])", p))
       return err;
   }
   pg_params mp{2};
@@ -228,6 +239,9 @@ caf::error append_and_commit(pg_connection& conn, const std::vector<checkpoint>&
       first = std::move(r.error());
     }
   }
+  if (!consumed.empty())
+    if (auto r = pl.result("drop carried out commands"); !r && !first)
+      first = std::move(r.error());
   if (auto r = pl.result("commit mark"); !r && !first)
     first = std::move(r.error());
   if (auto r = pl.result("commit"); !r && !first)

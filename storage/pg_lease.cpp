@@ -6,6 +6,7 @@
 #include "storage/op_row.hpp"
 #include "storage/pg_connection.hpp"
 #include "storage/pg_migrations.hpp"
+#include "storage/pg_read_pool.hpp"
 #include "storage/pg_rows.hpp"
 #include "storage/pg_statements.hpp"
 #include "storage/pg_store.hpp"
@@ -15,8 +16,8 @@ namespace stepwise {
 namespace {
 
 constexpr auto join_sql = "INSERT INTO process_leases (owner, started_at, renewed_at, "
-                          "lease_expires_at) SELECT $1, n, n, n + $2 FROM stepwise_now_us() AS n "
-                          "ON CONFLICT DO NOTHING RETURNING 1";
+                          "lease_expires_at, url, version) SELECT $1, n, n, n + $2, $3, $4 "
+                          "FROM stepwise_now_us() AS n ON CONFLICT DO NOTHING RETURNING 1";
 
 // Ending expired leases and claiming orphans happen in one transaction.
 // The UPDATE locks each expired lease row, so an owner renewing at the same
@@ -43,7 +44,7 @@ constexpr auto claim_sql =
   " LIMIT $2 FOR UPDATE OF o SKIP LOCKED) "
   "UPDATE operations SET owner = $1, revision = revision + 1 "
   "WHERE id IN (SELECT id FROM ended UNION ALL SELECT id FROM unowned "
-  "LIMIT $2) RETURNING " STEPWISE_OP_COLUMNS;
+  "LIMIT $2) RETURNING " STEPWISE_PG_OP_COLUMNS;
 
 // Ended leases that no live operation names any more.
 constexpr auto forget_ended_sql =
@@ -54,6 +55,12 @@ constexpr auto leave_sql = "UPDATE process_leases SET ended = true WHERE owner =
 
 constexpr auto owners_sql = "SELECT owner, started_at, renewed_at, lease_expires_at "
                             "FROM process_leases WHERE NOT ended ORDER BY owner";
+
+// One probe of the owner index per live process.
+constexpr auto members_sql =
+  "SELECT l.owner, l.started_at, l.renewed_at, l.lease_expires_at, l.url, l.version, "
+  "(SELECT count(*) FROM operations o WHERE o.owner = l.owner AND " SW_ACTIVE ") "
+  "FROM process_leases l WHERE NOT l.ended ORDER BY l.started_at, l.owner";
 
 // Renews the lease of `fence` on `c`; an ended lease is lost.
 caf::error renew_on(pg_connection& c, const pg_fence& fence) {
@@ -117,6 +124,8 @@ caf::error pg_store::join(const std::string& owner, duration ttl) {
         return err;
       pg_fence lease{owner, ttl};
       auto p = lease.lease_params();
+      p.add(url_);
+      p.add(version_);
       auto r = c.exec(join_sql, p, "join");
       if (!r)
         return std::move(r.error());
@@ -160,6 +169,28 @@ caf::expected<std::vector<owner_info>> pg_store::owners() {
     for (int i = 0; i < r->rows(); ++i)
       out.push_back(owner_info{std::string{r->text(i, 0)}, from_micros(r->int64(i, 1)),
                                from_micros(r->int64(i, 2)), from_micros(r->int64(i, 3))});
+    return out;
+  });
+}
+
+void pg_store::describe(std::string url, std::string version) {
+  std::unique_lock guard{duty_mtx_};
+  url_ = std::move(url);
+  version_ = std::move(version);
+}
+
+caf::expected<std::vector<owner_info>> pg_store::members() {
+  using result = caf::expected<std::vector<owner_info>>;
+  return readers_->run([](pg_connection& c) -> result {
+    auto r = c.exec(members_sql, "members");
+    if (!r)
+      return std::move(r.error());
+    std::vector<owner_info> out;
+    for (int i = 0; i < r->rows(); ++i)
+      out.push_back(owner_info{std::string{r->text(i, 0)}, from_micros(r->int64(i, 1)),
+                               from_micros(r->int64(i, 2)), from_micros(r->int64(i, 3)),
+                               std::string{r->text(i, 4)}, std::string{r->text(i, 5)},
+                               r->int64(i, 6)});
     return out;
   });
 }

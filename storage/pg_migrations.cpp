@@ -193,6 +193,28 @@ ALTER TABLE operations ALTER COLUMN id TYPE TEXT COLLATE "C",
   ALTER COLUMN schedule_id TYPE TEXT COLLATE "C";
 ALTER TABLE events ALTER COLUMN operation_id TYPE TEXT COLLATE "C";
 )sql"},
+  {11, "commands between processes, what each process is", R"sql(
+-- Control requests (signal, cancel, pause, resume, retry) that a process
+-- took for an operation another process drives, for that owner to carry
+-- out (engine/command_store.hpp). A signal's id is stored once per
+-- operation here as in the operation's own record.
+CREATE TABLE operation_commands (
+  seq BIGSERIAL PRIMARY KEY,
+  operation_id TEXT COLLATE "C" NOT NULL,
+  kind TEXT NOT NULL,
+  signal_name TEXT NOT NULL,
+  signal_id TEXT COLLATE "C" NOT NULL,
+  payload TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX operation_commands_by_operation ON operation_commands (operation_id);
+CREATE UNIQUE INDEX operation_commands_signal_id ON operation_commands (operation_id, signal_id)
+  WHERE signal_id <> '';
+-- What GET /api/v1/cluster shows of each process: where it answers and
+-- which build it runs.
+ALTER TABLE process_leases ADD COLUMN url TEXT NOT NULL DEFAULT '',
+  ADD COLUMN version TEXT NOT NULL DEFAULT '';
+)sql"},
 };
 
 // Rolls back whatever a failed step left open; the error to report is the

@@ -28,7 +28,7 @@ caf::expected<std::optional<operation>> load_one(pg_connection& conn, const char
     return std::move(r.error());
   if (r->rows() == 0)
     return std::optional<operation>{};
-  auto op = read_operation(pg_row{*r, 0});
+  auto op = pg_read_operation(pg_row{*r, 0});
   if (!op)
     return std::move(op.error());
   return std::optional<operation>{std::move(*op)};
@@ -82,7 +82,7 @@ caf::expected<operation_page> list(pg_connection& conn, const list_filter& filte
     return make_error(errc::invalid_argument, "list limit must be positive");
   // Built per call so the planner sees which filters are present and picks
   // the matching index.
-  std::string sql = "SELECT " STEPWISE_OP_COLUMNS " FROM operations";
+  std::string sql = "SELECT " STEPWISE_PG_OP_COLUMNS " FROM operations";
   pg_params p{7};
   const char* sep = " WHERE ";
   auto where = [&](const std::string& cond) {

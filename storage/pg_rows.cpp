@@ -20,10 +20,20 @@ caf::expected<std::vector<T>> read_all(const pg_result& r, Read read) {
   return out;
 }
 
+// The column after the shared ones (`STEPWISE_PG_OP_COLUMNS`).
+constexpr int owner_col = 22;
+
 } // namespace
 
+caf::expected<operation> pg_read_operation(const pg_row& row) {
+  auto op = read_operation(row);
+  if (op && !row.is_null(owner_col))
+    op->owner = std::string{row.text(owner_col)};
+  return op;
+}
+
 caf::expected<std::vector<operation>> pg_read_operations(const pg_result& r) {
-  return read_all<operation>(r, read_operation);
+  return read_all<operation>(r, pg_read_operation);
 }
 
 caf::expected<std::vector<event>> pg_read_events(const pg_result& r) {

@@ -7,6 +7,7 @@
 #include "engine/event.hpp"
 #include "engine/operation.hpp"
 #include "storage/column_reader.hpp"
+#include "storage/op_row.hpp"
 #include "storage/pg_connection.hpp"
 
 namespace stepwise {
@@ -36,7 +37,14 @@ private:
   int row_;
 };
 
-/// Decodes every row of `r`, selected as `STEPWISE_OP_COLUMNS`.
+/// The columns PostgreSQL selects of an operation: the shared ones, then
+/// its owner (a store of one process has none).
+#define STEPWISE_PG_OP_COLUMNS STEPWISE_OP_COLUMNS ", owner"
+
+/// Decodes the row `row`, selected as `STEPWISE_PG_OP_COLUMNS`.
+[[nodiscard]] caf::expected<operation> pg_read_operation(const pg_row& row);
+
+/// Decodes every row of `r`, selected as `STEPWISE_PG_OP_COLUMNS`.
 [[nodiscard]] caf::expected<std::vector<operation>> pg_read_operations(const pg_result& r);
 
 /// Decodes every row of `r`, selected as `STEPWISE_EVENT_COLUMNS`.

@@ -3,6 +3,7 @@
 #include "storage/event_row.hpp"
 #include "storage/op_row.hpp"
 #include "storage/pg_connection.hpp"
+#include "storage/pg_rows.hpp"
 
 namespace stepwise {
 
@@ -83,10 +84,10 @@ constexpr statement statements[] = {
   {pg_stmt::renew_owner, "UPDATE process_leases SET renewed_at = stepwise_now_us(), "
                          "lease_expires_at = stepwise_now_us() + $2 "
                          "WHERE owner = $1 AND NOT ended RETURNING 1"},
-  {pg_stmt::load, "SELECT " STEPWISE_OP_COLUMNS " FROM operations WHERE id = $1"},
+  {pg_stmt::load, "SELECT " STEPWISE_PG_OP_COLUMNS " FROM operations WHERE id = $1"},
   {pg_stmt::find_by_key,
-   "SELECT " STEPWISE_OP_COLUMNS " FROM operations WHERE idempotency_key = $1"},
-  {pg_stmt::load_active, "SELECT " STEPWISE_OP_COLUMNS " FROM operations WHERE ended_at IS NULL"
+   "SELECT " STEPWISE_PG_OP_COLUMNS " FROM operations WHERE idempotency_key = $1"},
+  {pg_stmt::load_active, "SELECT " STEPWISE_PG_OP_COLUMNS " FROM operations WHERE ended_at IS NULL"
                          " AND (created_at, id) > ($1, $2)"
                          " ORDER BY created_at, id LIMIT $3"},
   {pg_stmt::events_after,

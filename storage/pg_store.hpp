@@ -15,6 +15,7 @@
 #include "engine/sink_store.hpp"
 #include "engine/store.hpp"
 #include "storage/op_row.hpp"
+#include "engine/command_store.hpp"
 #include "engine/lease_store.hpp"
 #include "storage/pg_commit.hpp"
 #include "engine/retention_store.hpp"
@@ -66,6 +67,7 @@ struct pg_options {
 /// reads may run from several threads at once.
 class pg_store : public store,
                  public lease_store,
+                 public command_store,
                  public sink_store,
                  public sealed_rows,
                  public retention_store {
@@ -82,6 +84,10 @@ public:
   std::string backend() const override;
 
   lease_store* leases() override {
+    return this;
+  }
+
+  command_store* commands() override {
     return this;
   }
 
@@ -140,6 +146,19 @@ public:
   caf::expected<std::vector<owner_info>> owners() override;
 
   caf::error leave() override;
+
+  void describe(std::string url, std::string version) override;
+
+  caf::expected<std::vector<owner_info>> members() override;
+
+  // -- command_store interface (pg_commands.cpp) ------------------------------
+
+  caf::expected<bool> put(const stored_command& cmd) override;
+
+  caf::expected<std::vector<stored_command>> for_owner(const std::string& owner,
+                                                       size_t limit) override;
+
+  caf::error drop(int64_t seq) override;
 
   // -- sink_store interface ---------------------------------------------------
 
@@ -231,6 +250,9 @@ private:
   std::unique_ptr<pg_read_pool> readers_;
   /// Set by `join`; fences every commit.
   std::optional<pg_fence> fence_;
+  /// What `join` records of this process (`describe`).
+  std::string url_;
+  std::string version_;
 };
 
 template <class F>

@@ -79,6 +79,13 @@ std::optional<std::string> set_store(serve_options& o, const std::string& v) {
   return std::nullopt;
 }
 
+std::optional<std::string> set_advertise(serve_options& o, const std::string& v) {
+  if ((v.rfind("http://", 0) != 0 && v.rfind("https://", 0) != 0) || v.size() < 9)
+    return "must be an http:// or https:// URL, not '" + v + "'";
+  o.advertise_url = v;
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<std::string> set_config(serve_options& o, const std::string& v) {
@@ -175,6 +182,11 @@ const option_spec engine_table[] = {
    "address to serve HTTP on (default 127.0.0.1:8080; port 0: any free port)", set_listen},
   {"store", "STEPWISE_STORE", "URI",
    "sqlite:PATH or postgresql://... (default sqlite:./stepwise.db)", set_store},
+  {"advertise-url", "STEPWISE_ADVERTISE_URL", "URL",
+   "where clients reach this server, as GET /api/v1/cluster shows it to the "
+   "others sharing its store (default http[s]://HOST:PORT of --listen, with this "
+   "host's name for 0.0.0.0 or ::)",
+   set_advertise},
   {"config", "STEPWISE_CONFIG", "FILE",
    "read settings from FILE: one 'name = value' per line, names as the flags "
    "without '--', '#' starts a comment",

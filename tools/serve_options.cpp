@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "engine/errc.hpp"
 #include "storage/open_store.hpp"
 #include "tools/option_spec.hpp"
@@ -84,6 +86,22 @@ int serve_options::port() const {
   return std::atoi(listen.substr(listen.rfind(':') + 1).c_str());
 }
 
+std::string serve_options::advertised_url() const {
+  if (!advertise_url.empty())
+    return advertise_url;
+  if (port() == 0)
+    return {};
+  auto h = host();
+  if (h == "0.0.0.0" || h == "::") {
+    char name[256] = {};
+    if (::gethostname(name, sizeof(name) - 1) == 0)
+      h = name;
+  } else if (h.find(':') != std::string::npos) {
+    h = "[" + h + "]";
+  }
+  return (tls_cert.empty() ? "http://" : "https://") + h + ":" + std::to_string(port());
+}
+
 http::server_config serve_options::server_config() const {
   http::server_config c;
   c.host = host();
@@ -112,6 +130,8 @@ stepwise::engine_config serve_options::engine_config() const {
   // The engine's lines (store faults, warnings) in the server's format.
   c.log = [](log_level x, std::string_view text) { log(x, text); };
   c.lease_ttl = std::chrono::seconds(lease_ttl_s);
+  c.advertise_url = advertised_url();
+  c.build_version = STEPWISE_VERSION;
   c.limits = limits;
   c.retention = retention;
   c.retention_batch = retention_batch;

@@ -58,6 +58,8 @@ struct serve_options {
   /// simulated cloud) or the `http[s]://` URL of an external driver that
   /// serves the Ignition Infrastructure API.
   std::string driver = "sim";
+  /// Empty: made from `listen` (`advertised_url`).
+  std::string advertise_url;
   /// Simulated cloud: each task takes from `sim_latency_min_ms` to
   /// `sim_latency_max_ms`, fails with probability `sim_failure_rate`, and
   /// every random choice follows `sim_seed` (same seed, same run).
@@ -98,6 +100,10 @@ struct serve_options {
   /// Store secret values unsealed (no key ring).
   bool insecure_plaintext_secrets = false;
   bool help = false;
+
+  /// Returns where clients reach this server: `advertise_url`, else made
+  /// from `listen` (empty when its port is 0: not known yet).
+  std::string advertised_url() const;
 
   /// Returns the host part of `listen`.
   std::string host() const;

@@ -1,0 +1,131 @@
+// Commands between processes sharing a store (engine/command_store.hpp):
+// this process reads the commands others stored for the operations it
+// drives and carries them out as its own clients' requests. One read at a
+// time, and the next only once the commands it found are answered: by
+// then the checkpoint that carried a command out has deleted it, so no
+// command is read, and carried out, twice.
+#include <caf/send.hpp>
+
+#include "actors/dispatcher.hpp"
+#include "engine/errc.hpp"
+#include "engine/log.hpp"
+
+namespace stepwise {
+
+namespace {
+
+/// Most commands read at once (more: read again when these are done).
+constexpr uint64_t read_limit = 256;
+
+void read_commands(dispatcher_ptr self);
+
+/// Reads again if asked to meanwhile, once nothing is under way.
+void read_if_wanted(dispatcher_ptr self) {
+  auto& cs = self->state.commands;
+  if (!cs.reading && cs.applying == 0 && cs.again)
+    read_commands(self);
+}
+
+/// Ends the carrying out of command `seq`; `drop`: it changed nothing
+/// (refused, a repeat, its operation gone), so no checkpoint deleted it.
+void applied(dispatcher_ptr self, int64_t seq, bool drop) {
+  auto& st = self->state;
+  if (drop) {
+    self->request(st.rt->reader(), caf::infinite, drop_command_atom::value, seq)
+      .then([](bool) {},
+            [self, seq](caf::error& err) {
+              // Kept: carried out again (refused again) by a later read.
+              write_log(self->state.rt->cfg.log, log_level::warn,
+                        "stored command " + std::to_string(seq)
+                          + " was refused, but not deleted: " + message_of(err));
+            });
+  }
+  --st.commands.applying;
+  read_if_wanted(self);
+}
+
+/// A refusal by the operation's state (the command is spent); anything
+/// else (the actor went away, the lease was lost, the store failed) leaves
+/// the command for the next read.
+bool refused(const caf::error& err) {
+  return code_of(err) == static_cast<uint8_t>(errc::invalid_state);
+}
+
+template <class T, class... Ts>
+void ask(dispatcher_ptr self, const operation_actor& a, int64_t seq, const Ts&... xs) {
+  self->request(a, caf::infinite, xs...)
+    .then(
+      [=](T& answer) {
+        bool repeat = false;
+        if constexpr (std::is_same_v<T, signal_result>)
+          repeat = answer.duplicate;
+        applied(self, seq, repeat);
+      },
+      [=](caf::error& err) { applied(self, seq, refused(err)); });
+}
+
+void carry_out(dispatcher_ptr self, stored_command& cmd) {
+  auto& st = self->state;
+  ++st.commands.applying;
+  auto id = cmd.operation_id;
+  if (st.sleepers.contains(id))
+    wake(self, id);
+  auto absent = [self, seq = cmd.seq, id] {
+    // No actor here: an operation that ended (the command is refused by
+    // that) or is gone; else one this process has not resumed yet (the
+    // command waits for the next read).
+    self->request(self->state.rt->reader(), caf::infinite, load_atom::value, id)
+      .then(
+        [=](maybe_op& res) {
+          bool spent = !res.err && (!res.value || is_terminal(res.value->state));
+          applied(self, seq, spent);
+        },
+        [=](caf::error&) { applied(self, seq, false); });
+  };
+  auto forward = [self, cmd = std::move(cmd)](const operation_actor& a) {
+    if (cmd.is_signal)
+      ask<signal_result>(self, a, cmd.seq, signal_atom::value,
+                         signal_request{cmd.signal_name, cmd.payload, cmd.signal_id}, cmd.seq);
+    else
+      ask<operation>(self, a, cmd.seq, command_atom::value, cmd.cmd, cmd.seq);
+  };
+  route(self, id, forward, absent);
+}
+
+void read_commands(dispatcher_ptr self) {
+  auto& st = self->state;
+  st.commands.reading = true;
+  st.commands.again = false;
+  self
+    ->request(st.rt->reader(), caf::infinite, take_commands_atom::value, st.rt->lease->owner(),
+              read_limit)
+    .then(
+      [self](stored_commands& got) {
+        auto& st = self->state;
+        st.commands.reading = false;
+        if (got.items.size() >= read_limit)
+          st.commands.again = true;
+        st.rt->stats.commands_read.fetch_add(got.items.size(), std::memory_order_relaxed);
+        for (auto& cmd : got.items)
+          carry_out(self, cmd);
+        read_if_wanted(self);
+      },
+      [self](caf::error& err) {
+        // The next tick (or notification) reads again.
+        self->state.commands.reading = false;
+        write_log(self->state.rt->cfg.log, log_level::warn,
+                  "reading the commands stored for this process failed: " + message_of(err));
+      });
+}
+
+} // namespace
+
+void on_commands_poll(dispatcher_ptr self) {
+  auto& st = self->state;
+  if (!st.rt->lease || st.stopping || st.recovering)
+    return;
+  st.commands.again = true;
+  read_if_wanted(self);
+}
+
+} // namespace stepwise

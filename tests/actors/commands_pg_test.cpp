@@ -1,0 +1,166 @@
+// Control requests to any process on a shared store: a process that does
+// not drive the operation stores the request for the one that does (or
+// for whoever takes it over), which carries it out once.
+#include <chrono>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "engine/command_store.hpp"
+#include "engine/engine.hpp"
+#include "engine/errc.hpp"
+#include "storage/pg_store.hpp"
+#include "tests/actors/pg_engines.hpp"
+#include "tests/eventually.hpp"
+
+using namespace std::chrono_literals;
+using namespace stepwise;
+using namespace stepwise::test;
+
+namespace {
+
+// Waits for "go", then ends.
+registry go_then_done() {
+  registry reg;
+  REQUIRE(reg.add(workflow("w", 1)
+                    .step(1, await_signal("wait", "go"))
+                    .step(2, make_step("after", [](step_context&) { return done(); }))));
+  return reg;
+}
+
+// A short lease: claims, and reads of stored commands, every 100 ms.
+engine launch_waiting(caf::actor_system& sys, store_ptr st) {
+  engine_config ec;
+  ec.lease_ttl = std::chrono::duration_cast<duration>(300ms);
+  auto eng = engine::launch(sys, ec, go_then_done(), std::move(st));
+  if (!eng)
+    FAIL("launch failed: " << message_of(eng.error()));
+  return std::move(*eng);
+}
+
+std::string start_one_waiting(engine& e) {
+  auto started = e.start({"w", std::nullopt, {}, {}, std::nullopt});
+  REQUIRE(started);
+  auto id = started->op.id;
+  REQUIRE(eventually([&] { return e.get(id)->state == op_state::waiting; }, 20s));
+  return id;
+}
+
+bool has_state(engine& e, const std::string& id, op_state s) {
+  auto op = e.get(id);
+  return op && op->state == s;
+}
+
+std::string stored_commands_left(pg_test_schema& schema) {
+  return schema.admin("SELECT count(*) FROM \"" + schema.name() + "\".operation_commands");
+}
+
+} // namespace
+
+TEST_CASE("commands: pause, resume, signal and cancel through a process that does not drive "
+          "the operation",
+          "[actors][pg][lease]") {
+  pg_engines pg;
+  if (!pg)
+    return;
+  auto& sys = pg.system();
+  auto a = launch_waiting(sys, pg.schema().open());
+  auto b = launch_waiting(sys, pg.schema().open());
+  auto id = start_one_waiting(a);
+  // Both show who drives it.
+  CHECK(a.get(id)->owner == a.owner());
+  CHECK(b.get(id)->owner == a.owner());
+  // Each answer is B's as stored; A carries the request out.
+  auto paused = b.pause(id);
+  REQUIRE(paused);
+  CHECK(paused->state == op_state::waiting);
+  REQUIRE(eventually([&] { return has_state(a, id, op_state::paused); }, 20s));
+  REQUIRE(b.resume(id));
+  REQUIRE(eventually([&] { return has_state(a, id, op_state::waiting); }, 20s));
+  // A refusal by the stored state is B's own.
+  auto again = b.resume(id);
+  REQUIRE_FALSE(again);
+  CHECK(code_of(again.error()) == static_cast<uint8_t>(errc::invalid_state));
+  // A signal id is stored once, whichever process hears it again.
+  auto sent = b.signal(id, {"go", boost::json::object{{"image", "img-1"}}, "s-1"});
+  REQUIRE(sent);
+  CHECK_FALSE(sent->duplicate);
+  auto repeat = b.signal(id, {"go", boost::json::object{{"image", "img-2"}}, "s-1"});
+  REQUIRE(repeat);
+  CHECK(repeat->duplicate);
+  REQUIRE(eventually([&] { return has_state(a, id, op_state::succeeded); }, 20s));
+  auto done = b.get(id);
+  REQUIRE(done);
+  REQUIRE(done->signals.size() == 1);
+  CHECK(done->data.at("go") == boost::json::object{{"image", "img-1"}});
+  auto repeat_late = a.signal(id, {"go", boost::json::object{}, "s-1"});
+  REQUIRE(repeat_late);
+  CHECK(repeat_late->duplicate);
+  // Cancel.
+  auto other = start_one_waiting(a);
+  REQUIRE(b.cancel(other));
+  REQUIRE(eventually([&] { return has_state(a, other, op_state::canceled); }, 20s));
+  CHECK(a.stats().commands_read.load() >= 4);
+  CHECK(b.stats().commands_read.load() == 0);
+  REQUIRE(eventually([&] { return stored_commands_left(pg.schema()) == "0"; }, 20s));
+  a.shutdown();
+  b.shutdown();
+}
+
+TEST_CASE("commands: a command stored for a process that left is carried out by the one that "
+          "takes its operations over",
+          "[actors][pg][lease]") {
+  pg_engines pg;
+  if (!pg)
+    return;
+  auto& sys = pg.system();
+  auto raw = pg.schema().open();
+  std::string id;
+  {
+    auto a = launch_waiting(sys, pg.schema().open());
+    id = start_one_waiting(a);
+    a.shutdown(); // leaves: its operation is an orphan until another claims it
+  }
+  stored_command cmd;
+  cmd.operation_id = id;
+  cmd.is_signal = true;
+  cmd.signal_name = "go";
+  cmd.signal_id = "s-9";
+  cmd.payload = boost::json::object{{"n", 9}};
+  auto put = raw->commands()->put(cmd);
+  REQUIRE(put);
+  CHECK(*put);
+  auto twice = raw->commands()->put(cmd);
+  REQUIRE(twice);
+  CHECK_FALSE(*twice);
+  auto b = launch_waiting(sys, pg.schema().open());
+  REQUIRE(eventually([&] { return has_state(b, id, op_state::succeeded); }, 20s));
+  auto op = b.get(id);
+  REQUIRE(op);
+  CHECK(op->data.at("go") == boost::json::object{{"n", 9}});
+  CHECK(op->signals.size() == 1);
+  REQUIRE(eventually([&] { return stored_commands_left(pg.schema()) == "0"; }, 20s));
+  b.shutdown();
+}
+
+TEST_CASE("commands: the cluster lists every live process with what it drives",
+          "[actors][pg][lease]") {
+  pg_engines pg;
+  if (!pg)
+    return;
+  auto& sys = pg.system();
+  auto a = launch_waiting(sys, pg.schema().open());
+  auto b = launch_waiting(sys, pg.schema().open());
+  start_one_waiting(a);
+  auto view = b.cluster();
+  REQUIRE(view);
+  CHECK(view->self == b.owner());
+  REQUIRE(view->servers.size() == 2);
+  CHECK(view->servers[0].owner == a.owner()); // oldest first
+  CHECK(view->servers[0].operations == 1);
+  CHECK(view->servers[1].owner == b.owner());
+  CHECK(view->servers[1].operations == 0);
+  a.shutdown();
+  REQUIRE(eventually([&] { return b.cluster()->servers.size() == 1; }, 20s));
+  b.shutdown();
+}
