@@ -126,6 +126,9 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
   rt->writer = std::make_unique<commit_writer>(rt->store, writer_outputs{rt->fanout, a}, rt->stats,
                                                rt->clk, std::move(wopts), rt->lease);
   rt->writer->enable_admission(rt->limits);
+  if (rt->lease && threads)
+    if (auto l = rt->store->listen({commands_channel}))
+      rt->notices = std::make_unique<notice_pump>(std::move(l), a, rt->lease, rt->stats);
   if (!rt->admitted_workflows.empty()) {
     rt->admission = sys.spawn(admission_keeper, rt);
     caf::anon_send(rt->admission, admission_poll_atom::value);

@@ -61,6 +61,8 @@ operation runtime::present(const operation& op) const {
 }
 
 void runtime::stop() {
+  if (notices)
+    notices->stop();
   if (step_pool)
     step_pool->stop();
   if (writer)

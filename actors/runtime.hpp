@@ -12,6 +12,7 @@
 
 #include "actors/commit_writer.hpp"
 #include "actors/lease_keeper.hpp"
+#include "actors/notice_pump.hpp"
 #include "actors/protocols.hpp"
 #include "actors/worker_pool.hpp"
 #include "engine/clock.hpp"
@@ -37,6 +38,8 @@ struct runtime {
   /// The lease on a shared store (null for a store of one process).
   std::shared_ptr<lease_keeper> lease;
   std::unique_ptr<commit_writer> writer;
+  /// The store's notifications (none for a store of one process).
+  std::unique_ptr<notice_pump> notices;
   /// Actors that serve store reads (detached: each owns a thread).
   std::vector<reader_actor> readers;
   std::atomic<size_t> next_reader{0};

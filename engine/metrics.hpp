@@ -65,6 +65,11 @@ struct metrics {
   /// Control requests other processes stored for this one, read to be
   /// carried out (shared store).
   counter commands_read{0};
+  /// Notifications heard from the store (shared store), and times the
+  /// listening connection was opened again (what was sent meanwhile is
+  /// lost, and read from the store instead).
+  counter notifications{0};
+  counter notifications_lost{0};
   /// Times this process lost its lease and joined again (shared store).
   counter leases_lost{0};
   /// 1 when this process runs the duties done once for all processes on

@@ -115,7 +115,8 @@ struct cluster_view {
   /// The id of the process that answered (its lease's owner id; on a store
   /// of one process, the node part of the ids it makes).
   std::string self;
-  /// The live ones (one, on a store of one process), oldest first.
+  /// The live ones, oldest first; on a store of one process, that one,
+  /// with no lease (`renewed_at` and `lease_expires_at` zero).
   std::vector<owner_info> servers;
 };
 

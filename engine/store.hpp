@@ -12,6 +12,7 @@
 
 #include "engine/admission.hpp"
 #include "engine/event.hpp"
+#include "engine/notices.hpp"
 #include "engine/operation.hpp"
 #include "engine/schedule.hpp"
 
@@ -145,6 +146,13 @@ public:
   /// Returns the control requests stored for other processes sharing the
   /// store (engine/command_store.hpp), or null for a store of one process.
   virtual command_store* commands() {
+    return nullptr;
+  }
+
+  /// Returns a new connection that listens to `channels` (engine/notices.hpp),
+  /// or null for a store of one process (nothing to hear).
+  virtual std::unique_ptr<notice_listener> listen(std::vector<std::string> channels) {
+    (void)channels;
     return nullptr;
   }
 

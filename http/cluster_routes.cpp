@@ -13,6 +13,11 @@ boost::json::value text_or_null(const std::string& s) {
   return s.empty() ? boost::json::value(nullptr) : boost::json::value(s);
 }
 
+// Zero: a server alone on its store holds no lease.
+boost::json::value time_or_null(time_point t) {
+  return t == time_point{} ? boost::json::value(nullptr) : boost::json::value(format_time(t));
+}
+
 boost::json::object cluster_json(const cluster_view& v) {
   boost::json::array servers;
   for (auto& s : v.servers)
@@ -21,8 +26,8 @@ boost::json::object cluster_json(const cluster_view& v) {
       {"url", text_or_null(s.url)},
       {"version", text_or_null(s.version)},
       {"started_at", format_time(s.started_at)},
-      {"renewed_at", format_time(s.renewed_at)},
-      {"lease_expires_at", format_time(s.lease_expires_at)},
+      {"renewed_at", time_or_null(s.renewed_at)},
+      {"lease_expires_at", time_or_null(s.lease_expires_at)},
       {"operations", s.operations},
       {"self", s.owner == v.self},
     });

@@ -89,6 +89,13 @@ std::string render(const route_context& ctx) {
   counter(w, "stepwise_commands_read_total",
           "Control requests other servers stored for this one, read to be carried out.",
           m.commands_read);
+  counter(w, "stepwise_notifications_total",
+          "Notifications this server heard from the store (other servers' wake-ups).",
+          m.notifications);
+  counter(w, "stepwise_notifications_lost_total",
+          "Times the store's listening connection was opened again: notifications sent "
+          "meanwhile were lost, and what they said was read from the store instead.",
+          m.notifications_lost);
   counter(w, "stepwise_leases_lost_total", "Times this process lost its lease and joined again.",
           m.leases_lost);
   w.family("stepwise_store_commit_duration_seconds", "histogram",

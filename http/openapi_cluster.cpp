@@ -34,8 +34,8 @@ const char* openapi_cluster_schemas() {
       "url": {"type": "string", "nullable": true, "description": "Where its clients reach it (--advertise-url, else made from --listen); null when not known."},
       "version": {"type": "string", "nullable": true, "description": "Its build."},
       "started_at": {"$ref": "#/components/schemas/Time"},
-      "renewed_at": {"$ref": "#/components/schemas/Time"},
-      "lease_expires_at": {"$ref": "#/components/schemas/Time", "description": "Unless renewed before, others take its operations over after this (database clock)."},
+      "renewed_at": {"type": "string", "format": "date-time", "nullable": true, "description": "When its lease was last renewed; null for a server alone on its store (SQLite), which holds none."},
+      "lease_expires_at": {"type": "string", "format": "date-time", "nullable": true, "description": "Unless renewed before, others take its operations over after this (database clock); null for a server alone on its store."},
       "operations": {"type": "integer", "description": "Live operations it drives (running, waiting and sleeping ones)."},
       "self": {"type": "boolean", "description": "Whether it is the server that answered."}}
   }

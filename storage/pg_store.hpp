@@ -91,6 +91,8 @@ public:
     return this;
   }
 
+  std::unique_ptr<notice_listener> listen(std::vector<std::string> channels) override;
+
   sink_store* sinks() override {
     return this;
   }

@@ -46,6 +46,7 @@ int run_command_line(int argc, char** argv) {
   add_events(app, run);
   add_workflows(app, run);
   add_sinks(app, run);
+  add_cluster(app, run);
   add_secrets(app, run);
   add_backup(app, run);
   if (argc < 2) {

@@ -46,6 +46,10 @@ void add_schedules(CLI::App& root, cli_run& run);
 /// Adds `stepwise sinks`: the outbox's sinks (sinks_command.cpp).
 void add_sinks(CLI::App& root, cli_run& run);
 
+/// Adds `stepwise cluster`: the servers sharing the store
+/// (cluster_command.cpp).
+void add_cluster(CLI::App& root, cli_run& run);
+
 /// Runs the `stepwise` command line; returns the exit code (cli.cpp).
 int run_command_line(int argc, char** argv);
 

@@ -18,7 +18,9 @@ function summary(op) {
     op.parent_id ? item('Parent operation', h('a', {href: `#/operations/${encodeURIComponent(op.parent_id)}`,
       class: 'mono', dataset: {link: 'parent'}}, op.parent_id)) : null,
     op.schedule_id ? item('Schedule', h('a', {href: `#/schedules/${encodeURIComponent(op.schedule_id)}`,
-      class: 'mono', dataset: {link: 'schedule'}}, op.schedule_id)) : null);
+      class: 'mono', dataset: {link: 'schedule'}}, op.schedule_id)) : null,
+    op.owner ? item('Server', h('a', {href: '#/servers', class: 'mono', dataset: {link: 'owner'}},
+      op.owner)) : null);
 }
 
 function signalsTable(op) {

@@ -70,7 +70,7 @@ TEST_CASE("the API form of an operation is written as text with every field", "[
         == std::vector<std::string>{"id", "workflow", "version", "state", "input", "data", "error",
                                     "created_at", "updated_at", "deadline", "steps", "signals",
                                     "key", "blocked_by", "pause_requested", "parent_id",
-                                    "schedule_id", "children"});
+                                    "schedule_id", "owner", "children"});
   CHECK(parsed["version"] == 3);
   CHECK(parsed["state"] == "waiting");
   CHECK(parsed["input"].at("name") == "rt \"1\"");

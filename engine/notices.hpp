@@ -1,0 +1,46 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+#include "engine/time.hpp"
+
+namespace stepwise {
+
+/// A notification between processes sharing a store (PostgreSQL NOTIFY):
+/// a wake-up, never the only way news travels (a process also looks on
+/// its own, more slowly).
+struct notice {
+  std::string channel;
+  std::string payload;
+};
+
+/// What one wait for notifications brought.
+struct notices {
+  std::vector<notice> items;
+  /// The listening connection was opened again: notifications sent while
+  /// it was down are lost, so the caller looks for what they would have
+  /// said.
+  bool reconnected = false;
+};
+
+/// One listening connection on a shared store, for one thread.
+class notice_listener {
+public:
+  virtual ~notice_listener() = default;
+
+  /// Waits up to `timeout` for notifications on the channels it listens
+  /// to; returns those that came (none when the time passed). Fails when
+  /// the connection failed (it connects again on the next call, which then
+  /// says `reconnected`). Blocks: never on a CAF scheduler thread.
+  [[nodiscard]] virtual caf::expected<notices> wait(duration timeout) = 0;
+};
+
+/// The channel of stored commands (engine/command_store.hpp); the
+/// payload is the owner the command is for.
+inline constexpr const char* commands_channel = "stepwise_commands";
+
+} // namespace stepwise
