@@ -344,6 +344,8 @@ internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime
     [=](recover_atom, recovered_ops& found) { on_recover(self, found); },
     [=](lease_lost_atom) { on_lease_lost(self); },
     [=](commands_poll_atom) { on_commands_poll(self); },
+    [=](command_done_atom, int64_t seq, uint8_t outcome) { on_command_done(self, seq, outcome); },
+    [=](command_due_atom, int64_t seq) { on_command_due(self, seq); },
     [=](cluster_atom) { return on_cluster(self); },
     // A page of start-up recovery (taken in the recovery behavior; one that
     // comes after a shutdown left it is dropped).

@@ -150,6 +150,12 @@ struct dispatcher_state {
     bool reading = false;
     bool again = false;
     size_t applying = 0;
+    /// A read again soon is on the clock, and how soon (zero: none was).
+    bool retry_armed = false;
+    duration retry_delay = duration::zero();
+    /// Commands this process stored, by seq: what answers their clients
+    /// once the store tells what became of them.
+    std::unordered_map<int64_t, std::function<void(std::optional<command_outcome>)>> awaiting;
   } commands;
   /// Node part of generated ids, distinct per process.
   uint32_t node = 0;
@@ -236,6 +242,16 @@ void on_loaded(dispatcher_ptr self, maybe_op& res);
 /// them out (at once, or once the read under way and its commands are
 /// done).
 void on_commands_poll(dispatcher_ptr self);
+
+/// Calls `fn` with what became of command `seq`, which this process stored,
+/// once the store tells (`on_command_done`), or with none after
+/// `engine_config::command_wait`.
+void await_command(dispatcher_ptr self, int64_t seq,
+                   std::function<void(std::optional<command_outcome>)> fn);
+/// The store told what became of command `seq` (of any process).
+void on_command_done(dispatcher_ptr self, int64_t seq, uint8_t outcome);
+/// The wait for command `seq` is over.
+void on_command_due(dispatcher_ptr self, int64_t seq);
 
 /// The processes sharing the store (this one alone, on a store of one).
 caf::result<cluster_view> on_cluster(dispatcher_ptr self);

@@ -7,6 +7,7 @@
 #include <caf/send.hpp>
 
 #include "actors/dispatcher.hpp"
+#include "actors/take.hpp"
 #include "engine/errc.hpp"
 #include "engine/log.hpp"
 
@@ -17,6 +18,12 @@ namespace {
 /// Most commands read at once (more: read again when these are done).
 constexpr uint64_t read_limit = 256;
 
+/// How soon a command that found its operation between two actors (being
+/// handed off, loaded, claimed) is read again: at first, and at most
+/// (doubling while such commands are left).
+constexpr auto read_again_first = std::chrono::milliseconds(50);
+constexpr auto read_again_most = std::chrono::milliseconds(1000);
+
 void read_commands(dispatcher_ptr self);
 
 /// Reads again if asked to meanwhile, once nothing is under way.
@@ -26,12 +33,33 @@ void read_if_wanted(dispatcher_ptr self) {
     read_commands(self);
 }
 
-/// Ends the carrying out of command `seq`; `drop`: it changed nothing
-/// (refused, a repeat, its operation gone), so no checkpoint deleted it.
-void applied(dispatcher_ptr self, int64_t seq, bool drop) {
+/// What became of a command read: carried out (its checkpoint deleted
+/// it), spent without a change (`refused`, a `repeat`: deleted here), or
+/// not carried out now (its operation is between two actors: read again
+/// soon).
+struct apply_result {
+  std::optional<command_outcome> dropped;
+  bool later = false;
+};
+
+const apply_result carried{};
+const apply_result not_now{std::nullopt, true};
+
+/// Ends the carrying out of command `seq`.
+void applied(dispatcher_ptr self, int64_t seq, apply_result res) {
   auto& st = self->state;
-  if (drop) {
-    self->request(st.rt->reader(), caf::infinite, drop_command_atom::value, seq)
+  if (res.later && !st.commands.retry_armed) {
+    auto& delay = st.commands.retry_delay;
+    delay = delay == duration::zero()
+              ? std::chrono::duration_cast<duration>(read_again_first)
+              : std::min(delay * 2, std::chrono::duration_cast<duration>(read_again_most));
+    st.commands.retry_armed = true;
+    send_in(self, delay, commands_poll_atom::value);
+  }
+  if (auto why = res.dropped) {
+    self
+      ->request(st.rt->reader(), caf::infinite, drop_command_atom::value, seq,
+                static_cast<uint8_t>(*why))
       .then([](bool) {},
             [self, seq](caf::error& err) {
               // Kept: carried out again (refused again) by a later read.
@@ -47,8 +75,10 @@ void applied(dispatcher_ptr self, int64_t seq, bool drop) {
 /// A refusal by the operation's state (the command is spent); anything
 /// else (the actor went away, the lease was lost, the store failed) leaves
 /// the command for the next read.
-bool refused(const caf::error& err) {
-  return code_of(err) == static_cast<uint8_t>(errc::invalid_state);
+apply_result refused_or_later(const caf::error& err) {
+  if (code_of(err) == static_cast<uint8_t>(errc::invalid_state))
+    return {command_outcome::refused};
+  return not_now;
 }
 
 template <class T, class... Ts>
@@ -56,12 +86,13 @@ void ask(dispatcher_ptr self, const operation_actor& a, int64_t seq, const Ts&..
   self->request(a, caf::infinite, xs...)
     .then(
       [=](T& answer) {
-        bool repeat = false;
+        auto res = carried;
         if constexpr (std::is_same_v<T, signal_result>)
-          repeat = answer.duplicate;
-        applied(self, seq, repeat);
+          if (answer.duplicate)
+            res.dropped = command_outcome::repeat;
+        applied(self, seq, res);
       },
-      [=](caf::error& err) { applied(self, seq, refused(err)); });
+      [=](caf::error& err) { applied(self, seq, refused_or_later(err)); });
 }
 
 void carry_out(dispatcher_ptr self, stored_command& cmd) {
@@ -78,9 +109,9 @@ void carry_out(dispatcher_ptr self, stored_command& cmd) {
       .then(
         [=](maybe_op& res) {
           bool spent = !res.err && (!res.value || is_terminal(res.value->state));
-          applied(self, seq, spent);
+          applied(self, seq, spent ? apply_result{command_outcome::refused} : not_now);
         },
-        [=](caf::error&) { applied(self, seq, false); });
+        [=](caf::error&) { applied(self, seq, not_now); });
   };
   auto forward = [self, cmd = std::move(cmd)](const operation_actor& a) {
     if (cmd.is_signal)
@@ -105,6 +136,8 @@ void read_commands(dispatcher_ptr self) {
         st.commands.reading = false;
         if (got.items.size() >= read_limit)
           st.commands.again = true;
+        if (got.items.empty())
+          st.commands.retry_delay = duration::zero();
         st.rt->stats.commands_read.fetch_add(got.items.size(), std::memory_order_relaxed);
         for (auto& cmd : got.items)
           carry_out(self, cmd);
@@ -120,8 +153,26 @@ void read_commands(dispatcher_ptr self) {
 
 } // namespace
 
+void await_command(dispatcher_ptr self, int64_t seq,
+                   std::function<void(std::optional<command_outcome>)> fn) {
+  self->state.commands.awaiting.emplace(seq, std::move(fn));
+  send_in(self, self->state.rt->cfg.command_wait, command_due_atom::value, seq);
+}
+
+void on_command_done(dispatcher_ptr self, int64_t seq, uint8_t outcome) {
+  // Mostly other processes' commands: nothing waits for those here.
+  if (auto fn = take(self->state.commands.awaiting, seq))
+    (*fn)(static_cast<command_outcome>(outcome));
+}
+
+void on_command_due(dispatcher_ptr self, int64_t seq) {
+  if (auto fn = take(self->state.commands.awaiting, seq))
+    (*fn)(std::nullopt);
+}
+
 void on_commands_poll(dispatcher_ptr self) {
   auto& st = self->state;
+  st.commands.retry_armed = false;
   if (!st.rt->lease || st.stopping || st.recovering)
     return;
   st.commands.again = true;

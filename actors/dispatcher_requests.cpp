@@ -83,6 +83,45 @@ using request_ptr = std::shared_ptr<const actor_request<T, Ts...>>;
 template <class T, class... Ts>
 void to_actor(dispatcher_ptr self, promise<T> rp, const std::string& id, request_ptr<T, Ts...> req);
 
+/// Stores the request for the process that drives `op` and answers once
+/// that process carried it out (as the operation is then: what one server
+/// answers), or refused it; or, not told so within `command_wait` (its
+/// owner died, say), once it is stored, with `op` as it was.
+template <class T, class... Ts>
+void store_for_owner(dispatcher_ptr self, promise<T> rp, const operation& op,
+                     request_ptr<T, Ts...> req) {
+  auto cmd = req->as_stored;
+  cmd.operation_id = op.id;
+  cmd.created_at = self->state.rt->clk->now();
+  auto answer = [=](std::optional<command_outcome> how) mutable {
+    if (!how) {
+      rp.deliver(req->when_stored(op, true));
+      return;
+    }
+    read_then<load_atom>(self, op.id, rp, [=](std::optional<operation>& now) mutable {
+      const auto& fresh = now ? *now : op;
+      if (*how == command_outcome::refused) {
+        auto refused = req->from_store(fresh);
+        if (refused)
+          rp.deliver(std::move(*refused));
+        else
+          rp.deliver(std::move(refused.error()));
+        return;
+      }
+      rp.deliver(req->when_stored(fresh, *how == command_outcome::applied));
+    });
+  };
+  self->request(self->state.rt->reader(), caf::infinite, put_command_atom::value, std::move(cmd))
+    .then(
+      [=](int64_t seq) mutable {
+        if (seq == 0)
+          answer(command_outcome::repeat); // a signal id stored already
+        else
+          await_command(self, seq, std::move(answer));
+      },
+      [=](caf::error& err) mutable { rp.deliver(std::move(err)); });
+}
+
 /// A request for an operation that has no actor: wake it if it sleeps, or
 /// load it and decide.
 template <class T, class... Ts>
@@ -114,15 +153,8 @@ void to_absent(dispatcher_ptr self, promise<T> rp, const std::string& id,
     }
     if (self->state.rt->lease && !is_terminal(op.state) && req->storable(op)) {
       // Live, not here: another process sharing the store drives it (or
-      // will, once one takes it over). Stored for that owner, answered
-      // once durable.
-      auto cmd = req->as_stored;
-      cmd.operation_id = id;
-      cmd.created_at = self->state.rt->clk->now();
-      self
-        ->request(self->state.rt->reader(), caf::infinite, put_command_atom::value, std::move(cmd))
-        .then([=](bool stored) mutable { rp.deliver(req->when_stored(op, stored)); },
-              [=](caf::error& err) mutable { rp.deliver(std::move(err)); });
+      // will, once one takes it over). Stored for that owner.
+      store_for_owner(self, rp, op, req);
       return;
     }
     auto answer = req->from_store(op);

@@ -127,7 +127,7 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
                                                rt->clk, std::move(wopts), rt->lease);
   rt->writer->enable_admission(rt->limits);
   if (rt->lease && threads)
-    if (auto l = rt->store->listen({commands_channel}))
+    if (auto l = rt->store->listen({commands_channel, applied_channel}))
       rt->notices = std::make_unique<notice_pump>(std::move(l), a, rt->lease, rt->stats);
   if (!rt->admitted_workflows.empty()) {
     rt->admission = sys.spawn(admission_keeper, rt);

@@ -162,17 +162,23 @@ inline recovered_ops recovery_page(std::vector<operation> ops, size_t limit) {
 
 // -- commands between processes (engine/command_store.hpp) -----------------------
 
-/// Dispatcher -> reader: (put_command_atom, stored_command) -> bool, false
-/// for a signal id stored already.
+/// Dispatcher -> reader: (put_command_atom, stored_command) -> seq, 0 for a
+/// signal id stored already.
 using put_command_atom = caf::atom_constant<caf::atom("sw_putcmd")>;
 /// Dispatcher -> reader: (take_commands_atom, owner, limit) ->
 /// stored_commands, those for the operations `owner` drives.
 using take_commands_atom = caf::atom_constant<caf::atom("sw_takecmd")>;
-/// Dispatcher -> reader: (drop_command_atom, seq) -> bool.
+/// Dispatcher -> reader: (drop_command_atom, seq, command_outcome) -> bool.
 using drop_command_atom = caf::atom_constant<caf::atom("sw_dropcmd")>;
 /// To the dispatcher (from the writer's lease tick, the store's
 /// notifications): read the stored commands for this process.
 using commands_poll_atom = caf::atom_constant<caf::atom("sw_cmdpoll")>;
+/// Notice pump -> dispatcher: (command_done_atom, seq, command_outcome),
+/// what became of a stored command (of any process).
+using command_done_atom = caf::atom_constant<caf::atom("sw_cmddone")>;
+/// The dispatcher's timer: (command_due_atom, seq), answer a client whose
+/// stored command was not heard of in time.
+using command_due_atom = caf::atom_constant<caf::atom("sw_cmddue")>;
 
 struct stored_commands {
   std::vector<stored_command> items;

@@ -1,5 +1,7 @@
 #include "actors/notice_pump.hpp"
 
+#include <cstdlib>
+
 #include <caf/send.hpp>
 
 #include "actors/messages.hpp"
@@ -15,6 +17,27 @@ constexpr auto notice_wait_slice = std::chrono::milliseconds(250);
 constexpr auto reconnect_after = std::chrono::seconds(1);
 
 } // namespace
+
+void notice_pump::tell_outcomes(const std::string& payload) {
+  auto space = payload.find(' ');
+  if (space == std::string::npos)
+    return;
+  auto how = parse_command_outcome(std::string_view{payload}.substr(0, space));
+  if (!how)
+    return;
+  auto rest = payload.substr(space + 1);
+  size_t pos = 0;
+  while (pos < rest.size()) {
+    auto comma = rest.find(',', pos);
+    auto item = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (auto seq = std::strtoll(item.c_str(), nullptr, 10); seq > 0)
+      caf::anon_send(dispatcher_, command_done_atom::value, static_cast<int64_t>(seq),
+                     static_cast<uint8_t>(*how));
+    if (comma == std::string::npos)
+      break;
+    pos = comma + 1;
+  }
+}
 
 notice_pump::notice_pump(std::unique_ptr<notice_listener> listener,
                          writer_events_receiver dispatcher, std::shared_ptr<lease_keeper> lease,
@@ -57,6 +80,8 @@ void notice_pump::run() {
       stats_.notifications.fetch_add(1, std::memory_order_relaxed);
       if (n.channel == commands_channel && n.payload == me)
         poll = true;
+      else if (n.channel == applied_channel)
+        tell_outcomes(n.payload);
     }
     if (poll)
       caf::anon_send(dispatcher_, commands_poll_atom::value);

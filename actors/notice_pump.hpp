@@ -7,6 +7,7 @@
 #include "actors/lease_keeper.hpp"
 #include "actors/protocols.hpp"
 #include "engine/metrics.hpp"
+#include "engine/command_store.hpp"
 #include "engine/notices.hpp"
 
 namespace stepwise {
@@ -33,6 +34,10 @@ public:
 
 private:
   void run();
+
+  /// Tells the dispatcher what became of the stored commands a
+  /// notification on `applied_channel` names.
+  void tell_outcomes(const std::string& payload);
 
   std::unique_ptr<notice_listener> listener_;
   writer_events_receiver dispatcher_;

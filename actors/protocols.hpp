@@ -34,7 +34,8 @@ using commit_ack_receiver = caf::typed_actor<caf::reacts_to<commit_ack>>;
 /// taken for one that ran after it.
 using writer_events_receiver =
   caf::typed_actor<caf::reacts_to<admission_round>, caf::reacts_to<recover_atom, recovered_ops>,
-                   caf::reacts_to<lease_lost_atom>, caf::reacts_to<commands_poll_atom>>;
+                   caf::reacts_to<lease_lost_atom>, caf::reacts_to<commands_poll_atom>,
+                   caf::reacts_to<command_done_atom, int64_t, uint8_t>>;
 
 /// The admission keeper (actors/admission_keeper.hpp): its poll timer.
 using admission_keeper_actor = caf::typed_actor<caf::reacts_to<admission_poll_atom>>;
@@ -53,6 +54,9 @@ using internal_dispatcher_actor = dispatcher_actor::extend<
   // From the writer (see writer_events_receiver).
   caf::reacts_to<admission_round>, caf::reacts_to<recover_atom, recovered_ops>,
   caf::reacts_to<lease_lost_atom>, caf::reacts_to<commands_poll_atom>,
+  // What became of a command this process stored (the store's notice), or
+  // the time to answer without knowing.
+  caf::reacts_to<command_done_atom, int64_t, uint8_t>, caf::reacts_to<command_due_atom, int64_t>,
   // The recovery pager: the next page of start-up recovery.
   caf::reacts_to<page_atom, recovered_ops>,
   // From an operation actor: its operation ended (and the last snapshot).
@@ -153,9 +157,9 @@ using reader_actor = caf::typed_actor<
   // Retention: one batch.
   caf::replies_to<purge_atom, purge_request>::with<purge_result>,
   // Commands between processes; the processes sharing the store.
-  caf::replies_to<put_command_atom, stored_command>::with<bool>,
+  caf::replies_to<put_command_atom, stored_command>::with<int64_t>,
   caf::replies_to<take_commands_atom, std::string, uint64_t>::with<stored_commands>,
-  caf::replies_to<drop_command_atom, int64_t>::with<bool>,
+  caf::replies_to<drop_command_atom, int64_t, uint8_t>::with<bool>,
   caf::replies_to<cluster_atom>::with<cluster_view>>;
 
 /// The retention keeper: its timer (answers of readers come to the

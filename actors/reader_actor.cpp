@@ -113,7 +113,7 @@ reader_actor::behavior_type serve_reads(reader_actor::pointer, runtime_ptr rt) {
         return res.error();
       return std::move(*res);
     },
-    [rt](put_command_atom, const stored_command& cmd) -> caf::result<bool> {
+    [rt](put_command_atom, const stored_command& cmd) -> caf::result<int64_t> {
       auto* cs = rt->store->commands();
       if (cs == nullptr)
         return no_commands();
@@ -132,11 +132,11 @@ reader_actor::behavior_type serve_reads(reader_actor::pointer, runtime_ptr rt) {
         return res.error();
       return stored_commands{std::move(*res)};
     },
-    [rt](drop_command_atom, int64_t seq) -> caf::result<bool> {
+    [rt](drop_command_atom, int64_t seq, uint8_t why) -> caf::result<bool> {
       auto* cs = rt->store->commands();
       if (cs == nullptr)
         return no_commands();
-      if (auto err = cs->drop(seq))
+      if (auto err = cs->drop(seq, static_cast<command_outcome>(why)))
         return err;
       return true;
     },

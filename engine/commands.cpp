@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "engine/command_store.hpp"
 #include "engine/errc.hpp"
 #include "engine/time.hpp"
 
@@ -19,6 +20,25 @@ std::string_view to_string(command x) {
       return "resume";
   }
   return "?";
+}
+
+std::string_view to_string(command_outcome x) {
+  switch (x) {
+    case command_outcome::applied:
+      return "applied";
+    case command_outcome::refused:
+      return "refused";
+    case command_outcome::repeat:
+      return "repeat";
+  }
+  return "?";
+}
+
+std::optional<command_outcome> parse_command_outcome(std::string_view s) {
+  for (auto x : {command_outcome::applied, command_outcome::refused, command_outcome::repeat})
+    if (to_string(x) == s)
+      return x;
+  return std::nullopt;
 }
 
 std::optional<command> parse_command(std::string_view s) {

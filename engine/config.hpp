@@ -68,6 +68,12 @@ struct engine_config {
   /// see of this one: the URL its clients reach it at, and its build.
   std::string advertise_url{};
   std::string build_version{};
+  /// Shared stores: how long a control request stored for the process
+  /// that drives its operation waits to hear that it was carried out
+  /// (answered then as one server answers) before it is answered anyway
+  /// (stored: carried out when that process, or the one that takes its
+  /// operations over, gets to it).
+  duration command_wait = std::chrono::seconds(5);
   /// Shared stores: how often a parent waiting for its children looks at
   /// them, in case some run in another process (whose ends this process
   /// does not see). A store of one process needs no look: the dispatcher

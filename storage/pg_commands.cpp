@@ -31,7 +31,8 @@ constexpr auto for_owner_sql =
   "FROM operation_commands c JOIN operations o ON o.id = c.operation_id "
   "WHERE o.owner = $1 OR o.ended_at IS NOT NULL ORDER BY c.seq LIMIT $2";
 
-constexpr auto drop_sql = "DELETE FROM operation_commands WHERE seq = $1";
+constexpr auto drop_sql = "WITH d AS (DELETE FROM operation_commands WHERE seq = $1 RETURNING seq) "
+                          "SELECT pg_notify('stepwise_applied', $2 || ' ' || d.seq) FROM d";
 
 caf::expected<stored_command> read_command(const pg_result& r, int row) {
   stored_command c;
@@ -60,8 +61,8 @@ caf::expected<stored_command> read_command(const pg_result& r, int row) {
 
 } // namespace
 
-caf::expected<bool> pg_store::put(const stored_command& cmd) {
-  return readers_->run([&](pg_connection& c) -> caf::expected<bool> {
+caf::expected<int64_t> pg_store::put(const stored_command& cmd) {
+  return readers_->run([&](pg_connection& c) -> caf::expected<int64_t> {
     pg_params p{6};
     p.add(cmd.operation_id);
     p.add(cmd.is_signal ? std::string_view{"signal"} : to_string(cmd.cmd));
@@ -72,7 +73,7 @@ caf::expected<bool> pg_store::put(const stored_command& cmd) {
     auto r = c.exec(put_sql, p, "store a command");
     if (!r)
       return std::move(r.error());
-    return r->rows() == 1;
+    return r->rows() == 1 ? r->int64(0, 0) : int64_t{0};
   });
 }
 
@@ -97,10 +98,11 @@ caf::expected<std::vector<stored_command>> pg_store::for_owner(const std::string
   });
 }
 
-caf::error pg_store::drop(int64_t seq) {
+caf::error pg_store::drop(int64_t seq, command_outcome why) {
   return readers_->run([&](pg_connection& c) -> caf::error {
-    pg_params p{1};
+    pg_params p{2};
     p.add(seq);
+    p.add(to_string(why));
     if (auto r = c.exec(drop_sql, p, "drop a command"); !r)
       return std::move(r.error());
     return caf::none;

@@ -215,9 +215,14 @@ caf::error append_and_commit(pg_connection& conn, const std::vector<checkpoint>&
       return err;
   }
   if (!consumed.empty()) {
-    pg_params p{1};
+    // The processes that stored them answer their clients once told.
+    pg_params p{2};
     p.add(consumed + "}");
-    if (auto err = pl.send("DELETE FROM operation_commands WHERE seq = ANY($1::BIGINT[])", p))
+    p.add("applied " + consumed.substr(1));
+    if (auto err =
+          pl.send("WITH d AS (DELETE FROM operation_commands "
+                  "WHERE seq = ANY($1::BIGINT[])) SELECT pg_notify('stepwise_applied', $2)",
+                  p))
       return err;
   }
   pg_params mp{2};

@@ -155,12 +155,12 @@ public:
 
   // -- command_store interface (pg_commands.cpp) ------------------------------
 
-  caf::expected<bool> put(const stored_command& cmd) override;
+  caf::expected<int64_t> put(const stored_command& cmd) override;
 
   caf::expected<std::vector<stored_command>> for_owner(const std::string& owner,
                                                        size_t limit) override;
 
-  caf::error drop(int64_t seq) override;
+  caf::error drop(int64_t seq, command_outcome why) override;
 
   // -- sink_store interface ---------------------------------------------------
 
