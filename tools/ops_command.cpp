@@ -74,6 +74,7 @@ void print_operation(const boost::json::value& op) {
   kv.add({"data", cell(text_of(op, "data"), 100)});
   kv.add({"key", text_of(op, "key")});
   kv.add({"blocked by", text_of(op, "blocked_by")});
+  kv.add({"server", text_of(op, "owner")});
   std::string signals;
   for (auto& sig : op.at("signals").as_array())
     signals += (signals.empty() ? "" : ", ") + text_of(sig, "name") + " ("
