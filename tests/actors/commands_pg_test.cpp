@@ -64,9 +64,8 @@ TEST_CASE("commands: pause, resume, signal and cancel through a process that doe
   pg_engines pg;
   if (!pg)
     return;
-  auto& sys = pg.system();
-  auto a = launch_waiting(sys, pg.schema().open());
-  auto b = launch_waiting(sys, pg.schema().open());
+  auto a = launch_waiting(pg.system(), pg.schema().open());
+  auto b = launch_waiting(pg.system(), pg.schema().open());
   auto id = start_one_waiting(a);
   // Both show who drives it.
   CHECK(a.get(id)->owner == a.owner());
@@ -151,9 +150,8 @@ TEST_CASE("commands: the cluster lists every live process with what it drives",
   pg_engines pg;
   if (!pg)
     return;
-  auto& sys = pg.system();
-  auto a = launch_waiting(sys, pg.schema().open());
-  auto b = launch_waiting(sys, pg.schema().open());
+  auto a = launch_waiting(pg.system(), pg.schema().open());
+  auto b = launch_waiting(pg.system(), pg.schema().open());
   start_one_waiting(a);
   auto view = b.cluster();
   REQUIRE(view);

@@ -132,15 +132,21 @@ std::string state_of(const cluster& c, const std::string& id) {
   return r.status == 200 ? std::string{r.json.at("state").as_string()} : r.body;
 }
 
+/// A fresh schema (null: no test database, skip); fails without haproxy.
+std::unique_ptr<pg_test_schema> schema_with_haproxy() {
+  auto schema = pg_schema_or_skip();
+  if (schema && ::access(haproxy_path, X_OK) != 0)
+    FAIL(haproxy_path << " is missing: tools/install-deps installs it");
+  return schema;
+}
+
 } // namespace
 
 TEST_CASE("behind HAProxy over three servers, every control request succeeds on any server",
           "[http][process][pg][cluster]") {
-  auto schema = pg_schema_or_skip();
+  auto schema = schema_with_haproxy();
   if (!schema)
     return;
-  if (::access(haproxy_path, X_OK) != 0)
-    FAIL(haproxy_path << " is missing: tools/install-deps installs it");
   cluster c{schema->uri()};
   auto view = get(c, "/api/v1/cluster");
   REQUIRE(view.status == 200);
@@ -211,11 +217,9 @@ TEST_CASE("behind HAProxy over three servers, every control request succeeds on 
 TEST_CASE("behind HAProxy, a server killed and another stopped under load lose no acknowledged "
           "operation and record no step twice",
           "[http][process][pg][cluster]") {
-  auto schema = pg_schema_or_skip();
+  auto schema = schema_with_haproxy();
   if (!schema)
     return;
-  if (::access(haproxy_path, X_OK) != 0)
-    FAIL(haproxy_path << " is missing: tools/install-deps installs it");
   cluster c{schema->uri()};
   // Clients keep starting operations and signalling sleepers through the
   // balancer while the servers go.
