@@ -1,5 +1,7 @@
 #include "actors/notice_pump.hpp"
 
+#include <pthread.h>
+
 #include <cstdlib>
 
 #include <caf/send.hpp>
@@ -60,6 +62,7 @@ void notice_pump::stop() {
 }
 
 void notice_pump::run() {
+  pthread_setname_np(pthread_self(), "sw-notify");
   while (!stopping_.load()) {
     auto got = listener_->wait(std::chrono::duration_cast<duration>(notice_wait_slice));
     if (!got) {

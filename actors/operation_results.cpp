@@ -38,6 +38,19 @@ void unwatch_left_wait(self_ptr self) {
 void persist(self_ptr self, std::vector<event> events, next_action act) {
   auto& st = self->state;
   assert(!st.commit.busy()); // callers wait for the commit in flight (when_idle)
+  if (st.rt->lease && st.rt->lease->epoch() != st.lease_epoch) {
+    // Begun under a lease that was lost (its stop is on its way): written
+    // now, the checkpoint would land under the next lease with no actor
+    // left to drive what it starts (a retry's new run).
+    auto lost = make_error(errc::stale_revision,
+                           "this process lost its lease on operation '" + st.op.id
+                             + "' while the request was carried out; nothing was written");
+    for (auto& w : st.commit.waiters)
+      std::visit([&](auto& rp) { rp.deliver(lost); }, w);
+    st.commit.waiters.clear();
+    self->quit(caf::exit_reason::user_shutdown);
+    return;
+  }
   unwatch_left_wait(self);
   leave_children_wait(self);
   if (!st.commit.carry.empty()) {

@@ -140,8 +140,11 @@ void sim_client::signal_call(sim_world& world, const std::string& id, std::strin
     world, std::make_tuple(signal_atom::value, id, sig), what,
     [this, what, sid = sig.signal_id](signal_result& res) {
       seen(res.op, what);
-      if (!sid.empty())
-        ops_[res.op.id].signals.insert(sid);
+      if (sid.empty())
+        return;
+      bool shown = std::any_of(res.op.signals.begin(), res.op.signals.end(),
+                               [&](const signal_record& r) { return r.id == sid; });
+      (shown ? ops_[res.op.id].signals : ops_[res.op.id].stored_signals).insert(sid);
     },
     allowed, id);
 }
@@ -249,14 +252,21 @@ void sim_client::check_acked() {
       return "operation " + id + " is at revision " + std::to_string(op->revision)
              + " in the store, an answer showed " + std::to_string(acked);
     });
-    for (auto& sid : known.signals) {
-      bool there = false;
-      for (auto& s : op->signals)
-        there = there || s.id == sid;
-      log_.check_lazy(there, [&, id = id] {
+    auto there = [&](const std::string& sid) {
+      return std::any_of(op->signals.begin(), op->signals.end(),
+                         [&](const signal_record& s) { return s.id == sid; });
+    };
+    for (auto& sid : known.signals)
+      log_.check_lazy(there(sid), [&, id = id] {
         return "acknowledged signal " + sid + " of " + id + " is not in the store";
       });
-    }
+    for (auto& sid : known.stored_signals)
+      log_.check_lazy(there(sid) || is_terminal(op->state) || store_.stores_signal(id, sid),
+                      [&, id = id] {
+                        return "signal " + sid + " stored for the owner of " + id
+                               + " is lost: neither recorded nor stored, and the operation "
+                                 "goes on";
+                      });
   }
 }
 

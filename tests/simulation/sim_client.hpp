@@ -66,8 +66,13 @@ private:
     std::string workflow;
     /// The newest revision an answer showed.
     int64_t acked = 0;
-    /// Signal ids whose signal an answer acknowledged.
+    /// Signal ids whose signal an answer acknowledged as recorded (the
+    /// operation it showed has it).
     std::set<std::string> signals;
+    /// Signal ids acknowledged as stored for the process that drives the
+    /// operation, not yet carried out (the answer's operation lacks it):
+    /// recorded in the end, unless the operation ended first.
+    std::set<std::string> stored_signals;
   };
 
   /// Sends the request `msg` (a tuple of its parts) through the client actor.

@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   auto t0 = std::chrono::steady_clock::now();
   std::set<uint64_t> paths;
   uint64_t failed = 0, checks = 0, deliveries = 0, restarts = 0, operations = 0, drains = 0,
-           drained = 0, removed = 0;
+           drained = 0, removed = 0, stored = 0, carried = 0;
   for (uint64_t s = from; s < from + seeds; ++s) {
     stepwise::sim::sim_options opts;
     opts.seed = s;
@@ -69,6 +69,8 @@ int main(int argc, char** argv) {
     drained += r.drained;
     operations += r.operations;
     removed += r.removed;
+    stored += r.commands_stored;
+    carried += r.commands_carried;
     if (!r.violations.empty()) {
       ++failed;
       print_failure(r);
@@ -84,6 +86,7 @@ int main(int argc, char** argv) {
             << ",\"deliveries\":" << deliveries << ",\"restarts\":" << restarts
             << ",\"drains\":" << drains << ",\"drained\":" << drained
             << ",\"operations\":" << operations << ",\"removed\":" << removed
+            << ",\"commands_stored\":" << stored << ",\"commands_carried\":" << carried
             << ",\"seconds\":" << secs << "}\n";
   return failed == 0 ? 0 : 1;
 }

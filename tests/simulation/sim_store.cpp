@@ -282,8 +282,11 @@ caf::expected<commit_result> sim_store::commit(const std::vector<checkpoint>& ba
       line += " " + std::to_string(e.seq) + ":" + std::string{to_string(e.type)};
     log_.note(std::move(line));
   }
-  for (size_t i = 0; i < batch.size(); ++i)
+  for (size_t i = 0; i < batch.size(); ++i) {
     record(batch[i], res->status[i]);
+    if (res->status[i] == write_status::ok && batch[i].consumed_command != 0)
+      consume(batch[i]);
+  }
   for (auto& e : res->events)
     on_event(e);
   if (roll(faults.commit_unsure)) {

@@ -11,6 +11,7 @@
 
 #include "engine/admission.hpp"
 #include "engine/clock.hpp"
+#include "engine/command_store.hpp"
 #include "engine/lease_store.hpp"
 #include "engine/store.hpp"
 #include "storage/admission_mirror.hpp"
@@ -44,7 +45,7 @@ struct store_faults {
 /// the store held), and checks admission after each round.
 ///
 /// The simulation runs on one thread: nothing here is locked.
-class sim_store : public store, public retention_store, public lease_store {
+class sim_store : public store, public retention_store, public lease_store, public command_store {
 public:
   sim_store(sim_log& log, std::mt19937_64& rng, admission_limits limits,
             std::set<std::string> admitted_workflows);
@@ -87,6 +88,18 @@ public:
   /// Returns whether the lease of `owner` still holds by the store's time:
   /// joined, not ended, not expired.
   bool lease_live(const std::string& owner) const;
+
+  /// Returns how many commands were stored, and carried out.
+  uint64_t commands_stored() const {
+    return static_cast<uint64_t>(command_seq_);
+  }
+  uint64_t commands_carried() const {
+    return commands_carried_;
+  }
+
+  /// Returns whether a command to signal operation `id` with `signal_id`
+  /// is stored, not yet carried out.
+  bool stores_signal(const std::string& id, const std::string& signal_id) const;
 
   /// Returns whether a purge removed operation `id`: the only way an
   /// operation the store held may be missing from it.
@@ -148,6 +161,16 @@ public:
   lease_store* leases() override {
     return leasing ? this : nullptr;
   }
+  command_store* commands() override {
+    return leasing ? this : nullptr;
+  }
+
+  // -- command_store (sim_store_commands.cpp) -----------------------------------
+
+  caf::expected<int64_t> put(const stored_command& cmd) override;
+  caf::expected<std::vector<stored_command>> for_owner(const std::string& owner,
+                                                       size_t limit) override;
+  caf::error drop(int64_t seq, command_outcome why) override;
 
   // -- lease_store (sim_store_leases.cpp) ---------------------------------------
 
@@ -170,6 +193,9 @@ private:
   }
 
   bool roll(double p);
+  /// A written checkpoint carried out its stored command: it must be
+  /// stored (never carried out twice), and is deleted.
+  void consume(const checkpoint& cp);
   /// `inner_.commit`, with the owner check of a store that keeps leases.
   caf::expected<commit_result> commit_owned(const std::vector<checkpoint>& batch);
   time_point now() const;
@@ -251,6 +277,10 @@ private:
   /// may be stale.
   std::set<std::string> claimed_;
   uint64_t ghosts_ = 0;
+  /// Stored commands by seq.
+  std::map<int64_t, stored_command> commands_;
+  int64_t command_seq_ = 0;
+  uint64_t commands_carried_ = 0;
 };
 
 } // namespace stepwise::sim

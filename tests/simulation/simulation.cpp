@@ -337,6 +337,8 @@ private:
     out.drained = drained_;
     out.operations = store_->ids().size();
     out.removed = store_->removals();
+    out.commands_stored = store_->commands_stored();
+    out.commands_carried = store_->commands_carried();
     out.answers = client_->answered();
     out.bodies = outside_->bodies;
     out.settings = swarm_.describe();

@@ -41,6 +41,10 @@ struct sim_report {
   uint64_t operations = 0;
   /// Operations a purge removed (retention).
   uint64_t removed = 0;
+  /// Commands stored for the process that drives their operation, and
+  /// those carried out (leases).
+  uint64_t commands_stored = 0;
+  uint64_t commands_carried = 0;
   uint64_t answers = 0;
   uint64_t bodies = 0;
   /// The settings the seed picked, in words.
