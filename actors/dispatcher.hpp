@@ -94,6 +94,7 @@ struct waiting_start {
 /// and the recovery pager (docs/architecture.md). (The embedding API calls
 /// the whole `engine`; this is the actor at its centre.)
 struct dispatcher_state {
+  static constexpr size_t early_outcomes_kept = 4096;
   static inline const char* name = "stepwise.dispatcher";
 
   runtime_ptr rt;
@@ -156,6 +157,12 @@ struct dispatcher_state {
     /// Commands this process stored, by seq: what answers their clients
     /// once the store tells what became of them.
     std::unordered_map<int64_t, std::function<void(std::optional<command_outcome>)>> awaiting;
+    /// Stores of commands under way, and the outcomes heard meanwhile (the
+    /// owner's notice can overtake the answer of the store's insert),
+    /// oldest first, at most `early_outcomes_kept`.
+    size_t storing = 0;
+    std::unordered_map<int64_t, uint8_t> early;
+    std::deque<int64_t> early_order;
   } commands;
   /// Node part of generated ids, distinct per process.
   uint32_t node = 0;
@@ -248,6 +255,10 @@ void on_commands_poll(dispatcher_ptr self);
 /// `engine_config::command_wait`.
 void await_command(dispatcher_ptr self, int64_t seq,
                    std::function<void(std::optional<command_outcome>)> fn);
+/// A store of a command begins (its outcome may be heard before its seq),
+/// and ends (answered, its seq awaited).
+void command_store_begins(dispatcher_ptr self);
+void command_store_ends(dispatcher_ptr self);
 /// The store told what became of command `seq` (of any process).
 void on_command_done(dispatcher_ptr self, int64_t seq, uint8_t outcome);
 /// The wait for command `seq` is over.

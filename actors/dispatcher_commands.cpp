@@ -153,16 +153,45 @@ void read_commands(dispatcher_ptr self) {
 
 } // namespace
 
+void command_store_begins(dispatcher_ptr self) {
+  ++self->state.commands.storing;
+}
+
+void command_store_ends(dispatcher_ptr self) {
+  auto& cs = self->state.commands;
+  if (--cs.storing == 0) {
+    cs.early.clear();
+    cs.early_order.clear();
+  }
+}
+
 void await_command(dispatcher_ptr self, int64_t seq,
                    std::function<void(std::optional<command_outcome>)> fn) {
-  self->state.commands.awaiting.emplace(seq, std::move(fn));
+  auto& cs = self->state.commands;
+  if (auto heard = take(cs.early, seq)) {
+    fn(static_cast<command_outcome>(*heard));
+    return;
+  }
+  cs.awaiting.emplace(seq, std::move(fn));
   send_in(self, self->state.rt->cfg.command_wait, command_due_atom::value, seq);
 }
 
 void on_command_done(dispatcher_ptr self, int64_t seq, uint8_t outcome) {
-  // Mostly other processes' commands: nothing waits for those here.
-  if (auto fn = take(self->state.commands.awaiting, seq))
+  auto& cs = self->state.commands;
+  if (auto fn = take(cs.awaiting, seq)) {
     (*fn)(static_cast<command_outcome>(outcome));
+    return;
+  }
+  // Mostly other processes' commands; while a store of ours is under way,
+  // possibly its own, heard first: kept for a while.
+  if (cs.storing == 0)
+    return;
+  cs.early.emplace(seq, outcome);
+  cs.early_order.push_back(seq);
+  while (cs.early_order.size() > dispatcher_state::early_outcomes_kept) {
+    cs.early.erase(cs.early_order.front());
+    cs.early_order.pop_front();
+  }
 }
 
 void on_command_due(dispatcher_ptr self, int64_t seq) {

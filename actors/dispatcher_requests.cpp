@@ -111,6 +111,7 @@ void store_for_owner(dispatcher_ptr self, promise<T> rp, const operation& op,
       rp.deliver(req->when_stored(fresh, *how == command_outcome::applied));
     });
   };
+  command_store_begins(self);
   self->request(self->state.rt->reader(), caf::infinite, put_command_atom::value, std::move(cmd))
     .then(
       [=](int64_t seq) mutable {
@@ -118,8 +119,12 @@ void store_for_owner(dispatcher_ptr self, promise<T> rp, const operation& op,
           answer(command_outcome::repeat); // a signal id stored already
         else
           await_command(self, seq, std::move(answer));
+        command_store_ends(self);
       },
-      [=](caf::error& err) mutable { rp.deliver(std::move(err)); });
+      [=](caf::error& err) mutable {
+        command_store_ends(self);
+        rp.deliver(std::move(err));
+      });
 }
 
 /// A request for an operation that has no actor: wake it if it sleeps, or

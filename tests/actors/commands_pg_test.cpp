@@ -29,8 +29,9 @@ registry go_then_done() {
 }
 
 // A short lease by default: claims, and reads of stored commands, every
-// 100 ms.
-engine launch_waiting(caf::actor_system& sys, store_ptr st, std::chrono::milliseconds ttl = 300ms) {
+// 333 ms (long enough for a sanitized build not to lose it).
+engine launch_waiting(caf::actor_system& sys, store_ptr st,
+                      std::chrono::milliseconds ttl = 1000ms) {
   engine_config ec;
   ec.lease_ttl = std::chrono::duration_cast<duration>(ttl);
   auto eng = engine::launch(sys, ec, go_then_done(), std::move(st));
@@ -75,7 +76,7 @@ TEST_CASE("commands: pause, resume, signal and cancel through a process that doe
   auto paused = b.pause(id);
   REQUIRE(paused);
   CHECK(paused->state == op_state::paused);
-  CHECK(has_state(a, id, op_state::paused));
+  CHECK(eventually([&] { return has_state(a, id, op_state::paused); }, 20s));
   auto resumed = b.resume(id);
   REQUIRE(resumed);
   CHECK(resumed->state == op_state::waiting);
@@ -189,6 +190,34 @@ TEST_CASE("commands: the store's notification wakes the owner at once, not at it
   CHECK(has_state(a, id, op_state::canceled));
   CHECK(a.stats().notifications.load() >= 1);
   CHECK(a.stats().commands_read.load() >= 1);
+  a.shutdown();
+  b.shutdown();
+}
+
+TEST_CASE("commands: a listening connection cut off is counted, opened again, and what it "
+          "missed is read",
+          "[actors][pg][lease]") {
+  pg_engines pg;
+  if (!pg)
+    return;
+  auto a = launch_waiting(pg.system(), pg.schema().open(), 60s);
+  auto b = launch_waiting(pg.system(), pg.schema().open(), 60s);
+  auto id = start_one_waiting(a);
+  // As a server restart or a network cut would: every listening session
+  // ends (other tests' too; theirs connect again as these do).
+  auto cut = [&] {
+    pg.schema().admin("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                      "WHERE query LIKE 'LISTEN %'");
+  };
+  cut();
+  // Stored while A's listener is down (it waits a second before it
+  // connects again): A reads the commands once it is back, and B hears
+  // the outcome within its wait (5 s), long before A's own look (20 s).
+  auto paused = b.pause(id);
+  REQUIRE(paused);
+  CHECK(paused->state == op_state::paused);
+  CHECK(has_state(a, id, op_state::paused));
+  CHECK(a.stats().notifications_lost.load() >= 1);
   a.shutdown();
   b.shutdown();
 }
