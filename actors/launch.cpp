@@ -128,7 +128,8 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
   rt->writer->enable_admission(rt->limits);
   if (rt->lease && threads)
     if (auto l = rt->store->listen({commands_channel, applied_channel}))
-      rt->notices = std::make_unique<notice_pump>(std::move(l), a, rt->lease, rt->stats);
+      rt->notices =
+        std::make_unique<notice_pump>(std::move(l), a, rt->lease, rt->stats, rt->cfg.log);
   if (!rt->admitted_workflows.empty()) {
     rt->admission = sys.spawn(admission_keeper, rt);
     caf::anon_send(rt->admission, admission_poll_atom::value);

@@ -7,6 +7,7 @@
 #include <caf/send.hpp>
 
 #include "actors/messages.hpp"
+#include "engine/errc.hpp"
 
 namespace stepwise {
 
@@ -43,11 +44,12 @@ void notice_pump::tell_outcomes(const std::string& payload) {
 
 notice_pump::notice_pump(std::unique_ptr<notice_listener> listener,
                          writer_events_receiver dispatcher, std::shared_ptr<lease_keeper> lease,
-                         metrics& stats)
+                         metrics& stats, log_sink log)
   : listener_(std::move(listener)),
     dispatcher_(std::move(dispatcher)),
     lease_(std::move(lease)),
-    stats_(stats) {
+    stats_(stats),
+    log_(std::move(log)) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -63,16 +65,26 @@ void notice_pump::stop() {
 
 void notice_pump::run() {
   pthread_setname_np(pthread_self(), "sw-notify");
+  bool failing = false;
   while (!stopping_.load()) {
     auto got = listener_->wait(std::chrono::duration_cast<duration>(notice_wait_slice));
     if (!got) {
-      // The store's own fault reports (readiness, logs) come from the
-      // commit path; here the next try is all there is to do.
+      // Said once per outage; meanwhile the writer's lease tick reads what
+      // the notifications would have said, only later.
+      if (!failing)
+        write_log(log_, log_level::warn,
+                  "listening for the store's notifications failed (trying again every second; "
+                  "commands from other servers wait for the next lease tick meanwhile): "
+                    + message_of(got.error()));
+      failing = true;
       for (auto waited = std::chrono::milliseconds(0);
            waited < reconnect_after && !stopping_.load(); waited += notice_wait_slice)
         std::this_thread::sleep_for(notice_wait_slice);
       continue;
     }
+    if (failing)
+      write_log(log_, log_level::info, "listening for the store's notifications again");
+    failing = false;
     bool poll = false;
     if (got->reconnected) {
       stats_.notifications_lost.fetch_add(1, std::memory_order_relaxed);

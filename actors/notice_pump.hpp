@@ -8,6 +8,7 @@
 #include "actors/protocols.hpp"
 #include "engine/metrics.hpp"
 #include "engine/command_store.hpp"
+#include "engine/log.hpp"
 #include "engine/notices.hpp"
 
 namespace stepwise {
@@ -22,7 +23,7 @@ namespace stepwise {
 class notice_pump {
 public:
   notice_pump(std::unique_ptr<notice_listener> listener, writer_events_receiver dispatcher,
-              std::shared_ptr<lease_keeper> lease, metrics& stats);
+              std::shared_ptr<lease_keeper> lease, metrics& stats, log_sink log);
 
   ~notice_pump();
 
@@ -43,6 +44,7 @@ private:
   writer_events_receiver dispatcher_;
   std::shared_ptr<lease_keeper> lease_;
   metrics& stats_;
+  log_sink log_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
 };
