@@ -39,8 +39,12 @@ public:
     auto n = ::poll(&fd, 1, static_cast<int>(std::clamp<int64_t>(ms, 0, INT32_MAX)));
     if (n < 0 && errno != EINTR)
       return drop("pg: listen: poll failed");
-    if (n > 0 && PQconsumeInput(c) == 0)
-      return drop("pg: listen: the connection failed: " + std::string{PQerrorMessage(c)});
+    if (n > 0 && PQconsumeInput(c) == 0) {
+      // libpq's message spans lines; `fail` makes it one, as logs need.
+      auto err = conn_->fail("listen");
+      conn_.reset();
+      return err;
+    }
     take(c, out);
     return out;
   }
