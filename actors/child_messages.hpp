@@ -38,6 +38,9 @@ using children_unwatch_atom = caf::atom_constant<caf::atom("sw_kunwat")>;
 /// Dispatcher (or the parent's own timer) -> operation actor:
 /// (children_nudge_atom, seq), look at the children again.
 using children_nudge_atom = caf::atom_constant<caf::atom("sw_knudge")>;
+/// Notice pump -> children keeper: (child_ended_atom, parent, state, key),
+/// a child ended in another process (engine/child_notice.hpp).
+using child_ended_atom = caf::atom_constant<caf::atom("sw_kended")>;
 /// -> reader: (children_atom, parent_id, seq, reply_to), list every child
 /// of the parent; answered with a `children_read` to `reply_to`.
 using children_atom = caf::atom_constant<caf::atom("sw_kread")>;

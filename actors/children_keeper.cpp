@@ -85,6 +85,25 @@ void on_listed(children_self self, children_read& read) {
       caf::anon_send(st.dispatcher, command_atom::value, c.id, command::cancel);
 }
 
+/// A child of `parent` ended in `state` (its key `child_key`): the
+/// parent's wait, if this process has one open, counts it.
+void count_end(children_self self, const std::string& parent, op_state state,
+               const std::string& child_key) {
+  auto& st = self->state;
+  auto i = st.watches.find(parent);
+  if (i == st.watches.end())
+    return;
+  auto& w = i->second;
+  if (!w.of_step.empty()) {
+    auto slot = parse_child_key(child_key);
+    if (!slot || slot->step != w.of_step)
+      return;
+  }
+  w.seen += 1;
+  if (due(w) || (w.fail_fast && state != op_state::succeeded))
+    nudge(self, parent);
+}
+
 /// An operation ended (`snap`): its parent's wait counts it; its own
 /// children are canceled if it was.
 void on_ended(children_self self, const operation& snap) {
@@ -94,20 +113,8 @@ void on_ended(children_self self, const operation& snap) {
   st.watches.erase(snap.id);
   if (snap.state == op_state::canceled)
     cancel_children(self, snap);
-  if (snap.parent_id.empty())
-    return;
-  auto i = st.watches.find(snap.parent_id);
-  if (i == st.watches.end())
-    return;
-  auto& w = i->second;
-  if (!w.of_step.empty()) {
-    auto slot = parse_child_key(snap.idempotency_key);
-    if (!slot || slot->step != w.of_step)
-      return;
-  }
-  w.seen += 1;
-  if (due(w) || (w.fail_fast && snap.state != op_state::succeeded))
-    nudge(self, snap.parent_id);
+  if (!snap.parent_id.empty())
+    count_end(self, snap.parent_id, snap.state, snap.idempotency_key);
 }
 
 /// Parents of operations a recovery found: children whose parent was
@@ -152,6 +159,11 @@ children_keeper_actor::behavior_type children_keeper(children_self self, runtime
         on_ended(self, *snap);
     },
     [=](recover_atom, const std::vector<std::string>& parents) { on_recovered(self, parents); },
+    // A count, not a look at the store: a nudge makes the parent read its
+    // children (a count off by one only makes that read early).
+    [=](child_ended_atom, const std::string& parent, uint8_t state, const std::string& key) {
+      count_end(self, parent, static_cast<op_state>(state), key);
+    },
   };
 }
 

@@ -292,7 +292,8 @@ void commit_writer::run() {
     {
       std::unique_lock<std::mutex> guard{mtx_};
       auto ready = [this] {
-        return stopping_ || !queue_.empty() || admission_wanted_ || rejoin_wanted_.load();
+        return stopping_ || !queue_.empty() || admission_wanted_ || rejoin_wanted_.load()
+               || (claim_wanted_.load() && joined_.load());
       };
       duration until = last_answer_.load() + opts_.probe_every;
       if (keeper_)
@@ -317,7 +318,8 @@ void commit_writer::run() {
         auto now = clock_->monotonic();
         if (keeper_ && rejoin_wanted_.load())
           join_again();
-        else if (keeper_ && joined_.load() && now >= keeper_->next_claim())
+        else if (keeper_ && joined_.load()
+                 && (claim_wanted_.load() || now >= keeper_->next_claim()))
           lease_tick();
         else if (!admit && now >= last_answer_.load() + opts_.probe_every)
           probe();
@@ -342,7 +344,7 @@ void commit_writer::run() {
     // Under constant load the queue never runs dry: claim between commits.
     if (keeper_ && rejoin_wanted_.load())
       join_again();
-    else if (keeper_ && joined_.load() && keeper_->claim_due())
+    else if (keeper_ && joined_.load() && (claim_wanted_.load() || keeper_->claim_due()))
       lease_tick();
   }
   if (keeper_) {

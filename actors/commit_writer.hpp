@@ -130,8 +130,14 @@ public:
 
   /// Returns whether a claim of orphans (which renews the lease) is due.
   bool claim_due() const {
-    return keeper_ && (rejoin_wanted_.load() || (joined_.load() && keeper_->claim_due()));
+    return keeper_
+           && (rejoin_wanted_.load()
+               || (joined_.load() && (claim_wanted_.load() || keeper_->claim_due())));
   }
+
+  /// Asks for a lease tick now rather than at the end of the period:
+  /// another process joined, left or gave operations up. Any thread.
+  void claim_soon();
 
   /// Claims orphans now, as the thread does every `ttl / 3` (joining again
   /// first when the dispatcher asked).
@@ -222,6 +228,8 @@ private:
   /// and whether the dispatcher asked to join again.
   std::atomic<bool> joined_{true};
   std::atomic<bool> rejoin_wanted_{false};
+  /// A lease tick is wanted before the period ends (`claim_soon`).
+  std::atomic<bool> claim_wanted_{false};
   std::vector<checkpoint> queue_;
   std::vector<item> waiting_;
   bool stopping_ = false;

@@ -10,15 +10,22 @@
 namespace stepwise {
 
 void commit_writer::lease_tick() {
-  auto got = keeper_->claim_all();
+  claim_wanted_ = false;
+  // Actors of operations ended meanwhile count until they quit: a share
+  // decided on a count a moment old is corrected at the next tick.
+  auto mine = metrics_.operations_live.load(std::memory_order_relaxed)
+              + metrics_.operations_sleeping.load(std::memory_order_relaxed);
+  auto got = keeper_->claim_share(mine);
   if (got) {
     last_answer_ = clock_->monotonic();
     health_.answered(last_answer_);
     metrics_.leader.store(keeper_->leads() ? 1 : 0, std::memory_order_relaxed);
-    if (!got->empty()) {
-      metrics_.operations_claimed.fetch_add(got->size(), std::memory_order_relaxed);
-      caf::anon_send(out_.engine, recover_atom::value, recovered_ops{std::move(*got)});
+    if (!got->ops.empty()) {
+      metrics_.operations_claimed.fetch_add(got->ops.size(), std::memory_order_relaxed);
+      caf::anon_send(out_.engine, recover_atom::value, recovered_ops{std::move(got->ops)});
     }
+    if (got->shed > 0)
+      caf::anon_send(out_.engine, shed_atom::value, static_cast<uint64_t>(got->shed));
     // The safety net under the store's notifications: commands other
     // processes stored for this one (those of operations just claimed too).
     caf::anon_send(out_.engine, commands_poll_atom::value);
@@ -67,6 +74,14 @@ void commit_writer::lease_lost(std::vector<item>& fenced, const std::string& own
     caf::anon_send(x.reply_to, commit_ack{x.tag, write_status::stale_revision, 0});
   // The dispatcher drops its actors, then asks for `rejoin`.
   caf::anon_send(out_.engine, lease_lost_atom::value);
+}
+
+void commit_writer::claim_soon() {
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    claim_wanted_ = true;
+  }
+  cv_.notify_all();
 }
 
 void commit_writer::rejoin() {

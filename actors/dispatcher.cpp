@@ -344,6 +344,7 @@ internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime
     [=](recover_atom, recovered_ops& found) { on_recover(self, found); },
     [=](lease_lost_atom) { on_lease_lost(self); },
     [=](commands_poll_atom) { on_commands_poll(self); },
+    [=](shed_atom, uint64_t n) { on_shed(self, n); },
     [=](command_done_atom, int64_t seq, uint8_t outcome) { on_command_done(self, seq, outcome); },
     [=](command_due_atom, int64_t seq) { on_command_due(self, seq); },
     [=](cluster_atom) { return on_cluster(self); },

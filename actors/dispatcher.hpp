@@ -250,6 +250,10 @@ void on_loaded(dispatcher_ptr self, maybe_op& res);
 /// done).
 void on_commands_poll(dispatcher_ptr self);
 
+/// The writer's lease tick found this process above its share: gives up
+/// to `n` sleeping operations to the others (dispatcher_shed.cpp).
+void on_shed(dispatcher_ptr self, uint64_t n);
+
 /// Calls `fn` with what became of command `seq`, which this process stored,
 /// once the store tells (`on_command_done`), or with none after
 /// `engine_config::command_wait`.

@@ -1,4 +1,5 @@
 #include "actors/launch.hpp"
+
 #include "actors/retention_keeper.hpp"
 #include "actors/schedule_keeper.hpp"
 
@@ -17,6 +18,7 @@
 #include "actors/messages.hpp"
 #include "actors/reader_actor.hpp"
 #include "actors/real_clock.hpp"
+#include "engine/child_notice.hpp"
 #include "engine/errc.hpp"
 #include "engine/lease_store.hpp"
 
@@ -76,7 +78,14 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
   // The first page here, so that a store that cannot be read fails the
   // launch; the dispatcher reads the others.
   auto page = std::max<size_t>(1, cfg.recovery_page);
-  auto active = *keeper ? (*keeper)->claim_all() : st->load_active_page(std::nullopt, page);
+  auto active = [&]() -> caf::expected<std::vector<operation>> {
+    if (!*keeper)
+      return st->load_active_page(std::nullopt, page);
+    auto got = (*keeper)->claim_share(0);
+    if (!got)
+      return std::move(got.error());
+    return std::move(got->ops);
+  }();
   if (!active)
     return make_error(errc::store_failure,
                       "recovery: cannot load the active operations: " + message_of(active.error()));
@@ -127,9 +136,12 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
                                                rt->clk, std::move(wopts), rt->lease);
   rt->writer->enable_admission(rt->limits);
   if (rt->lease && threads)
-    if (auto l = rt->store->listen({commands_channel, applied_channel}))
+    if (auto l = rt->store->listen(
+          {commands_channel, applied_channel, balance_channel, child_ended_channel}))
+      // The pump stops before the writer (runtime::stop).
       rt->notices =
-        std::make_unique<notice_pump>(std::move(l), a, rt->lease, rt->stats, rt->cfg.log);
+        std::make_unique<notice_pump>(std::move(l), a, rt->children, rt->lease, rt->stats,
+                                      rt->cfg.log, [w = rt->writer.get()] { w->claim_soon(); });
   if (!rt->admitted_workflows.empty()) {
     rt->admission = sys.spawn(admission_keeper, rt);
     caf::anon_send(rt->admission, admission_poll_atom::value);

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <tuple>
+#include <utility>
 
 #include <unistd.h>
 
 #include "engine/errc.hpp"
 #include "engine/random_hex.hpp"
+#include "engine/share.hpp"
 
 namespace stepwise {
 
@@ -39,37 +41,66 @@ caf::error lease_keeper::join() {
   if (auto err = leases_.join(id, ttl_))
     return err;
   renewed(started);
+  newcomer_ = true;
   std::lock_guard<std::mutex> guard{mtx_};
   owner_ = std::move(id);
   return caf::none;
 }
 
-caf::expected<std::vector<operation>> lease_keeper::claim_all() {
+caf::expected<claim_round> lease_keeper::claim_share(int64_t mine) {
   // Counted from the start: a slow claim must not stretch the period that
   // bounds takeover time.
   next_claim_ = clock_->monotonic() + claim_period();
-  std::vector<operation> out;
-  for (;;) {
-    auto started = clock_->monotonic();
-    auto got = leases_.claim_orphans(claim_batch_);
+  auto started = clock_->monotonic();
+  auto view = leases_.publish_load(mine);
+  if (!view)
+    return std::move(view.error());
+  renewed(started);
+  auto plan = plan_share(*view, mine);
+  if (plan.shed > 0) {
+    // Counted before anything is given up: the counts published lag
+    // behind processes that grow together (a failed count gives nothing
+    // up this time).
+    auto counted = leases_.count_load();
+    plan = counted ? plan_share(*counted, counted->mine) : share_plan{};
+  }
+  claim_round out;
+  out.shed = plan.shed;
+  auto left = plan.claim;
+  while (left > 0) {
+    auto batch = std::min(claim_batch_, left);
+    started = clock_->monotonic();
+    auto got = leases_.claim_orphans(batch);
     if (!got) {
       // What the earlier batches took is this process's now, and no other
       // claims it while the lease lives: resumed, not dropped (the
       // simulation found operations left so for ever). The rest waits for
       // the next period.
-      if (!out.empty() && !is_lease_lost(got.error()))
+      if (!out.ops.empty() && !is_lease_lost(got.error()))
         return out;
       return std::move(got.error());
     }
     renewed(started);
     auto n = got->size();
-    out.insert(out.end(), std::make_move_iterator(got->begin()),
-               std::make_move_iterator(got->end()));
-    if (n < claim_batch_) {
-      elect();
-      return out;
-    }
+    out.ops.insert(out.ops.end(), std::make_move_iterator(got->begin()),
+                   std::make_move_iterator(got->end()));
+    left -= n;
+    if (n < batch)
+      break;
   }
+  // A newcomer asks whatever the counts say: the others publish theirs at
+  // their ticks, which may be a period old. Only after its first claim,
+  // which ended the expired leases: a process woken by the ask renews its
+  // lease, and one frozen past its expiry must not (the lease test).
+  auto newcomer = std::exchange(newcomer_, false) && view->live > 1;
+  if (newcomer || (plan.hungry && left > 0)) {
+    // Only a wake-up: the others look at their shares at their next tick
+    // anyway.
+    auto ignored = leases_.ask_for_work();
+    static_cast<void>(ignored);
+  }
+  elect();
+  return out;
 }
 
 void lease_keeper::elect() {

@@ -18,6 +18,13 @@
 
 namespace stepwise {
 
+/// What one lease tick claimed, and how many operations this process
+/// should give up to the others.
+struct claim_round {
+  std::vector<operation> ops;
+  size_t shed = 0;
+};
+
 /// The engine's side of `lease_store`: this process's owner id, when to
 /// claim orphans (which renews the lease too), and joining again after the
 /// lease was lost. See lease_store.hpp for the model. Its times are
@@ -25,7 +32,7 @@ namespace stepwise {
 /// leases too.
 ///
 /// Threading: every call blocks on the store; `launch` calls `join` and
-/// `claim_all` before the writer thread exists, then only the commit
+/// `claim_share` before the writer thread exists, then only the commit
 /// writer's thread calls anything but `owner`, which any thread may call.
 class lease_keeper {
 public:
@@ -38,10 +45,13 @@ public:
   /// Registers this process under a fresh owner id (host:pid:random).
   [[nodiscard]] caf::error join();
 
-  /// Claims orphans until none is left; returns them, oldest first per
-  /// batch (those of the batches before one that failed, if any did).
-  /// Fails with `errc::stale_revision` when the lease was lost.
-  [[nodiscard]] caf::expected<std::vector<operation>> claim_all();
+  /// The lease tick: publishes `mine` (how many operations this process
+  /// drives), then claims as many orphans as its share allows
+  /// (engine/share.hpp), oldest first per batch (those of the batches
+  /// before one that failed, if any did), and says how many of its own it
+  /// should give up. Renews the lease. Fails with `errc::stale_revision`
+  /// when the lease was lost.
+  [[nodiscard]] caf::expected<claim_round> claim_share(int64_t mine);
 
   /// Returns when the next claim is due (a `monotonic()` reading).
   duration next_claim() const {
@@ -114,6 +124,8 @@ private:
   duration ttl_;
   size_t claim_batch_;
   duration next_claim_;
+  /// Joined, and no claim since: the first asks the others for work.
+  bool newcomer_ = false;
   std::atomic<bool> leads_{false};
   std::atomic<duration::rep> valid_until_{0};
   std::atomic<uint64_t> epoch_{0};

@@ -184,6 +184,13 @@ struct stored_commands {
   std::vector<stored_command> items;
 };
 
+/// Writer -> dispatcher: (shed_atom, n), this process drives more than its
+/// share: give up to `n` sleeping operations to the others.
+using shed_atom = caf::atom_constant<caf::atom("sw_shed")>;
+/// Dispatcher -> reader: (release_ops_atom, ids) -> the ids given up
+/// (`lease_store::release_operations`).
+using release_ops_atom = caf::atom_constant<caf::atom("sw_relops")>;
+
 // -- schedules ----------------------------------------------------------------
 
 /// Schedule keeper -> dispatcher: (fire_atom, start_request), the start of

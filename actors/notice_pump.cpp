@@ -3,10 +3,13 @@
 #include <pthread.h>
 
 #include <cstdlib>
+#include <utility>
 
 #include <caf/send.hpp>
 
+#include "actors/child_messages.hpp"
 #include "actors/messages.hpp"
+#include "engine/child_notice.hpp"
 #include "engine/errc.hpp"
 
 namespace stepwise {
@@ -42,14 +45,26 @@ void notice_pump::tell_outcomes(const std::string& payload) {
   }
 }
 
+void notice_pump::tell_parent(const std::string& payload, const std::string& me) {
+  auto n = parse_child_ended(payload);
+  // Ended here: the dispatcher told the children keeper already.
+  if (!n || n->owner == me)
+    return;
+  caf::anon_send(children_, child_ended_atom::value, std::move(n->parent),
+                 static_cast<uint8_t>(n->state), std::move(n->child_key));
+}
+
 notice_pump::notice_pump(std::unique_ptr<notice_listener> listener,
-                         writer_events_receiver dispatcher, std::shared_ptr<lease_keeper> lease,
-                         metrics& stats, log_sink log)
+                         writer_events_receiver dispatcher, children_keeper_actor children,
+                         std::shared_ptr<lease_keeper> lease, metrics& stats, log_sink log,
+                         std::function<void()> look_at_share)
   : listener_(std::move(listener)),
     dispatcher_(std::move(dispatcher)),
+    children_(std::move(children)),
     lease_(std::move(lease)),
     stats_(stats),
-    log_(std::move(log)) {
+    log_(std::move(log)),
+    look_at_share_(std::move(look_at_share)) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -66,6 +81,7 @@ void notice_pump::stop() {
 void notice_pump::run() {
   pthread_setname_np(pthread_self(), "sw-notify");
   bool failing = false;
+  bool first = true;
   while (!stopping_.load()) {
     auto got = listener_->wait(std::chrono::duration_cast<duration>(notice_wait_slice));
     if (!got) {
@@ -86,9 +102,17 @@ void notice_pump::run() {
       write_log(log_, log_level::info, "listening for the store's notifications again");
     failing = false;
     bool poll = false;
+    bool share = false;
     if (got->reconnected) {
       stats_.notifications_lost.fetch_add(1, std::memory_order_relaxed);
       poll = true;
+      share = true;
+    }
+    if (std::exchange(first, false)) {
+      // What was sent before this process listened (a share given up
+      // right after its join asked for one, say) is looked for at once.
+      poll = true;
+      share = true;
     }
     auto me = lease_->owner();
     for (auto& n : got->items) {
@@ -97,9 +121,15 @@ void notice_pump::run() {
         poll = true;
       else if (n.channel == applied_channel)
         tell_outcomes(n.payload);
+      else if (n.channel == balance_channel && n.payload != me)
+        share = true;
+      else if (n.channel == child_ended_channel)
+        tell_parent(n.payload, me);
     }
     if (poll)
       caf::anon_send(dispatcher_, commands_poll_atom::value);
+    if (share && look_at_share_)
+      look_at_share_();
   }
 }
 

@@ -35,7 +35,8 @@ using commit_ack_receiver = caf::typed_actor<caf::reacts_to<commit_ack>>;
 using writer_events_receiver =
   caf::typed_actor<caf::reacts_to<admission_round>, caf::reacts_to<recover_atom, recovered_ops>,
                    caf::reacts_to<lease_lost_atom>, caf::reacts_to<commands_poll_atom>,
-                   caf::reacts_to<command_done_atom, int64_t, uint8_t>>;
+                   caf::reacts_to<command_done_atom, int64_t, uint8_t>,
+                   caf::reacts_to<shed_atom, uint64_t>>;
 
 /// The admission keeper (actors/admission_keeper.hpp): its poll timer.
 using admission_keeper_actor = caf::typed_actor<caf::reacts_to<admission_poll_atom>>;
@@ -54,6 +55,7 @@ using internal_dispatcher_actor = dispatcher_actor::extend<
   // From the writer (see writer_events_receiver).
   caf::reacts_to<admission_round>, caf::reacts_to<recover_atom, recovered_ops>,
   caf::reacts_to<lease_lost_atom>, caf::reacts_to<commands_poll_atom>,
+  caf::reacts_to<shed_atom, uint64_t>,
   // What became of a command this process stored (the store's notice), or
   // the time to answer without knowing.
   caf::reacts_to<command_done_atom, int64_t, uint8_t>, caf::reacts_to<command_due_atom, int64_t>,
@@ -87,7 +89,9 @@ using children_keeper_actor = caf::typed_actor<
   // From the dispatcher: an operation ended; the parents of operations a
   // recovery found.
   caf::reacts_to<finished_atom, op_snapshot>,
-  caf::reacts_to<recover_atom, std::vector<std::string>>>;
+  caf::reacts_to<recover_atom, std::vector<std::string>>,
+  // From the notice pump: a child ended in another process.
+  caf::reacts_to<child_ended_atom, std::string, uint8_t, std::string>>;
 
 /// The recovery pager (actors/recovery_pager.hpp): where the next page
 /// begins (from the dispatcher, or its own timer after a failed read).
@@ -160,6 +164,7 @@ using reader_actor = caf::typed_actor<
   caf::replies_to<put_command_atom, stored_command>::with<int64_t>,
   caf::replies_to<take_commands_atom, std::string, uint64_t>::with<stored_commands>,
   caf::replies_to<drop_command_atom, int64_t, uint8_t>::with<bool>,
+  caf::replies_to<release_ops_atom, std::vector<std::string>>::with<std::vector<std::string>>,
   caf::replies_to<cluster_atom>::with<cluster_view>>;
 
 /// The retention keeper: its timer (answers of readers come to the

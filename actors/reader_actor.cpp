@@ -149,6 +149,16 @@ reader_actor::behavior_type serve_reads(reader_actor::pointer, runtime_ptr rt) {
         return res.error();
       return cluster_view{rt->lease->owner(), std::move(*res)};
     },
+    [rt](release_ops_atom,
+         const std::vector<std::string>& ids) -> caf::result<std::vector<std::string>> {
+      auto* leases = rt->store->leases();
+      if (leases == nullptr)
+        return std::vector<std::string>{};
+      auto res = leases->release_operations(ids);
+      if (!res)
+        return res.error();
+      return std::move(*res);
+    },
   };
 }
 

@@ -48,6 +48,17 @@ std::vector<std::string> sleeper_set::pop_due(time_point now) {
   return out;
 }
 
+std::vector<std::pair<std::string, time_point>> sleeper_set::pop_latest(size_t n) {
+  std::vector<std::pair<std::string, time_point>> out;
+  while (out.size() < n && !by_due_.empty()) {
+    auto last = std::prev(by_due_.end());
+    out.emplace_back(std::string{last->second}, last->first);
+    by_id_.erase(last->second);
+    by_due_.erase(last);
+  }
+  return out;
+}
+
 void sleeper_set::clear() {
   by_due_.clear();
   by_id_.clear();

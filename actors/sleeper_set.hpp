@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "engine/time.hpp"
@@ -33,6 +34,10 @@ public:
 
   /// Removes and returns every id due at or before `now`.
   std::vector<std::string> pop_due(time_point now);
+
+  /// Removes and returns up to `n` entries, those due last first (what a
+  /// process gives up to others: those it will not need soon).
+  std::vector<std::pair<std::string, time_point>> pop_latest(size_t n);
 
   /// Removes every entry.
   void clear();

@@ -27,6 +27,24 @@ struct owner_info {
   int64_t operations = -1;
 };
 
+/// The load of the processes sharing a store, as one process sees it at
+/// its lease tick (`lease_store::publish_load`).
+struct load_view {
+  /// Live processes (leases not ended), this one included.
+  int64_t live = 1;
+  /// Operations the other live processes said they drive, at their last
+  /// tick.
+  int64_t others = 0;
+  /// Operations of ended leases (a process that died or left), and
+  /// operations without owner (given up by a process above its share):
+  /// both counted up to a bound.
+  int64_t ended_orphans = 0;
+  int64_t unowned = 0;
+  /// The operations this process drives, as the store counts them (only
+  /// from `count_load`; -1 otherwise).
+  int64_t mine = -1;
+};
+
 /// Leases for the processes sharing one store (a database): each
 /// non-terminal operation is owned by one live process. A store that
 /// supports them implements this next to `store` and returns it from
@@ -90,6 +108,44 @@ public:
   /// the owner check). Returns them as stored now, oldest first; the caller
   /// resumes them and re-arms their timers.
   [[nodiscard]] virtual caf::expected<std::vector<operation>> claim_orphans(size_t limit) = 0;
+
+  /// Renews the lease, records that this process drives `held` operations,
+  /// ends every expired lease of another owner and returns the load of all
+  /// (engine/share.hpp decides from it what to claim and what to give up).
+  /// A store that does not spread work returns the view of a process
+  /// alone, which claims every orphan. Fails with `errc::stale_revision`
+  /// when the lease was ended.
+  [[nodiscard]] virtual caf::expected<load_view> publish_load(int64_t held) {
+    (void)held;
+    return load_view{};
+  }
+
+  /// Returns the load as the operations say, counted rather than
+  /// published (a scan of the live operations' owner index), with `mine`
+  /// set: counts published a period ago lag behind processes that grow
+  /// together, so each would look above its share; a process counts
+  /// before it gives operations up. Does not renew the lease.
+  [[nodiscard]] virtual caf::expected<load_view> count_load() {
+    return load_view{};
+  }
+
+  /// Gives up `ids`, operations of this process that no actor drives (the
+  /// caller holds every request for them meanwhile): each is left without
+  /// owner, its revision bumped, for a process below its share to claim;
+  /// the others are told (a notification) to look at once. Returns those
+  /// given up: one that ended or that this process no longer owns is not.
+  [[nodiscard]] virtual caf::expected<std::vector<std::string>> release_operations(
+    const std::vector<std::string>& ids) {
+    (void)ids;
+    return std::vector<std::string>{};
+  }
+
+  /// Tells the others that this process is below its share and found no
+  /// orphan to claim (it joined, say): a process above its share then
+  /// gives some up at once rather than at its next tick.
+  [[nodiscard]] virtual caf::error ask_for_work() {
+    return caf::none;
+  }
 
   /// Returns the leases not ended (live, or expired but not yet ended).
   [[nodiscard]] virtual caf::expected<std::vector<owner_info>> owners() = 0;

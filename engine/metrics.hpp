@@ -62,6 +62,8 @@ struct metrics {
   counter commit_errors{0};
   /// Operations taken over from processes whose lease ended (shared store).
   counter operations_claimed{0};
+  /// Operations given up to other processes (more than this one's share).
+  counter operations_released{0};
   /// Control requests other processes stored for this one, read to be
   /// carried out (shared store).
   counter commands_read{0};

@@ -43,4 +43,10 @@ public:
 /// payload is the owner the command is for.
 inline constexpr const char* commands_channel = "stepwise_commands";
 
+/// The channel of changes to the spread of work: a process joined, left,
+/// or gave operations up (`lease_store::release_operations`); the payload
+/// is the process that did. Every other process looks at its share at
+/// once instead of at its next lease tick.
+inline constexpr const char* balance_channel = "stepwise_balance";
+
 } // namespace stepwise

@@ -85,7 +85,11 @@ std::string render(const route_context& ctx) {
   counter(w, "stepwise_store_commit_errors_total", "Store transactions that failed.",
           m.commit_errors);
   counter(w, "stepwise_operations_claimed_total",
-          "Operations taken over from processes whose lease ended.", m.operations_claimed);
+          "Operations taken over: orphans of processes whose lease ended, or given up by others.",
+          m.operations_claimed);
+  counter(w, "stepwise_operations_released_total",
+          "Operations given up to other processes sharing the store (more than this one's share).",
+          m.operations_released);
   counter(w, "stepwise_commands_read_total",
           "Control requests other servers stored for this one, read to be carried out.",
           m.commands_read);

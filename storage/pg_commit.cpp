@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "engine/errc.hpp"
+#include "engine/child_notice.hpp"
 #include "storage/pg_columns.hpp"
 #include "storage/pg_pipeline.hpp"
 #include "storage/pg_statements.hpp"
@@ -191,11 +192,14 @@ caf::expected<bool> write_items(pg_connection& conn, const std::vector<checkpoin
 // Round trip 2: the events of the written items, the commit's mark, then
 // COMMIT.
 caf::error append_and_commit(pg_connection& conn, const std::vector<checkpoint>& batch,
-                             const pg_commit_mark& mark, commit_result& res) {
+                             const pg_commit_mark& mark, const pg_fence* fence,
+                             commit_result& res) {
   pg_event_columns cols;
   std::string extra;
   // The stored commands the written items carried out: gone with them.
   std::string consumed;
+  // Children that ended: their parents' processes hear of it at the commit.
+  pg_array ended{pg_array::type::text};
   for (size_t i = 0; i < batch.size(); ++i)
     if (res.status[i] == write_status::ok) {
       for (auto& ev : batch[i].events) {
@@ -204,6 +208,8 @@ caf::error append_and_commit(pg_connection& conn, const std::vector<checkpoint>&
       }
       if (batch[i].consumed_command != 0)
         consumed += (consumed.empty() ? "{" : ",") + std::to_string(batch[i].consumed_command);
+      if (auto& op = batch[i].op; op && !op->parent_id.empty() && is_terminal(op->state))
+        ended.add(child_ended_payload(fence != nullptr ? fence->owner : std::string{}, *op));
     }
   pg_pipeline pl{conn};
   pg_params none;
@@ -223,6 +229,14 @@ caf::error append_and_commit(pg_connection& conn, const std::vector<checkpoint>&
           pl.send("WITH d AS (DELETE FROM operation_commands "
                   "WHERE seq = ANY($1::BIGINT[])) SELECT pg_notify('stepwise_applied', $2)",
                   p))
+      return err;
+  }
+  if (ended.size() > 0) {
+    pg_params p{1};
+    p.add_binary(ended.bytes());
+    if (auto err = pl.send("SELECT count(pg_notify('stepwise_child_ended', x)) "
+                           "FROM unnest($1::TEXT[]) AS x",
+                           p))
       return err;
   }
   pg_params mp{2};
@@ -246,6 +260,9 @@ caf::error append_and_commit(pg_connection& conn, const std::vector<checkpoint>&
   }
   if (!consumed.empty())
     if (auto r = pl.result("drop carried out commands"); !r && !first)
+      first = std::move(r.error());
+  if (ended.size() > 0)
+    if (auto r = pl.result("tell the parents of ended children"); !r && !first)
       first = std::move(r.error());
   if (auto r = pl.result("commit mark"); !r && !first)
     first = std::move(r.error());
@@ -289,7 +306,7 @@ caf::expected<commit_result> pg_commit(pg_connection& conn, const std::vector<ch
   // The events take their numbers from here on: one transaction of this
   // store at a time, so that they are answered in the order of their seqs.
   order.lock();
-  if (auto err = append_and_commit(conn, batch, mark, res)) {
+  if (auto err = append_and_commit(conn, batch, mark, fence, res)) {
     // The server may have committed before the connection broke: keep
     // the answer for `pg_resolve`.
     if (conn.broken()) {

@@ -6,6 +6,7 @@
 #include "storage/op_row.hpp"
 #include "storage/pg_connection.hpp"
 #include "storage/pg_migrations.hpp"
+#include "storage/pg_params.hpp"
 #include "storage/pg_read_pool.hpp"
 #include "storage/pg_rows.hpp"
 #include "storage/pg_statements.hpp"
@@ -18,6 +19,10 @@ namespace {
 constexpr auto join_sql = "INSERT INTO process_leases (owner, started_at, renewed_at, "
                           "lease_expires_at, url, version) SELECT $1, n, n, n + $2, $3, $4 "
                           "FROM stepwise_now_us() AS n ON CONFLICT DO NOTHING RETURNING 1";
+
+// A process below its share with no orphan to claim (it joined, say) asks
+// the others to look at theirs at once.
+constexpr auto ask_for_work_sql = "SELECT pg_notify('stepwise_balance', $1)";
 
 // Ending expired leases and claiming orphans happen in one transaction.
 // The UPDATE locks each expired lease row, so an owner renewing at the same
@@ -51,7 +56,38 @@ constexpr auto forget_ended_sql =
   "DELETE FROM process_leases e WHERE ended AND NOT EXISTS (SELECT 1 "
   "FROM operations o WHERE o.owner = e.owner AND " SW_ACTIVE ")";
 
-constexpr auto leave_sql = "UPDATE process_leases SET ended = true WHERE owner = $1";
+constexpr auto leave_sql = "WITH l AS (UPDATE process_leases SET ended = true WHERE owner = $1 "
+                           "RETURNING owner) SELECT pg_notify('stepwise_balance', owner) FROM l";
+
+constexpr auto publish_sql = "UPDATE process_leases SET held = $2 WHERE owner = $1";
+
+// Orphans are counted up to a bound: past it, the share is large anyway.
+#define SW_ORPHANS_COUNTED "100000"
+
+constexpr auto load_sql =
+  "SELECT count(*), coalesce(sum(held) FILTER (WHERE owner <> $1), 0), "
+  "(SELECT count(*) FROM (SELECT 1 FROM operations o WHERE o.owner = ANY(ARRAY("
+  "SELECT owner FROM process_leases WHERE ended)) AND " SW_ACTIVE " LIMIT " SW_ORPHANS_COUNTED
+  ") e), "
+  "(SELECT count(*) FROM (SELECT 1 FROM operations o WHERE o.owner IS NULL AND " SW_ACTIVE
+  " LIMIT " SW_ORPHANS_COUNTED ") u) "
+  "FROM process_leases WHERE NOT ended";
+
+// Per owner, through the owner index (orphans of ended leases and
+// unowned ones included: they are rows of this too).
+constexpr auto count_sql =
+  "SELECT o.owner, count(*), l.ended FROM operations o LEFT JOIN process_leases l "
+  "ON l.owner = o.owner WHERE " SW_ACTIVE " GROUP BY o.owner, l.ended";
+
+constexpr auto live_sql = "SELECT count(*) FROM process_leases WHERE NOT ended";
+
+// Only this process's own live operations; its published count follows.
+constexpr auto release_sql =
+  "WITH r AS (UPDATE operations o SET owner = NULL, revision = revision + 1 "
+  "WHERE o.id = ANY($2::TEXT[]) AND o.owner = $1 AND " SW_ACTIVE " RETURNING o.id), "
+  "l AS (UPDATE process_leases SET held = greatest(0, held - (SELECT count(*) FROM r)) "
+  "WHERE owner = $1) "
+  "SELECT r.id, pg_notify('stepwise_balance', $1) FROM r";
 
 constexpr auto owners_sql = "SELECT owner, started_at, renewed_at, lease_expires_at "
                             "FROM process_leases WHERE NOT ended ORDER BY owner";
@@ -109,7 +145,107 @@ caf::expected<std::vector<operation>> claim_in_transaction(pg_connection& c, con
   return ops;
 }
 
+// Publishes `held` and reads the load in one transaction on `c`; a
+// failure leaves it open for the caller to roll back.
+caf::expected<load_view> load_in_transaction(pg_connection& c, const pg_fence& fence,
+                                             int64_t held) {
+  if (auto r = c.exec("BEGIN; SET LOCAL enable_seqscan = off", "publish load"); !r)
+    return std::move(r.error());
+  if (auto err = renew_on(c, fence))
+    return err;
+  pg_params p{2};
+  p.add(fence.owner);
+  p.add(held);
+  if (auto r = c.exec(publish_sql, p, "publish load"); !r)
+    return std::move(r.error());
+  pg_params me{1};
+  me.add(fence.owner);
+  if (auto r = c.exec(end_expired_sql, me, "end expired leases"); !r)
+    return std::move(r.error());
+  auto r = c.exec(load_sql, me, "read the load");
+  if (!r)
+    return std::move(r.error());
+  load_view v;
+  v.live = std::max<int64_t>(1, r->int64(0, 0));
+  v.others = r->int64(0, 1);
+  v.ended_orphans = r->int64(0, 2);
+  v.unowned = r->int64(0, 3);
+  if (auto done = c.exec("COMMIT", "publish load"); !done)
+    return std::move(done.error());
+  return v;
+}
+
 } // namespace
+
+caf::expected<load_view> pg_store::publish_load(int64_t held) {
+  return on_writer(needs_join::yes, [&](pg_connection& c) {
+    auto res = load_in_transaction(c, *fence_, held);
+    if (!res && !c.broken()) {
+      auto ignored = c.exec("ROLLBACK", "rollback");
+      static_cast<void>(ignored);
+    }
+    return res;
+  });
+}
+
+caf::expected<load_view> pg_store::count_load() {
+  using result = caf::expected<load_view>;
+  return on_writer(needs_join::yes, [this](pg_connection& c) -> result {
+    auto live = c.exec(live_sql, "count the live processes");
+    if (!live)
+      return std::move(live.error());
+    auto r = c.exec(count_sql, "count the operations per process");
+    if (!r)
+      return std::move(r.error());
+    load_view v;
+    v.live = std::max<int64_t>(1, live->int64(0, 0));
+    v.mine = 0;
+    for (int i = 0; i < r->rows(); ++i) {
+      auto n = r->int64(i, 1);
+      if (r->is_null(i, 0))
+        v.unowned += n;
+      else if (r->text(i, 0) == fence_->owner)
+        v.mine += n;
+      else if (r->is_null(i, 2) || r->text(i, 2) == "t")
+        v.ended_orphans += n;
+      else
+        v.others += n;
+    }
+    return v;
+  });
+}
+
+caf::expected<std::vector<std::string>> pg_store::release_operations(
+  const std::vector<std::string>& ids) {
+  using result = caf::expected<std::vector<std::string>>;
+  if (ids.empty())
+    return std::vector<std::string>{};
+  return on_writer(needs_join::yes, [&](pg_connection& c) -> result {
+    pg_array arr{pg_array::type::text};
+    for (auto& id : ids)
+      arr.add(id);
+    pg_params p{2};
+    p.add(fence_->owner);
+    p.add_binary(arr.bytes());
+    auto r = c.exec(release_sql, p, "give operations up");
+    if (!r)
+      return std::move(r.error());
+    std::vector<std::string> out;
+    out.reserve(static_cast<size_t>(r->rows()));
+    for (int i = 0; i < r->rows(); ++i)
+      out.emplace_back(r->text(i, 0));
+    return out;
+  });
+}
+
+caf::error pg_store::ask_for_work() {
+  return on_writer(needs_join::yes, [this](pg_connection& c) -> caf::error {
+    pg_params p{1};
+    p.add(fence_->owner);
+    auto r = c.exec(ask_for_work_sql, p, "ask for work");
+    return r ? caf::none : std::move(r.error());
+  });
+}
 
 caf::error pg_store::join(const std::string& owner, duration ttl) {
   if (owner.empty() || ttl.count() <= 0)

@@ -215,6 +215,12 @@ CREATE UNIQUE INDEX operation_commands_signal_id ON operation_commands (operatio
 ALTER TABLE process_leases ADD COLUMN url TEXT NOT NULL DEFAULT '',
   ADD COLUMN version TEXT NOT NULL DEFAULT '';
 )sql"},
+  {12, "how many operations each process drives", R"sql(
+-- Published by each process at its lease tick, so that every process can
+-- work out its share of the operations without counting them
+-- (engine/share.hpp).
+ALTER TABLE process_leases ADD COLUMN held BIGINT NOT NULL DEFAULT 0;
+)sql"},
 };
 
 // Rolls back whatever a failed step left open; the error to report is the

@@ -147,6 +147,15 @@ public:
 
   caf::expected<std::vector<owner_info>> owners() override;
 
+  caf::expected<load_view> publish_load(int64_t held) override;
+
+  caf::expected<load_view> count_load() override;
+
+  caf::expected<std::vector<std::string>> release_operations(
+    const std::vector<std::string>& ids) override;
+
+  caf::error ask_for_work() override;
+
   caf::error leave() override;
 
   void describe(std::string url, std::string version) override;

@@ -19,15 +19,6 @@ using namespace stepwise::test;
 
 namespace {
 
-// Waits for "go", then ends.
-registry go_then_done() {
-  registry reg;
-  REQUIRE(reg.add(workflow("w", 1)
-                    .step(1, await_signal("wait", "go"))
-                    .step(2, make_step("after", [](step_context&) { return done(); }))));
-  return reg;
-}
-
 // A short lease by default: claims, and reads of stored commands, every
 // 333 ms (long enough for a sanitized build not to lose it).
 engine launch_waiting(caf::actor_system& sys, store_ptr st,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <stdexcept>
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -39,5 +40,17 @@ private:
   caf::actor_system_config cfg_;
   std::unique_ptr<caf::actor_system> sys_;
 };
+
+/// One workflow, "w": waits for the signal "go", then a step "after" ends
+/// it (what tests of control requests between processes drive).
+inline registry go_then_done() {
+  registry reg;
+  auto added = reg.add(workflow("w", 1)
+                         .step(1, await_signal("wait", "go"))
+                         .step(2, make_step("after", [](step_context&) { return done(); })));
+  if (!added)
+    throw std::logic_error("go_then_done: " + message_of(added.error()));
+  return reg;
+}
 
 } // namespace stepwise::test
