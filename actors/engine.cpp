@@ -14,28 +14,13 @@
 #include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 
+#include "actors/engine_shared.hpp"
 #include "actors/launch.hpp"
 #include "actors/messages.hpp"
 #include "engine/errc.hpp"
 #include "engine/retention_store.hpp"
 
 namespace stepwise {
-
-/// What all copies of an engine handle share; the last one shuts it down.
-struct engine::shared {
-  runtime_ptr rt;
-  caf::actor_system* sys = nullptr;
-  dispatcher_actor actor;
-  /// Carries the requests of threads outside CAF (`ask`).
-  bridge_actor bridge;
-  std::atomic<bool> down{false};
-
-  void shutdown();
-
-  ~shared() {
-    shutdown();
-  }
-};
 
 void engine::shared::shutdown() {
   if (down.exchange(true))
@@ -344,11 +329,6 @@ const stepwise::metrics& engine::stats() const {
 
 caf::expected<cluster_view> engine::cluster() {
   return ask<cluster_view>(request_timeout(), cluster_atom::value);
-}
-
-std::string engine::owner() const {
-  auto& lease = shared_->rt->lease;
-  return lease ? lease->owner() : std::string{};
 }
 
 std::string engine::store_backend() const {

@@ -136,8 +136,8 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
                                                rt->clk, std::move(wopts), rt->lease);
   rt->writer->enable_admission(rt->limits);
   if (rt->lease && threads)
-    if (auto l = rt->store->listen(
-          {commands_channel, applied_channel, balance_channel, child_ended_channel}))
+    if (auto l = rt->store->listen({commands_channel, applied_channel, balance_channel,
+                                    child_ended_channel, events_channel}))
       // The pump stops before the writer (runtime::stop).
       rt->notices =
         std::make_unique<notice_pump>(std::move(l), a, rt->children, rt->lease, rt->stats,

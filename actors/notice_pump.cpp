@@ -45,6 +45,22 @@ void notice_pump::tell_outcomes(const std::string& payload) {
   }
 }
 
+void notice_pump::on_events(std::function<void(int64_t, int64_t)> fn) {
+  std::lock_guard<std::mutex> guard{events_mtx_};
+  on_events_ = std::move(fn);
+}
+
+void notice_pump::tell_events(const std::string& payload) {
+  char* end = nullptr;
+  auto first = std::strtoll(payload.c_str(), &end, 10);
+  auto last = std::strtoll(end, nullptr, 10);
+  if (first <= 0 || last < first)
+    return;
+  std::lock_guard<std::mutex> guard{events_mtx_};
+  if (on_events_)
+    on_events_(first, last);
+}
+
 void notice_pump::tell_parent(const std::string& payload, const std::string& me) {
   auto n = parse_child_ended(payload);
   // Ended here: the dispatcher told the children keeper already.
@@ -125,6 +141,8 @@ void notice_pump::run() {
         share = true;
       else if (n.channel == child_ended_channel)
         tell_parent(n.payload, me);
+      else if (n.channel == events_channel)
+        tell_events(n.payload);
     }
     if (poll)
       caf::anon_send(dispatcher_, commands_poll_atom::value);

@@ -158,6 +158,19 @@ public:
   /// recovery's included, name the listener in `engine_config::listeners`.
   void subscribe(const event_listener& listener);
 
+  /// On a store shared by several processes (`shares_store`): calls
+  /// `fn(first, last)`, on a thread of the engine's, each time a commit of
+  /// any of them, this one included, wrote the events `first` to `last`.
+  /// A wake-up from the store's notifications, which may come late or
+  /// never (a dropped connection): a caller that must see every event
+  /// also reads `events` on its own now and then. Replaces the `fn` set
+  /// before; an empty one stops the calls.
+  void on_shared_events(std::function<void(int64_t first, int64_t last)> fn);
+
+  /// Returns whether other processes may write to the store (it keeps
+  /// leases): events then come from them too.
+  bool shares_store() const;
+
   /// Stops taking new work, writes what is in flight and stops the engine.
   void shutdown();
 

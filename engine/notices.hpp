@@ -43,6 +43,10 @@ public:
 /// payload is the owner the command is for.
 inline constexpr const char* commands_channel = "stepwise_commands";
 
+/// The channel of committed events: each commit that wrote events says
+/// "FIRST LAST", their seqs (engine::on_shared_events).
+inline constexpr const char* events_channel = "stepwise_events";
+
 /// The channel of changes to the spread of work: a process joined, left,
 /// or gave operations up (`lease_store::release_operations`); the payload
 /// is the process that did. Every other process looks at its share at

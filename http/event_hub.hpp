@@ -29,12 +29,13 @@ namespace stepwise::http {
 /// (`wait_beyond`), instead of polling the store, so they answer as soon as
 /// an event exists.
 ///
-/// It also keeps the newest events. When the log has a single writer (the
-/// SQLite store) events are pushed in commit order, so every event after the
-/// first one pushed is here until evicted, and tailing readers are served
-/// without a store read. With several writers (PostgreSQL, several
-/// processes) the cache cannot know about the others' events and stays off;
-/// readers then re-read the store at least once per `poll_slice`.
+/// It also keeps the newest events. Events are pushed in commit order, so
+/// every event after the first one pushed is here until evicted, and
+/// tailing readers are served without a store read: by the sole writer's
+/// batches (the SQLite store), or on a shared store by the one feed that
+/// reads what every process wrote (`spawn_shared_event_feed`). A hub fed
+/// otherwise keeps no cache, and its readers re-read the store at least
+/// once per `poll_slice`.
 ///
 /// Thread-safe.
 class event_hub {

@@ -9,15 +9,19 @@
 #include "http/console_routes.hpp"
 #include "http/event_sources.hpp"
 #include "http/routes.hpp"
+#include "http/shared_event_feed.hpp"
 
 namespace stepwise::http {
 
 server::server(caf::actor_system& sys, stepwise::engine& eng, server_config cfg)
   : sys_(sys), eng_(eng), cfg_(std::move(cfg)), router_(cfg_.lim, &requests_) {
-  // Only a single writer pushes every event in commit order; see event_hub.
-  auto cache = eng_.store_backend() == "sqlite" ? cfg_.event_cache : 0;
+  // The hub's cache needs every event in commit order: the sole writer's
+  // batches (SQLite), or on a shared store the one feed that orders what
+  // every process wrote.
+  auto shared = eng_.shares_store();
+  auto cache = eng_.store_backend() == "sqlite" || shared ? cfg_.event_cache : 0;
   hub_ = std::make_shared<event_hub>(cache, append_sse_frame);
-  feeder_ = spawn_event_feeder(sys_, hub_);
+  feeder_ = shared ? spawn_shared_event_feed(sys_, eng_, hub_) : spawn_event_feeder(sys_, hub_);
   eng_.subscribe(feeder_);
   route_context ctx{
     eng_, cfg_.lim, hub_, requests_, cfg_.sinks, cfg_.auth, [this] { return connections(); }};
@@ -70,6 +74,7 @@ void server::stop() {
   // First: streams and long polls see the hub closed and end.
   hub_->close();
   net_->stop();
+  eng_.on_shared_events({}); // it holds the feed, which holds the engine
   caf::anon_send_exit(feeder_, caf::exit_reason::user_shutdown);
 }
 

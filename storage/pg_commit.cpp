@@ -219,6 +219,14 @@ caf::error append_and_commit(pg_connection& conn, const std::vector<checkpoint>&
     auto p = cols.params();
     if (auto err = pl.send_prepared(pg_stmt::append_events, p))
       return err;
+    // Every process's event feed hears of them at the commit (its own
+    // too: the feed orders what all processes wrote).
+    pg_params n{1};
+    n.add(static_cast<int64_t>(cols.size()));
+    if (auto err = pl.send("SELECT pg_notify('stepwise_events', (last_seq - $1 + 1) || ' ' || "
+                           "last_seq) FROM event_counter WHERE id = 1",
+                           n))
+      return err;
   }
   if (!consumed.empty()) {
     // The processes that stored them answer their clients once told.
@@ -257,6 +265,8 @@ caf::error append_and_commit(pg_connection& conn, const std::vector<checkpoint>&
     } else {
       first = std::move(r.error());
     }
+    if (auto r = pl.result("tell of the events"); !r && !first)
+      first = std::move(r.error());
   }
   if (!consumed.empty())
     if (auto r = pl.result("drop carried out commands"); !r && !first)
