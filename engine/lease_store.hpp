@@ -117,6 +117,8 @@ public:
   /// when the lease was ended.
   [[nodiscard]] virtual caf::expected<load_view> publish_load(int64_t held) {
     (void)held;
+    if (auto err = renew())
+      return err;
     return load_view{};
   }
 
