@@ -3,8 +3,6 @@
 // others. Only sleepers move: they have no actor and nothing in flight,
 // so a move is one write, and the process below its share that claims
 // one resumes it as after a takeover.
-#include <unordered_set>
-
 #include "actors/dispatcher.hpp"
 #include "engine/log.hpp"
 
@@ -26,10 +24,8 @@ void let_go(dispatcher_ptr self, const std::string& id) {
   release(self, id, operation_actor{});
 }
 
-void on_released(dispatcher_ptr self, const taken_sleepers& taken,
-                 const std::vector<std::string>& gone) {
-  std::unordered_set<std::string> given{gone.begin(), gone.end()};
-  self->state.rt->stats.operations_released.fetch_add(given.size(), std::memory_order_relaxed);
+void on_released(dispatcher_ptr self, const taken_sleepers& taken, size_t given) {
+  self->state.rt->stats.operations_released.fetch_add(given, std::memory_order_relaxed);
   // One not given up ended meanwhile, or another process took it over
   // after this one's lease was lost: not this process's either way.
   for (auto& entry : taken)
@@ -65,7 +61,7 @@ void on_shed(dispatcher_ptr self, uint64_t n) {
     ids.push_back(entry.first);
   }
   self->request(st.rt->reader(), caf::infinite, release_ops_atom::value, std::move(ids))
-    .then([=](std::vector<std::string>& gone) { on_released(self, taken, gone); },
+    .then([=](std::vector<std::string>& gone) { on_released(self, taken, gone.size()); },
           [=](caf::error& err) { on_release_failed(self, taken, err); });
 }
 

@@ -91,9 +91,8 @@ feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, en
 event_listener spawn_shared_event_feed(caf::actor_system& sys, engine eng,
                                        std::shared_ptr<event_hub> hub) {
   auto a = sys.spawn<caf::detached>(feed, eng, std::move(hub));
-  eng.on_shared_events([a](int64_t first, int64_t last) {
-    caf::anon_send(a, feed_seen_atom::value, first, last);
-  });
+  eng.on_shared_events(
+    [a](int64_t first, int64_t last) { caf::anon_send(a, feed_seen_atom::value, first, last); });
   return caf::actor_cast<event_listener>(a);
 }
 

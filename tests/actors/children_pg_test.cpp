@@ -53,12 +53,7 @@ TEST_CASE("children: a child that ends in another process wakes its parent at on
   auto& sys = pg.system();
   auto a = launch_without_polls(sys, pg.schema().open());
   constexpr int n = 40;
-  std::vector<std::string> parents;
-  for (int i = 0; i < n; ++i) {
-    auto started = a.start({"parent", std::nullopt, {}, {}, std::nullopt});
-    REQUIRE(started);
-    parents.push_back(started->op.id);
-  }
+  auto parents = start_many(a, "parent", n);
   // Parents and children sleep. Those due last move first: B's share is
   // the children (no timeout), not the parents (due at their next look at
   // the children).
@@ -99,19 +94,11 @@ TEST_CASE("children: a child that ends in another process wakes its parent at on
   // From the end of each child that B drove to its parent's join on A.
   auto st = pg.schema().open();
   std::map<std::string, time_point> ended, joined;
-  int64_t seq = 0;
-  for (;;) {
-    auto page = st->events_after(seq, 1000);
-    REQUIRE(page);
-    if (page->empty())
-      break;
-    for (auto& e : *page) {
-      if (e.type == event_type::operation_succeeded)
-        ended[e.operation_id] = e.time;
-      if (e.type == event_type::step_succeeded && e.step == "join")
-        joined[e.operation_id] = e.time;
-      seq = e.seq;
-    }
+  for (auto& e : all_events(*st)) {
+    if (e.type == event_type::operation_succeeded)
+      ended[e.operation_id] = e.time;
+    if (e.type == event_type::step_succeeded && e.step == "join")
+      joined[e.operation_id] = e.time;
   }
   std::vector<double> ms;
   for (auto& [parent, child] : child_of) {

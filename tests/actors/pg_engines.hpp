@@ -2,6 +2,8 @@
 
 #include <memory>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -51,6 +53,31 @@ inline registry go_then_done() {
   if (!added)
     throw std::logic_error("go_then_done: " + message_of(added.error()));
   return reg;
+}
+
+/// Starts `n` operations of `workflow` on `e`; returns their ids.
+inline std::vector<std::string> start_many(engine& e, const std::string& workflow, int n) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < n; ++i) {
+    auto started = e.start({workflow, std::nullopt, {}, {}, std::nullopt});
+    if (!started)
+      throw std::runtime_error("start_many: " + message_of(started.error()));
+    ids.push_back(started->op.id);
+  }
+  return ids;
+}
+
+/// Returns every event in `st`, oldest first.
+inline std::vector<event> all_events(store& st) {
+  std::vector<event> out;
+  for (;;) {
+    auto page = st.events_after(out.empty() ? 0 : out.back().seq, 1000);
+    if (!page)
+      throw std::runtime_error("all_events: " + message_of(page.error()));
+    if (page->empty())
+      return out;
+    out.insert(out.end(), page->begin(), page->end());
+  }
 }
 
 } // namespace stepwise::test

@@ -51,12 +51,7 @@ TEST_CASE("share: a process that joins takes a share, one that leaves hands its 
   auto& sys = pg.system();
   auto a = launch_slow_ticks(sys, pg.schema().open());
   constexpr int n = 100;
-  std::vector<std::string> ids;
-  for (int i = 0; i < n; ++i) {
-    auto started = a.start({"w", std::nullopt, {}, {}, std::nullopt});
-    REQUIRE(started);
-    ids.push_back(started->op.id);
-  }
+  auto ids = start_many(a, "w", n);
   REQUIRE(eventually([&] { return a.stats().operations_sleeping.load() == n; }, 30s));
 
   auto b = launch_slow_ticks(sys, pg.schema().open());
@@ -96,18 +91,9 @@ TEST_CASE("share: a process that joins takes a share, one that leaves hands its 
   // Each step's success recorded once, whichever process ran it.
   auto st = pg.schema().open();
   std::map<std::string, int> after;
-  int64_t seq = 0;
-  for (;;) {
-    auto page = st->events_after(seq, 1000);
-    REQUIRE(page);
-    if (page->empty())
-      break;
-    for (auto& e : *page) {
-      if (e.type == event_type::step_succeeded && e.step == "after")
-        ++after[e.operation_id];
-      seq = e.seq;
-    }
-  }
+  for (auto& e : all_events(*st))
+    if (e.type == event_type::step_succeeded && e.step == "after")
+      ++after[e.operation_id];
   CHECK(after.size() == ids.size());
   for (auto& [id, count] : after) {
     INFO(id);

@@ -24,10 +24,9 @@ TEST_CASE("long polls on one server get another server's events from one feed, n
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
-  temp_dir dir;
-  auto keys = write_key_file(dir.path);
-  auto a = start_pg_server(schema->uri(), keys);
-  auto b = start_pg_server(schema->uri(), keys);
+  key_dir kd;
+  auto a = start_pg_server(schema->uri(), kd.keys);
+  auto b = start_pg_server(schema->uri(), kd.keys);
   // Something written first, so that the polls begin past the start.
   auto first = to_reply(
     b.client().Post("/api/v1/operations", R"({"workflow":"demo","input":{}})", "application/json"));
@@ -50,8 +49,8 @@ TEST_CASE("long polls on one server get another server's events from one feed, n
   std::vector<std::thread> readers;
   for (int i = 0; i < polls; ++i)
     readers.emplace_back([&] {
-      auto r = to_reply(
-        a.client().Get(("/api/v1/events?wait=30&after=" + std::to_string(after)).c_str()));
+      auto r =
+        to_reply(a.client().Get(("/api/v1/events?wait=30&after=" + std::to_string(after)).c_str()));
       if (r.status != 200)
         return;
       ++answered;
@@ -73,8 +72,8 @@ TEST_CASE("long polls on one server get another server's events from one feed, n
   CHECK(with_b == polls);
   // The feed's own reads (one a second, and one per commit it heard of),
   // not one per poll: 100 polls over 3 s read the store 1,500 times before.
-  INFO("store reads while waiting: " << reads_waiting << ", in all: "
-                                     << store_reads() - reads_before);
+  INFO("store reads while waiting: " << reads_waiting
+                                     << ", in all: " << store_reads() - reads_before);
   CHECK(reads_waiting <= 10);
   CHECK(store_reads() - reads_before <= 30);
 }

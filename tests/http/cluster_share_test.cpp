@@ -36,10 +36,9 @@ TEST_CASE("a server that joins takes a share of the sleeping operations; a stopp
   auto schema = pg_schema_or_skip();
   if (!schema)
     return;
-  temp_dir dir;
-  auto keys = write_key_file(dir.path);
+  key_dir kd;
   const std::vector<std::string> slow_ticks{"--lease-ttl", "30"};
-  auto a = start_pg_server(schema->uri(), keys, slow_ticks);
+  auto a = start_pg_server(schema->uri(), kd.keys, slow_ticks);
   constexpr int64_t sleeping = 1000;
   httplib::Client c("127.0.0.1", a.port);
   for (int64_t i = 0; i < sleeping; ++i) {
@@ -52,7 +51,7 @@ TEST_CASE("a server that joins takes a share of the sleeping operations; a stopp
   // A newcomer asks for work as it joins; the one above its share gives
   // half up at once.
   auto joined = steady::now();
-  auto b = start_pg_server(schema->uri(), keys, slow_ticks);
+  auto b = start_pg_server(schema->uri(), kd.keys, slow_ticks);
   REQUIRE(eventually([&] { return b.held() >= sleeping / 4; }, 8s));
   auto quarter_after = seconds_since(joined);
   REQUIRE(eventually([&] { return a.held() + b.held() == sleeping && b.held() >= 400; }, 8s));

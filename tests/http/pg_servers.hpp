@@ -17,13 +17,16 @@
 
 namespace stepwise::test {
 
-/// Writes the key file every server sharing the database needs, in `dir`.
-inline std::string write_key_file(const std::string& dir) {
-  auto keys = dir + "/stepwise.keys";
-  std::ofstream(keys) << "k1 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n";
-  REQUIRE(::chmod(keys.c_str(), 0600) == 0);
-  return keys;
-}
+/// A folder with the key file every server sharing the database needs.
+struct key_dir {
+  temp_dir dir;
+  std::string keys = dir.path + "/stepwise.keys";
+
+  key_dir() {
+    std::ofstream(keys) << "k1 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n";
+    REQUIRE(::chmod(keys.c_str(), 0600) == 0);
+  }
+};
 
 /// One server and the port it listens on.
 struct pg_server {
@@ -63,9 +66,9 @@ struct pg_server {
 /// and `extra` arguments.
 inline pg_server start_pg_server(const std::string& store, const std::string& keys,
                                  const std::vector<std::string>& extra = {}) {
-  std::vector<std::string> args{stepwise_binary(), "serve", "--store", store, "--listen",
-                                "127.0.0.1:0", "--workflows", "demo,bench", "--secret-key-file",
-                                keys};
+  std::vector<std::string> args{stepwise_binary(),   "serve",       "--store",     store,
+                                "--listen",          "127.0.0.1:0", "--workflows", "demo,bench",
+                                "--secret-key-file", keys};
   args.insert(args.end(), extra.begin(), extra.end());
   pg_server s;
   s.proc = std::make_unique<child>(std::move(args));
