@@ -56,13 +56,16 @@ caf::expected<claim_round> lease_keeper::claim_share(int64_t mine) {
   if (!view)
     return std::move(view.error());
   renewed(started);
-  auto plan = plan_share(*view, mine);
+  auto take_unowned = clock_->monotonic() >= gave_up_until_;
+  auto plan = plan_share(*view, mine, take_unowned);
   if (plan.shed > 0) {
     // Counted before anything is given up: the counts published lag
     // behind processes that grow together (a failed count gives nothing
     // up this time).
     auto counted = leases_.count_load();
-    plan = counted ? plan_share(*counted, counted->mine) : share_plan{};
+    plan = counted ? plan_share(*counted, counted->mine, take_unowned) : share_plan{};
+    if (plan.shed > 0)
+      gave_up_until_ = clock_->monotonic() + 2 * claim_period();
   }
   claim_round out;
   out.shed = plan.shed;

@@ -126,6 +126,9 @@ private:
   duration next_claim_;
   /// Joined, and no claim since: the first asks the others for work.
   bool newcomer_ = false;
+  /// Until then (a `monotonic()` reading) it claims no operation without
+  /// owner: it gave some up, and the others take them.
+  duration gave_up_until_{0};
   std::atomic<bool> leads_{false};
   std::atomic<duration::rep> valid_until_{0};
   std::atomic<uint64_t> epoch_{0};

@@ -22,15 +22,17 @@ struct share_plan {
 /// same number: the share is the whole count (every live process's, and
 /// the orphans) divided by the live processes, rounded up.
 /// - Alone: claim every orphan, shed nothing.
-/// - Below the share: claim up to the difference; always at least its part
-///   of the orphans of ended leases (so that the operations of a process
-///   that died or left are taken at once even when the counts the others
-///   published are stale).
-/// - Below it by more than the slack: hungry.
 /// - Above the share by more than a slack (a tenth of the share, at least
-///   two): shed down to the share, and claim nothing.
-/// A released operation has no owner: only a process below its share
-/// claims it, so the one that shed it does not take it back.
-share_plan plan_share(const load_view& view, int64_t mine);
+///   16): shed down to the share, and claim nothing.
+/// - Otherwise claim up to the share, and always at least its part of the
+///   orphans (those of ended leases, and, with `take_unowned`, those given
+///   up): an orphan is unavailable until claimed, so every process that
+///   hears of one takes its part at once, even when the counts published
+///   are stale. A process that gave operations up lately passes
+///   `take_unowned` false, so that it does not take them back.
+/// - Below the share by more than the slack: hungry.
+/// The slack keeps small differences (a burst of creates landing unevenly)
+/// from moving operations, each of which is unavailable while it moves.
+share_plan plan_share(const load_view& view, int64_t mine, bool take_unowned = true);
 
 } // namespace stepwise

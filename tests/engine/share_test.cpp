@@ -37,8 +37,10 @@ TEST_CASE("share: within the slack nothing moves", "[engine][share]") {
   auto plan = plan_share(view(3, 640), 360);
   CHECK(plan.shed == 0);
   CHECK(plan.claim == 0);
-  auto small = plan_share(view(2, 0), 2); // share 1, slack 2
+  auto small = plan_share(view(2, 0), 16); // share 8, slack 16
   CHECK(small.shed == 0);
+  auto burst = plan_share(view(3, 6), 18); // share 8: 10 over, within 16
+  CHECK(burst.shed == 0);
   auto below = plan_share(view(2, 520), 500); // 10 below a share of 510
   CHECK_FALSE(below.hungry);
   CHECK(below.claim == 10);
@@ -60,12 +62,16 @@ TEST_CASE("share: the orphans of a process that left are taken at once, whatever
   CHECK(above.shed == 600 - 230);
 }
 
-TEST_CASE("share: given up operations go to processes below their share only", "[engine][share]") {
-  // 100 without owner, given up by the other: this one, at its share, takes
-  // none back.
-  auto plan = plan_share(view(2, 400, 0, 100), 500);
-  CHECK(plan.claim == 0);
-  CHECK(plan.shed == 0);
-  auto other = plan_share(view(2, 500, 0, 100), 400);
-  CHECK(other.claim == 100);
+TEST_CASE("share: given up operations are taken at once, not by the one that gave them up",
+          "[engine][share]") {
+  // 100 without owner, given up by this one: it takes none back.
+  auto giver = plan_share(view(2, 400, 0, 100), 500, false);
+  CHECK(giver.claim == 0);
+  CHECK(giver.shed == 0);
+  // Another at its share by stale counts still takes its part of them.
+  auto other = plan_share(view(3, 900, 0, 100), 500);
+  CHECK(other.claim == 34);
+  // One below its share takes up to it.
+  auto below = plan_share(view(2, 500, 0, 100), 400);
+  CHECK(below.claim == 100);
 }
