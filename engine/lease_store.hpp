@@ -133,7 +133,7 @@ public:
 
   /// Gives up `ids`, operations of this process that no actor drives (the
   /// caller holds every request for them meanwhile): each is left without
-  /// owner, its revision bumped, for a process below its share to claim;
+  /// owner, its revision bumped, for the other processes to claim;
   /// the others are told (a notification) to look at once. Returns those
   /// given up: one that ended or that this process no longer owns is not.
   [[nodiscard]] virtual caf::expected<std::vector<std::string>> release_operations(
