@@ -19,6 +19,21 @@ void apply(operation& op, const admission_update& u) {
   op.blocked_by = u.blocked_by;
 }
 
+/// Answers a start written queued with the operation as stored now.
+/// Removed since (it ended, and retention took it): as created.
+void answer_from_store(dispatcher_ptr self, create_answer rp, op_snapshot created) {
+  self->request(self->state.rt->reader(), caf::infinite, load_atom::value, created->id)
+    .then(
+      [=](maybe_op& res) mutable {
+        if (res.err)
+          rp.deliver(std::move(res.err));
+        else
+          rp.deliver(
+            start_result{self->state.rt->present(res.value ? *res.value : *created), true});
+      },
+      [=](caf::error& err) mutable { rp.deliver(std::move(err)); });
+}
+
 /// Answers the starts written queued before `round` ran: admitted, or
 /// waiting for what the round names. A create whose actor has not said yet
 /// that it is written keeps what the round said of it, if anything: its
@@ -58,8 +73,14 @@ void answer_queued(dispatcher_ptr self, const admission_round& round) {
       kv.second.seen = std::move(u);
   for (auto& pc : st.queued_answers) {
     auto op = *pc.op;
-    if (auto u = said(op.id, &op))
+    if (auto u = said(op.id, &op)) {
       apply(op, *u);
+    } else if (st.rt->lease) {
+      // On a shared store another process's round may have named it first
+      // (this one saw no change): what it waits for is in the store.
+      answer_from_store(self, std::move(pc.rp), pc.op);
+      continue;
+    }
     pc.rp.deliver(start_result{st.rt->present(op), true});
   }
   st.queued_answers.clear();

@@ -15,8 +15,9 @@ bool engine::shares_store() const {
 }
 
 void engine::on_shared_events(std::function<void(int64_t first, int64_t last)> fn) {
+  // Only with a listening thread: without one no notification comes.
   if (shared_->rt->notices)
-    shared_->rt->notices->on_events(std::move(fn));
+    shared_->rt->router->on_events(std::move(fn));
 }
 
 } // namespace stepwise

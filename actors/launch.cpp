@@ -38,8 +38,8 @@ caf::expected<std::shared_ptr<lease_keeper>> make_keeper(const engine_config& cf
   if (cfg.lease_ttl < std::chrono::milliseconds(100))
     return make_error(errc::invalid_argument, "lease_ttl must be at least 100 ms");
   leases->describe(cfg.advertise_url, cfg.build_version);
-  auto keeper =
-    std::make_shared<lease_keeper>(*leases, std::move(clk), cfg.lease_ttl, cfg.claim_batch);
+  auto keeper = std::make_shared<lease_keeper>(*leases, std::move(clk), cfg.lease_ttl,
+                                               cfg.claim_batch, cfg.owner_ids);
   if (auto err = keeper->join())
     return make_error(errc::store_failure,
                       "recovery: cannot join the store's leases: " + message_of(err));
@@ -135,13 +135,6 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
   rt->writer = std::make_unique<commit_writer>(rt->store, writer_outputs{rt->fanout, a}, rt->stats,
                                                rt->clk, std::move(wopts), rt->lease);
   rt->writer->enable_admission(rt->limits);
-  if (rt->lease && threads)
-    if (auto l = rt->store->listen({commands_channel, applied_channel, balance_channel,
-                                    child_ended_channel, events_channel}))
-      // The pump stops before the writer (runtime::stop).
-      rt->notices =
-        std::make_unique<notice_pump>(std::move(l), a, rt->children, rt->lease, rt->stats,
-                                      rt->cfg.log, [w = rt->writer.get()] { w->claim_soon(); });
   if (!rt->admitted_workflows.empty()) {
     rt->admission = sys.spawn(admission_keeper, rt);
     caf::anon_send(rt->admission, admission_poll_atom::value);
@@ -149,6 +142,15 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
   rt->schedules = sys.spawn(schedule_keeper, rt, a);
   // Sent once the handle is in the runtime (see schedule_keeper).
   caf::anon_send(rt->schedules, schedule_refresh_atom::value);
+  if (rt->lease)
+    rt->router =
+      std::make_shared<notice_router>(a, rt->children, rt->schedules, rt->lease, rt->stats,
+                                      [w = rt->writer.get()] { w->claim_soon(); });
+  if (rt->lease && threads)
+    if (auto l = rt->store->listen({commands_channel, applied_channel, balance_channel,
+                                    child_ended_channel, events_channel, schedules_channel}))
+      // The pump stops before the writer (runtime::stop).
+      rt->notices = std::make_unique<notice_pump>(std::move(l), rt->router, rt->cfg.log);
   // Only with retention on: a host's tests on a virtual clock see no timer
   // of it otherwise (/metrics reads the size and horizon itself).
   if (rt->store->retention() != nullptr && cfg.retention > duration::zero()) {

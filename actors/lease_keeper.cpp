@@ -26,8 +26,9 @@ std::string fresh_owner_id() {
 } // namespace
 
 lease_keeper::lease_keeper(lease_store& leases, std::shared_ptr<const clock> clk, duration ttl,
-                           size_t claim_batch)
+                           size_t claim_batch, std::function<std::string()> ids)
   : leases_(leases),
+    ids_(std::move(ids)),
     clock_(std::move(clk)),
     ttl_(ttl),
     claim_batch_(std::max<size_t>(1, claim_batch)),
@@ -36,7 +37,7 @@ lease_keeper::lease_keeper(lease_store& leases, std::shared_ptr<const clock> clk
 }
 
 caf::error lease_keeper::join() {
-  auto id = fresh_owner_id();
+  auto id = ids_ ? ids_() : fresh_owner_id();
   auto started = clock_->monotonic();
   if (auto err = leases_.join(id, ttl_))
     return err;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -39,10 +40,11 @@ public:
   /// `ttl`: the lease period; orphans are claimed every `ttl / 3`, so a dead
   /// process's operations are taken over within `ttl + ttl / 3` of its last
   /// renewal. `claim_batch`: most operations taken per claim call.
+  /// `ids`: makes each join's owner id (null: host:pid:random).
   lease_keeper(lease_store& leases, std::shared_ptr<const clock> clk, duration ttl,
-               size_t claim_batch);
+               size_t claim_batch, std::function<std::string()> ids = {});
 
-  /// Registers this process under a fresh owner id (host:pid:random).
+  /// Registers this process under a fresh owner id.
   [[nodiscard]] caf::error join();
 
   /// The lease tick: publishes `mine` (how many operations this process
@@ -120,6 +122,7 @@ private:
   void elect();
 
   lease_store& leases_;
+  std::function<std::string()> ids_;
   std::shared_ptr<const clock> clock_;
   duration ttl_;
   size_t claim_batch_;

@@ -209,6 +209,8 @@ using load_schedule_atom = caf::atom_constant<caf::atom("sw_scload1")>;
 /// The keeper's look at the store for the schedules other processes
 /// wrote (a shared store).
 using schedule_refresh_atom = caf::atom_constant<caf::atom("sw_scfresh")>;
+/// Another process wrote schedules (a notification): read them now.
+using schedules_changed_atom = caf::atom_constant<caf::atom("sw_scchang")>;
 
 /// What the dispatcher made of a fire: the operation, or why none.
 struct fire_answer {

@@ -107,7 +107,8 @@ using schedule_keeper_actor = schedules_actor::extend<
   // Readers: an operation's state; every schedule.
   caf::reacts_to<maybe_op>, caf::reacts_to<loaded_schedules>,
   // Its timer; on a shared store, its look at what other processes wrote.
-  caf::reacts_to<schedule_wake_atom, uint64_t>, caf::reacts_to<schedule_refresh_atom>>;
+  caf::reacts_to<schedule_wake_atom, uint64_t>, caf::reacts_to<schedule_refresh_atom>,
+  caf::reacts_to<schedules_changed_atom>>;
 
 /// An operation actor (and the stand-in of an unregistered version).
 using operation_actor = caf::typed_actor<

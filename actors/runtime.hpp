@@ -39,6 +39,9 @@ struct runtime {
   std::shared_ptr<lease_keeper> lease;
   std::unique_ptr<commit_writer> writer;
   /// The store's notifications (none for a store of one process).
+  /// On a store shared by processes (leases): the notifications' router,
+  /// and the thread that listens for them (not when driven by hand).
+  std::shared_ptr<notice_router> router;
   std::unique_ptr<notice_pump> notices;
   /// Actors that serve store reads (detached: each owns a thread).
   std::vector<reader_actor> readers;

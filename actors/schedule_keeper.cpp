@@ -2,6 +2,8 @@
 #include "actors/schedule_keeper.hpp"
 #include "actors/take.hpp"
 
+#include <utility>
+
 #include <caf/send.hpp>
 
 #include "engine/errc.hpp"
@@ -160,8 +162,16 @@ void on_op_ended(keeper_ptr self, const std::string& schedule_id, const std::str
   look(self, schedule_id);
 }
 
-void on_refresh(keeper_ptr self) {
-  self->send(self->state.rt->reader(), load_schedules_atom::value);
+/// Reads every schedule; one read at a time, notifications that come
+/// meanwhile make one more after it (it may have read before their write).
+void read_all(keeper_ptr self) {
+  auto& st = self->state;
+  if (st.reading) {
+    st.read_again = true;
+    return;
+  }
+  st.reading = true;
+  self->send(st.rt->reader(), load_schedules_atom::value);
 }
 
 } // namespace
@@ -328,15 +338,26 @@ schedule_keeper_actor::behavior_type schedule_keeper(keeper_ptr self, runtime_pt
     },
     [=](maybe_op& res) { on_checked(self, res); },
     [=](loaded_schedules& res) {
+      auto& st = self->state;
       bool full = res.only.empty();
+      if (full)
+        st.reading = false;
       on_loaded(self, res);
-      // A store that several processes share: read what the others wrote.
-      if (full && (self->state.rt->lease || !self->state.loaded))
-        self->state.rt->clk->send_at(self->state.rt->clk->now() + refresh_every, self,
-                                     schedule_refresh_atom::value);
+      if (full && std::exchange(st.read_again, false))
+        read_all(self);
+      // A store that several processes share: read what the others wrote
+      // (their notifications say so at once; this is the safety net).
+      if (full && (st.rt->lease || !st.loaded) && !st.refresh_armed) {
+        st.refresh_armed = true;
+        st.rt->clk->send_at(st.rt->clk->now() + refresh_every, self, schedule_refresh_atom::value);
+      }
     },
     [=](schedule_wake_atom, uint64_t gen) { on_wake(self, gen); },
-    [=](schedule_refresh_atom) { on_refresh(self); },
+    [=](schedule_refresh_atom) {
+      self->state.refresh_armed = false;
+      read_all(self);
+    },
+    [=](schedules_changed_atom) { read_all(self); },
   };
 }
 

@@ -77,6 +77,11 @@ struct schedule_keeper_state {
   /// Whether the first load is in; requests before it wait here.
   bool loaded = false;
   std::vector<std::function<void()>> before_load;
+  /// A read of every schedule is on its way, another is wanted after it
+  /// (a notification came meanwhile), the refresh timer is set.
+  bool reading = false;
+  bool read_again = false;
+  bool refresh_armed = false;
 };
 
 using keeper_ptr = schedule_keeper_actor::stateful_pointer<schedule_keeper_state>;

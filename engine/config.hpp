@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -81,6 +82,11 @@ struct engine_config {
   duration children_poll = std::chrono::seconds(5);
   /// Most orphaned operations taken over per store call.
   size_t claim_batch = 1000;
+  /// Makes the id this process joins a shared store's leases with, once
+  /// per join (a fenced process joins again): each must be new. Null:
+  /// host:pid:random. A test that replays a run from its seed makes them
+  /// from the seed.
+  std::function<std::string()> owner_ids;
   /// Most operations in progress at once per workflow name (all
   /// versions), overriding the workflows' own `limit`; the rest queue.
   std::map<std::string, size_t> limits;

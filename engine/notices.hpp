@@ -52,5 +52,9 @@ inline constexpr const char* events_channel = "stepwise_events";
 /// is the process that did. Every other process looks at its share at
 /// once instead of at its next lease tick.
 inline constexpr const char* balance_channel = "stepwise_balance";
+/// The channel of schedule writes (client requests, fires): the payload is
+/// the process that wrote. The others' schedule keepers read the schedules
+/// at once instead of at their next refresh.
+inline constexpr const char* schedules_channel = "stepwise_schedules";
 
 } // namespace stepwise

@@ -48,6 +48,10 @@ void pg_op_columns::add(const op_row& row) {
   }
 }
 
+void pg_op_columns::add_command(int64_t seq) {
+  command_.add(seq);
+}
+
 pg_params pg_op_columns::params(const std::string* owner) const {
   if (what_ == checkpoint::kind::create)
     return binary_params({&id_,         &workflow_, &version_, &state_,   &input_,     &data_,
@@ -56,7 +60,7 @@ pg_params pg_op_columns::params(const std::string* owner) const {
                           &blocked_by_, &pause_,    &parent_,  &schedule_},
                          owner);
   return binary_params({&id_, &state_, &data_, &steps_, &error_, &updated_, &deadline_, &revision_,
-                        &wake_, &signals_, &pause_},
+                        &wake_, &signals_, &pause_, &command_},
                        owner);
 }
 

@@ -25,6 +25,9 @@ public:
   /// Adds the columns of `row` that the statement writes.
   void add(const op_row& row);
 
+  /// Adds the stored command an update carries out (0: none).
+  void add_command(int64_t seq);
+
   /// Returns the parameters: for a create every column, in the order of
   /// `STEPWISE_OP_COLUMNS`; for an update the columns it writes (see
   /// pg_statements.cpp). `owner` (may be null) is the last one of the owned
@@ -38,7 +41,7 @@ private:
     data_{t::text}, steps_{t::text}, error_{t::text}, created_{t::int8}, updated_{t::int8},
     deadline_{t::int8}, key_{t::text}, hash_{t::text}, revision_{t::int8}, wake_{t::int8},
     signals_{t::text}, queue_key_{t::text}, admission_{t::text}, blocked_by_{t::text},
-    pause_{t::int4}, parent_{t::text}, schedule_{t::text};
+    pause_{t::int4}, parent_{t::text}, schedule_{t::text}, command_{t::int8};
 };
 
 /// The columns of `pg_stmt::append_events`.

@@ -48,8 +48,11 @@ caf::error send_rows(pg_pipeline& pl, const std::vector<checkpoint>& batch,
     return caf::none;
   pg_op_columns cols{what};
   op_row_buffers buf;
-  for (auto i : idx)
+  for (auto i : idx) {
     cols.add(checkpoint_row(batch[i], buf));
+    if (what == checkpoint::kind::update)
+      cols.add_command(batch[i].consumed_command);
+  }
   auto* owner = fence != nullptr ? &fence->owner : nullptr;
   auto p = cols.params(owner);
   auto create = what == checkpoint::kind::create;
@@ -247,6 +250,16 @@ caf::error append_and_commit(pg_connection& conn, const std::vector<checkpoint>&
                            p))
       return err;
   }
+  // Schedules written: the other processes' keepers read them at once.
+  bool schedules = false;
+  for (size_t i = 0; i < batch.size() && fence != nullptr; ++i)
+    schedules = schedules || (batch[i].sched && res.status[i] == write_status::ok);
+  if (schedules) {
+    pg_params p{1};
+    p.add(fence->owner);
+    if (auto err = pl.send("SELECT pg_notify('stepwise_schedules', $1)", p))
+      return err;
+  }
   pg_params mp{2};
   mp.add(mark.writer);
   mp.add(mark.token);
@@ -273,6 +286,9 @@ caf::error append_and_commit(pg_connection& conn, const std::vector<checkpoint>&
       first = std::move(r.error());
   if (ended.size() > 0)
     if (auto r = pl.result("tell the parents of ended children"); !r && !first)
+      first = std::move(r.error());
+  if (schedules)
+    if (auto r = pl.result("tell of the schedules"); !r && !first)
       first = std::move(r.error());
   if (auto r = pl.result("commit mark"); !r && !first)
     first = std::move(r.error());

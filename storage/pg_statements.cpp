@@ -38,6 +38,13 @@ namespace {
 #define SW_ENDED                                                                                   \
   "o.state IN " SW_TERMINAL " AND o.admission IS NOT NULL "                                        \
   "AND u.state NOT IN " SW_TERMINAL
+// A write that carries out a stored command (`cmd`, 0: none) happens only
+// while the command is stored: two processes may each read the command of
+// an operation that ended, one refuse it (and delete it) while the other
+// retries the operation and carries it out. The row lock makes a
+// concurrent delete wait for this transaction, which deletes it.
+#define SW_COMMAND_KEPT                                                                            \
+  "(u.cmd = 0 OR EXISTS (SELECT 1 FROM operation_commands c WHERE c.seq = u.cmd FOR SHARE))"
 #define SW_UPDATE_MANY(OWNER_SET, OWNER_COND)                                                      \
   "UPDATE operations o SET state = u.state, data = u.data, steps = u.steps, "                      \
   "error = u.error, updated_at = u.updated_at, ended_at = " SW_ENDED_AT ", "                       \
@@ -48,9 +55,10 @@ namespace {
   "blocked_by = CASE WHEN " SW_ENDED " THEN '' ELSE o.blocked_by END" OWNER_SET " "                \
   "FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], "                       \
   "$6::BIGINT[], $7::BIGINT[], $8::BIGINT[], $9::BIGINT[], $10::TEXT[], "                          \
-  "$11::INTEGER[]) AS u(id, state, data, steps, error, updated_at, deadline, "                     \
-  "revision, wake_at, signals, pause_requested) "                                                  \
-  "WHERE o.id = u.id AND o.revision = u.revision - 1" OWNER_COND " RETURNING o.id"
+  "$11::INTEGER[], $12::BIGINT[]) AS u(id, state, data, steps, error, updated_at, deadline, "      \
+  "revision, wake_at, signals, pause_requested, cmd) "                                             \
+  "WHERE o.id = u.id AND o.revision = u.revision - 1" OWNER_COND " AND " SW_COMMAND_KEPT           \
+  " RETURNING o.id"
 
 struct statement {
   const char* name;
@@ -65,7 +73,7 @@ constexpr statement statements[] = {
   // that it resumes (retry): no process drives a terminal operation, and
   // the revision check lets only one of two concurrent retries win.
   {pg_stmt::update_many_owned,
-   SW_UPDATE_MANY(", owner = $12", " AND (o.owner = $12 OR o.state IN " SW_TERMINAL ")")},
+   SW_UPDATE_MANY(", owner = $13", " AND (o.owner = $13 OR o.state IN " SW_TERMINAL ")")},
   {pg_stmt::append_events,
    "WITH c AS (UPDATE event_counter SET last_seq = last_seq + $1 "
    "WHERE id = 1 RETURNING last_seq), "

@@ -7,6 +7,7 @@
 
 #include "actors/operation_actor.hpp"
 #include "engine/children.hpp"
+#include "tests/simulation/sim_cluster.hpp"
 
 namespace stepwise::sim {
 
@@ -171,6 +172,36 @@ void check_lease(sim_log& log, sim_world& world, sim_store& store) {
     return "a step began while the lease of " + (owner.empty() ? std::string{"(none)"} : owner)
            + " had expired or was ended";
   });
+}
+
+} // namespace stepwise::sim
+
+namespace stepwise::sim {
+
+void check_owners(sim_log& log, sim_cluster& cluster, sim_store& store) {
+  if (!store.leasing)
+    return;
+  // Per operation: the process whose actor is current with the store.
+  std::map<std::string, size_t> driver;
+  for (size_t i = 0; i < cluster.size(); ++i) {
+    auto& p = cluster.procs[i];
+    if (!p.world || !store.lease_live(p.world->lease_owner()))
+      continue;
+    for (auto& [id, a] : p.world->dispatcher().live) {
+      auto* st = state_of(a);
+      if (!st || st->creating || !st->commit.durable)
+        continue;
+      auto stored = store.peek(id);
+      if (!stored || is_terminal(stored->state) || stored->revision != st->commit.durable->revision)
+        continue;
+      auto [it, fresh] = driver.emplace(id, i);
+      log.check_lazy(fresh, [&, id = id, other = it->second, rev = stored->revision] {
+        return "operation " + id + " (revision " + std::to_string(rev) + ") is driven by processes "
+               + std::to_string(other) + " and " + std::to_string(i)
+               + " at once, both with live leases";
+      });
+    }
+  }
 }
 
 } // namespace stepwise::sim

@@ -10,6 +10,8 @@
 
 namespace stepwise::sim {
 
+class sim_cluster;
+
 /// Checks every live operation actor of `world`: it has a committed state,
 /// and a commit in flight has its snapshot. Run after every message.
 void check_actors(sim_log& log, sim_world& world);
@@ -27,6 +29,12 @@ void check_lease(sim_log& log, sim_world& world, sim_store& store);
 /// no paused or queued operation holds an actor, but one whose deadline
 /// is near (it keeps its actor to fail in time).
 void check_parked(sim_log& log, sim_world& world, duration wake_lead);
+
+/// Checks that no operation has two owners at a time: of the processes
+/// whose leases hold, at most one has an actor for it that is current
+/// with the store (its committed revision is the stored one) while it has
+/// not ended.
+void check_owners(sim_log& log, sim_cluster& cluster, sim_store& store);
 
 /// Checks, when `world` is quiet, that no timed wait outlived its time:
 /// each was answered at its deadline, if the operation did not end first.

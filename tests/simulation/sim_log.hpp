@@ -43,10 +43,14 @@ struct sim_log {
     return trace_keep > 0;
   }
 
+  /// Put before each line of the trace: the process acting (several
+  /// share the store), or nothing.
+  std::string who;
+
   void note(std::string line) {
     if (!tracing())
       return;
-    trace.push_back(std::move(line));
+    trace.push_back(who + std::move(line));
     if (trace.size() > trace_keep)
       trace.pop_front();
   }

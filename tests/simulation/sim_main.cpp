@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
   auto t0 = std::chrono::steady_clock::now();
   std::set<uint64_t> paths;
   uint64_t failed = 0, checks = 0, deliveries = 0, restarts = 0, operations = 0, drains = 0,
-           drained = 0, removed = 0, stored = 0, carried = 0;
+           drained = 0, removed = 0, stored = 0, carried = 0, shared = 0, heard = 0, twice = 0,
+           lost = 0, dropped = 0;
   for (uint64_t s = from; s < from + seeds; ++s) {
     stepwise::sim::sim_options opts;
     opts.seed = s;
@@ -71,6 +72,11 @@ int main(int argc, char** argv) {
     removed += r.removed;
     stored += r.commands_stored;
     carried += r.commands_carried;
+    shared += r.processes > 1 ? 1 : 0;
+    heard += r.notices.delivered;
+    twice += r.notices.duplicated;
+    lost += r.notices.lost;
+    dropped += r.notices.dropped_connections;
     if (!r.violations.empty()) {
       ++failed;
       print_failure(r);
@@ -87,6 +93,8 @@ int main(int argc, char** argv) {
             << ",\"drains\":" << drains << ",\"drained\":" << drained
             << ",\"operations\":" << operations << ",\"removed\":" << removed
             << ",\"commands_stored\":" << stored << ",\"commands_carried\":" << carried
-            << ",\"seconds\":" << secs << "}\n";
+            << ",\"seeds_with_several_processes\":" << shared << ",\"notices_heard\":" << heard
+            << ",\"notices_heard_twice\":" << twice << ",\"notices_lost\":" << lost
+            << ",\"listening_connections_dropped\":" << dropped << ",\"seconds\":" << secs << "}\n";
   return failed == 0 ? 0 : 1;
 }

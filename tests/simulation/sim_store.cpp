@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/child_notice.hpp"
 #include "engine/children.hpp"
 #include "engine/errc.hpp"
 #include "tests/simulation/fingerprint.hpp"
@@ -28,10 +29,20 @@ caf::error sim_store::read_fault(const char* what) {
   return make_error(errc::store_failure, std::string{"sim: "} + what + " failed (injected)");
 }
 
-void sim_store::restarted() {
-  submitted_.clear();
-  unsure_.reset();
-  unsure_batch_.clear();
+void sim_store::forget_in_flight(const std::string& owner) {
+  if (owner.empty()) {
+    submitted_.clear();
+    unsure_.clear();
+    return;
+  }
+  auto prefix = owner + "/";
+  for (auto i = submitted_.begin(); i != submitted_.end();)
+    i = i->compare(0, prefix.size(), prefix) == 0 ? submitted_.erase(i) : std::next(i);
+  unsure_.erase(owner);
+}
+
+void sim_store::restarted(const std::string& owner) {
+  forget_in_flight(owner);
   // The new process's store reads the admission columns afresh.
   mirror_.invalidate();
 }
@@ -148,7 +159,7 @@ std::shared_ptr<const prepared_checkpoint> sim_store::prepare(const checkpoint& 
     if (stored && *stored && (**stored).revision >= cp.op->revision)
       return nullptr;
   }
-  log_.check_lazy(submitted_.insert(id).second, [&] {
+  log_.check_lazy(submitted_.insert(in_flight(id)).second, [&] {
     return "two commits in flight for operation " + id + " (revision "
            + std::to_string(cp.op->revision) + " submitted before the last one was written)";
   });
@@ -186,7 +197,7 @@ void sim_store::record(const checkpoint& cp, write_status status) {
   if (cp.sched) {
     // One process serializes the writes of each schedule: none meets
     // another revision.
-    log_.check_lazy(status == write_status::ok, [&] {
+    log_.check_lazy(status == write_status::ok || processes > 1, [&] {
       return "schedule " + cp.sched->id + " write of revision " + std::to_string(cp.sched->revision)
              + " was refused in a store of one process";
     });
@@ -195,7 +206,7 @@ void sim_store::record(const checkpoint& cp, write_status status) {
   if (!cp.op)
     return;
   auto& op = *cp.op;
-  submitted_.erase(op.id);
+  submitted_.erase(in_flight(op.id));
   // A purge takes only ended operations, and ids are fresh: nothing
   // removed is created again.
   log_.check_lazy(cp.what != checkpoint::kind::create || !removed(op.id), [&] {
@@ -244,13 +255,12 @@ void sim_store::record(const checkpoint& cp, write_status status) {
 }
 
 caf::expected<commit_result> sim_store::commit(const std::vector<checkpoint>& batch) {
-  if (unsure_) {
-    bool same = unsure_batch_.size() == batch.size();
+  if (auto u = unsure_.find(me_); u != unsure_.end()) {
+    bool same = u->second.batch.size() == batch.size();
     for (size_t i = 0; same && i < batch.size(); ++i)
-      same = unsure_batch_[i] == item_of(batch[i]);
-    auto res = std::move(*unsure_);
-    unsure_.reset();
-    unsure_batch_.clear();
+      same = u->second.batch[i] == item_of(batch[i]);
+    auto res = std::move(u->second.res);
+    unsure_.erase(u);
     log_.check(same, "the writer's next commit after an unsure one was another batch");
     if (same) {
       log_.note("store: retry of the unsure commit is told it was written");
@@ -282,19 +292,30 @@ caf::expected<commit_result> sim_store::commit(const std::vector<checkpoint>& ba
       line += " " + std::to_string(e.seq) + ":" + std::string{to_string(e.type)};
     log_.note(std::move(line));
   }
+  bool schedules = false;
   for (size_t i = 0; i < batch.size(); ++i) {
     record(batch[i], res->status[i]);
-    if (res->status[i] == write_status::ok && batch[i].consumed_command != 0)
+    if (res->status[i] != write_status::ok)
+      continue;
+    if (batch[i].sched)
+      schedules = true;
+    if (batch[i].consumed_command != 0)
       consume(batch[i]);
+    if (auto& op = batch[i].op; op && !op->parent_id.empty() && is_terminal(op->state))
+      notify(child_ended_channel, child_ended_payload(me_, *op));
   }
+  if (schedules)
+    notify(schedules_channel, me_);
   for (auto& e : res->events)
     on_event(e);
   if (roll(faults.commit_unsure)) {
     log_.note("store: commit of " + std::to_string(batch.size())
               + " written, answer lost (injected)");
-    unsure_ = *res;
+    auto& u = unsure_[me_];
+    u.res = *res;
+    u.batch.clear();
     for (auto& cp : batch)
-      unsure_batch_.push_back(item_of(cp));
+      u.batch.push_back(item_of(cp));
     return make_error(errc::store_failure, "sim: connection lost during COMMIT (injected)");
   }
   return res;
@@ -306,11 +327,21 @@ caf::expected<commit_result> sim_store::commit_owned(const std::vector<checkpoin
   // The owner check, per item: another owner's operations are refused.
   std::vector<checkpoint> mine;
   std::vector<size_t> where(batch.size(), SIZE_MAX);
-  for (size_t i = 0; i < batch.size(); ++i)
+  for (size_t i = 0; i < batch.size(); ++i) {
+    // As PostgreSQL's update: one that carries out a stored command only
+    // while it is stored (another process may have refused it meanwhile).
+    auto cmd = batch[i].consumed_command;
+    if (cmd != 0 && commands_.count(cmd) == 0) {
+      log_.note("store: " + batch[i].op->id + " carries out command " + std::to_string(cmd)
+                + ", gone since: refused");
+      claimed_.insert(batch[i].op->id);
+      continue;
+    }
     if (!foreign(batch[i])) {
       where[i] = mine.size();
       mine.push_back(batch[i]);
     }
+  }
   commit_result res;
   if (!mine.empty()) {
     auto written = inner_.commit(mine);
@@ -320,8 +351,12 @@ caf::expected<commit_result> sim_store::commit_owned(const std::vector<checkpoin
   }
   std::vector<write_status> status(batch.size(), write_status::stale_revision);
   for (size_t i = 0; i < batch.size(); ++i) {
-    if (where[i] == SIZE_MAX)
+    if (where[i] == SIZE_MAX) {
+      // Its process lost it (fencing at work), or its command is gone:
+      // stale, as after a claim.
+      claimed_.insert(batch[i].op->id);
       continue;
+    }
     status[i] = res.status[where[i]];
     if (status[i] == write_status::ok && batch[i].op)
       owner_of_[batch[i].op->id] = me_;

@@ -13,6 +13,7 @@
 #include "engine/clock.hpp"
 #include "engine/command_store.hpp"
 #include "engine/lease_store.hpp"
+#include "engine/notices.hpp"
 #include "engine/store.hpp"
 #include "storage/admission_mirror.hpp"
 #include "storage/memory_store.hpp"
@@ -70,6 +71,10 @@ public:
   /// processes sharing it (a swarm setting). Times are `clock`'s.
   bool leasing = false;
 
+  /// How many processes share the store at once (a swarm setting): with
+  /// more than one, a schedule's write may meet another process's.
+  size_t processes = 1;
+
   /// The clock the store's time comes from (the process's, set before it
   /// launches).
   std::shared_ptr<const clock> time;
@@ -79,8 +84,9 @@ public:
   /// dies at once (its lease expires now), so they are orphans again.
   void another_process_claims();
 
-  /// Returns whether a claim ever took operation `id` over: what an actor of
-  /// a lost lease finished for it may never be written.
+  /// Returns whether a claim ever took operation `id` over, or the owner
+  /// check refused a write of it (its process had lost it): what an actor
+  /// of a lost lease finished for it may never be written.
   bool was_claimed(const std::string& id) const {
     return claimed_.count(id) > 0;
   }
@@ -112,9 +118,18 @@ public:
     return removed_.size();
   }
 
-  /// A new process starts on this store: what the old one had submitted
-  /// and not written is gone with it.
-  void restarted();
+  /// A process (`owner`, empty: the only one) stopped: what it had
+  /// submitted and not written is gone with it.
+  void restarted(const std::string& owner = {});
+
+  /// The process whose actors run now (several share the store): its
+  /// lease renews, its commits are checked for its owner. Empty: the one
+  /// that joined last.
+  void acting(const std::string& owner);
+
+  /// Returns the notifications sent since the last call (PostgreSQL's
+  /// NOTIFY at commit), each for every process listening.
+  std::vector<notice> take_notices();
 
   /// Returns the fingerprint of revision `rev` of operation `id` as it was
   /// written, or none if the store never held it.
@@ -179,6 +194,12 @@ public:
   caf::expected<std::vector<operation>> claim_orphans(size_t limit) override;
   caf::expected<std::vector<owner_info>> owners() override;
   caf::error leave() override;
+  // Sharing (sim_store_sharing.cpp).
+  caf::expected<load_view> publish_load(int64_t held) override;
+  caf::expected<load_view> count_load() override;
+  caf::expected<std::vector<std::string>> release_operations(
+    const std::vector<std::string>& ids) override;
+  caf::error ask_for_work() override;
 
   // -- retention_store (sim_store_retention.cpp) -------------------------------
 
@@ -210,6 +231,16 @@ private:
   /// does (a write prepared by the old owner is then stale).
   operation take(const operation& op, const std::string& owner);
   caf::error read_fault(const char* what);
+  /// Forgets the commits in flight of `owner` (empty: of all).
+  void forget_in_flight(const std::string& owner);
+  /// Sends a notification (on a store that keeps leases).
+  void notify(const char* channel, std::string payload);
+  /// The load as published (`by_rows`: as the operations say, with mine).
+  load_view count(bool by_rows);
+  /// The key of an operation's commit in flight from this process.
+  std::string in_flight(const std::string& id) const {
+    return me_ + "/" + id;
+  }
   void record(const checkpoint& cp, write_status status);
   void on_event(const event& e);
   void check_admission(const admission_round& round);
@@ -240,14 +271,19 @@ private:
   std::vector<std::string> order_;
   /// Child slots ("PARENT/STEP/KEY") and the operation in each.
   std::map<std::string, std::string> slots_;
-  /// Operations with a checkpoint submitted and not yet written.
+  /// Operations with a checkpoint submitted and not yet written, by
+  /// process (`in_flight`).
   mutable std::set<std::string> submitted_;
   /// Per operation: whether its current run is open.
   std::unordered_map<std::string, bool> open_;
   /// The answer of a commit that was written but reported as failed, and
   /// the batch it belongs to.
-  std::optional<commit_result> unsure_;
-  std::vector<const void*> unsure_batch_;
+  struct unsure_commit {
+    commit_result res;
+    std::vector<const void*> batch;
+  };
+  /// By process.
+  std::map<std::string, unsure_commit> unsure_;
   /// "schedule at fire time" of every schedule_fired event, and the
   /// operations they name.
   std::set<std::string> fires_;
@@ -273,14 +309,18 @@ private:
   duration ttl_{};
   /// Per operation: its owner, once leases are kept.
   std::unordered_map<std::string, std::string> owner_of_;
-  /// Operations a claim took (and bumped) at least once: a write of theirs
-  /// may be stale.
+  /// Operations a claim took (and bumped) at least once, or whose write
+  /// the owner check refused: a write of theirs may be stale.
   std::set<std::string> claimed_;
   uint64_t ghosts_ = 0;
   /// Stored commands by seq.
   std::map<int64_t, stored_command> commands_;
   int64_t command_seq_ = 0;
   uint64_t commands_carried_ = 0;
+  /// The load each process published, and the notifications not yet
+  /// taken.
+  std::map<std::string, int64_t> held_;
+  std::vector<notice> notices_;
 };
 
 } // namespace stepwise::sim

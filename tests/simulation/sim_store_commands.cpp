@@ -32,6 +32,8 @@ caf::expected<int64_t> sim_store::put(const stored_command& cmd) {
   c.seq = ++command_seq_;
   log_.note("store: " + command_text(c) + " stored");
   auto seq = c.seq;
+  auto owner = owner_of_.find(c.operation_id);
+  notify(commands_channel, owner == owner_of_.end() ? std::string{} : owner->second);
   commands_.emplace(seq, std::move(c));
   return seq;
 }
@@ -62,6 +64,7 @@ caf::error sim_store::drop(int64_t seq, command_outcome why) {
     log_.note("store: " + command_text(i->second) + " dropped (" + std::string{to_string(why)}
               + ")");
     commands_.erase(i);
+    notify(applied_channel, std::string{to_string(why)} + " " + std::to_string(seq));
   }
   return caf::none;
 }
@@ -88,6 +91,7 @@ void sim_store::consume(const checkpoint& cp) {
                "the checkpoint that consumed " + command_text(c) + " does not record the signal");
   log_.note("store: " + command_text(c) + " carried out");
   ++commands_carried_;
+  notify(applied_channel, "applied " + std::to_string(c.seq));
   commands_.erase(i);
 }
 

@@ -96,7 +96,7 @@ caf::error sim_store::join(const std::string& owner, duration ttl) {
 caf::error sim_store::renew() {
   if (fenced()) {
     // The writer drops what it has queued: none of it reaches the store.
-    submitted_.clear();
+    forget_in_flight(me_);
     return make_error(errc::stale_revision, "sim: lease lost");
   }
   auto& l = leases_[me_];
@@ -129,8 +129,10 @@ caf::expected<std::vector<owner_info>> sim_store::owners() {
 }
 
 caf::error sim_store::leave() {
-  if (auto i = leases_.find(me_); i != leases_.end())
+  if (auto i = leases_.find(me_); i != leases_.end()) {
     i->second.ended = true;
+    notify(balance_channel, me_);
+  }
   return caf::none;
 }
 

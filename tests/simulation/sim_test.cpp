@@ -102,6 +102,15 @@ TEST_CASE("seeds that found bugs keep every invariant", "[simulation][regression
      "a retry of an ended operation begun just before the lost lease was handled was written "
      "under the next lease: its new run pending, owned by this process, driven by none",
      80},
+    // Several processes sharing the store.
+    {5710, "a command for an ended operation was refused by one process and carried out by "
+           "another that retried the operation meanwhile"},
+    {1455, "a command carried out twice: refused by one process, applied by another"},
+    {411, "a process that lost its lease wrote under its next one an operation created under "
+          "the lost one (refused by the owner check: fencing at work, not a stale write)"},
+    {150, "a queued start whose admission another process's round named first was answered "
+          "without what it waits for"},
+    {62, "a schedule written by two processes: the second write meets the first's revision"},
   };
   for (auto& f : seeds) {
     INFO(f.bug);

@@ -44,6 +44,11 @@ sim_world::sim_world(std::shared_ptr<sim_world_state> outside, std::shared_ptr<s
   clk_ = std::make_shared<virtual_clock>(now);
   cfg.clock = clk_;
   store_->time = clk_; // the store's time (leases) is this process's
+  // Owner ids from the run, not from entropy: the store orders leases by
+  // them, so a seed replays exactly.
+  cfg.owner_ids = [node, joins = 0]() mutable {
+    return "node" + std::to_string(node) + "." + std::to_string(++joins);
+  };
   watcher_ = sys_->spawn(sim_watcher, outside_);
   auto parts =
     launch_runtime(*sys_, cfg, sim_workflows(outside_, watcher_), store_, drive::by_hand, node);
@@ -120,6 +125,11 @@ std::string sim_world::deliver(size_t index, bool say) {
 void sim_world::advance(duration d) {
   clk_->advance(d);
   sched_->advance_time(std::chrono::duration_cast<caf::timespan>(d));
+}
+
+void sim_world::hear(const notices& got, bool first) {
+  if (parts_.rt && parts_.rt->router)
+    parts_.rt->router->route(got, first);
 }
 
 void sim_world::ask(client_job job) {

@@ -79,6 +79,10 @@ public:
     return parts_.rt && parts_.rt->lease ? parts_.rt->lease->owner() : std::string{};
   }
 
+  /// Hands `got` to the process's notification router, as its listening
+  /// thread would (`first`: its first wait). Nothing without leases.
+  void hear(const notices& got, bool first);
+
   /// Returns the engine's counters (attempts begun, attempts running).
   const metrics& stats() const {
     return parts_.rt->stats;

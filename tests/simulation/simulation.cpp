@@ -7,6 +7,7 @@
 
 #include "tests/simulation/invariants.hpp"
 #include "tests/simulation/sim_client.hpp"
+#include "tests/simulation/sim_cluster.hpp"
 #include "tests/simulation/sim_store.hpp"
 #include "tests/simulation/sim_workflows.hpp"
 #include "tests/simulation/sim_world.hpp"
@@ -33,7 +34,10 @@ public:
     store_->mirror_rounds = swarm_.mirror;
     store_->retains = swarm_.retains;
     store_->leasing = swarm_.leases;
-    outside_ = std::make_shared<sim_world_state>(log_, *store_);
+    store_->processes = swarm_.processes;
+    cluster_ = std::make_unique<sim_cluster>(log_, rng_, *store_, swarm_.processes);
+    for (auto& p : cluster_->procs)
+      p.outside = std::make_shared<sim_world_state>(log_, *store_);
     bool faults = swarm_.faults.commit_fail > 0 || swarm_.faults.commit_unsure > 0
                   || swarm_.faults.read_fail > 0 || swarm_.faults.admit_fail > 0 || swarm_.leases;
     client_ = std::make_unique<sim_client>(log_, rng_, *store_, faults);
@@ -41,38 +45,31 @@ public:
   }
 
   sim_report go() {
-    boot(from_micros(1'800'000'000'000'000));
+    auto t0 = from_micros(1'800'000'000'000'000);
+    for (size_t i = 0; i < cluster_->size() && !log_.failed(); ++i) {
+      focus(i);
+      boot(t0);
+    }
     size_t calls_left = opts_.calls;
     time_point drain_began{};
-    while (steps_ < opts_.max_steps && !log_.failed() && world_) {
+    while (steps_ < opts_.max_steps && !log_.failed() && !over_ && cluster_->all_up()) {
       ++steps_;
-      if (drain_step())
-        continue;
-      if (calls_left > 0) {
-        if (rng_() % 12 == 0) {
-          client_->random_call(*world_);
-          --calls_left;
-          continue;
-        }
-      } else if (drain_began == time_point{}) {
-        drain_began = world_->clock().now();
+      if (cluster_->size() > 1) {
+        auto i = rng_() % cluster_->size();
+        log_.choose(i);
+        focus(i);
       }
-      if (swarm_.restarts && restarts_ < 3 && rng_() % 2000 == 0) {
-        restart();
-        continue;
-      }
-      if (swarm_.leases && stalls_ < 3 && rng_() % 2500 == 0) {
-        stall();
-        continue;
-      }
-      if (!act(calls_left == 0, drain_began))
-        break;
+      step(calls_left, drain_began);
+      cluster_->post();
+      if (cluster_->size() > 1 && !log_.failed())
+        check_owners(log_, *cluster_, *store_);
     }
-    if (world_ && !log_.failed() && steps_ >= opts_.max_steps)
+    if (cluster_->all_up() && !log_.failed() && steps_ >= opts_.max_steps)
       log_.check(false,
                  "the run did not settle within " + std::to_string(opts_.max_steps) + " steps");
-    if (world_ && outside_->drain.done(*world_))
-      outside_->drain.check_written(log_, *store_);
+    for (auto& p : cluster_->procs)
+      if (p.world && p.outside->drain.done(*p.world))
+        p.outside->drain.check_written(log_, *store_);
     if (!log_.failed()) {
       store_->check_settled();
       client_->check_acked();
@@ -81,63 +78,132 @@ public:
     if (log_.failed()) {
       // Its actors broke an invariant: running them to their end could
       // crash before the run reports. Left as they are.
-      (void)world_.release();
+      for (auto& p : cluster_->procs)
+        (void)p.world.release();
     }
     return report();
   }
 
 private:
-  /// Starts a process at `now` (again, if the store cannot be read yet).
+  sim_process& cur() {
+    return cluster_->procs[cur_];
+  }
+
+  sim_world& w() {
+    return *cur().world;
+  }
+
+  sim_world_state& outside() {
+    return *cur().outside;
+  }
+
+  /// Process `i` acts next: the store serves it, and its drain decides
+  /// what the client may be told.
+  void focus(size_t i) {
+    cur_ = i;
+    if (cluster_->size() > 1)
+      log_.who = "p" + std::to_string(i) + " ";
+    if (cur().world)
+      store_->acting(w().lease_owner());
+    bool draining = outside().drain.on();
+    store_->drained = draining;
+    client_->drained = draining;
+  }
+
+  /// One step of the current process.
+  void step(size_t& calls_left, time_point& drain_began) {
+    if (drain_step())
+      return;
+    if (calls_left > 0) {
+      if (rng_() % 12 == 0) {
+        client_->random_call(w());
+        --calls_left;
+        return;
+      }
+    } else if (drain_began == time_point{}) {
+      drain_began = w().clock().now();
+    }
+    if (swarm_.restarts && restarts_ < 3 * cluster_->size() && rng_() % 2000 == 0) {
+      restart();
+      return;
+    }
+    if (swarm_.leases && stalls_ < 3 && rng_() % 2500 == 0) {
+      stall();
+      return;
+    }
+    if (!act(calls_left == 0, drain_began))
+      over_ = true;
+  }
+
+  /// Starts the current process at `now` (again, if the store cannot be
+  /// read yet).
   void boot(time_point now) {
+    auto& p = cur();
     for (int tries = 0; tries < 20; ++tries) {
-      world_ =
-        std::make_unique<sim_world>(outside_, store_, swarm_.cfg, now, ++node_, swarm_.workers);
-      if (!world_->launch_error())
+      p.world =
+        std::make_unique<sim_world>(p.outside, store_, swarm_.cfg, now, ++node_, swarm_.workers);
+      if (!p.world->launch_error())
         return;
       log_.note("launch failed: the store could not be read");
-      world_.reset();
+      p.world.reset();
       now += 100ms;
     }
     log_.check(false, "the engine could not be launched in 20 tries");
   }
 
+  /// The current process crashes (a drained one stops) and starts again
+  /// a little later; the others go on.
   void restart() {
-    auto now = world_->clock().now();
+    auto now = w().clock().now();
+    auto owner = w().lease_owner();
     log_.note("restart");
     log_.choose(0xdead);
-    world_.reset();
-    outside_->drain.reset();
+    bodies_ += outside().bodies;
+    outside().bodies = 0;
+    cur().world.reset();
+    cur().inbox.clear();
+    cur().listening = false;
+    cur().reconnected = false;
+    outside().drain.reset();
     store_->drained = false;
     client_->drained = false;
-    store_->restarted();
+    store_->restarted(cluster_->size() > 1 ? owner : std::string{});
     watchdog_.restarted();
     client_->check_acked();
     client_->check_schedules();
     restarts_ += 1;
-    boot(now + std::chrono::milliseconds(rng_() % 3000));
+    auto gap = std::chrono::milliseconds(rng_() % 3000);
+    cluster_->advance(gap);
+    boot(now + gap);
+    if (cur().world)
+      store_->acting(w().lease_owner());
   }
 
   /// Drains the process now and then (on seeds that do), checks the drain
   /// as the world moves, and drops the process (a restart) once the drain
   /// is over; returns whether it did something instead of a step.
   bool drain_step() {
-    auto& drain = outside_->drain;
+    auto& drain = outside().drain;
     if (!drain.on()) {
-      if (!swarm_.drain || drains_ >= 2 || rng_() % 1500 != 0)
+      if (!swarm_.drain || drains_ >= 2 * cluster_->size() || rng_() % 1500 != 0)
         return false;
       log_.note("drain");
       log_.choose(0xd7a1);
-      drain.begin(*world_, *store_);
+      drain.begin(w(), *store_);
       client_->drained = true;
       drains_ += 1;
       drain_began_ = steps_;
       return true;
     }
-    drain.check_gate(log_, *world_);
-    if (drain.done(*world_)) {
+    drain.check_gate(log_, w());
+    if (drain.done(w())) {
       log_.note("drained: the process stops");
       drain.check_written(log_, *store_);
       drained_ += 1;
+      // As `stepwise serve` on SIGTERM: its lease ends, and the others
+      // claim its operations at once (told by a notification).
+      if (swarm_.leases)
+        (void)store_->leave();
       restart();
       return true;
     }
@@ -148,46 +214,64 @@ private:
   }
 
   /// The process stalls past its lease (a long pause of the machine), and
-  /// another process claims its operations meanwhile, then dies.
+  /// another process claims its operations meanwhile (alone: one that
+  /// then dies at once).
   void stall() {
-    auto& w = *world_;
     auto ttl = swarm_.cfg.lease_ttl;
     auto d = ttl + duration{static_cast<int64_t>(rng_() % static_cast<uint64_t>(ttl.count()))};
     log_.note("the process stalls for " + std::to_string(d.count() / 1000) + " ms");
     log_.choose(0x57a1);
     stalls_ += 1;
-    w.advance(d);
-    store_->another_process_claims();
+    cluster_->advance(d);
+    if (cluster_->size() == 1) {
+      store_->another_process_claims();
+      return;
+    }
+    auto me = cur_;
+    for (size_t i = 0; i < cluster_->size(); ++i)
+      if (i != me) {
+        focus(i);
+        log_.note("process " + std::to_string(i) + " claims orphans");
+        w().writer().claim_once();
+      }
+    focus(me);
   }
 
   /// Does one thing the world can do; returns false when the run is over.
   bool act(bool draining, time_point drain_began) {
-    auto began = world_->stats().steps_started.load();
+    auto& p = cur();
+    auto began = p.world->stats().steps_started.load();
     bool more = act_once(draining, drain_began);
-    if (world_ && world_->stats().steps_started.load() != began)
-      check_lease(log_, *world_, *store_);
+    if (p.world && p.world->stats().steps_started.load() != began)
+      check_lease(log_, *p.world, *store_);
     return more;
   }
 
   bool act_once(bool draining, time_point drain_began) {
-    auto& w = *world_;
+    auto& w = this->w();
     // Weighted: messages most, then workers, writes, calls, time.
     auto jobs = w.sched().jobs.size();
     bool can_take = w.running().size() < w.workers() && w.pool().backlog() > 0;
     bool can_run = !w.running().empty();
     bool can_write = w.writer().has_work();
     bool can_admit = w.writer().admission_due();
-    bool can_end_call = !outside_->calls.empty();
-    bool can_report = !outside_->watches.empty();
+    bool can_end_call = !outside().calls.empty();
+    bool can_report = !outside().watches.empty();
+    bool can_hear = cluster_->can_hear(cur_);
     bool can_claim = w.writer().claim_due();
     uint64_t weights[] = {jobs ? 10u : 0u,     can_take ? 4u : 0u,   can_run ? 4u : 0u,
                           can_write ? 3u : 0u, can_admit ? 2u : 0u,  can_end_call ? 3u : 0u,
-                          draining ? 0u : 1u,  can_report ? 2u : 0u, can_claim ? 2u : 0u};
+                          draining ? 0u : 1u,  can_report ? 2u : 0u, can_claim ? 2u : 0u,
+                          can_hear ? 2u : 0u};
     uint64_t total = 0;
     for (auto x : weights)
       total += x;
-    if (total == 0 || (draining && total == 0))
+    if (total == 0) {
+      // Time moves only once every process is quiet.
+      if (cluster_->size() > 1 && !cluster_->quiet())
+        return true;
       return idle(draining, drain_began);
+    }
     auto r = rng_() % total;
     size_t what = 0;
     while (r >= weights[what])
@@ -239,6 +323,9 @@ private:
         log_.note("the writer claims orphans (and renews the lease)");
         w.writer().claim_once();
         break;
+      case 9:
+        cluster_->hear(cur_);
+        break;
     }
     return true;
   }
@@ -246,7 +333,7 @@ private:
   /// Ends an asynchronous call in flight (any of them) with its planned
   /// outcome; with `hang_calls`, now and then it never ends.
   void end_call(bool draining) {
-    auto& calls = outside_->calls;
+    auto& calls = outside().calls;
     auto i = rng_() % calls.size();
     log_.choose(i);
     auto call = std::move(calls[i]);
@@ -258,13 +345,13 @@ private:
     auto& ctx = call.context();
     log_.note("call of " + ctx.operation_id() + " step " + ctx.step_name() + " ends");
     if (!ctx.stop().stop_requested()) // an abandoned attempt has nothing to write
-      outside_->drain.finished(*store_, ctx.operation_id(), ctx.step_name(), ctx.attempt());
+      outside().drain.finished(*store_, ctx.operation_id(), ctx.step_name(), ctx.attempt());
     call.complete(planned(ctx.input(), ctx.step_name(), ctx.attempt()));
   }
 
   /// The watcher reports a task it follows as settled (any of them).
   void report_watch() {
-    auto& all = outside_->watches;
+    auto& all = outside().watches;
     auto i = rng_() % all.size();
     log_.choose(i);
     auto req = std::move(all[i]);
@@ -276,9 +363,8 @@ private:
   /// Moves time: to the next timer, or a little (`quiet`: at most 1 s,
   /// so that CAF's own timers, such as the admission poll, fire too).
   void tick(bool quiet) {
-    auto& w = *world_;
-    auto now = w.clock().now();
-    auto next = w.clock().next_due();
+    auto now = w().clock().now();
+    auto next = cluster_->next_due();
     duration d = std::chrono::milliseconds(1 + rng_() % 300);
     if (next && (quiet || rng_() % 2 == 0))
       d = std::max(duration{0}, *next - now);
@@ -286,15 +372,17 @@ private:
       d = std::min<duration>(std::max<duration>(d, 1ms), 1s);
     log_.choose(static_cast<uint64_t>(d.count()));
     log_.note("time +" + std::to_string(d.count() / 1000) + " ms");
-    w.advance(d);
+    cluster_->advance(d);
   }
 
   /// Nothing to do but wait: checks what must hold when quiet, then moves
   /// time or, when draining, asks for what ends the operations left.
   bool idle(bool draining, time_point drain_began) {
-    auto& w = *world_;
-    check_parked(log_, w, std::min(swarm_.cfg.wake_lead, swarm_.cfg.passivate_after / 2));
-    check_waits(log_, w);
+    auto& w = this->w();
+    for (auto& p : cluster_->procs) {
+      check_parked(log_, *p.world, std::min(swarm_.cfg.wake_lead, swarm_.cfg.passivate_after / 2));
+      check_waits(log_, *p.world);
+    }
     watchdog_.check(log_, w, *store_);
     if (!draining) {
       tick(true);
@@ -311,7 +399,10 @@ private:
     }
     // Schedules would start operations for ever: paused first.
     bool firing = idle_ticks_ % 10 == 0 && client_->pause_schedules(w);
-    if (all_ended && !firing && outside_->calls.empty() && outside_->watches.empty())
+    bool outside_quiet = true;
+    for (auto& p : cluster_->procs)
+      outside_quiet = outside_quiet && p.outside->calls.empty() && p.outside->watches.empty();
+    if (all_ended && !firing && outside_quiet)
       return false;
     if (w.clock().now() - drain_began > std::chrono::hours(2)) {
       log_.check(false, "operations never finished:" + left);
@@ -340,7 +431,11 @@ private:
     out.commands_stored = store_->commands_stored();
     out.commands_carried = store_->commands_carried();
     out.answers = client_->answered();
-    out.bodies = outside_->bodies;
+    out.bodies = bodies_;
+    for (auto& p : cluster_->procs)
+      out.bodies += p.outside->bodies;
+    out.processes = cluster_->size();
+    out.notices = cluster_->counts;
     out.settings = swarm_.describe();
     return out;
   }
@@ -350,9 +445,14 @@ private:
   std::mt19937_64 rng_;
   swarm swarm_;
   std::shared_ptr<sim_store> store_;
-  std::shared_ptr<sim_world_state> outside_;
   std::unique_ptr<sim_client> client_;
-  std::unique_ptr<sim_world> world_;
+  std::unique_ptr<sim_cluster> cluster_;
+  /// The process acting now.
+  size_t cur_ = 0;
+  /// The run is over (every operation ended, nothing left to do).
+  bool over_ = false;
+  /// Step bodies run by processes since stopped.
+  uint64_t bodies_ = 0;
   children_watchdog watchdog_;
   uint32_t node_ = 0;
   uint64_t steps_ = 0;

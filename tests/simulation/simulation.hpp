@@ -7,6 +7,14 @@
 
 namespace stepwise::sim {
 
+/// What became of the notifications between processes.
+struct notice_counts {
+  uint64_t delivered = 0;
+  uint64_t duplicated = 0;
+  uint64_t lost = 0;
+  uint64_t dropped_connections = 0;
+};
+
 /// What one run of the simulation does.
 struct sim_options {
   /// Picks everything: the faults that are on (swarm testing), the
@@ -45,6 +53,10 @@ struct sim_report {
   /// those carried out (leases).
   uint64_t commands_stored = 0;
   uint64_t commands_carried = 0;
+  /// Processes sharing the store at once, and what became of the
+  /// notifications between them.
+  uint64_t processes = 1;
+  notice_counts notices;
   uint64_t answers = 0;
   uint64_t bodies = 0;
   /// The settings the seed picked, in words.

@@ -24,9 +24,10 @@ std::string swarm::describe() const {
                         + std::to_string(faults.purge_fail)
                     : std::string{"off"})
          + " create_window " + std::to_string(cfg.create_window) + " leases "
-         + (leases ? "ttl " + ms(cfg.lease_ttl) + " ms, claim faults "
-                       + std::to_string(faults.renew_fail)
-                   : std::string{"off"});
+         + (leases
+              ? "ttl " + ms(cfg.lease_ttl) + " ms, claim faults "
+                  + std::to_string(faults.renew_fail) + ", processes " + std::to_string(processes)
+              : std::string{"off"});
 }
 
 swarm pick_swarm(std::mt19937_64& rng) {
@@ -78,6 +79,10 @@ swarm pick_swarm(std::mt19937_64& rng) {
     s.cfg.claim_batch = one_in(2) ? 2 : 1000;
     if (one_in(3))
       s.faults.renew_fail = 0.3;
+    // Drawn last, as above: on half of the seeds that keep leases, two or
+    // three processes share the store.
+    if (one_in(2))
+      s.processes = 2 + rng() % 2;
   }
   return s;
 }

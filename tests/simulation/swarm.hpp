@@ -29,6 +29,10 @@ struct swarm {
   /// by its commits and claims, and stops stepping once its lease may have
   /// expired; a process may stall past its lease while another claims.
   bool leases = false;
+  /// Processes sharing the store at once (several only with leases): each
+  /// acts in turn, claims, shares the work, stores commands for the others
+  /// and hears their notifications late, twice or never.
+  size_t processes = 1;
   engine_config cfg;
 
   /// The settings in words (a failing seed's report).

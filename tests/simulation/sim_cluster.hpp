@@ -1,0 +1,77 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "engine/notices.hpp"
+#include "tests/simulation/sim_log.hpp"
+#include "tests/simulation/sim_store.hpp"
+#include "tests/simulation/sim_workflows.hpp"
+#include "tests/simulation/sim_world.hpp"
+#include "tests/simulation/simulation.hpp"
+
+namespace stepwise::sim {
+
+/// One process sharing the store: its world (null between a crash and its
+/// next start), its outside world (calls, watches, drain), and the
+/// notifications on their way to it.
+struct sim_process {
+  std::unique_ptr<sim_world> world;
+  std::shared_ptr<sim_world_state> outside;
+  std::vector<notice> inbox;
+  /// Its listener has waited once (the router's `first`).
+  bool listening = false;
+  /// Its listening connection dropped: what was in flight is lost, and the
+  /// next wait says so.
+  bool reconnected = false;
+};
+
+/// The processes of a run, on one time: every clock moves together, and
+/// the store's notifications reach each process in any order, now and
+/// then twice, or never (a lost one, or a dropped listening connection).
+class sim_cluster {
+public:
+  sim_cluster(sim_log& log, std::mt19937_64& rng, sim_store& store, size_t n);
+
+  std::vector<sim_process> procs;
+  notice_counts counts;
+
+  size_t size() const {
+    return procs.size();
+  }
+
+  /// Whether every process has a world (a launch that failed for good
+  /// ends the run).
+  bool all_up() const;
+
+  /// Moves every process's clocks forward by `d`.
+  void advance(duration d);
+
+  /// The earliest timer of any process.
+  std::optional<time_point> next_due();
+
+  /// Posts the store's new notifications to every process's inbox.
+  void post();
+
+  /// Whether a notification waits for process `i`.
+  bool can_hear(size_t i) const {
+    return !procs[i].inbox.empty() || procs[i].reconnected;
+  }
+
+  /// One notification reaches process `i` (any of those on their way), or
+  /// is lost, or its listening connection drops.
+  void hear(size_t i);
+
+  /// Whether every process is quiet and heard everything.
+  bool quiet();
+
+private:
+  sim_log& log_;
+  std::mt19937_64& rng_;
+  sim_store& store_;
+};
+
+} // namespace stepwise::sim
