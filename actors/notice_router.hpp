@@ -28,8 +28,8 @@ public:
   /// `look_at_share`: asks for a lease tick now; called on the routing
   /// thread.
   notice_router(writer_events_receiver dispatcher, children_keeper_actor children,
-                schedule_keeper_actor schedules, std::shared_ptr<lease_keeper> lease, metrics& stats,
-                std::function<void()> look_at_share);
+                schedule_keeper_actor schedules, std::shared_ptr<lease_keeper> lease,
+                metrics& stats, std::function<void()> look_at_share);
 
   /// Routes what one wait brought. `first`: the first wait of a new
   /// listener (what was said before it listened is looked for at once).

@@ -166,7 +166,10 @@ void execute(self_ptr self, next_action act) {
                         st.rt->step_pool,
                         timed ? std::min(act.due, start) : start,
                         timed,
-                        start > now ? st.rt->clk.get() : nullptr};
+                        start > now ? st.rt->clk.get() : nullptr,
+                        st.rt->lease,
+                        st.lease_epoch,
+                        st.rt->clk};
       auto res = input ? run_step(to, st.wf, act.step, std::move(ctx), act.compensate)
                        : failed_attempt(std::move(ctx), message_of(input.error()));
       if (res) {

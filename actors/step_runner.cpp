@@ -51,6 +51,48 @@ step_result run_body(const step_def& def, step_context& c, bool compensate) {
   return res;
 }
 
+/// How often a job whose lease does not hold looks again.
+constexpr auto lease_look = std::chrono::milliseconds(100);
+
+/// What a job checks before its body runs (attempt_target::lease).
+struct lease_gate {
+  std::shared_ptr<lease_keeper> lease;
+  uint64_t epoch = 0;
+  std::weak_ptr<stepwise::clock> clk;
+  std::weak_ptr<worker_pool> pool;
+};
+
+/// Submits `j` to the gate's pool, to run once the gate's lease holds.
+void submit_gated(const lease_gate& gate, worker_pool::job j, int64_t rank, bool timed) {
+  auto pool = gate.pool.lock();
+  if (!pool)
+    return;
+  if (!gate.lease) {
+    pool->submit(std::move(j), rank, timed);
+    return;
+  }
+  pool->submit(
+    [gate, j = std::move(j), rank, timed]() mutable {
+      // Lost since it began: the attempt is no longer this process's.
+      if (gate.lease->epoch() != gate.epoch)
+        return;
+      if (gate.lease->holds()) {
+        j();
+        return;
+      }
+      if (auto clk = gate.clk.lock())
+        clk->call_at(clk->now() + std::chrono::duration_cast<duration>(lease_look),
+                     [gate, j = std::move(j), rank, timed]() mutable {
+                       submit_gated(gate, std::move(j), rank, timed);
+                     });
+    },
+    rank, timed);
+}
+
+lease_gate gate_of(const attempt_target& to) {
+  return lease_gate{to.lease, to.lease_epoch, to.engine_clock, to.pool};
+}
+
 void run_blocking(const attempt_target& to, workflow_ptr wf, size_t idx, step_context ctx,
                   bool compensate) {
   // std::function needs a copyable callable: keep the context behind a
@@ -66,17 +108,16 @@ void run_blocking(const attempt_target& to, workflow_ptr wf, size_t idx, step_co
       reply(caf::actor_cast<attempt_result_receiver>(strong), gen, c.attempt(), std::move(res));
   };
   auto rank = to_micros(to.due);
+  auto gate = gate_of(to);
   if (to.clk == nullptr) {
-    to.pool->submit(std::move(j), rank, to.timed);
+    submit_gated(gate, std::move(j), rank, to.timed);
     return;
   }
   // Like a job queued behind others, it runs even if the attempt is
   // abandoned meanwhile (its result is then dropped). The pool may be gone
   // by then: the engine stopped, the attempt is run again on recovery.
-  to.clk->call_at(to.due, [pool = std::weak_ptr<worker_pool>{to.pool}, j = std::move(j), rank,
-                           timed = to.timed]() mutable {
-    if (auto p = pool.lock())
-      p->submit(std::move(j), rank, timed);
+  to.clk->call_at(to.due, [gate, j = std::move(j), rank, timed = to.timed]() mutable {
+    submit_gated(gate, std::move(j), rank, timed);
   });
 }
 
@@ -111,9 +152,12 @@ void run_async(const attempt_target& to, workflow_ptr wf, size_t idx, step_conte
     start_async(def.start, std::move(call));
     return;
   }
-  to.pool->submit([wf = std::move(wf), idx,
-                   call]() mutable { start_async(wf->steps()[idx].start, std::move(call)); },
-                  to_micros(to.due), to.timed);
+  submit_gated(
+    gate_of(to),
+    [wf = std::move(wf), idx, call]() mutable {
+      start_async(wf->steps()[idx].start, std::move(call));
+    },
+    to_micros(to.due), to.timed);
 }
 
 void run_actor(const attempt_target& to, const step_def& def, step_context ctx) {

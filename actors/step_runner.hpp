@@ -7,6 +7,7 @@
 
 #include <caf/typed_event_based_actor.hpp>
 
+#include "actors/lease_keeper.hpp"
 #include "actors/protocols.hpp"
 #include "actors/worker_pool.hpp"
 #include "engine/clock.hpp"
@@ -30,6 +31,14 @@ struct attempt_target {
   /// Set for an attempt handed over before it is due: its blocking body
   /// reaches the pool at `due`, on this clock's thread.
   stepwise::clock* clk = nullptr;
+  /// On a store that processes share: the lease, its epoch when the
+  /// attempt began, and the engine's clock. A job that waited in the pool
+  /// until the lease may have expired runs its body only once the lease
+  /// holds again (another process may have run the step meanwhile), and
+  /// never once the lease was lost (`lease_keeper::holds`, `epoch`).
+  std::shared_ptr<lease_keeper> lease{};
+  uint64_t lease_epoch = 0;
+  std::weak_ptr<stepwise::clock> engine_clock{};
 };
 
 /// Starts one attempt of step `idx` of `wf` (its compensation with

@@ -32,6 +32,9 @@ public:
   /// The store keeps leases: a process that lost its lease refuses what it
   /// was asked as stale (another process drives the operation now).
   bool leases = false;
+  /// Several processes share the store: requests to two of them may be
+  /// carried out in either order until both are answered.
+  bool several_processes = false;
 
   /// Sends one random request through `world`.
   void random_call(sim_world& world);

@@ -60,8 +60,8 @@ void sim_cluster::hear(size_t i) {
     }
     if (fate == 1) {
       // Lost without a trace: only the lease tick's reads make up for it.
-      log_.note("process " + std::to_string(i) + ": notification " + n.channel + " '"
-                + n.payload + "' is lost");
+      log_.note("process " + std::to_string(i) + ": notification " + n.channel + " '" + n.payload
+                + "' is lost");
       counts.lost += 1;
       p.inbox.erase(p.inbox.begin() + static_cast<std::ptrdiff_t>(k));
       return;

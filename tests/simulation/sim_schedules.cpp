@@ -56,9 +56,16 @@ void sim_client::schedule_call(sim_world& world) {
     }
     case 3:
       schedules_[id] = known_schedule{0, call};
+      // Several processes: requests sent to others before this one's
+      // answer may be carried out before the delete (their keepers read
+      // its write later): only those sent after the answer count.
       ask_keeper<schedule_view>(
         world, std::make_tuple(schedule_delete_atom::value, id), "delete schedule " + id,
-        [](schedule_view&) {}, missing);
+        [this, id](schedule_view&) {
+          if (several_processes)
+            schedules_[id] = known_schedule{0, schedule_calls_};
+        },
+        missing);
       break;
     case 4:
     case 5: {

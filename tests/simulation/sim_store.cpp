@@ -29,20 +29,22 @@ caf::error sim_store::read_fault(const char* what) {
   return make_error(errc::store_failure, std::string{"sim: "} + what + " failed (injected)");
 }
 
-void sim_store::forget_in_flight(const std::string& owner) {
-  if (owner.empty()) {
+void sim_store::forget_in_flight(const std::string& process) {
+  if (process.empty()) {
     submitted_.clear();
-    unsure_.clear();
     return;
   }
-  auto prefix = owner + "/";
+  auto prefix = process + "/";
   for (auto i = submitted_.begin(); i != submitted_.end();)
     i = i->compare(0, prefix.size(), prefix) == 0 ? submitted_.erase(i) : std::next(i);
-  unsure_.erase(owner);
 }
 
-void sim_store::restarted(const std::string& owner) {
-  forget_in_flight(owner);
+void sim_store::restarted(const std::string& process) {
+  forget_in_flight(process);
+  if (process.empty())
+    unsure_.clear();
+  else
+    unsure_.erase(process);
   // The new process's store reads the admission columns afresh.
   mirror_.invalidate();
 }
@@ -220,10 +222,14 @@ void sim_store::record(const checkpoint& cp, write_status status) {
   // An update of an ended operation (a retry, a resume, a signal) that
   // a purge removed first is the one stale write one process may meet.
   // So may one that a claim took over (its revision bumped).
-  log_.check_lazy(status == write_status::ok || removed(op.id) || claimed_.count(op.id) > 0, [&] {
-    return "update of " + op.id + " to revision " + std::to_string(op.revision)
-           + " was stale in a store of one process";
-  });
+  // With several processes, so may one that met another process's write
+  // (two retries of an ended operation through two processes: one wins).
+  log_.check_lazy(status == write_status::ok || removed(op.id) || claimed_.count(op.id) > 0
+                    || processes > 1,
+                  [&] {
+                    return "update of " + op.id + " to revision " + std::to_string(op.revision)
+                           + " was stale in a store of one process";
+                  });
   if (status != write_status::ok && removed(op.id))
     log_.note("store: update of " + op.id + " to revision " + std::to_string(op.revision)
               + " is stale: a purge removed it");
@@ -255,7 +261,7 @@ void sim_store::record(const checkpoint& cp, write_status status) {
 }
 
 caf::expected<commit_result> sim_store::commit(const std::vector<checkpoint>& batch) {
-  if (auto u = unsure_.find(me_); u != unsure_.end()) {
+  if (auto u = unsure_.find(process_); u != unsure_.end()) {
     bool same = u->second.batch.size() == batch.size();
     for (size_t i = 0; same && i < batch.size(); ++i)
       same = u->second.batch[i] == item_of(batch[i]);
@@ -270,6 +276,10 @@ caf::expected<commit_result> sim_store::commit(const std::vector<checkpoint>& ba
   }
   if (fenced()) {
     log_.note("store: commit of " + std::to_string(batch.size()) + " refused: the lease was lost");
+    // Never written here: the next owner runs them again.
+    for (auto& cp : batch)
+      if (cp.op)
+        claimed_.insert(cp.op->id);
     return renew(); // the lease lost, and what was queued gone
   }
   if (roll(faults.commit_fail)) {
@@ -311,7 +321,7 @@ caf::expected<commit_result> sim_store::commit(const std::vector<checkpoint>& ba
   if (roll(faults.commit_unsure)) {
     log_.note("store: commit of " + std::to_string(batch.size())
               + " written, answer lost (injected)");
-    auto& u = unsure_[me_];
+    auto& u = unsure_[process_];
     u.res = *res;
     u.batch.clear();
     for (auto& cp : batch)

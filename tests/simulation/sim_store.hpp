@@ -118,14 +118,15 @@ public:
     return removed_.size();
   }
 
-  /// A process (`owner`, empty: the only one) stopped: what it had
+  /// A process (`process`, empty: the only one) stopped: what it had
   /// submitted and not written is gone with it.
-  void restarted(const std::string& owner = {});
+  void restarted(const std::string& process = {});
 
   /// The process whose actors run now (several share the store): its
-  /// lease renews, its commits are checked for its owner. Empty: the one
-  /// that joined last.
-  void acting(const std::string& owner);
+  /// lease renews, its commits are checked for its owner id (`owner`;
+  /// empty: the one that joined last). `process` names it across the
+  /// owner ids it joins with.
+  void acting(const std::string& owner, const std::string& process);
 
   /// Returns the notifications sent since the last call (PostgreSQL's
   /// NOTIFY at commit), each for every process listening.
@@ -231,15 +232,15 @@ private:
   /// does (a write prepared by the old owner is then stale).
   operation take(const operation& op, const std::string& owner);
   caf::error read_fault(const char* what);
-  /// Forgets the commits in flight of `owner` (empty: of all).
-  void forget_in_flight(const std::string& owner);
+  /// Forgets the commits in flight of `process` (empty: of all).
+  void forget_in_flight(const std::string& process);
   /// Sends a notification (on a store that keeps leases).
   void notify(const char* channel, std::string payload);
   /// The load as published (`by_rows`: as the operations say, with mine).
   load_view count(bool by_rows);
   /// The key of an operation's commit in flight from this process.
   std::string in_flight(const std::string& id) const {
-    return me_ + "/" + id;
+    return process_ + "/" + id;
   }
   void record(const checkpoint& cp, write_status status);
   void on_event(const event& e);
@@ -306,6 +307,8 @@ private:
   };
   std::map<std::string, lease> leases_;
   std::string me_;
+  /// The process acting now (`acting`).
+  std::string process_;
   duration ttl_{};
   /// Per operation: its owner, once leases are kept.
   std::unordered_map<std::string, std::string> owner_of_;

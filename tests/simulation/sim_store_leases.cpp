@@ -96,7 +96,7 @@ caf::error sim_store::join(const std::string& owner, duration ttl) {
 caf::error sim_store::renew() {
   if (fenced()) {
     // The writer drops what it has queued: none of it reaches the store.
-    forget_in_flight(me_);
+    forget_in_flight(process_);
     return make_error(errc::stale_revision, "sim: lease lost");
   }
   auto& l = leases_[me_];

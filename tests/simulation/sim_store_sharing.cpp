@@ -10,9 +10,10 @@
 
 namespace stepwise::sim {
 
-void sim_store::acting(const std::string& owner) {
+void sim_store::acting(const std::string& owner, const std::string& process) {
   if (!owner.empty())
     me_ = owner;
+  process_ = process;
 }
 
 void sim_store::notify(const char* channel, std::string payload) {

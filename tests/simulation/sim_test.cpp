@@ -111,6 +111,11 @@ TEST_CASE("seeds that found bugs keep every invariant", "[simulation][regression
     {150, "a queued start whose admission another process's round named first was answered "
           "without what it waits for"},
     {62, "a schedule written by two processes: the second write meets the first's revision"},
+    {2429, "a blocking body whose job waited in the pool past the lease ran after another "
+           "process had run the step to success"},
+    {5074, "a commit whose answer was lost, retried under the next lease of the same process"},
+    {12639, "a drained process's result refused because it had lost its lease"},
+    {5319, "a schedule delete sent before a create through another process, carried out after"},
   };
   for (auto& f : seeds) {
     INFO(f.bug);

@@ -42,13 +42,18 @@ public:
                   || swarm_.faults.read_fail > 0 || swarm_.faults.admit_fail > 0 || swarm_.leases;
     client_ = std::make_unique<sim_client>(log_, rng_, *store_, faults);
     client_->leases = swarm_.leases;
+    client_->several_processes = swarm_.processes > 1;
   }
 
   sim_report go() {
-    auto t0 = from_micros(1'800'000'000'000'000);
+    // Each at the time the ones before got to (a launch that failed
+    // moved it).
+    auto t = from_micros(1'800'000'000'000'000);
     for (size_t i = 0; i < cluster_->size() && !log_.failed(); ++i) {
       focus(i);
-      boot(t0);
+      boot(t);
+      if (cur().world)
+        t = w().clock().now();
     }
     size_t calls_left = opts_.calls;
     time_point drain_began{};
@@ -89,6 +94,11 @@ private:
     return cluster_->procs[cur_];
   }
 
+  /// The current process's name in the store (empty when it is alone).
+  std::string process_key() const {
+    return cluster_->size() > 1 ? "p" + std::to_string(cur_) : std::string{};
+  }
+
   sim_world& w() {
     return *cur().world;
   }
@@ -103,8 +113,7 @@ private:
     cur_ = i;
     if (cluster_->size() > 1)
       log_.who = "p" + std::to_string(i) + " ";
-    if (cur().world)
-      store_->acting(w().lease_owner());
+    store_->acting(cur().world ? w().lease_owner() : std::string{}, process_key());
     bool draining = outside().drain.on();
     store_->drained = draining;
     client_->drained = draining;
@@ -147,6 +156,7 @@ private:
       log_.note("launch failed: the store could not be read");
       p.world.reset();
       now += 100ms;
+      cluster_->advance(100ms); // the others' time moves on with it
     }
     log_.check(false, "the engine could not be launched in 20 tries");
   }
@@ -155,7 +165,6 @@ private:
   /// a little later; the others go on.
   void restart() {
     auto now = w().clock().now();
-    auto owner = w().lease_owner();
     log_.note("restart");
     log_.choose(0xdead);
     bodies_ += outside().bodies;
@@ -167,7 +176,7 @@ private:
     outside().drain.reset();
     store_->drained = false;
     client_->drained = false;
-    store_->restarted(cluster_->size() > 1 ? owner : std::string{});
+    store_->restarted(process_key());
     watchdog_.restarted();
     client_->check_acked();
     client_->check_schedules();
@@ -176,7 +185,7 @@ private:
     cluster_->advance(gap);
     boot(now + gap);
     if (cur().world)
-      store_->acting(w().lease_owner());
+      store_->acting(w().lease_owner(), process_key());
   }
 
   /// Drains the process now and then (on seeds that do), checks the drain
