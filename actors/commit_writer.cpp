@@ -148,10 +148,19 @@ void commit_writer::probe() {
 }
 
 commit_writer::try_result commit_writer::write_try(std::vector<checkpoint>& batch,
-                                                   std::vector<item>& replies,
+                                                   std::vector<item>& replies, uint64_t began_under,
                                                    std::chrono::milliseconds retry_in) {
   auto t0 = clock_->monotonic();
   auto owner = keeper_ ? keeper_->owner() : std::string{};
+  if (keeper_ && keeper_->epoch() != began_under) {
+    // First tried under a lease found lost since: written then, if at all
+    // (a retry would be told so, and taken for a write under the next
+    // lease). Its actors are stopped; whoever claims the operations
+    // resumes them.
+    for (auto& x : replies)
+      caf::anon_send(x.reply_to, commit_ack{x.tag, write_status::stale_revision, 0});
+    return try_result::fenced;
+  }
   // Answered in the store's order: the events of concurrent commits
   // reach the sink by their seqs.
   auto err = store_->commit_then(batch, [&](commit_result& res) {
@@ -163,9 +172,8 @@ commit_writer::try_result commit_writer::write_try(std::vector<checkpoint>& batc
     metrics_.commits.fetch_add(1, std::memory_order_relaxed);
     metrics_.commit_latency_seconds.observe(std::chrono::duration<double>(t1 - t0).count());
     metrics_.commit_batch_size.observe(static_cast<double>(batch.size()));
-    auto epoch = keeper_ ? keeper_->epoch() : 0;
     for (size_t i = 0; i < replies.size(); ++i)
-      caf::anon_send(replies[i].reply_to, commit_ack{replies[i].tag, res.status[i], epoch});
+      caf::anon_send(replies[i].reply_to, commit_ack{replies[i].tag, res.status[i], began_under});
     if (!res.events.empty())
       caf::anon_send(out_.events, event_batch{std::move(res.events)});
   });
@@ -187,7 +195,8 @@ commit_writer::try_result commit_writer::write_try(std::vector<checkpoint>& batc
 
 bool commit_writer::write(std::vector<checkpoint>& batch, std::vector<item>& replies) {
   auto backoff = std::chrono::milliseconds(10);
-  while (write_try(batch, replies, backoff) == try_result::failed) {
+  auto began_under = keeper_ ? keeper_->epoch() : 0;
+  while (write_try(batch, replies, began_under, backoff) == try_result::failed) {
     // Shutting down with a store that does not answer: the batch was never
     // acknowledged, so dropping it loses nothing promised.
     if (!pause(backoff))
@@ -205,8 +214,10 @@ bool commit_writer::write_once() {
     if (queue_.empty())
       return false;
     take(held_, held_replies_);
+    held_epoch_ = keeper_ ? keeper_->epoch() : 0;
   }
-  if (write_try(held_, held_replies_, std::chrono::milliseconds(10)) != try_result::failed) {
+  if (write_try(held_, held_replies_, held_epoch_, std::chrono::milliseconds(10))
+      != try_result::failed) {
     held_.clear();
     held_replies_.clear();
   }

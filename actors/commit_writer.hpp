@@ -207,9 +207,10 @@ private:
   enum class try_result : uint8_t { written, failed, fenced };
 
   /// Tries once to write `batch`, answering its senders when it is written
-  /// (or fenced); `retry_in` is what a failure's log line announces.
+  /// (or fenced); `began_under`: the lease epoch it was first tried in;
+  /// `retry_in` is what a failure's log line announces.
   try_result write_try(std::vector<checkpoint>& batch, std::vector<item>& replies,
-                       std::chrono::milliseconds retry_in);
+                       uint64_t began_under, std::chrono::milliseconds retry_in);
 
   store_ptr store_;
   writer_outputs out_;
@@ -240,6 +241,8 @@ private:
   /// Driven by hand: the batch whose last try failed, tried again next.
   std::vector<checkpoint> held_;
   std::vector<item> held_replies_;
+  /// The lease epoch `held_` was first tried in.
+  uint64_t held_epoch_ = 0;
   /// Lane threads still running (the first thread leaves the lease after
   /// them).
   size_t lanes_running_ = 0;

@@ -2,10 +2,33 @@
 // step's timeout, the deadline, waiting for the lease) and admission.
 #include "actors/operation_parts.hpp"
 
+#include <algorithm>
+
 #include "actors/messages.hpp"
 #include "engine/progress.hpp"
 
 namespace stepwise::op {
+
+duration start_lead(const operation_state& st) {
+  auto lead = st.rt->cfg.dispatch_lead;
+  if (lead.count() <= 0 || st.op.state != op_state::waiting)
+    return duration{0};
+  // The step the wake-up begins: the one retried, or the one after a sleep.
+  auto& steps = st.wf->steps();
+  auto idx = st.op.cursor();
+  if (idx < steps.size() && steps[idx].sleep)
+    ++idx;
+  if (idx >= steps.size())
+    return duration{0};
+  auto& def = steps[idx];
+  // An inline body too: begun ahead, it runs on a worker (see execute).
+  bool blocking = def.run && !def.sleep && !def.wait;
+  // Steps run again for their transient values first would run early.
+  bool rebuilds = st.upkeep.rebuild_due
+                  && std::any_of(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(idx),
+                                 [](const step_def& s) { return s.produces_transient; });
+  return blocking && !rebuilds ? lead : duration{0};
+}
 
 namespace {
 

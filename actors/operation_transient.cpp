@@ -27,7 +27,8 @@ void run_next_rebuild(self_ptr self) {
   auto ctx = context_for(st, def.name, st.work.attempt(), input ? *input : st.op.input, st.op.data,
                          std::move(st.transient), token);
   st.transient = {};
-  attempt_target to{self, up.gen, st.rt->step_pool, st.rt->clk->now(), false, nullptr};
+  attempt_target to{self,    up.gen,       st.rt->step_pool, st.rt->clk->now(), false,
+                    nullptr, st.rt->lease, st.lease_epoch,   st.rt->clk};
   auto res = input ? run_step(to, st.wf, idx, std::move(ctx), false)
                    : failed_attempt(std::move(ctx), message_of(input.error()));
   // A result that is there at once (an inline body, a skipping condition,

@@ -162,18 +162,6 @@ void on_op_ended(keeper_ptr self, const std::string& schedule_id, const std::str
   look(self, schedule_id);
 }
 
-/// Reads every schedule; one read at a time, notifications that come
-/// meanwhile make one more after it (it may have read before their write).
-void read_all(keeper_ptr self) {
-  auto& st = self->state;
-  if (st.reading) {
-    st.read_again = true;
-    return;
-  }
-  st.reading = true;
-  self->send(st.rt->reader(), load_schedules_atom::value);
-}
-
 } // namespace
 
 std::string sealed_owner(const std::string& id) {
@@ -189,19 +177,40 @@ schedule_view view_of(const schedule_entry& e) {
   return v;
 }
 
-void when_free(keeper_ptr self, const std::string& id, std::function<void(schedule_entry*)> f) {
+// One read at a time: what asks meanwhile (a notification, a request)
+// waits for one more after it, which may have read before their write.
+void read_all(keeper_ptr self, std::function<void()> then) {
+  auto& st = self->state;
+  if (st.reading) {
+    st.read_again = true;
+    if (then)
+      st.after_next_read.push_back(std::move(then));
+    return;
+  }
+  st.reading = true;
+  if (then)
+    st.after_read.push_back(std::move(then));
+  self->send(st.rt->reader(), load_schedules_atom::value);
+}
+
+void when_free(keeper_ptr self, const std::string& id, std::function<void(schedule_entry*)> f,
+               bool read_since) {
   auto& st = self->state;
   if (!st.loaded) {
     st.before_load.push_back([self, id, f] { when_free(self, id, f); });
     return;
   }
   auto i = st.entries.find(id);
+  if (i == st.entries.end() && st.rt->lease && !read_since) {
+    read_all(self, [self, id, f] { when_free(self, id, f, true); });
+    return;
+  }
   if (i == st.entries.end()) {
     f(nullptr);
     return;
   }
   if (i->second.busy) {
-    i->second.held.push_back([self, id, f] { when_free(self, id, f); });
+    i->second.held.push_back([self, id, f] { when_free(self, id, f, true); });
     return;
   }
   f(&i->second);
@@ -343,8 +352,16 @@ schedule_keeper_actor::behavior_type schedule_keeper(keeper_ptr self, runtime_pt
       if (full)
         st.reading = false;
       on_loaded(self, res);
-      if (full && std::exchange(st.read_again, false))
-        read_all(self);
+      if (full) {
+        auto waiting = std::exchange(st.after_read, {});
+        if (std::exchange(st.read_again, false)) {
+          auto next = std::exchange(st.after_next_read, {});
+          read_all(self);
+          st.after_read = std::move(next);
+        }
+        for (auto& f : waiting)
+          f();
+      }
       // A store that several processes share: read what the others wrote
       // (their notifications say so at once; this is the safety net).
       if (full && (st.rt->lease || !st.loaded) && !st.refresh_armed) {

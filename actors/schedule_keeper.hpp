@@ -82,6 +82,9 @@ struct schedule_keeper_state {
   bool reading = false;
   bool read_again = false;
   bool refresh_armed = false;
+  /// What waits for the read on its way, and for the one after it.
+  std::vector<std::function<void()>> after_read;
+  std::vector<std::function<void()>> after_next_read;
 };
 
 using keeper_ptr = schedule_keeper_actor::stateful_pointer<schedule_keeper_state>;
@@ -104,7 +107,15 @@ void settle(keeper_ptr self, const std::string& id);
 
 /// Runs `f` with the entry of `id` once it is loaded and free (null: no
 /// such schedule).
-void when_free(keeper_ptr self, const std::string& id, std::function<void(schedule_entry*)> f);
+/// On a store that processes share, `f` gets null only once the
+/// schedules were read after the call: another process may have just
+/// written it (a client's create through one server, its replace through
+/// the next).
+void when_free(keeper_ptr self, const std::string& id, std::function<void(schedule_entry*)> f,
+               bool read_since = false);
+
+/// Reads every schedule, then calls `then` (if any); one read at a time.
+void read_all(keeper_ptr self, std::function<void()> then = {});
 
 /// Returns what a client sees of `e`: secret input values as `"***"`.
 schedule_view view_of(const schedule_entry& e);

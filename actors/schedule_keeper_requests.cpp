@@ -132,11 +132,18 @@ caf::result<schedule_view> on_replace(keeper_ptr self, schedule& s) {
 caf::result<schedule_view> on_get(keeper_ptr self, const std::string& id) {
   auto rp = self->make_response_promise<schedule_view>();
   when_loaded(self, [self, rp, id]() mutable {
-    auto i = self->state.entries.find(id);
-    if (i == self->state.entries.end() || i->second.s.revision == 0)
-      rp.deliver(no_schedule(id));
+    auto answer = [self, rp, id]() mutable {
+      auto i = self->state.entries.find(id);
+      if (i == self->state.entries.end() || i->second.s.revision == 0)
+        rp.deliver(no_schedule(id));
+      else
+        rp.deliver(view_of(i->second));
+    };
+    // Another process may have just written it (a shared store).
+    if (self->state.rt->lease && self->state.entries.count(id) == 0)
+      read_all(self, answer);
     else
-      rp.deliver(view_of(i->second));
+      answer();
   });
   return rp;
 }
@@ -181,8 +188,20 @@ caf::result<schedule_view> on_pause(keeper_ptr self, const std::string& id, bool
       rp.deliver(no_schedule(id));
       return;
     }
-    if (e->s.paused == paused) {
+    if (e->s.paused == paused && !self->state.rt->lease) {
       rp.deliver(view_of(*e));
+      return;
+    }
+    if (e->s.paused == paused) {
+      // Nothing to write: answered from a read, as another process may
+      // have changed or deleted it since this one last read it.
+      read_all(self, [self, rp, id]() mutable {
+        auto i = self->state.entries.find(id);
+        if (i == self->state.entries.end() || i->second.s.revision == 0)
+          rp.deliver(no_schedule(id));
+        else
+          rp.deliver(view_of(i->second));
+      });
       return;
     }
     auto next = e->s;

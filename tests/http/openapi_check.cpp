@@ -108,4 +108,23 @@ void check_documented(const validator& val, const json::value& doc, const std::s
   }
 }
 
+std::string walk_target(const std::string& path, const walked_ops& ops, const std::string& name) {
+  std::string target = path;
+  auto sub = [&](const std::string& var, const std::string& value) {
+    if (auto pos = target.find(var); pos != std::string::npos)
+      target.replace(pos, var.size(), value);
+  };
+  bool schedule_path = path.rfind("/api/v1/schedules/", 0) == 0;
+  sub("{id}", schedule_path ? (path == "/api/v1/schedules/{id}" ? "doc-crud" : "doc")
+              : path.find("cancel") != std::string::npos  ? ops.sleepy
+              : path.find("signals") != std::string::npos ? ops.signaled
+              : path.find("retry") != std::string::npos   ? ops.failed
+              : path.find("pause") != std::string::npos || path.find("resume") != std::string::npos
+                ? ops.pausable
+                : ops.quick);
+  sub("{name}", name);
+  sub("{asset}", "app.js");
+  return target;
+}
+
 } // namespace stepwise::test

@@ -28,6 +28,18 @@ private:
   const boost::json::value& doc_;
 };
 
+/// The operations a walk over every documented route asks about: one that
+/// succeeded, one to cancel, one to signal, one that failed (retry), one
+/// to pause and resume (every other route of an operation asks `quick`).
+struct walked_ops {
+  std::string quick, sleepy, signaled, failed, pausable;
+};
+
+/// Returns the route `path` with its variables filled in for such a walk:
+/// schedules "doc-crud" (read, replaced, deleted) and "doc" (paused,
+/// resumed, triggered), `name` for a workflow or signal.
+std::string walk_target(const std::string& path, const walked_ops& ops, const std::string& name);
+
 /// Checks `r` against the documented responses of `method` on `path`.
 void check_documented(const validator& val, const boost::json::value& doc, const std::string& path,
                       const std::string& method, const reply& r);

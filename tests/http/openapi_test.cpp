@@ -95,23 +95,7 @@ TEST_CASE("every documented route answers as documented", "[http][openapi]") {
     std::string path(p.key());
     for (auto& m : p.value().as_object()) {
       std::string method(m.key());
-      std::string target = path;
-      auto sub = [&](const std::string& var, const std::string& value) {
-        auto pos = target.find(var);
-        if (pos != std::string::npos)
-          target.replace(pos, var.size(), value);
-      };
-      bool schedule_path = path.rfind("/api/v1/schedules/", 0) == 0;
-      sub("{id}",
-          schedule_path ? (path == "/api/v1/schedules/{id}" ? "doc-crud" : "doc")
-          : path.find("cancel") != std::string::npos  ? sleepy
-          : path.find("signals") != std::string::npos ? signaled
-          : path.find("retry") != std::string::npos   ? flip
-          : path.find("pause") != std::string::npos || path.find("resume") != std::string::npos
-            ? pausable
-            : quick);
-      sub("{name}", "demo");
-      sub("{asset}", "app.js");
+      auto target = walk_target(path, walked_ops{quick, sleepy, signaled, flip, pausable}, "demo");
       // The service broker's answers are checked by its own tests.
       if (path.rfind("/v2/", 0) == 0)
         continue;

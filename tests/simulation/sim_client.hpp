@@ -89,13 +89,14 @@ private:
   /// The same, to the schedule keeper.
   template <class T, class... Ts>
   void ask_keeper(sim_world& world, std::tuple<Ts...> msg, std::string what,
-                  std::function<void(T&)> on_answer, std::set<uint8_t> allowed);
+                  std::function<void(T&)> on_answer, std::set<uint8_t> allowed,
+                  std::function<void()> answered = {});
 
   /// The same, to the actor `pick(dispatcher)` returns.
   template <class T, class Pick, class... Ts>
   void ask_via(sim_world& world, Pick pick, std::tuple<Ts...> msg, std::string what,
-               std::function<void(T&)> on_answer, std::set<uint8_t> allowed,
-               std::string about = {});
+               std::function<void(T&)> on_answer, std::set<uint8_t> allowed, std::string about = {},
+               std::function<void()> answered = {});
 
   void start(sim_world& world);
   void command_call(sim_world& world, const std::string& id);
@@ -127,6 +128,9 @@ private:
   };
   std::map<std::string, known_schedule> schedules_;
   uint64_t schedule_calls_ = 0;
+  /// Per schedule id: deletes sent and not answered yet (with several
+  /// processes, such a delete may undo any answer until its own).
+  std::map<std::string, int> deleting_;
 };
 
 } // namespace stepwise::sim

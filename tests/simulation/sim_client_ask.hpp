@@ -22,16 +22,17 @@ void sim_client::ask(sim_world& world, std::tuple<Ts...> msg, std::string what,
 
 template <class T, class... Ts>
 void sim_client::ask_keeper(sim_world& world, std::tuple<Ts...> msg, std::string what,
-                            std::function<void(T&)> on_answer, std::set<uint8_t> allowed) {
+                            std::function<void(T&)> on_answer, std::set<uint8_t> allowed,
+                            std::function<void()> answered) {
   ask_via<T>(
     world, [k = world.keeper()](const dispatcher_actor&) { return k; }, std::move(msg),
-    std::move(what), std::move(on_answer), std::move(allowed));
+    std::move(what), std::move(on_answer), std::move(allowed), std::string{}, std::move(answered));
 }
 
 template <class T, class Pick, class... Ts>
 void sim_client::ask_via(sim_world& world, Pick pick, std::tuple<Ts...> msg, std::string what,
                          std::function<void(T&)> on_answer, std::set<uint8_t> allowed,
-                         std::string about) {
+                         std::string about, std::function<void()> answered) {
   // A request only a drain's refusal may answer (a start sent while
   // draining) is refused before the store is touched.
   if (store_faults_ && allowed != std::set<uint8_t>{code(errc::shutting_down)})
@@ -39,8 +40,8 @@ void sim_client::ask_via(sim_world& world, Pick pick, std::tuple<Ts...> msg, std
   if (leases && allowed != std::set<uint8_t>{code(errc::shutting_down)})
     allowed.insert(code(errc::stale_revision));
   log_.note("client: " + what);
-  world.ask({[this, pick, msg, what, on_answer, allowed,
-              about](bridge_actor::pointer self, const dispatcher_actor& dispatcher) {
+  world.ask({[this, pick, msg, what, on_answer, allowed, about,
+              answered](bridge_actor::pointer self, const dispatcher_actor& dispatcher) {
     auto request = [&](const auto&... xs) {
       return self->request(pick(dispatcher), caf::infinite, xs...);
     };
@@ -50,10 +51,14 @@ void sim_client::ask_via(sim_world& world, Pick pick, std::tuple<Ts...> msg, std
           answered_ += 1;
           log_.note("answer: " + what);
           on_answer(x);
+          if (answered)
+            answered();
         },
         [=](caf::error& err) {
           answered_ += 1;
           log_.note("answer: " + what + ": " + message_of(err));
+          if (answered)
+            answered();
           // Only a draining process refuses as it shuts down: a start
           // sent just before the drain reaches it after.
           auto c = code_of(err);

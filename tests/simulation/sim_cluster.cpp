@@ -1,5 +1,9 @@
 #include "tests/simulation/sim_cluster.hpp"
 
+#include <caf/send.hpp>
+
+#include "tests/simulation/invariants.hpp"
+
 namespace stepwise::sim {
 
 sim_cluster::sim_cluster(sim_log& log, std::mt19937_64& rng, sim_store& store, size_t n)
@@ -84,6 +88,128 @@ bool sim_cluster::quiet() {
     if (!procs[i].world || !procs[i].world->quiet() || can_hear(i))
       return false;
   return true;
+}
+
+bool sim_cluster::act(size_t i, bool draining, bool hang_calls) {
+  auto& w = *procs[i].world;
+  auto& out = *procs[i].outside;
+  auto jobs = w.sched().jobs.size();
+  bool can_take = w.running().size() < w.workers() && w.pool().backlog() > 0;
+  uint64_t weights[] = {jobs ? 10u : 0u,
+                        can_take ? 4u : 0u,
+                        !w.running().empty() ? 4u : 0u,
+                        w.writer().has_work() ? 3u : 0u,
+                        w.writer().admission_due() ? 2u : 0u,
+                        !out.calls.empty() ? 3u : 0u,
+                        draining ? 0u : 1u,
+                        !out.watches.empty() ? 2u : 0u,
+                        w.writer().claim_due() ? 2u : 0u,
+                        can_hear(i) ? 2u : 0u};
+  uint64_t total = 0;
+  for (auto x : weights)
+    total += x;
+  if (total == 0)
+    return false;
+  auto r = rng_() % total;
+  size_t what = 0;
+  while (r >= weights[what])
+    r -= weights[what++];
+  log_.choose(what);
+  switch (what) {
+    case 0: {
+      auto k = rng_() % jobs;
+      log_.choose(k);
+      log_.note(w.deliver(k, log_.tracing()));
+      deliveries += 1;
+      check_actors(log_, w);
+      break;
+    }
+    case 1: {
+      log_.note("a worker takes a job");
+      auto job = w.pool().take();
+      w.running().push_back(std::move(*job));
+      break;
+    }
+    case 2: {
+      auto k = rng_() % w.running().size();
+      log_.choose(k);
+      auto job = std::move(w.running()[k]);
+      w.running().erase(w.running().begin() + static_cast<std::ptrdiff_t>(k));
+      log_.note("a worker runs a job");
+      job();
+      break;
+    }
+    case 3:
+      log_.note("the writer writes");
+      w.writer().write_once();
+      break;
+    case 4:
+      log_.note("the writer runs an admission round");
+      w.writer().admit_once();
+      break;
+    case 5:
+      end_call(i, hang_calls && !draining);
+      break;
+    case 6:
+      tick(false);
+      break;
+    case 7:
+      report_watch(i);
+      break;
+    case 8:
+      log_.note("the writer claims orphans (and renews the lease)");
+      w.writer().claim_once();
+      break;
+    case 9:
+      hear(i);
+      break;
+  }
+  return true;
+}
+
+void sim_cluster::end_call(size_t i, bool may_hang) {
+  auto& out = *procs[i].outside;
+  auto& calls = out.calls;
+  auto k = rng_() % calls.size();
+  log_.choose(k);
+  auto call = std::move(calls[k]);
+  calls.erase(calls.begin() + static_cast<std::ptrdiff_t>(k));
+  if (may_hang && rng_() % 4 == 0) {
+    log_.note("call of " + call.context().operation_id() + " hangs");
+    return;
+  }
+  auto& ctx = call.context();
+  log_.note("call of " + ctx.operation_id() + " step " + ctx.step_name() + " ends");
+  if (!ctx.stop().stop_requested()) // an abandoned attempt has nothing to write
+    out.drain.finished(store_, ctx.operation_id(), ctx.step_name(), ctx.attempt());
+  call.complete(planned(ctx.input(), ctx.step_name(), ctx.attempt()));
+}
+
+void sim_cluster::report_watch(size_t i) {
+  auto& all = procs[i].outside->watches;
+  auto k = rng_() % all.size();
+  log_.choose(k);
+  auto req = std::move(all[k]);
+  all.erase(all.begin() + static_cast<std::ptrdiff_t>(k));
+  log_.note("watcher reports " + req.operation_id + " attempt " + std::to_string(req.attempt));
+  caf::anon_send(req.reply_to, watch_done_atom::value, settle(req));
+}
+
+void sim_cluster::tick(bool quiet) {
+  using namespace std::chrono_literals;
+  std::optional<time_point> now;
+  for (auto& p : procs)
+    if (p.world && !now)
+      now = p.world->clock().now();
+  auto next = next_due();
+  duration d = std::chrono::milliseconds(1 + rng_() % 300);
+  if (next && now && (quiet || rng_() % 2 == 0))
+    d = std::max(duration{0}, *next - *now);
+  if (quiet)
+    d = std::min<duration>(std::max<duration>(d, 1ms), 1s);
+  log_.choose(static_cast<uint64_t>(d.count()));
+  log_.note("time +" + std::to_string(d.count() / 1000) + " ms");
+  advance(d);
 }
 
 } // namespace stepwise::sim

@@ -38,6 +38,8 @@ public:
 
   std::vector<sim_process> procs;
   notice_counts counts;
+  /// Messages delivered.
+  uint64_t deliveries = 0;
 
   size_t size() const {
     return procs.size();
@@ -67,6 +69,24 @@ public:
 
   /// Whether every process is quiet and heard everything.
   bool quiet();
+
+  /// Process `i` does one thing it can (weighted: messages most, then
+  /// workers, writes, calls, time); returns false when it can do nothing
+  /// but wait. `draining`: the run's requests are over (time moves only
+  /// when nothing else can happen); `hang_calls`: calls may never end.
+  bool act(size_t i, bool draining, bool hang_calls);
+
+  /// Ends an asynchronous call in flight of process `i` (any of them) with
+  /// its planned outcome; with `may_hang`, now and then it never ends.
+  void end_call(size_t i, bool may_hang);
+
+  /// The watcher of process `i` reports a task it follows as settled (any
+  /// of them).
+  void report_watch(size_t i);
+
+  /// Moves time: to the next timer, or a little (`quiet`: at most 1 s,
+  /// so that CAF's own timers, such as the admission poll, fire too).
+  void tick(bool quiet);
 
 private:
   sim_log& log_;

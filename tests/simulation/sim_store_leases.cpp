@@ -87,6 +87,10 @@ caf::error sim_store::join(const std::string& owner, duration ttl) {
     return make_error(errc::invalid_argument, "sim: owner id " + owner + " is taken");
   auto t = now();
   leases_[owner] = lease{t + ttl, t, t, false};
+  // Joined again after a lost lease: the writer abandoned what it was
+  // writing under the lost one (a commit whose answer was lost included).
+  forget_in_flight(process_);
+  unsure_.erase(process_);
   me_ = owner;
   ttl_ = ttl;
   log_.note("store: " + owner + " joins");

@@ -116,6 +116,12 @@ TEST_CASE("seeds that found bugs keep every invariant", "[simulation][regression
     {5074, "a commit whose answer was lost, retried under the next lease of the same process"},
     {12639, "a drained process's result refused because it had lost its lease"},
     {5319, "a schedule delete sent before a create through another process, carried out after"},
+    {17907, "a create whose commit answer was lost, retried after the lease was found lost and "
+            "acknowledged under the next lease: its step ran though another process had "
+            "taken the operation over"},
+    {11386, "a resume that changed nothing answered from a process's cache after another "
+            "process had deleted the schedule"},
+    {1698, "a delete in flight through one process undid a replace acknowledged by another"},
   };
   for (auto& f : seeds) {
     INFO(f.bug);

@@ -257,131 +257,12 @@ private:
   }
 
   bool act_once(bool draining, time_point drain_began) {
-    auto& w = this->w();
-    // Weighted: messages most, then workers, writes, calls, time.
-    auto jobs = w.sched().jobs.size();
-    bool can_take = w.running().size() < w.workers() && w.pool().backlog() > 0;
-    bool can_run = !w.running().empty();
-    bool can_write = w.writer().has_work();
-    bool can_admit = w.writer().admission_due();
-    bool can_end_call = !outside().calls.empty();
-    bool can_report = !outside().watches.empty();
-    bool can_hear = cluster_->can_hear(cur_);
-    bool can_claim = w.writer().claim_due();
-    uint64_t weights[] = {jobs ? 10u : 0u,     can_take ? 4u : 0u,   can_run ? 4u : 0u,
-                          can_write ? 3u : 0u, can_admit ? 2u : 0u,  can_end_call ? 3u : 0u,
-                          draining ? 0u : 1u,  can_report ? 2u : 0u, can_claim ? 2u : 0u,
-                          can_hear ? 2u : 0u};
-    uint64_t total = 0;
-    for (auto x : weights)
-      total += x;
-    if (total == 0) {
-      // Time moves only once every process is quiet.
-      if (cluster_->size() > 1 && !cluster_->quiet())
-        return true;
-      return idle(draining, drain_began);
-    }
-    auto r = rng_() % total;
-    size_t what = 0;
-    while (r >= weights[what])
-      r -= weights[what++];
-    log_.choose(what);
-    switch (what) {
-      case 0: {
-        auto i = rng_() % jobs;
-        log_.choose(i);
-        auto what = w.deliver(i, log_.tracing());
-        log_.note(what);
-        deliveries_ += 1;
-        check_actors(log_, w);
-        break;
-      }
-      case 1: {
-        log_.note("a worker takes a job");
-        auto job = w.pool().take();
-        w.running().push_back(std::move(*job));
-        break;
-      }
-      case 2: {
-        auto i = rng_() % w.running().size();
-        log_.choose(i);
-        auto job = std::move(w.running()[i]);
-        w.running().erase(w.running().begin() + static_cast<std::ptrdiff_t>(i));
-        log_.note("a worker runs a job");
-        job();
-        break;
-      }
-      case 3:
-        log_.note("the writer writes");
-        w.writer().write_once();
-        break;
-      case 4:
-        log_.note("the writer runs an admission round");
-        w.writer().admit_once();
-        break;
-      case 5:
-        end_call(draining);
-        break;
-      case 6:
-        tick(false);
-        break;
-      case 7:
-        report_watch();
-        break;
-      case 8:
-        log_.note("the writer claims orphans (and renews the lease)");
-        w.writer().claim_once();
-        break;
-      case 9:
-        cluster_->hear(cur_);
-        break;
-    }
-    return true;
-  }
-
-  /// Ends an asynchronous call in flight (any of them) with its planned
-  /// outcome; with `hang_calls`, now and then it never ends.
-  void end_call(bool draining) {
-    auto& calls = outside().calls;
-    auto i = rng_() % calls.size();
-    log_.choose(i);
-    auto call = std::move(calls[i]);
-    calls.erase(calls.begin() + static_cast<std::ptrdiff_t>(i));
-    if (swarm_.hang_calls && !draining && rng_() % 4 == 0) {
-      log_.note("call of " + call.context().operation_id() + " hangs");
-      return;
-    }
-    auto& ctx = call.context();
-    log_.note("call of " + ctx.operation_id() + " step " + ctx.step_name() + " ends");
-    if (!ctx.stop().stop_requested()) // an abandoned attempt has nothing to write
-      outside().drain.finished(*store_, ctx.operation_id(), ctx.step_name(), ctx.attempt());
-    call.complete(planned(ctx.input(), ctx.step_name(), ctx.attempt()));
-  }
-
-  /// The watcher reports a task it follows as settled (any of them).
-  void report_watch() {
-    auto& all = outside().watches;
-    auto i = rng_() % all.size();
-    log_.choose(i);
-    auto req = std::move(all[i]);
-    all.erase(all.begin() + static_cast<std::ptrdiff_t>(i));
-    log_.note("watcher reports " + req.operation_id + " attempt " + std::to_string(req.attempt));
-    caf::anon_send(req.reply_to, watch_done_atom::value, settle(req));
-  }
-
-  /// Moves time: to the next timer, or a little (`quiet`: at most 1 s,
-  /// so that CAF's own timers, such as the admission poll, fire too).
-  void tick(bool quiet) {
-    auto now = w().clock().now();
-    auto next = cluster_->next_due();
-    duration d = std::chrono::milliseconds(1 + rng_() % 300);
-    if (next && (quiet || rng_() % 2 == 0))
-      d = std::max(duration{0}, *next - now);
-    if (quiet)
-      d = std::min<duration>(std::max<duration>(d, 1ms), 1s);
-    log_.choose(static_cast<uint64_t>(d.count()));
-    log_.note("time +" + std::to_string(d.count() / 1000) + " ms");
-    cluster_->advance(d);
+    if (cluster_->act(cur_, draining, swarm_.hang_calls))
+      return true;
+    // Time moves only once every process is quiet.
+    if (cluster_->size() > 1 && !cluster_->quiet())
+      return true;
+    return idle(draining, drain_began);
   }
 
   /// Nothing to do but wait: checks what must hold when quiet, then moves
@@ -394,7 +275,7 @@ private:
     }
     watchdog_.check(log_, w, *store_);
     if (!draining) {
-      tick(true);
+      cluster_->tick(true);
       return true;
     }
     bool all_ended = true;
@@ -419,7 +300,7 @@ private:
     }
     if (++idle_ticks_ % 10 == 0)
       client_->nudge(w);
-    tick(true);
+    cluster_->tick(true);
     return true;
   }
 
@@ -431,7 +312,7 @@ private:
     out.path = log_.path;
     out.checks = log_.checks;
     out.steps = steps_;
-    out.deliveries = deliveries_;
+    out.deliveries = cluster_->deliveries;
     out.restarts = restarts_;
     out.drains = drains_;
     out.drained = drained_;
@@ -465,7 +346,6 @@ private:
   children_watchdog watchdog_;
   uint32_t node_ = 0;
   uint64_t steps_ = 0;
-  uint64_t deliveries_ = 0;
   uint64_t restarts_ = 0;
   uint64_t stalls_ = 0;
   uint64_t idle_ticks_ = 0;
