@@ -244,6 +244,22 @@ void on_finished(dispatcher_ptr self, const std::string& id, const op_snapshot& 
   st.waiters.erase(range.first, range.second);
   // Requests held for a finished operation are answered from the store.
   release(self, id, operation_actor{});
+  // Fenced on a shared store: a write of an operation this process still
+  // owns may be refused too (the stored command it carried out was
+  // refused by another process meanwhile). Resumed from the store then,
+  // else nobody would drive it.
+  if (!snap && st.rt->lease)
+    self->request(st.rt->reader(), caf::infinite, load_atom::value, id)
+      .then(
+        [self](maybe_op& res) {
+          auto& op = res.value;
+          if (op && !is_terminal(op->state) && op->owner == self->state.rt->lease->owner()
+              && self->state.live.count(op->id) == 0)
+            self->send(self, recover_atom::value, recovered_ops{{std::move(*op)}});
+        },
+        [](caf::error&) {
+          // The engine stops: recovery at the next start resumes it.
+        });
 }
 
 /// Actors gone since the most at once that make a heap trim worth it.
