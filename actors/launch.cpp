@@ -14,6 +14,7 @@
 #include "actors/children_keeper.hpp"
 #include "actors/dispatcher.hpp"
 #include "actors/event_fanout.hpp"
+#include "actors/task_broker.hpp"
 #include "actors/lease_keeper.hpp"
 #include "actors/messages.hpp"
 #include "actors/reader_actor.hpp"
@@ -119,6 +120,9 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
                                   : sys.spawn(serve_reads, rt));
   // The fanout holds the listeners (and drops each that terminates).
   rt->fanout = sys.spawn(event_fanout, std::exchange(rt->cfg.listeners, {}));
+  auto broker = sys.spawn(task_broker, rt);
+  rt->task_watcher = caf::actor_cast<watcher_actor>(broker);
+  rt->tasks = caf::actor_cast<tasks_actor>(broker);
   auto a = sys.spawn(dispatcher, rt);
   rt->children = sys.spawn(children_keeper, rt, a);
   rt->lease = *keeper;

@@ -20,6 +20,12 @@ namespace stepwise::op {
 
 using self_ptr = operation_actor::stateful_pointer<operation_state>;
 
+/// Returns the watcher of wait step `def`: its own, or the task broker
+/// for a task step.
+inline const watcher_actor& watcher_of(const operation_state& st, const step_def& def) {
+  return def.wait->queue ? st.rt->task_watcher : def.wait->watcher;
+}
+
 /// Returns a number in [0, 1) for a policy's jitter.
 double unit_random(operation_state& st);
 

@@ -30,7 +30,7 @@ void unwatch_left_wait(self_ptr self) {
   if (progress::watching(st.op, *st.wf) && st.op.cursor() == idx
       && st.op.steps[idx].attempts == attempt)
     return;
-  self->send(st.wf->steps()[idx].wait->watcher, unwatch_atom::value, st.op.id, attempt);
+  self->send(watcher_of(st, st.wf->steps()[idx]), unwatch_atom::value, st.op.id, attempt);
 }
 
 } // namespace

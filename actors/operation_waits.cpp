@@ -73,6 +73,37 @@ void describe(self_ptr self, size_t idx, int32_t attempt) {
   });
 }
 
+void hand_to_watcher(self_ptr self, watch_ready& ready);
+
+/// Describes a task step's task at once (nothing in it blocks): the
+/// queue, the operation's input (secrets opened: the worker needs them)
+/// and data, and what bounds the attempt.
+void describe_task(self_ptr self, size_t idx) {
+  auto& st = self->state;
+  auto& def = st.wf->steps()[idx];
+  auto& q = *def.wait->queue;
+  watch_ready out;
+  out.generation = st.work.generation();
+  auto input = opened_input(st);
+  if (!input) {
+    out.error = message_of(input.error());
+  } else {
+    auto& rec = st.op.steps[idx];
+    auto ms = [](duration d) {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+    };
+    out.task = {
+      {"queue", q.queue}, {"workflow", st.op.workflow}, {"input", **input}, {"data", st.op.data}};
+    if (rec.next_attempt_at)
+      out.task["deadline_ms"] = ms(rec.next_attempt_at->time_since_epoch());
+    if (q.start_timeout)
+      out.task["start_timeout_ms"] = ms(*q.start_timeout);
+    if (q.heartbeat_timeout)
+      out.task["heartbeat_timeout_ms"] = ms(*q.heartbeat_timeout);
+  }
+  hand_to_watcher(self, out);
+}
+
 void hand_to_watcher(self_ptr self, watch_ready& ready) {
   auto& st = self->state;
   if (!st.work.current(ready.generation) || !progress::watching(st.op, *st.wf))
@@ -97,7 +128,7 @@ void hand_to_watcher(self_ptr self, watch_ready& ready) {
                     rec.last_attempt_at.value_or(st.rt->clk->now()),
                     std::move(ready.task),
                     watch_report_receiver{st.dispatcher}};
-  self->send(def.wait->watcher, watch_atom::value, std::move(req));
+  self->send(watcher_of(st, def), watch_atom::value, std::move(req));
   st.watched.step = idx;
   st.watched.attempt = rec.attempts;
   park(self, rec.next_attempt_at.value_or(time_point::max()), true);
@@ -150,11 +181,14 @@ void await(self_ptr self, const next_action& act) {
     await_children(self, act);
     return;
   }
-  if (def.wait->watcher && !st.watched.is(act.step, act.attempt)) {
-    describe(self, act.step, act.attempt);
+  if (is_watched(*def.wait) && !st.watched.is(act.step, act.attempt)) {
+    if (def.wait->queue)
+      describe_task(self, act.step);
+    else
+      describe(self, act.step, act.attempt);
     return;
   }
-  park(self, act.due, def.wait->watcher != nullptr);
+  park(self, act.due, is_watched(*def.wait));
 }
 
 void on_ready(self_ptr self, watch_ready& ready) {

@@ -83,6 +83,8 @@ void runtime::exit_parts(caf::exit_reason why) {
     caf::anon_send_exit(children, why);
   if (admission)
     caf::anon_send_exit(admission, why);
+  if (tasks)
+    caf::anon_send_exit(tasks, why);
   for (auto& r : readers)
     caf::anon_send_exit(r, why);
 }

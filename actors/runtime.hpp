@@ -21,6 +21,8 @@
 #include "engine/operation.hpp"
 #include "engine/registry.hpp"
 #include "engine/store.hpp"
+#include "engine/task_requests.hpp"
+#include "engine/wait.hpp"
 
 namespace stepwise {
 
@@ -56,6 +58,10 @@ struct runtime {
   schedule_keeper_actor schedules;
   /// The retention keeper (none for a store without retention).
   retention_keeper_actor retention;
+  /// The task broker (actors/task_broker.hpp): the watcher of task steps,
+  /// and what workers poll, as both of its protocols.
+  watcher_actor task_watcher;
+  tasks_actor tasks;
   std::atomic<bool> recovered{false};
   /// When `launch` began (the engine clock's time).
   time_point started_at;

@@ -20,6 +20,7 @@
 #include "engine/requests.hpp"
 #include "engine/schedule_requests.hpp"
 #include "engine/store.hpp"
+#include "engine/task_requests.hpp"
 
 namespace stepwise {
 
@@ -152,6 +153,29 @@ public:
   /// (engine/schedule_requests.hpp).
   schedules_actor schedules() const;
 
+  // -- task steps, carried out by workers (engine/task_requests.hpp) --------
+
+  /// Hands up to `p.max` ready tasks of queue `p.queue` to worker
+  /// `p.worker`, oldest first; when none is ready, waits up to `p.wait`
+  /// for one (an empty list after that). Calls `done` once, from one of
+  /// the engine's threads; the calling thread goes on at once and no
+  /// thread waits meanwhile.
+  void poll_tasks(const task_poll& p,
+                  std::function<void(caf::expected<std::vector<task_lease>>)> done);
+  /// The same, waiting for the answer.
+  [[nodiscard]] caf::expected<std::vector<task_lease>> poll_tasks(const task_poll& p);
+  /// Tells the task's attempt that its worker still works on it. Fails with
+  /// `stale_task` when the attempt is no longer current.
+  [[nodiscard]] caf::expected<task_beat_result> heartbeat_task(const task_beat& b);
+  /// Ends the task's attempt with the worker's outcome, under the step's
+  /// retry policy. Fails with `stale_task` when the attempt is no longer
+  /// current (nothing changes then).
+  [[nodiscard]] caf::expected<void> answer_task(const task_answer& a);
+  /// Returns the task queues this engine holds tasks, polls or workers of.
+  [[nodiscard]] caf::expected<std::vector<task_queue_view>> task_queues();
+  /// Returns the task broker, for requests by message.
+  tasks_actor tasks() const;
+
   /// Sends every event committed from now on to `listener` as
   /// `event_batch` messages, until `listener` terminates. "Now" is when
   /// the engine takes the message: for every event from the launch on,
@@ -243,6 +267,9 @@ private:
   /// The same, to the schedule keeper.
   template <class T, class... Ts>
   caf::expected<T> ask_schedules(Ts&&... xs) const;
+  /// The same, to the task broker, waiting at most `extra` longer.
+  template <class T, class... Ts>
+  caf::expected<T> ask_tasks(duration extra, Ts&&... xs) const;
 
   /// Returns `engine_config::request_timeout`.
   duration request_timeout() const;

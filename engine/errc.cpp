@@ -33,6 +33,8 @@ std::string to_string(errc x) {
       return "secret_key";
     case errc::overloaded:
       return "overloaded";
+    case errc::stale_task:
+      return "stale_task";
   }
   return "unknown";
 }

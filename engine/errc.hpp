@@ -40,6 +40,9 @@ enum class errc : uint8_t {
   /// Too much waits to be written to the store: new operations are refused
   /// until the backlog shrinks (`engine_config::max_backlog`).
   overloaded = 13,
+  /// A task's token names an attempt that is no longer current (it timed
+  /// out, was retried, canceled or paused, or was answered before).
+  stale_task = 14,
 };
 
 /// The error category atom of stepwise errors.

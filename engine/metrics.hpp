@@ -58,6 +58,16 @@ struct metrics {
   gauge operations_sleeping{0};
   /// Timers armed and not yet fired (retries, sleeps, deadlines).
   gauge timers_pending{0};
+  /// Task steps (actors/task_broker.cpp): tasks ready and taken now, long
+  /// polls waiting, tasks handed to workers, answers taken, attempts ended
+  /// by a start or heartbeat timeout, answers refused as stale.
+  gauge tasks_ready{0};
+  gauge tasks_taken{0};
+  gauge task_pollers{0};
+  counter tasks_handed{0};
+  counter tasks_answered{0};
+  counter tasks_timed_out{0};
+  counter tasks_stale_answers{0};
   counter commits{0};
   counter commit_errors{0};
   /// Operations taken over from processes whose lease ended (shared store).

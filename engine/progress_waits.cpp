@@ -73,7 +73,9 @@ next_action wait_timed_out(operation& op, const workflow& wf, size_t idx, time_p
   auto& def = wf.steps()[idx];
   auto limit =
     std::chrono::duration_cast<std::chrono::milliseconds>(def.wait->timeout.value_or(duration{0}));
-  std::string what = def.wait->children         ? std::string{"end of enough children"}
+  std::string what = def.wait->children ? std::string{"end of enough children"}
+                     : def.wait->queue
+                       ? "answer to the task on queue '" + def.wait->queue->queue + "'"
                      : def.wait->signal.empty() ? std::string{"the watched task"}
                                                 : "signal '" + def.wait->signal + "'";
   auto reason = "no " + what + " within " + std::to_string(limit.count()) + " ms";
@@ -109,7 +111,7 @@ std::optional<next_action> apply_watch(operation& op, const workflow& wf, const 
                                        double unit_random, std::vector<event>& out) {
   auto idx = op.cursor();
   if (!awaiting(op, wf, idx) || op.steps[idx].name != reply.step
-      || op.steps[idx].attempts != reply.attempt || !wf.steps()[idx].wait->watcher)
+      || op.steps[idx].attempts != reply.attempt || !is_watched(*wf.steps()[idx].wait))
     return std::nullopt;
   for (auto& kv : reply.result.data)
     op.data[kv.key()] = kv.value();
@@ -124,7 +126,7 @@ std::optional<next_action> apply_watch(operation& op, const workflow& wf, const 
 }
 
 bool watching(const operation& op, const workflow& wf) {
-  return awaiting(op, wf, op.cursor()) && wf.steps()[op.cursor()].wait->watcher;
+  return awaiting(op, wf, op.cursor()) && is_watched(*wf.steps()[op.cursor()].wait);
 }
 
 } // namespace stepwise::progress

@@ -165,6 +165,21 @@ struct step_def {
     return *this;
   }
 
+  /// Fails a task step's attempt when no worker took its task within `d`
+  /// (see engine/task_spec.hpp).
+  step_def& with_start_timeout(duration d) {
+    if (wait && wait->queue)
+      wait->queue->start_timeout = d;
+    return *this;
+  }
+
+  /// Fails a task step's attempt when its worker stays silent for `d`.
+  step_def& with_heartbeat_timeout(duration d) {
+    if (wait && wait->queue)
+      wait->queue->heartbeat_timeout = d;
+    return *this;
+  }
+
   /// Lets the children this step starts run on when the operation is
   /// canceled (the default cancels them).
   step_def& abandoning_children(bool flag = true) {
@@ -262,6 +277,19 @@ inline step_def await_task(std::string name, watcher_actor watcher,
   s.wait = wait_spec{};
   s.wait->watcher = std::move(watcher);
   s.wait->task = std::move(task);
+  return s;
+}
+
+/// Returns a step that workers in any language carry out: each attempt is
+/// a task on `queue`, handed to a worker that polls it (`POST
+/// /api/v1/tasks/poll`, engine/task_requests.hpp), whose answer is the
+/// step's outcome. The operation waits holding no thread and no actor.
+/// After a restart the attempt's task is ready again.
+inline step_def make_task_step(std::string name, std::string queue) {
+  step_def s;
+  s.name = std::move(name);
+  s.wait = wait_spec{};
+  s.wait->queue = task_spec{std::move(queue), std::nullopt, std::nullopt};
   return s;
 }
 

@@ -15,6 +15,7 @@
 #include "engine/children.hpp"
 #include "engine/outcome.hpp"
 #include "engine/step_context.hpp"
+#include "engine/task_spec.hpp"
 #include "engine/time.hpp"
 
 /// Steps that wait for the outside world: a named signal (an external event
@@ -97,9 +98,19 @@ struct wait_spec {
   /// wait ends once enough of them have ended, and leaves each one's
   /// state, data and error in `data.children_results`.
   std::optional<children_wait> children;
+  /// A task for workers that poll a queue (engine/task_requests.hpp): the
+  /// engine's task broker is its watcher, and the worker's answer decides
+  /// the step's outcome.
+  std::optional<task_spec> queue;
   /// The wait fails the attempt after this long (retried per the policy).
   std::optional<duration> timeout;
 };
+
+/// Returns whether the wait is for a watched task: a watcher's, or one on
+/// a task queue.
+inline bool is_watched(const wait_spec& w) {
+  return w.watcher != nullptr || w.queue.has_value();
+}
 
 } // namespace stepwise
 

@@ -79,13 +79,28 @@ std::optional<std::string> check_children_wait(const step_def& s,
   auto& w = s.wait->children;
   if (!w)
     return std::nullopt;
-  if (s.wait->watcher)
+  if (is_watched(*s.wait))
     return "step '" + s.name + "' waits for children and for a watched task";
   if (w->quorum == children_quorum::at_least && w->n == 0)
     return "step '" + s.name + "' waits for 0 children";
   if (!w->of_step.empty() && (w->of_step == s.name || !earlier.count(w->of_step)))
     return "step '" + s.name + "' waits for the children of '" + w->of_step
            + "', which is not a step before it";
+  return std::nullopt;
+}
+
+/// Returns what is wrong with the task queue of `s`, if it has one.
+std::optional<std::string> check_task(const step_def& s) {
+  auto& q = s.wait->queue;
+  if (!q)
+    return std::nullopt;
+  if (s.wait->watcher)
+    return "step '" + s.name + "' has a task queue and a watcher";
+  if (q->queue.empty())
+    return "step '" + s.name + "' has an empty task queue name";
+  if ((q->start_timeout && q->start_timeout->count() <= 0)
+      || (q->heartbeat_timeout && q->heartbeat_timeout->count() <= 0))
+    return "step '" + s.name + "' has a task timeout <= 0";
   return std::nullopt;
 }
 
@@ -124,8 +139,10 @@ caf::expected<void> workflow::validate() const {
     if (s.compensate && s.compensate_async)
       return bad("step '" + s.name + "' has two compensations");
     if (s.wait) {
-      if (s.wait->signal.empty() && !s.wait->watcher && !s.wait->children)
+      if (s.wait->signal.empty() && !is_watched(*s.wait) && !s.wait->children)
         return bad("step '" + s.name + "' waits for neither a signal nor a task");
+      if (auto err = check_task(s))
+        return bad(*err);
       if (auto err = check_children_wait(s, names))
         return bad(*err);
       if (s.wait->watcher && !s.wait->task)

@@ -21,6 +21,7 @@ constexpr mapping table[] = {
   {errc::invalid_state, 409},      {errc::idempotency_conflict, 409}, {errc::stale_revision, 409},
   {errc::store_failure, 503},      {errc::shutting_down, 503},        {errc::timeout, 503},
   {errc::invalid_definition, 500}, {errc::secret_key, 500},           {errc::overloaded, 503},
+  {errc::stale_task, 409},
 };
 
 } // namespace

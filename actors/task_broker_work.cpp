@@ -1,0 +1,159 @@
+// The task broker's queue work: handing tasks out, ending their attempts,
+// and its one timer (see task_broker.hpp).
+#include <caf/send.hpp>
+
+#include "actors/task_broker.hpp"
+#include "actors/task_token.hpp"
+#include "engine/random_hex.hpp"
+
+namespace stepwise {
+
+namespace {
+
+void count_ready(task_broker_ptr self, int64_t n) {
+  self->state.rt->stats.tasks_ready.fetch_add(n, std::memory_order_relaxed);
+}
+
+void count_taken(task_broker_ptr self, int64_t n) {
+  self->state.rt->stats.tasks_taken.fetch_add(n, std::memory_order_relaxed);
+}
+
+std::optional<time_point> epoch_ms(const boost::json::object& task, const char* key) {
+  if (auto* v = task.if_contains(key); v && v->is_int64())
+    return time_point{std::chrono::milliseconds{v->as_int64()}};
+  return std::nullopt;
+}
+
+/// Takes ready task `id` for `worker` and returns its lease.
+task_lease hand_out(task_broker_ptr self, held_task& t, const std::string& worker) {
+  auto& st = self->state;
+  auto now = st.rt->clk->now();
+  t.nonce = random_hex(16);
+  t.worker = worker;
+  if (t.heartbeat_timeout) {
+    t.beat_due = now + *t.heartbeat_timeout;
+    wake_at(self, *t.beat_due, t.req.operation_id);
+  }
+  count_ready(self, -1);
+  count_taken(self, 1);
+  st.rt->stats.tasks_handed.fetch_add(1, std::memory_order_relaxed);
+  auto& task = t.req.task;
+  task_lease out;
+  out.token = to_string(task_token{t.req.operation_id, t.req.attempt, t.nonce});
+  out.operation_id = t.req.operation_id;
+  out.step = t.req.step;
+  out.attempt = t.req.attempt;
+  if (auto* w = task.if_contains("workflow"); w && w->is_string())
+    out.workflow = std::string(w->as_string());
+  if (auto* in = task.if_contains("input"); in && in->is_object())
+    out.input = in->as_object();
+  if (auto* d = task.if_contains("data"); d && d->is_object())
+    out.data = d->as_object();
+  out.deadline = t.deadline;
+  out.heartbeat_timeout = t.heartbeat_timeout;
+  if (auto i = st.details.find(t.req.operation_id);
+      i != st.details.end() && i->second.first == t.req.step)
+    out.details = i->second.second;
+  return out;
+}
+
+} // namespace
+
+held_task make_held(task_broker_ptr self, watch_request req) {
+  held_task t;
+  auto& task = req.task;
+  if (auto* q = task.if_contains("queue"); q && q->is_string())
+    t.queue = std::string(q->as_string());
+  auto ms = [&](const char* key) -> std::optional<duration> {
+    if (auto* v = task.if_contains(key); v && v->is_int64())
+      return std::chrono::milliseconds{v->as_int64()};
+    return std::nullopt;
+  };
+  t.start_timeout = ms("start_timeout_ms");
+  t.heartbeat_timeout = ms("heartbeat_timeout_ms");
+  t.deadline = epoch_ms(task, "deadline_ms");
+  t.seq = self->state.next_seq++;
+  t.req = std::move(req);
+  return t;
+}
+
+void make_ready(task_broker_ptr self, held_task& t) {
+  auto& st = self->state;
+  st.ready[t.queue].emplace(t.req.since, t.seq, t.req.operation_id);
+  count_ready(self, 1);
+  if (t.start_timeout)
+    wake_at(self, t.req.since + *t.start_timeout, t.req.operation_id);
+}
+
+std::vector<task_lease> take_tasks(task_broker_ptr self, const std::string& queue, size_t max,
+                                   const std::string& worker) {
+  auto& st = self->state;
+  std::vector<task_lease> out;
+  auto q = st.ready.find(queue);
+  while (q != st.ready.end() && !q->second.empty() && out.size() < max) {
+    auto id = std::get<2>(*q->second.begin());
+    q->second.erase(q->second.begin());
+    out.emplace_back(hand_out(self, st.tasks.at(id), worker));
+  }
+  if (q != st.ready.end() && q->second.empty())
+    st.ready.erase(q);
+  return out;
+}
+
+void serve_polls(task_broker_ptr self, const std::string& queue) {
+  auto& st = self->state;
+  auto p = st.polls.find(queue);
+  while (p != st.polls.end() && !p->second.empty() && st.ready.count(queue) > 0) {
+    auto poll = std::move(p->second.front());
+    p->second.pop_front();
+    st.rt->stats.task_pollers.fetch_sub(1, std::memory_order_relaxed);
+    poll.promise.deliver(take_tasks(self, queue, poll.poll.max, poll.poll.worker));
+  }
+  if (p != st.polls.end() && p->second.empty())
+    st.polls.erase(p);
+}
+
+void drop_task(task_broker_ptr self, const std::string& id) {
+  auto& st = self->state;
+  auto i = st.tasks.find(id);
+  if (i == st.tasks.end())
+    return;
+  auto& t = i->second;
+  if (t.nonce.empty()) {
+    if (auto q = st.ready.find(t.queue); q != st.ready.end()) {
+      q->second.erase({t.req.since, t.seq, id});
+      if (q->second.empty())
+        st.ready.erase(q);
+    }
+    count_ready(self, -1);
+  } else {
+    count_taken(self, -1);
+  }
+  st.tasks.erase(i);
+}
+
+void end_task(task_broker_ptr self, const std::string& id, outcome result,
+              boost::json::object data) {
+  auto& st = self->state;
+  auto i = st.tasks.find(id);
+  if (i == st.tasks.end())
+    return;
+  auto& req = i->second.req;
+  if (result.what == outcome::kind::done)
+    st.details.erase(id);
+  watch_reply reply{req.operation_id, req.step, req.attempt,
+                    watch_result{std::move(result), std::move(data), {}}};
+  caf::anon_send(req.reply_to, watch_done_atom::value, std::move(reply));
+  drop_task(self, id);
+}
+
+void wake_at(task_broker_ptr self, time_point at, std::string what) {
+  auto& st = self->state;
+  st.due.emplace(at, std::move(what));
+  if (st.armed && *st.armed <= at)
+    return;
+  st.armed = at;
+  st.rt->clk->send_at(at, self, task_tick_atom::value, ++st.timer_gen);
+}
+
+} // namespace stepwise
