@@ -95,5 +95,4 @@ void tell_bridge(const std::atomic<bool>& down, const bridge_actor& bridge, cons
   via_bridge<T>(bridge, target, timeout, std::move(done), std::forward<Ts>(xs)...);
 }
 
-
 } // namespace stepwise::bridge_calls

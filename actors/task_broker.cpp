@@ -27,7 +27,7 @@ caf::expected<held_task*> holder_of(task_broker_ptr self, const std::string& tok
   if (i == st.tasks.end() || i->second.req.attempt != parts->attempt) {
     st.rt->stats.tasks_stale_answers.fetch_add(1, std::memory_order_relaxed);
     return stale_answer("attempt " + std::to_string(parts->attempt) + " of operation " + parts->id
-                 + " is no longer waiting for a worker: it ended, timed out or was retried");
+                        + " is no longer waiting for a worker: it ended, timed out or was retried");
   }
   auto& t = i->second;
   if (t.nonce.empty()) {
@@ -43,7 +43,7 @@ caf::expected<held_task*> holder_of(task_broker_ptr self, const std::string& tok
   } else if (t.nonce != parts->nonce) {
     st.rt->stats.tasks_stale_answers.fetch_add(1, std::memory_order_relaxed);
     return stale_answer("attempt " + std::to_string(parts->attempt) + " of operation " + parts->id
-                 + " was handed to another worker");
+                        + " was handed to another worker");
   }
   return &t;
 }
@@ -135,8 +135,8 @@ caf::result<bool> task_answered(task_broker_ptr self, task_answer& a) {
   if (task.canceled) {
     st.rt->stats.tasks_stale_answers.fetch_add(1, std::memory_order_relaxed);
     return stale_answer("operation " + task.req.operation_id + " no longer waits for attempt "
-                 + std::to_string(task.req.attempt)
-                 + ": it was canceled or paused, or the step timed out");
+                        + std::to_string(task.req.attempt)
+                        + ": it was canceled or paused, or the step timed out");
   }
   st.rt->stats.tasks_answered.fetch_add(1, std::memory_order_relaxed);
   auto id = task.req.operation_id;
@@ -253,7 +253,9 @@ task_broker_actor::behavior_type task_broker(task_broker_ptr self, runtime_ptr r
   self->state.rt = std::move(rt);
   return {
     [=](watch_atom, watch_request& req) { task_watched(self, req); },
-    [=](unwatch_atom, const std::string& id, int32_t attempt) { task_unwatched(self, id, attempt); },
+    [=](unwatch_atom, const std::string& id, int32_t attempt) {
+      task_unwatched(self, id, attempt);
+    },
     [=](task_poll_atom, task_poll& p) { return task_polled(self, p); },
     [=](task_beat_atom, task_beat& b) { return task_beaten(self, b); },
     [=](task_answer_atom, task_answer& a) { return task_answered(self, a); },

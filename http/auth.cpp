@@ -37,6 +37,8 @@ access access_for(std::string_view method, std::string_view pattern, bool metric
     return access::open;
   if (pattern == "/v2" || starts_with(pattern, "/v2/"))
     return access::broker;
+  if (method == "POST" && starts_with(pattern, "/api/v1/tasks/"))
+    return access::worker;
   return method == "GET" || method == "HEAD" ? access::read : access::write;
 }
 
@@ -62,7 +64,7 @@ caf::expected<size_t> authenticator::reload() {
     return set.error();
   if (set->size() == 0)
     return make_error(errc::invalid_argument,
-                      path_ + " has no token (lines 'read|write NAME TOKEN')");
+                      path_ + " has no token (lines 'read|write|worker NAME TOKEN')");
   auto n = set->size();
   auto fresh = std::make_shared<const token_set>(std::move(*set));
   std::lock_guard<std::mutex> guard{mtx_};
@@ -96,7 +98,17 @@ std::optional<api_error> authenticator::check(access need, std::string_view auth
   auto hit = set ? set->match(token) : nullptr;
   if (hit == nullptr)
     return unauthorized("the bearer token is not valid");
-  if (need == access::write && hit->what != role::write)
+  if (hit->what == role::write)
+    return std::nullopt;
+  if (hit->what == role::worker && need != access::worker)
+    return api_error{403, "forbidden",
+                     "the token of " + hit->name
+                       + " is a worker's: it may only poll and answer tasks (/api/v1/tasks/)"};
+  if (hit->what == role::read && need == access::worker)
+    return api_error{403, "forbidden",
+                     "the token of " + hit->name
+                       + " may only read; this route needs a worker or write token"};
+  if (hit->what == role::read && need == access::write)
     return api_error{403, "forbidden",
                      "the token of " + hit->name
                        + " may only read; this route needs a write token"};

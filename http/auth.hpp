@@ -21,13 +21,16 @@ enum class access {
   read,
   /// A `write` bearer token.
   write,
+  /// A `worker` or `write` bearer token: the task routes workers call.
+  worker,
   /// The service broker's own basic credentials (`/v2/`), not a token.
   broker,
 };
 
 /// Returns what the route `pattern` asks of a `method` request: the probes
 /// and the console's files are open, `/metrics` too unless `metrics_auth`,
-/// `/v2/` is the broker's, GET and HEAD read, anything else writes.
+/// `/v2/` is the broker's, the workers' task routes take a worker token,
+/// GET and HEAD read, anything else writes.
 access access_for(std::string_view method, std::string_view pattern, bool metrics_auth);
 
 /// The `WWW-Authenticate` value of a 401 for a missing or wrong token.

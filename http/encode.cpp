@@ -55,13 +55,16 @@ boost::json::object to_json(const workflow& wf) {
     boost::json::object step;
     step["name"] = s.name;
     step["weight"] = s.weight;
-    step["kind"] = s.sleep   ? "sleep"
-                   : s.wait  ? "wait"
-                   : s.start ? "async"
-                   : s.actor ? "actor"
-                             : "run";
+    step["kind"] = s.sleep                   ? "sleep"
+                   : s.wait && s.wait->queue ? "task"
+                   : s.wait                  ? "wait"
+                   : s.start                 ? "async"
+                   : s.actor                 ? "actor"
+                                             : "run";
     step["signal"] = s.wait && !s.wait->signal.empty() ? boost::json::value(s.wait->signal)
                                                        : boost::json::value(nullptr);
+    step["queue"] = s.wait && s.wait->queue ? boost::json::value(s.wait->queue->queue)
+                                            : boost::json::value(nullptr);
     step["sleep_ms"] = s.sleep ? boost::json::value(millis(*s.sleep)) : boost::json::value(nullptr);
     step["timeout_ms"] =
       s.timeout ? boost::json::value(millis(*s.timeout)) : boost::json::value(nullptr);

@@ -215,9 +215,10 @@ void add_error_responses(json::object& paths, const openapi_errors& errors) {
   }
 }
 
-// The console's, the outbox's, the cluster's, the schedules' and the
-// service broker's paths (openapi_front.cpp, openapi_sinks.cpp,
-// openapi_cluster.cpp, openapi_schedules.cpp, openapi_osb.cpp).
+// The console's, the outbox's, the cluster's, the schedules', the tasks'
+// and the service broker's paths (openapi_front.cpp, openapi_sinks.cpp,
+// openapi_cluster.cpp, openapi_schedules.cpp, openapi_tasks.cpp,
+// openapi_osb.cpp).
 void merge_front_doors(json::object& paths) {
   auto front = json::parse(openapi_front_paths()).as_object();
   add_error_responses(front, openapi_v1_errors());
@@ -227,9 +228,11 @@ void merge_front_doors(json::object& paths) {
   add_error_responses(cluster, openapi_v1_errors());
   auto schedules = json::parse(openapi_schedules_paths()).as_object();
   add_error_responses(schedules, openapi_v1_errors());
+  auto tasks = json::parse(openapi_tasks_paths()).as_object();
+  add_error_responses(tasks, openapi_v1_errors());
   auto osb = json::parse(openapi_osb_paths()).as_object();
   add_error_responses(osb, openapi_osb_errors());
-  for (auto* part : {&front, &sinks, &cluster, &schedules, &osb})
+  for (auto* part : {&front, &sinks, &cluster, &schedules, &tasks, &osb})
     for (auto& kv : *part)
       paths[kv.key()] = kv.value();
 }
@@ -267,8 +270,9 @@ const json::value& openapi_document() {
     auto infra_schemas = json::parse(openapi_infrastructure_schemas()).as_object();
     for (auto& kv : infra_schemas)
       schemas[kv.key()] = kv.value();
-    for (auto text : {openapi_front_schemas(), openapi_sinks_schemas(), openapi_cluster_schemas(),
-                      openapi_schedules_schemas(), openapi_osb_schemas()}) {
+    for (auto text :
+         {openapi_front_schemas(), openapi_sinks_schemas(), openapi_cluster_schemas(),
+          openapi_schedules_schemas(), openapi_tasks_schemas(), openapi_osb_schemas()}) {
       auto more = json::parse(text);
       for (auto& kv : more.as_object())
         schemas[kv.key()] = kv.value();

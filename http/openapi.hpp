@@ -59,6 +59,10 @@ const openapi_errors& openapi_infrastructure_errors();
 const char* openapi_sinks_paths();
 const char* openapi_sinks_schemas();
 
+/// The task routes workers call (openapi_tasks.cpp).
+const char* openapi_tasks_paths();
+const char* openapi_tasks_schemas();
+
 /// `GET /api/v1/cluster` (openapi_cluster.cpp).
 const char* openapi_cluster_paths();
 const char* openapi_cluster_schemas();

@@ -87,12 +87,16 @@ void add_openapi_security(json::object& doc) {
   responses["Unauthorized"] =
     auth_error("No bearer token, or not a valid one (WWW-Authenticate: Bearer realm=\"stepwise\").",
                "Error", true);
-  responses["Forbidden"] =
-    auth_error("A read token on a route that needs a write token.", "Error", false);
+  responses["Forbidden"] = auth_error(
+    "The token's role does not allow the route: a read token on a route that changes "
+    "something, a worker token outside the task routes (/api/v1/tasks/), a read token on "
+    "those.",
+    "Error", false);
   responses["InfrastructureUnauthorized"] =
     auth_error("No bearer token, or not a valid one.", "InfrastructureErrorResponse", true);
-  responses["InfrastructureForbidden"] = auth_error(
-    "A read token on a route that needs a write token.", "InfrastructureErrorResponse", false);
+  responses["InfrastructureForbidden"] =
+    auth_error("A read token on a route that needs a write token, or a worker token.",
+               "InfrastructureErrorResponse", false);
   for (auto& path : doc["paths"].as_object()) {
     std::string p(path.key());
     bool infra = p.rfind("/api/infrastructure/", 0) == 0;
@@ -110,11 +114,13 @@ void add_openapi_security(json::object& doc) {
           o["security"] = json::array{json::object{{"broker", json::array{}}}};
           break;
         case access::write:
-          rs["403"] = ref_to(infra ? "InfrastructureForbidden" : "Forbidden");
-          [[fallthrough]];
         case access::read:
+        case access::worker:
+          // A worker's token is refused outside the task routes, a read
+          // token on the rest: every route may answer 403.
           o["security"] = json::array{json::object{{"bearer", json::array{}}}};
           rs["401"] = ref_to(infra ? "InfrastructureUnauthorized" : "Unauthorized");
+          rs["403"] = ref_to(infra ? "InfrastructureForbidden" : "Forbidden");
           break;
       }
     }

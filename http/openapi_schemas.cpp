@@ -115,10 +115,11 @@ const char* openapi_components() {
     },
     "WorkflowStep": {
       "type": "object",
-      "required": ["name", "weight", "kind", "signal", "sleep_ms", "timeout_ms", "best_effort", "conditional", "compensable", "produces_transient", "uses_transient", "retry_policy"],
+      "required": ["name", "weight", "kind", "signal", "queue", "sleep_ms", "timeout_ms", "best_effort", "conditional", "compensable", "produces_transient", "uses_transient", "retry_policy"],
       "properties": {
         "name": {"type": "string"}, "weight": {"type": "integer"},
-        "kind": {"type": "string", "enum": ["run", "async", "actor", "sleep", "wait"], "description": "run: a blocking body on a worker; async: a body that waits holding no thread; actor: a step actor of the host; sleep: a durable sleep; wait: waits for a signal and/or a task a monitor follows."},
+        "kind": {"type": "string", "enum": ["run", "async", "actor", "sleep", "wait", "task"], "description": "run: a blocking body on a worker; async: a body that waits holding no thread; actor: a step actor of the host; sleep: a durable sleep; wait: waits for a signal and/or a task a monitor follows; task: a worker that polls its queue carries it out (/api/v1/tasks)."},
+        "queue": {"type": "string", "nullable": true, "description": "The queue of a task step's workers."},
         "signal": {"type": "string", "nullable": true, "description": "wait steps: the signal that ends the wait."},
         "sleep_ms": {"type": "integer", "nullable": true},
         "timeout_ms": {"type": "integer", "nullable": true},
@@ -150,7 +151,8 @@ const char* openapi_components() {
   },
   "parameters": {
     "OperationId": {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}},
-    "ScheduleId": {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}
+    "ScheduleId": {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}},
+    "TaskToken": {"name": "token", "in": "path", "required": true, "description": "The token of the task, as a poll returned it.", "schema": {"type": "string"}}
   }
 })json";
 }
@@ -172,8 +174,9 @@ const openapi_errors& openapi_v1_errors() {
      {{409},
       "Conflict",
       "The operation's state does not allow this, the idempotency key was "
-      "used with a different request, or a schedule of that id exists with "
-      "another definition.",
+      "used with a different request, a schedule of that id exists with "
+      "another definition, or a task's token names an attempt that is no "
+      "longer current (stale_task).",
       openapi_header::none},
      {{410},
       "Gone",

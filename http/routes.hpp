@@ -72,6 +72,10 @@ void add_health_routes(router& r, const route_context& ctx);
 /// `GET /api/v1/sinks` (http/sinks_routes.cpp).
 void add_sinks_routes(router& r, const route_context& ctx);
 
+/// `POST /api/v1/tasks/poll`, `POST /api/v1/tasks/{token}/heartbeat|
+/// complete|fail`, `GET /api/v1/tasks/queues` (http/tasks_routes.cpp).
+void add_tasks_routes(router& r, const route_context& ctx);
+
 /// `GET /api/v1/cluster` (http/cluster_routes.cpp).
 void add_cluster_routes(router& r, const route_context& ctx);
 

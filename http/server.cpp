@@ -34,6 +34,7 @@ server::server(caf::actor_system& sys, stepwise::engine& eng, server_config cfg)
   add_health_routes(router_, ctx);
   add_sinks_routes(router_, ctx);
   add_cluster_routes(router_, ctx);
+  add_tasks_routes(router_, ctx);
   add_openapi_routes(router_, ctx);
   add_operation_events_routes(router_, ctx);
   add_console_routes(router_, ctx);

@@ -50,8 +50,10 @@ caf::expected<token_set> token_set::parse(std::string_view text, const std::stri
       e.what = role::read;
     else if (fields[0] == "write")
       e.what = role::write;
+    else if (fields[0] == "worker")
+      e.what = role::worker;
     else
-      return bad_line(source, no, "the role must be read or write");
+      return bad_line(source, no, "the role must be read, write or worker");
     e.name = fields[1];
     auto& token = fields[2];
     if (token.rfind("sha256:", 0) == 0) {

@@ -11,9 +11,10 @@
 
 namespace stepwise::http {
 
-/// What a bearer token may do: `read` (GET routes, event streams) or
-/// `write` (everything).
-enum class role { read, write };
+/// What a bearer token may do: `read` (GET routes, event streams),
+/// `write` (everything), or `worker` (poll and answer tasks, nothing else:
+/// what a task step's workers hold).
+enum class role { read, write, worker };
 
 /// One token of a token file: only its digest is kept.
 struct token_entry {
@@ -24,7 +25,7 @@ struct token_entry {
 };
 
 /// The tokens of a token file: one `ROLE NAME TOKEN` a line, where ROLE is
-/// `read` or `write`, NAME names the holder and TOKEN is the token itself
+/// `read`, `write` or `worker`, NAME names the holder and TOKEN is the token itself
 /// (at least 16 characters) or `sha256:` and the 64 hex digits of its
 /// SHA-256; `#` starts a comment.
 class token_set {

@@ -147,8 +147,7 @@ TEST_CASE("a worker's failure is retried by the step's policy; a final one fails
 TEST_CASE("a task no worker takes in time, or whose worker goes silent, ends its attempt",
           "[actors][tasks]") {
   harness h{billing([](step_def& s) {
-    s.with_start_timeout(30s).with_heartbeat_timeout(10s).with_policy(
-      three_attempts());
+    s.with_start_timeout(30s).with_heartbeat_timeout(10s).with_policy(three_attempts());
   })};
   auto id = h.start("w");
   REQUIRE(h.await(id, event_type::operation_waiting, "charge"));
@@ -273,5 +272,5 @@ TEST_CASE("queues show their ready and taken tasks, oldest age and workers", "[a
   CHECK(qs->front().oldest_ready.has_value());
   REQUIRE(qs->front().workers.size() == 1);
   CHECK(qs->front().workers.front().name == "w-1");
-  (void) b;
+  (void)b;
 }

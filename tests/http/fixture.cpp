@@ -40,6 +40,11 @@ registry test_registry() {
   workflow secretive("secretive", 1);
   secretive.step(1, make_step("only", [](step_context&) { return done(); })).secret("/password");
   REQUIRE(reg.add(std::move(secretive)));
+  workflow billed("billed", 1);
+  billed
+    .step(1, make_task_step("charge", "billing").with_heartbeat_timeout(std::chrono::minutes(1)))
+    .step(2, make_step("after", [](step_context&) { return done(); }));
+  REQUIRE(reg.add(std::move(billed)));
   REQUIRE(reg.add(workflows::demo()));
   return reg;
 }

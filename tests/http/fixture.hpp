@@ -28,7 +28,8 @@ extern std::atomic<bool> flip_allowed;
 
 /// The workflows of the HTTP tests: `quick` (one step), `flip` (fails until
 /// `flip_allowed`), `sleepy` (a step, then a one-hour sleep), `secretive`
-/// (`/password` is secret) and `demo`.
+/// (`/password` is secret), `billed` (the task `charge` on queue `billing`,
+/// then a step) and `demo`.
 registry test_registry();
 
 /// One answer, with its body parsed when it is JSON.

@@ -123,6 +123,7 @@ std::string walk_target(const std::string& path, const walked_ops& ops, const st
                 ? ops.pausable
                 : ops.quick);
   sub("{name}", name);
+  sub("{token}", path.find("/fail") != std::string::npos ? ops.failed_task : ops.completed_task);
   sub("{asset}", "app.js");
   return target;
 }

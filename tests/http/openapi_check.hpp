@@ -33,6 +33,8 @@ private:
 /// to pause and resume (every other route of an operation asks `quick`).
 struct walked_ops {
   std::string quick, sleepy, signaled, failed, pausable;
+  /// Tokens of two tasks taken: one beaten and completed, one failed.
+  std::string completed_task, failed_task;
 };
 
 /// Returns the route `path` with its variables filled in for such a walk:

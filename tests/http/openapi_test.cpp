@@ -90,12 +90,25 @@ TEST_CASE("every documented route answers as documented", "[http][openapi]") {
   };
   REQUIRE(fx.post("/api/v1/schedules", schedule_body("doc-crud")).status == 201);
   REQUIRE(fx.post("/api/v1/schedules", schedule_body("doc")).status == 201);
+  // Two tasks taken: one beaten and completed, one failed.
+  fx.start_op("billed");
+  fx.start_op("billed");
+  std::vector<std::string> tokens;
+  for (int i = 0; i < 100 && tokens.size() < 2; ++i) {
+    auto got =
+      fx.post("/api/v1/tasks/poll", R"({"queue":"billing","worker":"doc","wait":"100ms"})");
+    REQUIRE(got.status == 200);
+    for (auto& t : got.json.at("tasks").as_array())
+      tokens.emplace_back(t.at("token").as_string());
+  }
+  REQUIRE(tokens.size() == 2);
   auto c = fx.client();
   for (auto& p : doc.at("paths").as_object()) {
     std::string path(p.key());
     for (auto& m : p.value().as_object()) {
       std::string method(m.key());
-      auto target = walk_target(path, walked_ops{quick, sleepy, signaled, flip, pausable}, "demo");
+      auto target = walk_target(
+        path, walked_ops{quick, sleepy, signaled, flip, pausable, tokens[0], tokens[1]}, "demo");
       // The service broker's answers are checked by its own tests.
       if (path.rfind("/v2/", 0) == 0)
         continue;
@@ -129,8 +142,10 @@ TEST_CASE("every documented route answers as documented", "[http][openapi]") {
       } else {
         std::string loc = R"("deploymentLocation":{"name":"l","properties":{}})";
         std::string body =
-          path == "/api/v1/operations"  ? R"({"workflow":"quick","input":{"x":1}})"
-          : path == "/api/v1/schedules" ? schedule_body("doc-new")
+          path == "/api/v1/operations"           ? R"({"workflow":"quick","input":{"x":1}})"
+          : path == "/api/v1/schedules"          ? schedule_body("doc-new")
+          : path == "/api/v1/tasks/poll"         ? R"({"queue":"billing","worker":"doc"})"
+          : path == "/api/v1/tasks/{token}/fail" ? R"({"error":"declined"})"
           : path == "/api/infrastructure/create"
             ? "{" + loc + R"(,"template":"t","templateType":"TOSCA"})"
           : path == "/api/infrastructure/delete" ? R"({"infrastructureId":"i1",)" + loc + "}"

@@ -145,7 +145,7 @@ TEST_CASE("workflows are listed with their steps", "[http][workflows]") {
   std::set<std::string> names;
   for (auto& wf : all.json.at("items").as_array())
     names.emplace(wf.at("name").as_string());
-  CHECK(names == std::set<std::string>{"demo", "flip", "quick", "secretive", "sleepy"});
+  CHECK(names == std::set<std::string>{"billed", "demo", "flip", "quick", "secretive", "sleepy"});
   auto demo = fx.get("/api/v1/workflows/demo");
   REQUIRE(demo.status == 200);
   CHECK(demo.json.at("version") == 1);
