@@ -21,8 +21,8 @@ std::optional<api_error> text_field(const boost::json::object& obj, std::string_
                                     std::optional<std::string>& out);
 
 /// Reads a string that must be there.
-std::optional<api_error> required_text_field(const boost::json::object& obj,
-                                             std::string_view field, std::string& out);
+std::optional<api_error> required_text_field(const boost::json::object& obj, std::string_view field,
+                                             std::string& out);
 
 /// Reads an optional duration written as text ("30s", "5m", "1h30m").
 std::optional<api_error> duration_field(const boost::json::object& obj, std::string_view field,

@@ -66,7 +66,8 @@ void task_heartbeat(const router& r, const route_context& ctx, request& rq, serv
 }
 
 template <task_answer::kind What>
-void task_answer_route(const router& r, const route_context& ctx, request& rq, server_response& res) {
+void task_answer_route(const router& r, const route_context& ctx, request& rq,
+                       server_response& res) {
   boost::json::value body;
   task_answer a;
   a.token = rq.params[0];
@@ -81,7 +82,8 @@ void task_answer_route(const router& r, const route_context& ctx, request& rq, s
   write_json(res, 200, boost::json::object{{"accepted", true}});
 }
 
-void task_queues_route(const router& r, const route_context& ctx, request& rq, server_response& res) {
+void task_queues_route(const router& r, const route_context& ctx, request& rq,
+                       server_response& res) {
   if (auto err = query{rq.raw.params}.only({}))
     return r.write(rq.raw.path, res, *err);
   auto got = ctx.eng.task_queues();
@@ -100,7 +102,8 @@ void add_tasks_routes(router& r, const route_context& ctx) {
   const std::string base = "/api/v1/tasks";
   add_route(r, ctx, "POST", base + "/poll", task_poll_route, true);
   add_route(r, ctx, "POST", base + "/{token}/heartbeat", task_heartbeat);
-  add_route(r, ctx, "POST", base + "/{token}/complete", task_answer_route<task_answer::kind::complete>);
+  add_route(r, ctx, "POST", base + "/{token}/complete",
+            task_answer_route<task_answer::kind::complete>);
   add_route(r, ctx, "POST", base + "/{token}/fail", task_answer_route<task_answer::kind::fail>);
   add_route(r, ctx, "GET", base + "/queues", task_queues_route);
 }

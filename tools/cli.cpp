@@ -47,6 +47,7 @@ int run_command_line(int argc, char** argv) {
   add_workflows(app, run);
   add_sinks(app, run);
   add_cluster(app, run);
+  add_tasks(app, run);
   add_secrets(app, run);
   add_backup(app, run);
   if (argc < 2) {

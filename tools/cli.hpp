@@ -50,6 +50,10 @@ void add_sinks(CLI::App& root, cli_run& run);
 /// (cluster_command.cpp).
 void add_cluster(CLI::App& root, cli_run& run);
 
+/// Adds `stepwise tasks poll|heartbeat|complete|fail|queues`
+/// (tasks_command.cpp).
+void add_tasks(CLI::App& root, cli_run& run);
+
 /// Runs the `stepwise` command line; returns the exit code (cli.cpp).
 int run_command_line(int argc, char** argv);
 

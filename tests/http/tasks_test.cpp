@@ -20,7 +20,8 @@ const std::string tasks = "/api/v1/tasks";
 /// Polls `billing` until the task of operation `id` comes (bounded).
 boost::json::object take(const http_fixture& fx, const std::string& id) {
   for (int i = 0; i < 100; ++i) {
-    auto r = fx.post(tasks + "/poll", R"({"queue":"billing","worker":"w-1","max":10,"wait":"100ms"})");
+    auto r =
+      fx.post(tasks + "/poll", R"({"queue":"billing","worker":"w-1","max":10,"wait":"100ms"})");
     REQUIRE(r.status == 200);
     for (auto& t : r.json.at("tasks").as_array())
       if (t.at("operation_id") == id.c_str())
