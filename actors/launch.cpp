@@ -13,6 +13,7 @@
 #include "actors/admission_keeper.hpp"
 #include "actors/children_keeper.hpp"
 #include "actors/dispatcher.hpp"
+#include "actors/definitions.hpp"
 #include "actors/event_fanout.hpp"
 #include "actors/task_broker.hpp"
 #include "actors/lease_keeper.hpp"
@@ -97,6 +98,16 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
   rt->cfg.wake_lead = std::min(cfg.wake_lead, cfg.passivate_after / 2);
   rt->cfg.dispatch_lead = std::min(cfg.dispatch_lead, rt->cfg.wake_lead / 2);
   rt->workflows = std::move(workflows);
+  // Before the limits below, which workflows defined as data take part in.
+  auto broker = sys.spawn(task_broker, rt);
+  rt->task_watcher = caf::actor_cast<watcher_actor>(broker);
+  rt->tasks = caf::actor_cast<tasks_actor>(broker);
+  if (auto n = load_definitions(*st, rt->workflows, caf::actor_cast<caf::actor>(broker), cfg.log);
+      !n) {
+    caf::anon_send_exit(broker, caf::exit_reason::user_shutdown);
+    return make_error(errc::store_failure,
+                      "cannot read the workflows defined as data: " + message_of(n.error()));
+  }
   for (auto& wf : rt->workflows.all()) {
     if (wf->max_in_progress() > 0)
       rt->limits[wf->name()] = wf->max_in_progress();
@@ -120,9 +131,6 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
                                   : sys.spawn(serve_reads, rt));
   // The fanout holds the listeners (and drops each that terminates).
   rt->fanout = sys.spawn(event_fanout, std::exchange(rt->cfg.listeners, {}));
-  auto broker = sys.spawn(task_broker, rt);
-  rt->task_watcher = caf::actor_cast<watcher_actor>(broker);
-  rt->tasks = caf::actor_cast<tasks_actor>(broker);
   auto a = sys.spawn(dispatcher, rt);
   rt->children = sys.spawn(children_keeper, rt, a);
   rt->lease = *keeper;

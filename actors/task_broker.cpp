@@ -32,7 +32,7 @@ caf::expected<held_task*> holder_of(task_broker_ptr self, const std::string& tok
   auto& t = i->second;
   if (t.nonce.empty()) {
     if (auto q = st.ready.find(t.queue); q != st.ready.end()) {
-      q->second.erase({t.req.since, t.seq, parts->id});
+      q->second.erase({t.req.since, t.seq, t.key});
       if (q->second.empty())
         st.ready.erase(q);
     }
@@ -66,6 +66,38 @@ void task_watched(task_broker_ptr self, watch_request& req) {
   auto& t = st.tasks.emplace(id, make_held(self, std::move(req))).first->second;
   auto queue = t.queue;
   make_ready(self, t);
+  serve_polls(self, queue);
+}
+
+/// A compensation's attempt: ready now, ended by its call.
+void task_offered(task_broker_ptr self, task_offer& offer) {
+  auto& st = self->state;
+  auto& ctx = offer.call.context();
+  // One compensation runs at a time: a later one replaces it.
+  auto key = ctx.operation_id() + "~compensation";
+  drop_task(self, key);
+  watch_request req;
+  req.operation_id = ctx.operation_id();
+  req.step = offer.step;
+  req.attempt = ctx.attempt();
+  req.since = st.rt->clk->now();
+  req.task = {{"queue", offer.spec.queue},
+              {"workflow", offer.workflow},
+              {"input", ctx.input()},
+              {"data", ctx.data()}};
+  auto ms = [](duration d) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+  };
+  if (offer.spec.start_timeout)
+    req.task["start_timeout_ms"] = ms(*offer.spec.start_timeout);
+  if (offer.spec.heartbeat_timeout)
+    req.task["heartbeat_timeout_ms"] = ms(*offer.spec.heartbeat_timeout);
+  auto t = make_held(self, std::move(req));
+  t.key = key;
+  t.call = std::move(offer.call);
+  auto& held = st.tasks.emplace(key, std::move(t)).first->second;
+  auto queue = held.queue;
+  make_ready(self, held);
   serve_polls(self, queue);
 }
 
@@ -120,7 +152,7 @@ caf::result<task_beat_result> task_beaten(task_broker_ptr self, task_beat& beat)
     st.details[task.req.operation_id] = {task.req.step, std::move(beat.details)};
   if (task.heartbeat_timeout) {
     task.beat_due = st.rt->clk->now() + *task.heartbeat_timeout;
-    wake_at(self, *task.beat_due, task.req.operation_id);
+    wake_at(self, *task.beat_due, task.key);
   }
   st.workers[task.queue][task.worker] = st.rt->clk->now();
   return task_beat_result{false};
@@ -139,7 +171,7 @@ caf::result<bool> task_answered(task_broker_ptr self, task_answer& a) {
                         + ": it was canceled or paused, or the step timed out");
   }
   st.rt->stats.tasks_answered.fetch_add(1, std::memory_order_relaxed);
-  auto id = task.req.operation_id;
+  auto id = task.key;
   if (a.what == task_answer::kind::complete) {
     end_task(self, id, done(), std::move(a.data));
   } else {
@@ -261,6 +293,7 @@ task_broker_actor::behavior_type task_broker(task_broker_ptr self, runtime_ptr r
     [=](task_answer_atom, task_answer& a) { return task_answered(self, a); },
     [=](task_queues_atom) { return queue_views(self); },
     [=](task_tick_atom, uint64_t gen) { broker_tick(self, gen); },
+    [=](task_offer_atom, task_offer& offer) { task_offered(self, offer); },
   };
 }
 

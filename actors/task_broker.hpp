@@ -28,11 +28,17 @@ using task_tick_atom = caf::atom_constant<caf::atom("sw_ttick")>;
 
 /// The broker's protocols: a watcher's, the workers', and its own timer.
 using task_broker_actor =
-  watcher_actor::extend_with<tasks_actor>::extend<caf::reacts_to<task_tick_atom, uint64_t>>;
+  watcher_actor::extend_with<tasks_actor>::extend<caf::reacts_to<task_tick_atom, uint64_t>,
+                                                  caf::reacts_to<task_offer_atom, task_offer>>;
 
-/// One task: an attempt of a task step that an operation waits on.
+/// One task: an attempt of a task step that an operation waits on, or of
+/// a task step's compensation (`call` set).
 struct held_task {
+  /// Where `tasks` holds it: the operation's id, and for a compensation
+  /// `~compensation` after it (an operation runs one at a time).
+  std::string key;
   watch_request req;
+  std::optional<async_call> call;
   std::string queue;
   /// Orders the queue's ready tasks: oldest first.
   uint64_t seq = 0;
@@ -61,7 +67,7 @@ struct task_broker_state {
   static inline const char* name = "stepwise.task_broker";
 
   runtime_ptr rt;
-  /// By operation id (an operation waits on one task at a time).
+  /// By key (an operation waits on one task at a time).
   std::unordered_map<std::string, held_task> tasks;
   /// Per queue, the ready tasks: (when the attempt began, seq, op id).
   std::map<std::string, std::set<std::tuple<time_point, uint64_t, std::string>>> ready;

@@ -32,14 +32,14 @@ task_lease hand_out(task_broker_ptr self, held_task& t, const std::string& worke
   t.worker = worker;
   if (t.heartbeat_timeout) {
     t.beat_due = now + *t.heartbeat_timeout;
-    wake_at(self, *t.beat_due, t.req.operation_id);
+    wake_at(self, *t.beat_due, t.key);
   }
   count_ready(self, -1);
   count_taken(self, 1);
   st.rt->stats.tasks_handed.fetch_add(1, std::memory_order_relaxed);
   auto& task = t.req.task;
   task_lease out;
-  out.token = to_string(task_token{t.req.operation_id, t.req.attempt, t.nonce});
+  out.token = to_string(task_token{t.key, t.req.attempt, t.nonce});
   out.operation_id = t.req.operation_id;
   out.step = t.req.step;
   out.attempt = t.req.attempt;
@@ -73,16 +73,17 @@ held_task make_held(task_broker_ptr self, watch_request req) {
   t.heartbeat_timeout = ms("heartbeat_timeout_ms");
   t.deadline = epoch_ms(task, "deadline_ms");
   t.seq = self->state.next_seq++;
+  t.key = req.operation_id;
   t.req = std::move(req);
   return t;
 }
 
 void make_ready(task_broker_ptr self, held_task& t) {
   auto& st = self->state;
-  st.ready[t.queue].emplace(t.req.since, t.seq, t.req.operation_id);
+  st.ready[t.queue].emplace(t.req.since, t.seq, t.key);
   count_ready(self, 1);
   if (t.start_timeout)
-    wake_at(self, t.req.since + *t.start_timeout, t.req.operation_id);
+    wake_at(self, t.req.since + *t.start_timeout, t.key);
 }
 
 std::vector<task_lease> take_tasks(task_broker_ptr self, const std::string& queue, size_t max,
@@ -138,12 +139,18 @@ void end_task(task_broker_ptr self, const std::string& id, outcome result,
   auto i = st.tasks.find(id);
   if (i == st.tasks.end())
     return;
-  auto& req = i->second.req;
+  auto& t = i->second;
   if (result.what == outcome::kind::done)
     st.details.erase(id);
-  watch_reply reply{req.operation_id, req.step, req.attempt,
-                    watch_result{std::move(result), std::move(data), {}}};
-  caf::anon_send(req.reply_to, watch_done_atom::value, std::move(reply));
+  if (t.call) {
+    for (auto& kv : data)
+      t.call->context().data()[kv.key()] = kv.value();
+    t.call->complete(std::move(result));
+  } else {
+    watch_reply reply{t.req.operation_id, t.req.step, t.req.attempt,
+                      watch_result{std::move(result), std::move(data), {}}};
+    caf::anon_send(t.req.reply_to, watch_done_atom::value, std::move(reply));
+  }
   drop_task(self, id);
 }
 

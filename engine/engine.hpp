@@ -153,6 +153,33 @@ public:
   /// (engine/schedule_requests.hpp).
   schedules_actor schedules() const;
 
+  // -- workflows defined as data (engine/workflow_json.hpp) -----------------
+
+  /// What `define_workflow` did.
+  struct defined_workflow {
+    workflow_ptr wf;
+    /// False when the newest version already had this definition.
+    bool created = false;
+  };
+
+  /// Stores `def` as the next version of workflow `name` (the same
+  /// definition again: the newest version, `created` false) and makes it
+  /// startable; operations keep the version they started on. Fails with
+  /// `invalid_argument` naming the field of a bad definition, or
+  /// `invalid_state` for a workflow built into the server. Blocks on the
+  /// store: never call it on a CAF scheduler thread.
+  [[nodiscard]] caf::expected<defined_workflow> define_workflow(const std::string& name,
+                                                                const boost::json::object& def);
+  /// Deletes every version of workflow `name` defined as data; refused
+  /// (`invalid_state`) while an operation of it has not ended, and for a
+  /// built-in workflow; `not_found` when none is stored. Blocks on the
+  /// store.
+  [[nodiscard]] caf::expected<int32_t> delete_workflow(const std::string& name);
+  /// Reads the workflows defined as data again (those another server
+  /// sharing the store defined); returns how many versions were new.
+  /// Blocks on the store.
+  [[nodiscard]] caf::expected<size_t> reload_workflows();
+
   // -- task steps, carried out by workers (engine/task_requests.hpp) --------
 
   /// Hands up to `p.max` ready tasks of queue `p.queue` to worker

@@ -10,6 +10,7 @@
 
 #include <caf/expected.hpp>
 
+#include "engine/definition_store.hpp"
 #include "engine/admission.hpp"
 #include "engine/event.hpp"
 #include "engine/notices.hpp"
@@ -165,6 +166,12 @@ public:
   /// Returns the rows holding sealed secret values, for a key rotation
   /// (engine/sealed_rows.hpp), or null.
   virtual sealed_rows* sealed() {
+    return nullptr;
+  }
+
+  /// Returns the workflows defined as data (engine/definition_store.hpp),
+  /// or null when the store keeps none.
+  virtual definition_store* definitions() {
     return nullptr;
   }
 

@@ -10,6 +10,8 @@
 #include <caf/typed_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
+#include "engine/async_call.hpp"
+#include "engine/task_spec.hpp"
 #include "engine/time.hpp"
 
 /// The requests of workers that carry out task steps (engine/task_spec.hpp),
@@ -28,6 +30,21 @@ using task_beat_atom = caf::atom_constant<caf::atom("sw_tbeat")>;
 using task_answer_atom = caf::atom_constant<caf::atom("sw_tanswer")>;
 /// (task_queues_atom) -> std::vector<task_queue_view>, by name.
 using task_queues_atom = caf::atom_constant<caf::atom("sw_tqueues")>;
+
+/// (task_offer_atom, task_offer): a task that is not a task step's wait (a
+/// compensation), ended by its `async_call` instead of a watch's report.
+using task_offer_atom = caf::atom_constant<caf::atom("sw_toffer")>;
+
+/// One attempt of an asynchronous step carried out as a task (the
+/// compensation of a task step, engine/workflow_json.hpp).
+struct task_offer {
+  /// The queue and its timeouts.
+  task_spec spec;
+  /// The step name workers see (the compensation's name).
+  std::string step;
+  std::string workflow;
+  async_call call;
+};
 
 /// A worker asks for tasks of a queue.
 struct task_poll {
@@ -125,6 +142,7 @@ using tasks_actor =
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::task_poll)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::task_answer)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::task_beat)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::task_offer)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::task_beat_result)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<stepwise::task_lease>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<stepwise::task_queue_view>)

@@ -149,7 +149,9 @@ caf::expected<void> workflow::validate() const {
         return bad("step '" + s.name + "' has a watcher but no task to describe to it");
       if (s.wait->timeout && s.wait->timeout->count() <= 0)
         return bad("step '" + s.name + "' has a wait timeout <= 0");
-      if (s.compensate || s.compensate_async)
+      // A task did work elsewhere that may need undoing; other waits did
+      // none.
+      if ((s.compensate || s.compensate_async) && !s.wait->queue)
         return bad("step '" + s.name + "' is a wait: it has nothing to compensate");
     }
     if (s.sleep && s.sleep->count() < 0)

@@ -93,6 +93,18 @@ public:
   /// Returns the index of the step named `name`, or -1.
   int32_t index_of(const std::string& name) const;
 
+  /// Returns the JSON a workflow defined as data was made from
+  /// (engine/workflow_json.hpp), or null for one built in C++.
+  const std::shared_ptr<const boost::json::object>& definition() const {
+    return definition_;
+  }
+
+  /// Records the JSON the workflow was made from.
+  workflow& defined_by(boost::json::object def) {
+    definition_ = std::make_shared<const boost::json::object>(std::move(def));
+    return *this;
+  }
+
 private:
   std::string name_;
   int32_t version_;
@@ -101,6 +113,7 @@ private:
   key_fn key_;
   std::string key_what_;
   size_t limit_ = 0;
+  std::shared_ptr<const boost::json::object> definition_;
 };
 
 using workflow_ptr = std::shared_ptr<const workflow>;

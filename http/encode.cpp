@@ -46,6 +46,9 @@ boost::json::object to_json(const workflow& wf) {
   boost::json::object out;
   out["name"] = wf.name();
   out["version"] = wf.version();
+  out["source"] = wf.definition() ? "data" : "built_in";
+  out["definition"] =
+    wf.definition() ? boost::json::value(*wf.definition()) : boost::json::value(nullptr);
   boost::json::array secrets;
   for (auto& p : wf.secrets())
     secrets.emplace_back(p);

@@ -117,6 +117,24 @@ const char* openapi_paths() {
       "responses": {
         "200": {"description": "The definition.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/WorkflowDetail"}}}},
         "errors": [400, 404]}
+    },
+    "put": {
+      "summary": "Define a workflow as data: its steps are tasks that workers poll (/api/v1/tasks), sleeps, signal waits and child operations. The first definition is version 1 (201); the same definition again answers the newest version (200); another one is a new version (201), and operations keep the version they started on. Stored in the store: every server sharing it runs it.",
+      "operationId": "defineWorkflow",
+      "parameters": [{"name": "name", "in": "path", "required": true, "schema": {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,64}$"}}],
+      "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/WorkflowDefinition"}}}},
+      "responses": {
+        "201": {"description": "A new version.", "headers": {"Location": {"schema": {"type": "string"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Workflow"}}}},
+        "200": {"description": "The newest version has this definition: nothing was written.", "headers": {"Location": {"schema": {"type": "string"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Workflow"}}}},
+        "errors": [400, 409, 413, 415, 503]}
+    },
+    "delete": {
+      "summary": "Delete every version of a workflow defined as data. Refused (409) while an operation of it has not ended, and for a workflow built into the server.",
+      "operationId": "deleteWorkflow",
+      "parameters": [{"name": "name", "in": "path", "required": true, "schema": {"type": "string"}}],
+      "responses": {
+        "200": {"description": "Deleted.", "content": {"application/json": {"schema": {"type": "object", "required": ["name", "versions_deleted"], "additionalProperties": false, "properties": {"name": {"type": "string"}, "versions_deleted": {"type": "integer"}}}}}},
+        "errors": [404, 409, 503]}
     }
   },
   "/api/v1/events": {

@@ -130,11 +130,44 @@ const char* openapi_components() {
         "retry_policy": {"$ref": "#/components/schemas/RetryPolicy"}}
     },
     "Workflow": {
-      "type": "object", "required": ["name", "version", "secret_paths", "steps"],
+      "type": "object", "required": ["name", "version", "source", "definition", "secret_paths", "steps"],
       "properties": {
         "name": {"type": "string"}, "version": {"type": "integer"},
+        "source": {"type": "string", "enum": ["built_in", "data"], "description": "built_in: compiled into the server; data: defined through PUT /api/v1/workflows/{name}."},
+        "definition": {"type": "object", "nullable": true, "description": "What a workflow defined as data was made from (a WorkflowDefinition); null for a built-in one."},
         "secret_paths": {"type": "array", "items": {"type": "string"}, "description": "JSON pointers into the input whose values are masked."},
         "steps": {"type": "array", "items": {"$ref": "#/components/schemas/WorkflowStep"}}}
+    },
+    "WorkflowDefinition": {
+      "type": "object", "required": ["steps"], "additionalProperties": false,
+      "properties": {
+        "steps": {"type": "array", "minItems": 1, "maxItems": 200, "items": {"$ref": "#/components/schemas/WorkflowDefinitionStep"}, "description": "In order (ties of weight keep this order)."},
+        "key": {"type": "string", "description": "A JSON pointer into the input: operations with the same value run one at a time, in creation order."},
+        "limit": {"type": "integer", "minimum": 1, "description": "At most this many operations of the workflow in progress at once; the rest queue."},
+        "secrets": {"type": "array", "items": {"type": "string"}, "description": "JSON pointers into the input whose values are secret: sealed in the store, masked in the API, given only to the workers of its tasks."},
+        "description": {"type": "string"}}
+    },
+    "WorkflowDefinitionStep": {
+      "type": "object", "required": ["name", "kind"], "additionalProperties": false,
+      "description": "task: a worker that polls queue carries it out; sleep: waits duration; signal: waits for signal; child: starts an operation of workflow (version, input) and waits for its end (listed as two steps, NAME and NAME:wait). Fields of another kind are refused.",
+      "properties": {
+        "name": {"type": "string", "minLength": 1},
+        "kind": {"type": "string", "enum": ["task", "sleep", "signal", "child"]},
+        "weight": {"type": "integer", "minimum": 1, "description": "Order; default 10 times the position."},
+        "queue": {"type": "string", "description": "task: the queue its workers poll."},
+        "start_timeout": {"type": "string", "description": "task: fail the attempt when no worker took it within this long, such as 1m."},
+        "heartbeat_timeout": {"type": "string", "description": "task: fail the attempt when its worker stays silent this long."},
+        "compensate": {"type": "string", "description": "task: the name of a task, on the same queue, that undoes this step; run in reverse order when a later step fails the operation or it is canceled."},
+        "duration": {"type": "string", "description": "sleep: how long, such as 10s."},
+        "signal": {"type": "string", "description": "signal: the signal's name."},
+        "workflow": {"type": "string", "description": "child: the child's workflow."},
+        "version": {"type": "integer", "minimum": 1, "description": "child: its version (default the newest)."},
+        "input": {"type": "object", "description": "child: its input (default {})."},
+        "timeout": {"type": "string", "description": "task, signal, child: the attempt fails after this long (from its start)."},
+        "retry": {"type": "object", "additionalProperties": false, "properties": {
+          "max_attempts": {"type": "integer", "minimum": 0}, "initial": {"type": "string"}, "multiplier": {"type": "number", "minimum": 1},
+          "max": {"type": "string"}, "max_elapsed": {"type": "string"}, "jitter": {"type": "number", "minimum": 0, "maximum": 1}}},
+        "best_effort": {"type": "boolean", "description": "When its retries run out the operation goes on."}}
     },
     "WorkflowDetail": {
       "allOf": [{"$ref": "#/components/schemas/Workflow"},

@@ -16,7 +16,10 @@ namespace stepwise {
 /// A store in memory: a test double for fast actor tests, nothing more.
 /// Durability and store tests run on the real backends. Its sink leases
 /// follow the wall clock (`storage/memory_sinks.cpp`).
-class memory_store : public store, public sink_store, public retention_store {
+class memory_store : public store,
+                     public sink_store,
+                     public retention_store,
+                     public definition_store {
 public:
   std::string backend() const override;
 
@@ -27,6 +30,19 @@ public:
   retention_store* retention() override {
     return this;
   }
+
+  definition_store* definitions() override {
+    return this;
+  }
+
+  // -- definition_store (storage/memory_definitions.cpp) ----------------------
+
+  caf::expected<std::vector<stored_definition>> load_definitions() override;
+
+  caf::expected<definition_put> put_definition(const std::string& name,
+                                               const std::string& body) override;
+
+  caf::expected<int32_t> delete_definition(const std::string& name) override;
 
   caf::expected<commit_result> commit(const std::vector<checkpoint>& batch) override;
 
@@ -97,6 +113,7 @@ private:
 
   std::mutex mtx_;
   std::unordered_map<std::string, operation> ops_;
+  std::map<std::pair<std::string, int32_t>, stored_definition> definitions_;
   std::unordered_map<std::string, std::string> keys_;
   /// Slot `seq - 1` holds event `seq`; a removed one has seq 0.
   std::vector<event> events_;

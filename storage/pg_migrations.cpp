@@ -221,6 +221,17 @@ ALTER TABLE process_leases ADD COLUMN url TEXT NOT NULL DEFAULT '',
 -- (engine/share.hpp).
 ALTER TABLE process_leases ADD COLUMN held BIGINT NOT NULL DEFAULT 0;
 )sql"},
+  {13, "workflows defined as data", R"sql(
+-- Every version of every workflow defined through the API: each server
+-- builds them at start (engine/workflow_json.hpp).
+CREATE TABLE workflow_definitions (
+  name       TEXT NOT NULL,
+  version    INTEGER NOT NULL,
+  body       TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (name, version)
+);
+)sql"},
 };
 
 // Rolls back whatever a failed step left open; the error to report is the

@@ -70,7 +70,8 @@ class pg_store : public store,
                  public command_store,
                  public sink_store,
                  public sealed_rows,
-                 public retention_store {
+                 public retention_store,
+                 public definition_store {
 public:
   /// Connects to `uri` (`postgresql://...`, `postgres://...` or a libpq
   /// `key=value` string) and migrates the schema.
@@ -104,6 +105,19 @@ public:
   retention_store* retention() override {
     return this;
   }
+
+  definition_store* definitions() override {
+    return this;
+  }
+
+  // -- definition_store (storage/pg_definitions.cpp) ---------------------------
+
+  caf::expected<std::vector<stored_definition>> load_definitions() override;
+
+  caf::expected<definition_put> put_definition(const std::string& name,
+                                               const std::string& body) override;
+
+  caf::expected<int32_t> delete_definition(const std::string& name) override;
 
   caf::expected<commit_result> commit(const std::vector<checkpoint>& batch) override;
 

@@ -20,7 +20,7 @@ struct sqlite_migration {
 // Append-only: a released migration is never edited, since databases in
 // the field already ran it. Change the schema with a new entry.
 // Times are microseconds since the Unix epoch; JSON is stored as text.
-constexpr std::array<sqlite_migration, 6> sqlite_migrations{{
+constexpr std::array<sqlite_migration, 7> sqlite_migrations{{
   {1, "operations and events", R"sql(
 CREATE TABLE operations (
   id               TEXT PRIMARY KEY NOT NULL,
@@ -131,6 +131,17 @@ INSERT INTO retention VALUES (1, 0);
 -- The list filtered by workflow: without it, a workflow few operations
 -- have walked the whole list order (152 ms at 1,000,000 operations).
 CREATE INDEX operations_by_workflow ON operations (workflow, created_at DESC, id DESC);
+)sql"},
+  {7, "workflows defined as data", R"sql(
+-- Every version of every workflow defined through the API: the server
+-- builds them at start (engine/workflow_json.hpp).
+CREATE TABLE workflow_definitions (
+  name       TEXT NOT NULL,
+  version    INTEGER NOT NULL,
+  body       TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (name, version)
+);
 )sql"},
 }};
 

@@ -75,7 +75,11 @@ struct sqlite_options {
 ///
 /// Threading: `commit` may be called from any thread (calls are
 /// serialized); reads from several threads at once, also during a commit.
-class sqlite_store : public store, public sink_store, public sealed_rows, public retention_store {
+class sqlite_store : public store,
+                     public sink_store,
+                     public sealed_rows,
+                     public retention_store,
+                     public definition_store {
 public:
   /// Opens (creating if needed) the database file at `path` and migrates
   /// its schema.
@@ -104,6 +108,19 @@ public:
   retention_store* retention() override {
     return this;
   }
+
+  definition_store* definitions() override {
+    return this;
+  }
+
+  // -- definition_store (storage/sqlite_definitions.cpp) ---------------------------
+
+  caf::expected<std::vector<stored_definition>> load_definitions() override;
+
+  caf::expected<definition_put> put_definition(const std::string& name,
+                                               const std::string& body) override;
+
+  caf::expected<int32_t> delete_definition(const std::string& name) override;
 
   caf::expected<commit_result> commit(const std::vector<checkpoint>& batch) override;
 

@@ -58,8 +58,7 @@ reply ask(const cluster& c, const std::string& path, const std::string& method,
   if (method == "get")
     return to_reply(cli.Get(target));
   if (method == "put")
-    return to_reply(cli.Put(target, R"({"workflow":"bench_one","input":{},"cron":"0 3 * * *"})",
-                            "application/json"));
+    return to_reply(cli.Put(target, walk_put_body(path, "bench_one"), "application/json"));
   if (method == "delete")
     return to_reply(cli.Delete(target));
   auto body = path == "/api/v1/operations"  ? std::string{R"({"workflow":"bench_one","input":{}})"}
@@ -102,7 +101,7 @@ TEST_CASE("behind HAProxy over three servers, every documented route answers as 
     for (auto& m : p.value().as_object()) {
       std::string method(m.key());
       auto target =
-        walk_target(path, ops, path.rfind("/api/v1/workflows/", 0) == 0 ? "demo" : "wake");
+        walk_target(path, ops, path.rfind("/api/v1/workflows/", 0) == 0 ? "demo" : "wake", method);
       auto r = ask(c, path, method, target);
       INFO(method << " " << target << ": " << r.status << " " << r.body);
       CHECK((r.status / 100 == 2 || r.status == 302));

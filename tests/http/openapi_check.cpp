@@ -128,4 +128,18 @@ std::string walk_target(const std::string& path, const walked_ops& ops, const st
   return target;
 }
 
+std::string walk_target(const std::string& path, const walked_ops& ops, const std::string& name,
+                        const std::string& method) {
+  if (path == "/api/v1/workflows/{name}" && method != "get")
+    return "/api/v1/workflows/doc-wf";
+  return walk_target(path, ops, name);
+}
+
+std::string walk_put_body(const std::string& path, const std::string& workflow) {
+  if (path == "/api/v1/workflows/{name}")
+    return R"({"steps":[{"name":"charge","kind":"task","queue":"doc","timeout":"1m"},)"
+           R"({"name":"nap","kind":"sleep","duration":"1s"}]})";
+  return R"({"workflow":")" + workflow + R"(","input":{},"cron":"0 3 * * *"})";
+}
+
 } // namespace stepwise::test

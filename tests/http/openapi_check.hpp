@@ -42,6 +42,14 @@ struct walked_ops {
 /// resumed, triggered), `name` for a workflow or signal.
 std::string walk_target(const std::string& path, const walked_ops& ops, const std::string& name);
 
+/// The same for `method`: a workflow defined as data (`doc-wf`) is put
+/// and deleted, not the built-in one `name` reads.
+std::string walk_target(const std::string& path, const walked_ops& ops, const std::string& name,
+                        const std::string& method);
+
+/// The body of a walk's PUT on `path`: a schedule's or a workflow's.
+std::string walk_put_body(const std::string& path, const std::string& workflow);
+
 /// Checks `r` against the documented responses of `method` on `path`.
 void check_documented(const validator& val, const boost::json::value& doc, const std::string& path,
                       const std::string& method, const reply& r);

@@ -9,27 +9,14 @@
 #include "http/auth.hpp"
 #include "tests/eventually.hpp"
 #include "tests/http/fixture.hpp"
+#include "tests/http/task_client.hpp"
 
 using namespace stepwise;
 using namespace stepwise::test;
 
 namespace {
 
-const std::string tasks = "/api/v1/tasks";
-
-/// Polls `billing` until the task of operation `id` comes (bounded).
-boost::json::object take(const http_fixture& fx, const std::string& id) {
-  for (int i = 0; i < 100; ++i) {
-    auto r =
-      fx.post(tasks + "/poll", R"({"queue":"billing","worker":"w-1","max":10,"wait":"100ms"})");
-    REQUIRE(r.status == 200);
-    for (auto& t : r.json.at("tasks").as_array())
-      if (t.at("operation_id") == id.c_str())
-        return t.as_object();
-  }
-  FAIL("the task of " << id << " never came");
-  return {};
-}
+const std::string& tasks = tasks_base;
 
 std::string token_of(const boost::json::object& t) {
   return std::string(t.at("token").as_string());
@@ -40,7 +27,7 @@ std::string token_of(const boost::json::object& t) {
 TEST_CASE("a worker takes a task over HTTP, beats and completes it", "[http][tasks]") {
   http_fixture fx;
   auto id = fx.start_op("billed", R"({"amount":12})");
-  auto t = take(fx, id);
+  auto t = take_task(fx, id, "billing");
   CHECK(t.at("step") == "charge");
   CHECK(t.at("workflow") == "billed");
   CHECK(t.at("attempt") == 1);
@@ -86,7 +73,7 @@ TEST_CASE("a worker's failure goes to the step's policy; a final one fails the o
           "[http][tasks]") {
   http_fixture fx;
   auto id = fx.start_op("billed");
-  auto t = take(fx, id);
+  auto t = take_task(fx, id, "billing");
   auto r = fx.post(tasks + "/" + token_of(t) + "/fail",
                    R"({"error":"card declined","non_retryable":true})");
   REQUIRE(r.status == 200);
@@ -116,7 +103,7 @@ TEST_CASE("bad polls, answers and tokens are refused with what is wrong", "[http
         != std::string::npos);
   CHECK(refused(tasks + "/poll", "[1]").find("body") != std::string::npos);
   auto id = fx.start_op("billed");
-  auto token = token_of(take(fx, id));
+  auto token = token_of(take_task(fx, id, "billing"));
   CHECK(refused(tasks + "/" + token + "/fail", "{}").find("'error'") != std::string::npos);
   CHECK(refused(tasks + "/" + token + "/fail", R"({"error":"x","retry_after":"soon"})")
           .find("'retry_after'")
