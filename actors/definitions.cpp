@@ -9,9 +9,9 @@ caf::expected<workflow> build_definition(const stored_definition& def, const caf
   boost::json::error_code ec;
   auto body = boost::json::parse(def.body, ec);
   if (ec || !body.is_object())
-    return make_error(errc::store_failure,
-                      "workflow '" + def.name + "' v" + std::to_string(def.version)
-                        + ": the stored definition is not a JSON object");
+    return make_error(errc::store_failure, "workflow '" + def.name + "' v"
+                                             + std::to_string(def.version)
+                                             + ": the stored definition is not a JSON object");
   return workflow_from_json(def.name, def.version, body.get_object(), broker);
 }
 

@@ -15,8 +15,7 @@ namespace stepwise {
 /// left out: its operations fail as those of an unknown version do.
 /// Blocks on the store.
 [[nodiscard]] caf::expected<size_t> load_definitions(store& st, registry& reg,
-                                                     const caf::actor& broker,
-                                                     const log_sink& log);
+                                                     const caf::actor& broker, const log_sink& log);
 
 /// Builds workflow `name` v`version` from its stored body.
 [[nodiscard]] caf::expected<workflow> build_definition(const stored_definition& def,

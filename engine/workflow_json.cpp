@@ -61,13 +61,14 @@ struct fields {
       return err;
     auto d = parse_duration_text(s);
     if (!d || d->count() <= 0)
-      return bad(path(k), "must be a duration above zero such as 30s, 5m or 1h30m, not '" + s
-                            + "'");
+      return bad(path(k),
+                 "must be a duration above zero such as 30s, 5m or 1h30m, not '" + s + "'");
     out = *d;
     return {};
   }
 
-  caf::error integer(std::string_view k, int64_t lo, int64_t hi, std::optional<int64_t>& out) const {
+  caf::error integer(std::string_view k, int64_t lo, int64_t hi,
+                     std::optional<int64_t>& out) const {
     auto* v = get(k);
     if (v == nullptr)
       return {};
@@ -141,8 +142,7 @@ async_step_fn compensation(caf::actor broker, task_spec spec, std::string name,
   };
 }
 
-caf::error read_task(const fields& f, const std::string& wf_name, caf::actor broker,
-                     step_def& s) {
+caf::error read_task(const fields& f, const std::string& wf_name, caf::actor broker, step_def& s) {
   if (auto err = f.only({"name", "kind", "weight", "queue", "timeout", "start_timeout",
                          "heartbeat_timeout", "retry", "best_effort", "compensate"}))
     return err;
@@ -166,8 +166,8 @@ caf::error read_task(const fields& f, const std::string& wf_name, caf::actor bro
   return {};
 }
 
-caf::error read_step(const json::value& v, size_t i, const std::string& wf_name,
-                     caf::actor broker, workflow& wf) {
+caf::error read_step(const json::value& v, size_t i, const std::string& wf_name, caf::actor broker,
+                     workflow& wf) {
   auto at = "steps[" + std::to_string(i) + "]";
   if (!v.is_object())
     return bad(at, "must be an object");

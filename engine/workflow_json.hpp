@@ -28,8 +28,7 @@ namespace stepwise {
 /// `invalid_argument`, naming the field (`steps[2].retry.multiplier`).
 /// `broker` is the engine's task broker: the compensations of task steps
 /// are tasks too.
-[[nodiscard]] caf::expected<workflow> workflow_from_json(const std::string& name,
-                                                         int32_t version,
+[[nodiscard]] caf::expected<workflow> workflow_from_json(const std::string& name, int32_t version,
                                                          const boost::json::object& def,
                                                          caf::actor broker);
 

@@ -33,8 +33,8 @@ caf::expected<int32_t> memory_store::delete_definition(const std::string& name) 
   std::lock_guard<std::mutex> guard{mtx_};
   for (auto& kv : ops_)
     if (kv.second.workflow == name && !is_terminal(kv.second.state))
-      return make_error(errc::invalid_state, "operation " + kv.first + " of workflow '" + name
-                                               + "' has not ended");
+      return make_error(errc::invalid_state,
+                        "operation " + kv.first + " of workflow '" + name + "' has not ended");
   int32_t n = 0;
   for (auto i = definitions_.lower_bound({name, 0});
        i != definitions_.end() && i->first.first == name;) {

@@ -31,7 +31,8 @@ constexpr auto pg_live_operation_sql =
 
 constexpr auto pg_delete_definitions_sql =
   "DELETE FROM workflow_definitions WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM operations "
-  "WHERE workflow = $1 AND state <> 'succeeded' AND state <> 'failed' AND state <> 'canceled') RETURNING version";
+  "WHERE workflow = $1 AND state <> 'succeeded' AND state <> 'failed' AND state <> 'canceled') "
+  "RETURNING version";
 
 stored_definition pg_definition(const pg_result& r, std::string name, int first) {
   return {std::move(name), static_cast<int32_t>(r.int64(0, first)),
@@ -78,8 +79,8 @@ caf::expected<definition_put> pg_store::put_definition(const std::string& name,
         return definition_put{pg_definition(*newest, name, 0), false};
       // Another server put a version meanwhile: put after it.
     }
-    return make_error(errc::store_failure, "storing workflow " + name
-                                             + ": other servers kept putting versions of it");
+    return make_error(errc::store_failure,
+                      "storing workflow " + name + ": other servers kept putting versions of it");
   });
 }
 

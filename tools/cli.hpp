@@ -35,7 +35,8 @@ struct cli_run {
 void add_ops(CLI::App& root, cli_run& run);
 
 /// Adds `stepwise events [--after N] [--limit N] [--follow]` and
-/// `stepwise workflows [NAME]` (events_command.cpp).
+/// `stepwise workflows [NAME]`, `workflows apply -f FILE`, `workflows delete NAME`
+/// (workflows_command.cpp).
 void add_events(CLI::App& root, cli_run& run);
 void add_workflows(CLI::App& root, cli_run& run);
 

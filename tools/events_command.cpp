@@ -96,34 +96,6 @@ int events(api_client& api, const events_args& a, bool json) {
   return 0;
 }
 
-int workflows(api_client& api, const std::string& name, bool json) {
-  if (name.empty()) {
-    auto r = api.get("/api/v1/workflows");
-    if (json || !r.ok())
-      return print_json_or_error(r);
-    table t({"NAME", "VERSION", "STEPS"});
-    for (auto& wf : r.body.at("items").as_array()) {
-      std::string steps;
-      for (auto& s : wf.at("steps").as_array())
-        steps += (steps.empty() ? "" : ", ") + text_of(s, "name");
-      t.add({text_of(wf, "name"), text_of(wf, "version"), cell(steps, 80)});
-    }
-    std::printf("%s", t.render().c_str());
-    return 0;
-  }
-  auto r = api.get("/api/v1/workflows/" + url_encode(name));
-  if (json || !r.ok())
-    return print_json_or_error(r);
-  std::printf("%s v%s (versions: %s)\n\n", text_of(r.body, "name").c_str(),
-              text_of(r.body, "version").c_str(), text_of(r.body, "versions").c_str());
-  table t({"STEP", "WEIGHT", "KIND", "BEST EFFORT", "RETRY POLICY"});
-  for (auto& s : r.body.at("steps").as_array())
-    t.add({text_of(s, "name"), text_of(s, "weight"), text_of(s, "kind"), text_of(s, "best_effort"),
-           cell(text_of(s, "retry_policy"), 80)});
-  std::printf("%s", t.render().c_str());
-  return 0;
-}
-
 } // namespace
 
 void add_events(CLI::App& root, cli_run& run) {
@@ -136,16 +108,6 @@ void add_events(CLI::App& root, cli_run& run) {
   ev->callback([&run, a] {
     api_client api{run.flags};
     run.exit = events(api, *a, run.flags.json);
-  });
-}
-
-void add_workflows(CLI::App& root, cli_run& run) {
-  auto* wf = root.add_subcommand("workflows", "the registered workflows, or one with its steps");
-  auto name = std::make_shared<std::string>();
-  wf->add_option("NAME", *name, "a workflow");
-  wf->callback([&run, name] {
-    api_client api{run.flags};
-    run.exit = workflows(api, *name, run.flags.json);
   });
 }
 

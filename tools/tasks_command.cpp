@@ -45,8 +45,11 @@ int poll(api_client& api, const poll_args& a, bool json) {
                 text_of(t, "attempt").c_str());
     std::printf("  input      %s\n", cell(text_of(t, "input"), 200).c_str());
     std::printf("  data       %s\n", cell(text_of(t, "data"), 200).c_str());
-    std::printf("  deadline   %s, heartbeat every %s\n", text_of(t, "deadline").c_str(),
-                text_of(t, "heartbeat_timeout").c_str());
+    auto deadline = text_of(t, "deadline");
+    auto beat = text_of(t, "heartbeat_timeout");
+    std::printf("  deadline   %s; %s\n", deadline == "-" ? "none" : deadline.c_str(),
+                beat == "-" ? "no heartbeat needed"
+                            : ("a heartbeat at least every " + beat).c_str());
   }
   auto first = text_of(tasks.front(), "token");
   std::printf("\nanswer it: stepwise tasks complete %s --data '{...}'\n"

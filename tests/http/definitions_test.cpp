@@ -22,7 +22,8 @@ const std::string order = R"({"steps":[
 
 } // namespace
 
-TEST_CASE("a workflow defined as data gets versions; operations keep theirs", "[http][definitions]") {
+TEST_CASE("a workflow defined as data gets versions; operations keep theirs",
+          "[http][definitions]") {
   http_fixture fx;
   auto v1 = fx.put(wfs + "/order", order);
   REQUIRE(v1.status == 201);
@@ -31,9 +32,9 @@ TEST_CASE("a workflow defined as data gets versions; operations keep theirs", "[
   CHECK(v1.header("Location") == "/api/v1/workflows/order?version=1");
   // The same definition, written otherwise: nothing new.
   auto parsed = boost::json::parse(order).as_object();
-  auto same = fx.put(wfs + "/order", boost::json::serialize(boost::json::object{
-                                       {"secrets", parsed.at("secrets")},
-                                       {"steps", parsed.at("steps")}}));
+  auto same =
+    fx.put(wfs + "/order", boost::json::serialize(boost::json::object{
+                             {"secrets", parsed.at("secrets")}, {"steps", parsed.at("steps")}}));
   CHECK(same.status == 200);
   CHECK(same.json.at("version") == 1);
   auto first = fx.start_op("order", R"({"card":"4111-secret"})");
@@ -71,7 +72,8 @@ TEST_CASE("a task step's compensation is a task, run when a later step fails",
   REQUIRE(fx.await_event(id, "operation_waiting"));
   REQUIRE(fx.post(ops + "/" + id + "/signals/approved", "{}").status == 202);
   auto ship = take_task(fx, id, "orders");
-  REQUIRE(answer_task(fx, ship, "fail", R"({"error":"no stock","non_retryable":true})").status == 200);
+  REQUIRE(answer_task(fx, ship, "fail", R"({"error":"no stock","non_retryable":true})").status
+          == 200);
   auto refund = take_task(fx, id, "orders");
   CHECK(refund.at("step") == "refund");
   REQUIRE(answer_task(fx, refund, "complete").status == 200);
@@ -84,7 +86,8 @@ TEST_CASE("a child step starts an operation and waits for its end", "[http][defi
   http_fixture fx;
   REQUIRE(fx.put(wfs + "/parent",
                  R"({"steps":[{"name":"kid","kind":"child","workflow":"quick","input":{"x":1}}]})")
-            .status == 201);
+            .status
+          == 201);
   auto id = fx.start_op("parent");
   CHECK(fx.finish(id) == "succeeded");
   auto op = fx.get(ops + "/" + id).json;
@@ -114,8 +117,9 @@ TEST_CASE("bad definitions are refused naming the field", "[http][definitions]")
   CHECK(names(refused("w", R"({"steps":[{"name":"a","kind":"task","queue":"q",)"
                            R"("retry":{"multiplier":0.5}}]})"),
               "steps[0].retry.multiplier"));
-  CHECK(names(refused("w", R"({"steps":[{"name":"a","kind":"sleep","duration":"1s","queue":"q"}]})"),
-              "steps[0].queue"));
+  CHECK(
+    names(refused("w", R"({"steps":[{"name":"a","kind":"sleep","duration":"1s","queue":"q"}]})"),
+          "steps[0].queue"));
   CHECK(names(refused("w", R"({"steps":[{"name":"a","kind":"signal"}]})"), "steps[0].signal"));
   CHECK(names(refused("w", R"({"steps":[{"name":"a","kind":"task","queue":"q"},)"
                            R"({"name":"a","kind":"task","queue":"q"}]})"),
@@ -156,7 +160,8 @@ TEST_CASE("a workflow is deleted only once none of its operations lives", "[http
   CHECK(fx.post(ops, R"({"workflow":"order","input":{}})").status == 400);
 }
 
-TEST_CASE("a workflow defined as data and its operations outlive a restart", "[http][definitions]") {
+TEST_CASE("a workflow defined as data and its operations outlive a restart",
+          "[http][definitions]") {
   http_fixture fx;
   REQUIRE(fx.put(wfs + "/order", order).status == 201);
   auto id = fx.start_op("order");
