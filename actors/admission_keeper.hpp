@@ -18,8 +18,9 @@ namespace stepwise {
 /// admitted operations it drives, answers the creates that waited for a
 /// round and keeps each workflow's figures (for /metrics).
 ///
-/// Spawned by `launch_runtime` when any workflow takes part in admission;
-/// its first `admission_poll_atom` starts the polls.
+/// Spawned by `launch_runtime` when any workflow takes part in admission,
+/// or once one does (`start_admission_keeper`); its first
+/// `admission_poll_atom` starts the polls.
 inline admission_keeper_actor::behavior_type admission_keeper(admission_keeper_actor::pointer self,
                                                               runtime_ptr rt) {
   return {
@@ -28,6 +29,16 @@ inline admission_keeper_actor::behavior_type admission_keeper(admission_keeper_a
       rt->clk->send_at(rt->clk->now() + rt->cfg.admission_poll, self, admission_poll_atom::value);
     },
   };
+}
+
+/// Spawns the admission keeper unless one runs (a workflow defined as data
+/// may be the first to take part, while the engine runs).
+inline void start_admission_keeper(caf::actor_system& sys, const runtime_ptr& rt) {
+  std::lock_guard<std::mutex> guard{rt->admission_mtx};
+  if (rt->admission)
+    return;
+  rt->admission = sys.spawn(admission_keeper, rt);
+  caf::anon_send(rt->admission, admission_poll_atom::value);
 }
 
 } // namespace stepwise

@@ -65,7 +65,7 @@ bool commit_writer::submit(checkpoint cp, commit_ack_receiver reply_to, uint64_t
 
 void commit_writer::enable_admission(admission_limits limits) {
   std::lock_guard<std::mutex> guard{mtx_};
-  limits_ = std::move(limits);
+  limits_ = std::make_shared<const admission_limits>(std::move(limits));
 }
 
 void commit_writer::request_admission() {
@@ -79,11 +79,13 @@ void commit_writer::request_admission() {
 }
 
 bool commit_writer::admission_round() {
+  std::shared_ptr<const admission_limits> limits;
   {
     std::lock_guard<std::mutex> guard{mtx_};
     admission_wanted_ = false;
+    limits = limits_;
   }
-  auto res = store_->admit(limits_, clock_->now());
+  auto res = store_->admit(*limits, clock_->now());
   if (!res) {
     metrics_.commit_errors.fetch_add(1, std::memory_order_relaxed);
     health_.failed("admission round", res.error(), "trying again", clock_->monotonic());

@@ -93,8 +93,8 @@ public:
   /// durable. Returns false after `stop`.
   bool submit(checkpoint cp, commit_ack_receiver reply_to, uint64_t tag);
 
-  /// Lets `request_admission` run rounds with `limits`. Called once,
-  /// before the first request.
+  /// Lets `request_admission` run rounds with `limits`: before the first
+  /// request, and again when a workflow defined as data takes part.
   void enable_admission(admission_limits limits);
 
   /// Asks for an admission round after the commits queued now (several
@@ -235,7 +235,9 @@ private:
   std::vector<item> waiting_;
   bool stopping_ = false;
   bool admission_wanted_ = false;
-  admission_limits limits_;
+  /// Replaced whole by `enable_admission` (a workflow defined while the
+  /// engine runs); a round reads the one current when it begins.
+  std::shared_ptr<const admission_limits> limits_ = std::make_shared<const admission_limits>();
   std::thread thread_;
   std::vector<std::thread> lanes_;
   /// Driven by hand: the batch whose last try failed, tried again next.

@@ -114,7 +114,7 @@ void on_round(dispatcher_ptr self, admission_round& round) {
     // Workflows the round found nothing of show zeros, not stale figures.
     std::lock_guard<std::mutex> guard{st.rt->counts_mtx};
     st.rt->counts.clear();
-    for (auto& wf : st.rt->admitted_workflows)
+    for (auto& wf : *st.rt->admitted())
       st.rt->counts[wf] = round.counts[wf];
   }
   for (size_t k = 0; k < round.startable.size(); ++k) {
@@ -129,7 +129,7 @@ void on_round(dispatcher_ptr self, admission_round& round) {
 }
 
 void request_admission(dispatcher_ptr self) {
-  if (!self->state.rt->admitted_workflows.empty())
+  if (!self->state.rt->admitted()->empty())
     self->state.rt->writer->request_admission();
 }
 

@@ -1,5 +1,6 @@
 // The embedding API's workflows defined as data: stored first, then added
 // to the registry every engine actor reads.
+#include "actors/admission_keeper.hpp"
 #include "actors/definitions.hpp"
 #include "actors/engine_shared.hpp"
 #include "engine/errc.hpp"
@@ -27,6 +28,12 @@ caf::error refuse_built_in(const registry& reg, const std::string& name) {
   return {};
 }
 
+/// A workflow with a key or a limit takes part in admission from now on.
+void take_part(caf::actor_system& sys, const runtime_ptr& rt, const workflow& wf) {
+  if (rt->admit_workflow(wf))
+    start_admission_keeper(sys, rt);
+}
+
 } // namespace
 
 caf::expected<engine::defined_workflow> engine::define_workflow(const std::string& name,
@@ -52,7 +59,9 @@ caf::expected<engine::defined_workflow> engine::define_workflow(const std::strin
   if (!built)
     return std::move(built.error());
   static_cast<void>(rt.workflows.add(std::move(*built))); // or another thread did
-  return defined_workflow{rt.workflows.find(name, put->def.version), put->created};
+  auto wf = rt.workflows.find(name, put->def.version);
+  take_part(*shared_->sys, shared_->rt, *wf);
+  return defined_workflow{std::move(wf), put->created};
 }
 
 caf::expected<int32_t> engine::delete_workflow(const std::string& name) {
@@ -73,8 +82,12 @@ caf::expected<int32_t> engine::delete_workflow(const std::string& name) {
 
 caf::expected<size_t> engine::reload_workflows() {
   auto& rt = *shared_->rt;
-  return load_definitions(*rt.store, rt.workflows, caf::actor_cast<caf::actor>(rt.tasks),
-                          rt.cfg.log);
+  auto n =
+    load_definitions(*rt.store, rt.workflows, caf::actor_cast<caf::actor>(rt.tasks), rt.cfg.log);
+  if (n && *n > 0)
+    for (auto& wf : rt.workflows.all())
+      take_part(*shared_->sys, shared_->rt, *wf);
+  return n;
 }
 
 } // namespace stepwise

@@ -108,17 +108,19 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
     return make_error(errc::store_failure,
                       "cannot read the workflows defined as data: " + message_of(n.error()));
   }
+  std::set<std::string> admitted;
   for (auto& wf : rt->workflows.all()) {
     if (wf->max_in_progress() > 0)
       rt->limits[wf->name()] = wf->max_in_progress();
     if (wf->serialized())
-      rt->admitted_workflows.insert(wf->name());
+      admitted.insert(wf->name());
   }
   for (auto& [name, n] : cfg.limits)
     rt->limits[name] = n;
   warn_plaintext_secrets(cfg, rt->workflows);
   for (auto& kv : rt->limits)
-    rt->admitted_workflows.insert(kv.first);
+    admitted.insert(kv.first);
+  rt->admitted_workflows = std::make_shared<const std::set<std::string>>(std::move(admitted));
   rt->store = std::move(st);
   rt->clk = std::move(clk);
   rt->started_at = rt->clk->now();
@@ -147,10 +149,8 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
   rt->writer = std::make_unique<commit_writer>(rt->store, writer_outputs{rt->fanout, a}, rt->stats,
                                                rt->clk, std::move(wopts), rt->lease);
   rt->writer->enable_admission(rt->limits);
-  if (!rt->admitted_workflows.empty()) {
-    rt->admission = sys.spawn(admission_keeper, rt);
-    caf::anon_send(rt->admission, admission_poll_atom::value);
-  }
+  if (!rt->admitted()->empty())
+    start_admission_keeper(sys, rt);
   rt->schedules = sys.spawn(schedule_keeper, rt, a);
   // Sent once the handle is in the runtime (see schedule_keeper).
   caf::anon_send(rt->schedules, schedule_refresh_atom::value);

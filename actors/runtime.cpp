@@ -81,12 +81,31 @@ void runtime::exit_parts(caf::exit_reason why) {
     caf::anon_send_exit(fanout, why);
   if (children)
     caf::anon_send_exit(children, why);
-  if (admission)
-    caf::anon_send_exit(admission, why);
+  {
+    std::lock_guard<std::mutex> guard{admission_mtx};
+    if (admission)
+      caf::anon_send_exit(admission, why);
+  }
   if (tasks)
     caf::anon_send_exit(tasks, why);
   for (auto& r : readers)
     caf::anon_send_exit(r, why);
+}
+
+bool runtime::admit_workflow(const workflow& wf) {
+  if (!wf.serialized() && wf.max_in_progress() == 0)
+    return false;
+  std::lock_guard<std::mutex> guard{admission_mtx};
+  auto now = admitted();
+  if (now->count(wf.name()) > 0)
+    return false; // an earlier version took part: its key and limit stay
+  auto next = std::make_shared<std::set<std::string>>(*now);
+  next->insert(wf.name());
+  if (wf.max_in_progress() > 0 && cfg.limits.count(wf.name()) == 0)
+    limits[wf.name()] = wf.max_in_progress();
+  std::atomic_store(&admitted_workflows, std::shared_ptr<const std::set<std::string>>{next});
+  writer->enable_admission(limits);
+  return true;
 }
 
 caf::error draining_refusal() {

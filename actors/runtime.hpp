@@ -79,17 +79,32 @@ struct runtime {
   /// dispatcher picks one, random and different for each launch).
   uint32_t node = 0;
   /// Concurrency limits in force (the workflows' own, overridden by
-  /// `cfg.limits`), and which workflows take part in admission.
+  /// `cfg.limits`). Written at launch and under `admission_mtx`.
   admission_limits limits;
-  std::set<std::string> admitted_workflows;
+  /// Which workflows take part in admission: replaced whole (under
+  /// `admission_mtx`) when a workflow defined as data joins, read by any
+  /// thread.
+  std::shared_ptr<const std::set<std::string>> admitted_workflows =
+    std::make_shared<const std::set<std::string>>();
+  std::mutex admission_mtx;
   /// Per workflow, from the last admission round (shown by /metrics).
   std::mutex counts_mtx;
   std::map<std::string, admission_counts> counts;
 
   /// Returns whether operations of `wf` wait for admission rounds.
   bool takes_part(const workflow& wf) const {
-    return admitted_workflows.count(wf.name()) > 0;
+    return admitted()->count(wf.name()) > 0;
   }
+
+  /// Returns the workflows that take part in admission now.
+  std::shared_ptr<const std::set<std::string>> admitted() const {
+    return std::atomic_load(&admitted_workflows);
+  }
+
+  /// Makes `wf` take part in admission when it declares a key or a limit
+  /// (a workflow defined as data while the engine runs); returns whether
+  /// it joined now. The caller starts the admission keeper if none runs.
+  bool admit_workflow(const workflow& wf);
 
   /// Returns whether this process runs the duties done once for all the
   /// processes on the store (`lease_keeper::leads`); alone on it, always.

@@ -71,9 +71,9 @@ int apply(api_client& api, const apply_args& a, bool json) {
   auto r = api.put("/api/v1/workflows/" + url_encode(name), boost::json::serialize(def));
   if (json || !r.ok())
     return print_json_or_error(r);
-  std::printf("%s workflow %s v%s (%zu steps)\n", r.status == 201 ? "defined" : "unchanged:",
-              name.c_str(), text_of(r.body, "version").c_str(),
-              r.body.at("steps").as_array().size());
+  std::printf("%s workflow %s v%s (%zu steps)\n",
+              r.status == 201 ? "defined" : "unchanged:", name.c_str(),
+              text_of(r.body, "version").c_str(), r.body.at("steps").as_array().size());
   std::printf("start one: stepwise ops start %s --input '{...}'\n", name.c_str());
   return 0;
 }
@@ -91,7 +91,8 @@ int remove(api_client& api, const std::string& name, bool json) {
 
 void add_workflows(CLI::App& root, cli_run& run) {
   auto* wf = root.add_subcommand(
-    "workflows", "the workflows, or one with its steps; apply defines one as data, delete removes it");
+    "workflows",
+    "the workflows, or one with its steps; apply defines one as data, delete removes it");
   auto name = std::make_shared<std::string>();
   wf->add_option("NAME", *name, "a workflow");
   wf->callback([&run, name, wf] {

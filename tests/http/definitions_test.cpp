@@ -176,3 +176,25 @@ TEST_CASE("a workflow defined as data and its operations outlive a restart",
   REQUIRE(answer_task(fx, take_task(fx, id, "orders"), "complete").status == 200);
   CHECK(fx.finish(id) == "succeeded");
 }
+
+TEST_CASE("a key defined while the server runs serializes operations", "[http][definitions]") {
+  http_fixture fx;
+  REQUIRE(fx.put(wfs + "/per_customer",
+                 R"({"steps":[{"name":"work","kind":"task","queue":"orders"}],"key":"/customer"})")
+            .status
+          == 201);
+  auto first = fx.start_op("per_customer", R"({"customer":"ann"})");
+  auto second = fx.start_op("per_customer", R"({"customer":"ann"})");
+  auto other = fx.start_op("per_customer", R"({"customer":"bob"})");
+  auto t1 = take_task(fx, first, "orders");
+  auto t3 = take_task(fx, other, "orders");
+  auto queued = fx.get(ops + "/" + second).json;
+  CHECK(queued.at("state") == "pending");
+  CHECK(queued.at("blocked_by") == first.c_str());
+  REQUIRE(answer_task(fx, t1, "complete").status == 200);
+  CHECK(fx.finish(first) == "succeeded");
+  REQUIRE(answer_task(fx, take_task(fx, second, "orders"), "complete").status == 200);
+  CHECK(fx.finish(second) == "succeeded");
+  REQUIRE(answer_task(fx, t3, "complete").status == 200);
+  CHECK(fx.finish(other) == "succeeded");
+}
