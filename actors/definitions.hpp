@@ -1,8 +1,10 @@
 #pragma once
 
 #include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
 #include <caf/expected.hpp>
 
+#include "actors/runtime.hpp"
 #include "engine/log.hpp"
 #include "engine/registry.hpp"
 #include "engine/store.hpp"
@@ -16,6 +18,17 @@ namespace stepwise {
 /// Blocks on the store.
 [[nodiscard]] caf::expected<size_t> load_definitions(store& st, registry& reg,
                                                      const caf::actor& broker, const log_sink& log);
+
+/// Brings the registry of `rt` up to the store: builds the versions other
+/// processes stored, drops the workflows they deleted, and lets those
+/// with a key or a limit take part in admission. Returns how many
+/// versions were new. Blocks on the store.
+[[nodiscard]] caf::expected<size_t> refresh_definitions(caf::actor_system& sys,
+                                                        const runtime_ptr& rt);
+
+/// Lets `wf` take part in admission when it declares a key or a limit,
+/// starting the admission keeper if none runs.
+void take_part(caf::actor_system& sys, const runtime_ptr& rt, const workflow& wf);
 
 /// Builds workflow `name` v`version` from its stored body.
 [[nodiscard]] caf::expected<workflow> build_definition(const stored_definition& def,

@@ -1,6 +1,5 @@
 // The embedding API's workflows defined as data: stored first, then added
 // to the registry every engine actor reads.
-#include "actors/admission_keeper.hpp"
 #include "actors/definitions.hpp"
 #include "actors/engine_shared.hpp"
 #include "engine/errc.hpp"
@@ -26,12 +25,6 @@ caf::error refuse_built_in(const registry& reg, const std::string& name) {
                                              + "' is built into the server: it cannot be "
                                                "defined or deleted as data");
   return {};
-}
-
-/// A workflow with a key or a limit takes part in admission from now on.
-void take_part(caf::actor_system& sys, const runtime_ptr& rt, const workflow& wf) {
-  if (rt->admit_workflow(wf))
-    start_admission_keeper(sys, rt);
 }
 
 } // namespace

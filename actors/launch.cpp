@@ -158,9 +158,20 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
     rt->router =
       std::make_shared<notice_router>(a, rt->children, rt->schedules, rt->lease, rt->stats,
                                       [w = rt->writer.get()] { w->claim_soon(); });
+  if (rt->router)
+    // On a worker: reading the store blocks. Weak: the router is the
+    // runtime's.
+    rt->router->on_workflows([&sys, w = std::weak_ptr<runtime>{rt}] {
+      if (auto rt = w.lock())
+        rt->step_pool->submit([&sys, w] {
+          if (auto rt = w.lock())
+            static_cast<void>(refresh_definitions(sys, rt));
+        });
+    });
   if (rt->lease && threads)
     if (auto l = rt->store->listen({commands_channel, applied_channel, balance_channel,
-                                    child_ended_channel, events_channel, schedules_channel}))
+                                    child_ended_channel, events_channel, schedules_channel,
+                                    workflows_channel}))
       // The pump stops before the writer (runtime::stop).
       rt->notices = std::make_unique<notice_pump>(std::move(l), rt->router, rt->cfg.log);
   // Only with retention on: a host's tests on a virtual clock see no timer

@@ -27,11 +27,13 @@ void notice_router::route(const notices& got, bool first) {
   bool poll = false;
   bool share = false;
   bool schedules = false;
+  bool workflows = false;
   if (got.reconnected) {
     stats_.notifications_lost.fetch_add(1, std::memory_order_relaxed);
     poll = true;
     share = true;
     schedules = true;
+    workflows = true;
   }
   if (first) {
     // What was sent before this process listened (a share given up right
@@ -54,7 +56,11 @@ void notice_router::route(const notices& got, bool first) {
       tell_events(n.payload);
     else if (n.channel == schedules_channel && n.payload != me)
       schedules = true;
+    else if (n.channel == workflows_channel)
+      workflows = true;
   }
+  if (workflows && on_workflows_)
+    on_workflows_();
   if (schedules)
     caf::anon_send(schedules_, schedules_changed_atom::value);
   if (poll)

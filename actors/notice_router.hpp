@@ -39,6 +39,12 @@ public:
   /// (`engine::on_shared_events`). Any thread.
   void on_events(std::function<void(int64_t, int64_t)> fn);
 
+  /// Calls `fn` on the routing thread when workflows defined as data
+  /// changed (and after a lost connection). Set before the first `route`.
+  void on_workflows(std::function<void()> fn) {
+    on_workflows_ = std::move(fn);
+  }
+
 private:
   /// Tells the dispatcher what became of the stored commands a
   /// notification on `applied_channel` names.
@@ -56,6 +62,7 @@ private:
   std::shared_ptr<lease_keeper> lease_;
   metrics& stats_;
   std::function<void()> look_at_share_;
+  std::function<void()> on_workflows_;
   std::mutex events_mtx_;
   std::function<void(int64_t, int64_t)> on_events_;
 };

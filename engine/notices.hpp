@@ -56,5 +56,8 @@ inline constexpr const char* balance_channel = "stepwise_balance";
 /// the process that wrote. The others' schedule keepers read the schedules
 /// at once instead of at their next refresh.
 inline constexpr const char* schedules_channel = "stepwise_schedules";
+/// The channel of workflows defined as data, put or deleted: the payload
+/// is the workflow's name. Every process reads the definitions again.
+inline constexpr const char* workflows_channel = "stepwise_workflows";
 
 } // namespace stepwise

@@ -12,13 +12,15 @@ namespace stepwise {
 
 namespace {
 
+// The other servers read the definitions again (workflows_channel).
 constexpr auto pg_put_definition_sql =
   "WITH newest AS (SELECT version, body FROM workflow_definitions WHERE name = $1 "
-  "ORDER BY version DESC LIMIT 1) "
+  "ORDER BY version DESC LIMIT 1), ins AS ("
   "INSERT INTO workflow_definitions (name, version, body, created_at) "
   "SELECT $1, COALESCE((SELECT version FROM newest), 0) + 1, $2, stepwise_now_us() "
   "WHERE NOT EXISTS (SELECT 1 FROM newest WHERE body = $2) "
-  "ON CONFLICT (name, version) DO NOTHING RETURNING version, body, created_at";
+  "ON CONFLICT (name, version) DO NOTHING RETURNING version, body, created_at) "
+  "SELECT version, body, created_at, pg_notify('stepwise_workflows', $1) FROM ins";
 
 constexpr auto pg_newest_definition_sql =
   "SELECT version, body, created_at FROM workflow_definitions WHERE name = $1 "
@@ -30,9 +32,10 @@ constexpr auto pg_live_operation_sql =
   "AND state <> 'failed' AND state <> 'canceled' LIMIT 1";
 
 constexpr auto pg_delete_definitions_sql =
-  "DELETE FROM workflow_definitions WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM operations "
-  "WHERE workflow = $1 AND state <> 'succeeded' AND state <> 'failed' AND state <> 'canceled') "
-  "RETURNING version";
+  "WITH del AS (DELETE FROM workflow_definitions WHERE name = $1 AND NOT EXISTS (SELECT 1 "
+  "FROM operations WHERE workflow = $1 AND state <> 'succeeded' AND state <> 'failed' "
+  "AND state <> 'canceled') RETURNING version) "
+  "SELECT version, pg_notify('stepwise_workflows', $1) FROM del";
 
 stored_definition pg_definition(const pg_result& r, std::string name, int first) {
   return {std::move(name), static_cast<int32_t>(r.int64(0, first)),
