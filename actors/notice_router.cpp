@@ -37,9 +37,12 @@ void notice_router::route(const notices& got, bool first) {
   }
   if (first) {
     // What was sent before this process listened (a share given up right
-    // after its join asked for one, say) is looked for at once.
+    // after its join asked for one, a schedule or workflow written while
+    // the listening connection was being opened) is looked for at once.
     poll = true;
     share = true;
+    schedules = true;
+    workflows = true;
   }
   auto me = lease_->owner();
   for (auto& n : got.items) {
