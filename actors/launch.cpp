@@ -158,7 +158,7 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
     rt->router =
       std::make_shared<notice_router>(a, rt->children, rt->schedules, rt->lease, rt->stats,
                                       [w = rt->writer.get()] { w->claim_soon(); });
-  if (rt->router)
+  if (rt->router && rt->store->definitions() != nullptr)
     // On a worker: reading the store blocks. Weak: the router is the
     // runtime's.
     rt->router->on_workflows([&sys, w = std::weak_ptr<runtime>{rt}] {
