@@ -165,7 +165,11 @@ caf::expected<launched> launch_runtime(caf::actor_system& sys, engine_config cfg
       if (auto rt = w.lock())
         rt->step_pool->submit([&sys, w] {
           if (auto rt = w.lock())
-            static_cast<void>(refresh_definitions(sys, rt));
+            if (auto n = refresh_definitions(sys, rt); !n)
+              write_log(rt->cfg.log, log_level::warn,
+                        "cannot read the workflows defined as data again (the next change "
+                        "notified tries again): "
+                          + message_of(n.error()));
         });
     });
   if (rt->lease && threads)

@@ -31,14 +31,9 @@ caf::expected<held_task*> holder_of(task_broker_ptr self, const std::string& tok
   }
   auto& t = i->second;
   if (t.nonce.empty()) {
-    if (auto q = st.ready.find(t.queue); q != st.ready.end()) {
-      q->second.erase({t.req.since, t.seq, t.key});
-      if (q->second.empty())
-        st.ready.erase(q);
-    }
+    unready(self, t);
     t.nonce = parts->nonce;
     t.worker = "(from before a restart)";
-    st.rt->stats.tasks_ready.fetch_sub(1, std::memory_order_relaxed);
     st.rt->stats.tasks_taken.fetch_add(1, std::memory_order_relaxed);
   } else if (t.nonce != parts->nonce) {
     st.rt->stats.tasks_stale_answers.fetch_add(1, std::memory_order_relaxed);
@@ -197,8 +192,9 @@ void task_due(task_broker_ptr self, const std::string& what, time_point now) {
     auto& polls = st.polls[q->second];
     for (auto p = polls.begin(); p != polls.end(); ++p)
       if (p->id == id) {
-        p->promise.deliver(std::vector<task_lease>{});
+        // Counted out before the answer goes: whoever gets it sees the gauge.
         st.rt->stats.task_pollers.fetch_sub(1, std::memory_order_relaxed);
+        p->promise.deliver(std::vector<task_lease>{});
         polls.erase(p);
         break;
       }

@@ -113,6 +113,9 @@ void serve_polls(task_broker_ptr self, const std::string& queue);
 void end_task(task_broker_ptr self, const std::string& id, outcome result,
               boost::json::object data);
 
+/// Takes ready task `t` out of its queue's ready tasks.
+void unready(task_broker_ptr self, const held_task& t);
+
 /// Forgets the task of operation `id` (taking it out of its queue).
 void drop_task(task_broker_ptr self, const std::string& id);
 

@@ -114,6 +114,16 @@ void serve_polls(task_broker_ptr self, const std::string& queue) {
     st.polls.erase(p);
 }
 
+void unready(task_broker_ptr self, const held_task& t) {
+  auto& st = self->state;
+  if (auto q = st.ready.find(t.queue); q != st.ready.end()) {
+    q->second.erase({t.req.since, t.seq, t.key});
+    if (q->second.empty())
+      st.ready.erase(q);
+  }
+  count_ready(self, -1);
+}
+
 void drop_task(task_broker_ptr self, const std::string& id) {
   auto& st = self->state;
   auto i = st.tasks.find(id);
@@ -121,12 +131,7 @@ void drop_task(task_broker_ptr self, const std::string& id) {
     return;
   auto& t = i->second;
   if (t.nonce.empty()) {
-    if (auto q = st.ready.find(t.queue); q != st.ready.end()) {
-      q->second.erase({t.req.since, t.seq, id});
-      if (q->second.empty())
-        st.ready.erase(q);
-    }
-    count_ready(self, -1);
+    unready(self, t);
   } else {
     count_taken(self, -1);
   }

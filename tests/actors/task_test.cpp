@@ -257,6 +257,9 @@ TEST_CASE("bad polls and tokens are refused with what is wrong", "[actors][tasks
 TEST_CASE("queues show their ready and taken tasks, oldest age and workers", "[actors][tasks]") {
   harness h{billing()};
   auto a = h.start("w");
+  REQUIRE(h.eventually([&] { return h.eng.stats().tasks_ready == 1; }));
+  // Older by its attempt's start, whichever reaches the broker first.
+  h.clk->advance(1s);
   auto b = h.start("w");
   REQUIRE(h.eventually([&] { return h.eng.stats().tasks_ready == 2; }));
   auto got = h.eng.poll_tasks({"billing", "w-1", 1, duration{0}});
