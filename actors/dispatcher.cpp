@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <random>
 #include <unordered_set>
 
@@ -38,6 +39,12 @@ void release(dispatcher_ptr self, const std::string& id, const operation_actor& 
     return;
   for (auto& fn : *pending)
     fn(a);
+}
+
+void forget_task(dispatcher_ptr self, const std::string& id) {
+  // Whoever drives it now offers its task again.
+  if (auto& broker = self->state.rt->task_watcher)
+    self->send(broker, unwatch_atom::value, id, std::numeric_limits<int32_t>::max());
 }
 
 void route(dispatcher_ptr self, const std::string& id,
@@ -93,30 +100,7 @@ void forget(dispatcher_ptr self, const std::string& id) {
   }
   forget_sleeper(self, id);
   release(self, id, operation_actor{});
-}
-
-/// The lease was ended: another process owns every operation this one
-/// drove. Stops them all, silently: no event, no state change is written.
-void on_lease_lost(dispatcher_ptr self) {
-  auto& st = self->state;
-  st.rt->leases_lost_handled.fetch_add(1, std::memory_order_acq_rel);
-  stop_actors(self);
-  st.rt->stats.operations_sleeping.fetch_sub(static_cast<int64_t>(st.sleepers.size()),
-                                             std::memory_order_relaxed);
-  st.sleepers.clear();
-  st.queued_ops.clear();
-  auto held = std::move(st.held);
-  st.held.clear();
-  for (auto& kv : held)
-    for (auto& fn : kv.second)
-      fn(operation_actor{});
-  auto lost = make_error(errc::stale_revision, "this process lost its lease on the operation; "
-                                               "another process drives it now");
-  for (auto& kv : st.waiters)
-    kv.second.rp.deliver(lost);
-  st.waiters.clear();
-  // Nothing of the lost lease is left here to write under the next one.
-  st.rt->writer->rejoin();
+  forget_task(self, id);
 }
 
 void on_recover(dispatcher_ptr self, recovered_ops& found);
@@ -331,7 +315,9 @@ internal_dispatcher_actor::behavior_type dispatcher(dispatcher_ptr self, runtime
     // Clients: the public protocol (dispatcher_requests.cpp).
     [=](start_atom, start_request& req) { return on_start(self, req); },
     [=](get_atom, const std::string& id) { return on_get(self, id); },
-    [=](command_atom, const std::string& id, command cmd) { return on_command(self, id, cmd); },
+    [=](command_atom, const std::string& id, const command_request& cmd) {
+      return on_command(self, id, cmd);
+    },
     [=](signal_atom, const std::string& id, signal_request& sig) {
       return on_signal(self, id, sig);
     },

@@ -193,7 +193,8 @@ void on_fire(dispatcher_ptr self, start_request& req);
 /// was taken, or it failed: answers the asker.
 void on_created(dispatcher_ptr self, uint64_t tag, create_report& rep);
 caf::result<operation> on_get(dispatcher_ptr self, const std::string& id);
-caf::result<operation> on_command(dispatcher_ptr self, const std::string& id, command cmd);
+caf::result<operation> on_command(dispatcher_ptr self, const std::string& id,
+                                  const command_request& cmd);
 caf::result<signal_result> on_signal(dispatcher_ptr self, const std::string& id,
                                      signal_request& sig);
 /// A wait for `id` to end; with `timeout`, answered as the operation is
@@ -285,6 +286,10 @@ operation_actor spawn_operation(dispatcher_ptr self, operation op, next_action a
 /// is answered by what the writer says of it (dispatcher.cpp).
 void stop_actors(dispatcher_ptr self);
 
+/// The lease was found lost: stops every operation actor, answers what
+/// waits, and lets the writer rejoin (dispatcher_lease.cpp).
+void on_lease_lost(dispatcher_ptr self);
+
 /// Routes a request about operation `id` to the actor that owns it, or
 /// runs `absent` when no actor does. While the operation is between two
 /// actors the request is held; should it then have vanished (null actor),
@@ -296,6 +301,10 @@ void route(dispatcher_ptr self, const std::string& id,
 /// no actor; each falls back to its `absent`), in arrival order
 /// (dispatcher.cpp).
 void release(dispatcher_ptr self, const std::string& id, const operation_actor& a);
+
+/// Tells the task broker that this process no longer drives `id`: a task
+/// it waits on is dropped (its worker learns to stop at its next beat).
+void forget_task(dispatcher_ptr self, const std::string& id);
 
 /// Returns whether the current message comes from the actor that owns
 /// `id` now. An actor stopped by a lost lease may still talk while a new

@@ -8,6 +8,7 @@
 
 #include "actors/dispatcher.hpp"
 #include "actors/take.hpp"
+#include "actors/command_payload.hpp"
 #include "engine/errc.hpp"
 #include "engine/log.hpp"
 
@@ -114,11 +115,20 @@ void carry_out(dispatcher_ptr self, stored_command& cmd) {
         [=](caf::error&) { applied(self, seq, not_now); });
   };
   auto forward = [self, cmd = std::move(cmd)](const operation_actor& a) {
-    if (cmd.is_signal)
+    if (cmd.is_signal) {
       ask<signal_result>(self, a, cmd.seq, signal_atom::value,
-                         signal_request{cmd.signal_name, cmd.payload, cmd.signal_id}, cmd.seq);
-    else
-      ask<operation>(self, a, cmd.seq, command_atom::value, cmd.cmd, cmd.seq);
+                         signal_request{cmd.signal_name, cmd.payload, cmd.signal_id, cmd.by},
+                         cmd.seq);
+    } else if (auto req = stored_request(cmd, self->state.rt->cfg.secret_keys.get()))
+      ask<operation>(self, a, cmd.seq, command_atom::value, *req, cmd.seq);
+    else {
+      // Its input patch cannot be opened here (a key this process lacks):
+      // it can never be carried out here.
+      write_log(self->state.rt->cfg.log, log_level::warn,
+                "stored command " + std::to_string(cmd.seq) + " for operation " + cmd.operation_id
+                  + " is refused: " + message_of(req.error()));
+      applied(self, cmd.seq, apply_result{command_outcome::refused});
+    }
   };
   route(self, id, forward, absent);
 }

@@ -8,6 +8,7 @@
 #include "actors/dispatcher.hpp"
 #include "actors/take.hpp"
 #include "engine/errc.hpp"
+#include "engine/labels.hpp"
 #include "engine/new_operation.hpp"
 
 namespace stepwise {
@@ -110,6 +111,8 @@ caf::expected<start_plan> plan_start(dispatcher_ptr self, const start_request& r
       what += " version " + std::to_string(*req.version);
     return make_error(errc::unknown_workflow, what);
   }
+  if (auto err = check_labels(req.labels))
+    return err;
   auto key = wf->key_of(req.input);
   if (!key)
     return std::move(key.error());

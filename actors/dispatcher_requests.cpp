@@ -6,6 +6,7 @@
 #include <caf/send.hpp>
 
 #include "actors/dispatcher.hpp"
+#include "actors/command_payload.hpp"
 #include "engine/commands.hpp"
 #include "engine/errc.hpp"
 
@@ -215,19 +216,31 @@ caf::result<operation> on_get(dispatcher_ptr self, const std::string& id) {
   return rp;
 }
 
-caf::result<operation> on_command(dispatcher_ptr self, const std::string& id, command cmd) {
+caf::result<operation> on_command(dispatcher_ptr self, const std::string& id,
+                                  const command_request& cmd) {
+  // Stored for another process as its kind and a payload (what it carries,
+  // an input patch sealed).
+  auto payload = command_payload(cmd, self->state.rt->cfg.secret_keys.get(), id);
+  if (!payload)
+    return std::move(payload.error());
   auto rp = self->make_response_promise<operation>();
-  auto req = std::make_shared<actor_request<operation, command_atom, command>>();
+  auto req = std::make_shared<actor_request<operation, command_atom, command_request>>();
   req->msg = std::make_tuple(command_atom::value, cmd);
   auto clk = self->state.rt->clk;
-  req->revive = [cmd, clk](const operation& op) { return allows(op, cmd, clk->now()); };
+  req->revive = [cmd, clk](const operation& op) {
+    return !check_fields(op, cmd) && allows(op, cmd, clk->now());
+  };
   req->from_store = [cmd, clk](const operation& op) -> caf::expected<operation> {
+    if (auto err = check_fields(op, cmd))
+      return err;
     return refusal(op, cmd, clk->now());
   };
   req->storable = req->revive;
-  req->as_stored.cmd = cmd;
+  req->as_stored.cmd = cmd.kind;
+  req->as_stored.payload = std::move(*payload);
+  req->as_stored.by = cmd.by;
   req->when_stored = [rt = self->state.rt](const operation& op, bool) { return rt->present(op); };
-  to_actor<operation>(self, rp, id, request_ptr<operation, command_atom, command>{req});
+  to_actor<operation>(self, rp, id, request_ptr<operation, command_atom, command_request>{req});
   return rp;
 }
 
@@ -249,6 +262,7 @@ caf::result<signal_result> on_signal(dispatcher_ptr self, const std::string& id,
   req->as_stored.signal_name = sig.name;
   req->as_stored.signal_id = sig.signal_id;
   req->as_stored.payload = sig.payload;
+  req->as_stored.by = sig.by;
   req->when_stored = [rt = self->state.rt](const operation& op, bool stored) {
     return signal_result{rt->present(op), !stored};
   };

@@ -22,6 +22,7 @@ void let_go(dispatcher_ptr self, const std::string& id) {
     i->second.rp.delegate(st.rt->reader(), get_atom::value, id);
   st.waiters.erase(range.first, range.second);
   release(self, id, operation_actor{});
+  forget_task(self, id);
 }
 
 void on_released(dispatcher_ptr self, const taken_sleepers& taken, size_t given) {

@@ -126,20 +126,44 @@ caf::expected<operation> engine::get(const std::string& id) {
   return ask<operation>(request_timeout(), get_atom::value, id);
 }
 
-caf::expected<operation> engine::cancel(const std::string& id) {
-  return ask<operation>(request_timeout(), command_atom::value, id, command::cancel);
+caf::expected<operation> engine::cancel(const std::string& id, const std::string& by) {
+  return ask<operation>(request_timeout(), command_atom::value, id,
+                        command_request{command::cancel, by});
 }
 
-caf::expected<operation> engine::retry(const std::string& id) {
-  return ask<operation>(request_timeout(), command_atom::value, id, command::retry);
+caf::expected<operation> engine::retry(const std::string& id, const std::string& by) {
+  return ask<operation>(request_timeout(), command_atom::value, id,
+                        command_request{command::retry, by});
 }
 
-caf::expected<operation> engine::pause(const std::string& id) {
-  return ask<operation>(request_timeout(), command_atom::value, id, command::pause);
+caf::expected<operation> engine::pause(const std::string& id, const std::string& by) {
+  return ask<operation>(request_timeout(), command_atom::value, id,
+                        command_request{command::pause, by});
 }
 
-caf::expected<operation> engine::resume(const std::string& id) {
-  return ask<operation>(request_timeout(), command_atom::value, id, command::resume);
+caf::expected<operation> engine::resume(const std::string& id, const std::string& by) {
+  return ask<operation>(request_timeout(), command_atom::value, id,
+                        command_request{command::resume, by});
+}
+
+caf::expected<operation> engine::retry(const std::string& id, retry_options opts) {
+  command_request req;
+  req.kind = command::retry;
+  req.input_patch = std::move(opts.input_patch);
+  req.from_step = std::move(opts.from_step);
+  return apply(id, std::move(req));
+}
+
+caf::expected<operation> engine::skip(const std::string& id, std::string step, std::string reason) {
+  command_request req;
+  req.kind = command::skip;
+  req.step = std::move(step);
+  req.reason = std::move(reason);
+  return apply(id, std::move(req));
+}
+
+caf::expected<operation> engine::apply(const std::string& id, command_request req) {
+  return ask<operation>(request_timeout(), command_atom::value, id, std::move(req));
 }
 
 caf::expected<signal_result> engine::signal(const std::string& id, signal_request sig) {
@@ -172,6 +196,11 @@ caf::expected<std::vector<event>> engine::events(int64_t after, size_t limit) {
                                  static_cast<uint64_t>(limit));
 }
 
+caf::expected<std::vector<event>> engine::operation_events(const std::string& id, int64_t after,
+                                                           size_t limit) const {
+  return shared_->rt->store->events_of(id, after, limit);
+}
+
 caf::expected<int64_t> engine::store_bytes() const {
   auto* ret = shared_->rt->store->retention();
   if (ret == nullptr)
@@ -194,12 +223,12 @@ caf::expected<operation> engine::wait(const std::string& id, duration timeout) {
   return ask<operation>(limit, wait_atom::value, id, caf::timespan{timeout});
 }
 
-caf::expected<schedule_result> engine::create_schedule(const schedule& s) {
-  return ask_schedules<schedule_result>(schedule_create_atom::value, s);
+caf::expected<schedule_result> engine::create_schedule(const schedule& s, const std::string& by) {
+  return ask_schedules<schedule_result>(schedule_create_atom::value, s, by);
 }
 
-caf::expected<schedule_view> engine::replace_schedule(const schedule& s) {
-  return ask_schedules<schedule_view>(schedule_replace_atom::value, s);
+caf::expected<schedule_view> engine::replace_schedule(const schedule& s, const std::string& by) {
+  return ask_schedules<schedule_view>(schedule_replace_atom::value, s, by);
 }
 
 caf::expected<schedule_view> engine::get_schedule(const std::string& id) {
@@ -210,16 +239,17 @@ caf::expected<std::vector<schedule_view>> engine::list_schedules() {
   return ask_schedules<std::vector<schedule_view>>(schedule_list_atom::value);
 }
 
-caf::expected<schedule_view> engine::delete_schedule(const std::string& id) {
-  return ask_schedules<schedule_view>(schedule_delete_atom::value, id);
+caf::expected<schedule_view> engine::delete_schedule(const std::string& id, const std::string& by) {
+  return ask_schedules<schedule_view>(schedule_delete_atom::value, id, by);
 }
 
-caf::expected<schedule_view> engine::pause_schedule(const std::string& id, bool paused) {
-  return ask_schedules<schedule_view>(schedule_pause_atom::value, id, paused);
+caf::expected<schedule_view> engine::pause_schedule(const std::string& id, bool paused,
+                                                    const std::string& by) {
+  return ask_schedules<schedule_view>(schedule_pause_atom::value, id, paused, by);
 }
 
-caf::expected<start_result> engine::trigger_schedule(const std::string& id) {
-  return ask_schedules<start_result>(schedule_trigger_atom::value, id);
+caf::expected<start_result> engine::trigger_schedule(const std::string& id, const std::string& by) {
+  return ask_schedules<start_result>(schedule_trigger_atom::value, id, by);
 }
 
 schedules_actor engine::schedules() const {

@@ -350,9 +350,11 @@ operation_actor::behavior_type op::lifecycle(self_ptr self) {
   return {
     // Client requests, through the dispatcher.
     [=](get_atom) { return on_get(self); },
-    [=](command_atom, command cmd) { return on_command(self, cmd); },
+    [=](command_atom, const command_request& req) { return on_command(self, req); },
     [=](signal_atom, signal_request& req) { return on_signal(self, req); },
-    [=](command_atom, command cmd, int64_t seq) { return on_command(self, cmd, seq); },
+    [=](command_atom, const command_request& req, int64_t seq) {
+      return on_command(self, req, seq);
+    },
     [=](signal_atom, signal_request& req, int64_t seq) { return on_signal(self, req, seq); },
     [=](settle_atom) { on_settle(self); },
     // The commit writer.

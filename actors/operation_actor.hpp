@@ -141,6 +141,11 @@ struct operation_state {
   transient_map transient;
   transient_upkeep upkeep;
 
+  /// Who asked for the pause that the running attempt's end takes (see
+  /// `event::by`): its `operation_paused` carries it. Not stored: a pause
+  /// taken after a restart names nobody.
+  std::string pause_by;
+
   // -- child operations
   children_upkeep kids;
 

@@ -106,7 +106,7 @@ void judge_read(self_ptr self, children_read& read) {
     return;
   }
   auto& w = *progress::awaiting_children(st.op, *st.wf);
-  auto watched = watched_children(w, std::move(read.children));
+  auto watched = watched_children(w, st.op, std::move(read.children));
   auto verdict = judge(w, watched);
   if (verdict.what != children_verdict::kind::waiting) {
     std::vector<event> events;
@@ -131,16 +131,17 @@ void take_replayed(self_ptr self, children_read& read) {
     return;
   }
   auto& step = st.op.steps[p.step].name;
+  auto run = st.op.steps[p.step].run;
   // By key: a step run again after a crash may find thousands taken.
   std::unordered_map<std::string, std::string> ids;
   for (auto& c : read.children)
-    if (c.step == step)
+    if (c.step == step && c.run == run)
       ids.emplace(std::move(c.key), std::move(c.id));
   for (auto& key : p.replayed) {
     auto found = ids.find(key);
     if (found == ids.end()) {
       write_started(self, fail("child '" + key + "': its slot's idempotency key ("
-                               + child_key(st.op.id, step, key)
+                               + child_key(st.op.id, step, key, run)
                                + ") is taken by an operation that is not a child of this one"));
       return;
     }
@@ -155,6 +156,7 @@ void start_children(self_ptr self, step_result& r, time_point now, std::vector<e
   auto& st = self->state;
   auto idx = st.op.cursor();
   auto& step = st.op.steps[idx].name;
+  auto run = st.op.steps[idx].run;
   children_start req;
   req.parent_id = st.op.id;
   req.seq = ++st.kids.seq;
@@ -165,8 +167,9 @@ void start_children(self_ptr self, step_result& r, time_point now, std::vector<e
     s.workflow = std::move(c.workflow);
     s.version = c.version;
     s.input = std::move(c.input);
-    s.idempotency_key = child_key(st.op.id, step, c.key);
+    s.idempotency_key = child_key(st.op.id, step, c.key, run);
     s.parent_id = st.op.id;
+    s.by = "parent:" + st.op.id;
     req.starts.emplace_back(std::move(c.key), std::move(s));
   }
   children_upkeep::starting p;

@@ -122,6 +122,7 @@ void begin_create(self_ptr self) {
   note_fire(st.op, order.req, now, events);
   auto act = st.rt->takes_part(*st.wf) ? progress::create_queued(st.op, now, events)
                                        : progress::create(st.op, *st.wf, now, events);
+  stamp_by(events, order.req.by);
   // Only a create with a key may be written again (`replayed`).
   if (!st.op.idempotency_key.empty())
     order.events = events;

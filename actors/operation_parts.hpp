@@ -142,6 +142,13 @@ std::vector<std::string> secrets_of(const operation_state& st,
 /// key sealed them (an actor that starts after a key rotation).
 void reseal_data(operation_state& st);
 
+/// Applies a retry's input `patch` (RFC 7396) to the stored input: secret
+/// paths it sets are sealed anew, the rest stays sealed. Returns the paths
+/// it set or removed; fails (`errc::secret_key`) when it cannot seal,
+/// leaving the input as it was.
+caf::expected<std::vector<std::string>> patch_input(operation_state& st,
+                                                    const boost::json::object& patch);
+
 /// Returns the context of an attempt of `step`, with the engine's key ring.
 step_context context_for(operation_state& st, const std::string& step, int32_t attempt,
                          std::shared_ptr<const boost::json::object> input, boost::json::object data,
@@ -184,7 +191,7 @@ void on_passivate(self_ptr self, uint64_t gen);
 
 /// Cancel, retry, pause or resume; answered once written.
 caf::result<operation> on_get(self_ptr self);
-caf::result<operation> on_command(self_ptr self, command cmd, int64_t consumes = 0);
+caf::result<operation> on_command(self_ptr self, const command_request& req, int64_t consumes = 0);
 /// A signal; answered once written (or at once, for a repeat).
 caf::result<signal_result> on_signal(self_ptr self, signal_request& req, int64_t consumes = 0);
 /// Ends an ended operation's actor once nothing is left to do.

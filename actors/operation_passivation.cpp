@@ -29,14 +29,14 @@ operation_actor::behavior_type handed_off(self_ptr self) {
   };
   return {
     [=](get_atom) { return self->delegate(dispatcher, get_atom::value, id); },
-    [=](command_atom, command cmd) {
-      return self->delegate(dispatcher, command_atom::value, id, cmd);
+    [=](command_atom, const command_request& req) {
+      return self->delegate(dispatcher, command_atom::value, id, req);
     },
     [=](signal_atom, signal_request& req) {
       return self->delegate(dispatcher, signal_atom::value, id, std::move(req));
     },
     // A stored command is read again once the operation has an actor.
-    [=](command_atom, command, int64_t) -> caf::result<operation> {
+    [=](command_atom, const command_request&, int64_t) -> caf::result<operation> {
       return caf::make_error(caf::sec::request_receiver_down);
     },
     [=](signal_atom, signal_request&, int64_t) -> caf::result<signal_result> {

@@ -1,5 +1,5 @@
 // The operation actor's answers to client requests: get, commands
-// (cancel, retry) and signals.
+// (cancel, retry, pause, resume, skip) and signals.
 #include "actors/messages.hpp"
 #include "actors/operation_parts.hpp"
 #include "engine/commands.hpp"
@@ -9,32 +9,59 @@ namespace stepwise::op {
 
 namespace {
 
+/// A retry's input patch, ahead of its new run. Fails, changing nothing,
+/// when the patched input cannot be sealed.
+caf::error prepare_retry(self_ptr self, const command_request& req, time_point now,
+                         std::vector<event>& events) {
+  auto& st = self->state;
+  if (req.input_patch) {
+    auto paths = patch_input(st, *req.input_patch);
+    if (!paths)
+      return std::move(paths.error());
+    progress::note_patch(st.op, std::move(*paths), now, events);
+  }
+  return caf::error{};
+}
+
 /// Carries out a client's command, or refuses it for the current state.
-void carry_out(self_ptr self, command cmd, caf::typed_response_promise<operation>& rp) {
+void carry_out(self_ptr self, const command_request& req,
+               caf::typed_response_promise<operation>& rp) {
   auto& st = self->state;
   auto now = st.rt->clk->now();
-  if (!allows(st.op, cmd, now)) {
-    rp.deliver(refusal(st.op, cmd, now));
+  auto err = check_fields(st.op, req);
+  if (!err && !allows(st.op, req, now))
+    err = refusal(st.op, req, now);
+  std::vector<event> events;
+  if (!err && req.kind == command::retry)
+    err = prepare_retry(self, req, now, events);
+  if (err) {
+    rp.deliver(std::move(err));
     // An actor given to a terminal operation for a retry has nothing to do.
     if (is_terminal(st.op.state))
       self->send(self, settle_atom::value);
     return;
   }
-  std::vector<event> events;
   next_action act;
-  switch (cmd) {
+  switch (req.kind) {
     case command::cancel:
       abandon(self, "canceled");
       act = progress::cancel(st.op, *st.wf, now, events);
       break;
     case command::retry:
-      act = progress::retry(st.op, *st.wf, now, events);
+      act = progress::retry(st.op, *st.wf, now, events,
+                            req.from_step.empty() ? SIZE_MAX : step_index(st.op, req.from_step));
+      break;
+    case command::skip:
+      if (st.op.state == op_state::waiting)
+        abandon(self, "skipped"); // the due retry's timer
+      act = progress::skip(st.op, *st.wf, step_index(st.op, req.step), req.reason, now, events);
       break;
     case command::pause:
       if (st.work.attempt_running()) {
         // At the next step boundary: the attempt is asked to stop, and its
         // result decides where the operation pauses.
         progress::request_pause(st.op, now);
+        st.pause_by = req.by; // for the pause the attempt's end takes
         stop_attempt(self, "paused");
       } else {
         abandon(self, "paused"); // a due retry's or a wait's timer
@@ -45,6 +72,8 @@ void carry_out(self_ptr self, command cmd, caf::typed_response_promise<operation
       act = progress::resume(st.op, *st.wf, now, events);
       break;
   }
+  // Every event the command writes is its doing.
+  stamp_by(events, req.by);
   st.commit.waiters.emplace_back(rp);
   persist(self, std::move(events), act);
 }
@@ -73,6 +102,7 @@ void store_signal(self_ptr self, signal_request& req,
   sig.received_at = now;
   std::vector<event> events;
   auto act = progress::apply_signal(st.op, *st.wf, std::move(sig), now, events);
+  stamp_by(events, req.by);
   st.commit.waiters.emplace_back(rp);
   persist(self, std::move(events), act);
 }
@@ -93,11 +123,11 @@ caf::result<operation> on_get(self_ptr self) {
 // `consumes`: the stored command (0: none) that the checkpoint carrying
 // the request out deletes. Set only around the call: a request refused, or
 // answered without a write, leaves no stored command on the next write.
-caf::result<operation> on_command(self_ptr self, command cmd, int64_t consumes) {
+caf::result<operation> on_command(self_ptr self, const command_request& req, int64_t consumes) {
   auto rp = self->make_response_promise<operation>();
   when_idle(self, [=]() mutable {
     self->state.commit.consumed = consumes;
-    carry_out(self, cmd, rp);
+    carry_out(self, req, rp);
     self->state.commit.consumed = 0;
   });
   return rp;

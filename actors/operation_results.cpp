@@ -23,6 +23,12 @@ namespace {
 /// deadline, or the report itself): it stops following the task.
 void unwatch_left_wait(self_ptr self) {
   auto& st = self->state;
+  // A wait the new state left is followed no more: the next wait of the
+  // same step and attempt number (attempts count afresh after a resume or
+  // a retry) is told to the watcher again.
+  if (!progress::watching(st.op, *st.wf)
+      || !st.watched.is(st.op.cursor(), st.op.steps[st.op.cursor()].attempts))
+    st.watched = {};
   if (!st.commit.durable || !progress::watching(*st.commit.durable, *st.wf))
     return;
   auto idx = st.commit.durable->cursor();
@@ -50,6 +56,13 @@ void persist(self_ptr self, std::vector<event> events, next_action act) {
     st.commit.waiters.clear();
     self->quit(caf::exit_reason::user_shutdown);
     return;
+  }
+  if (!st.pause_by.empty() && !st.op.pause_requested) {
+    // The pause asked for while an attempt ran is taken (or withdrawn).
+    for (auto& e : events)
+      if (e.type == event_type::operation_paused && e.by.empty())
+        e.by = st.pause_by;
+    st.pause_by.clear();
   }
   unwatch_left_wait(self);
   leave_children_wait(self);

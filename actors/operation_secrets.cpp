@@ -5,6 +5,7 @@
 #include "actors/operation_parts.hpp"
 
 #include "engine/errc.hpp"
+#include "engine/merge_patch.hpp"
 #include "engine/redact.hpp"
 #include "engine/sealed_json.hpp"
 
@@ -30,6 +31,20 @@ std::vector<std::string> secrets_of(const operation_state& st,
   auto out = secret_strings(input, st.wf->secrets(), st.transient);
   out.insert(out.end(), revealed.begin(), revealed.end());
   return out;
+}
+
+caf::expected<std::vector<std::string>> patch_input(operation_state& st,
+                                                    const boost::json::object& patch) {
+  auto input = st.op.input ? *st.op.input : boost::json::object{};
+  auto paths = merge_patch(input, patch);
+  // Values the patch set at secret paths are plain now: sealed like those
+  // of a new operation. Sealed values it left are skipped.
+  if (auto err = seal_paths(input, st.wf->secrets(), st.rt->cfg.secret_keys.get(), st.op.id))
+    return make_error(errc::secret_key,
+                      "the patched secret input of operation " + st.op.id + ": " + message_of(err));
+  st.op.input = std::make_shared<const boost::json::object>(std::move(input));
+  st.opened_input.reset();
+  return paths;
 }
 
 void reseal_data(operation_state& st) {

@@ -5,6 +5,7 @@
 
 #include "actors/messages.hpp"
 #include "actors/operation_parts.hpp"
+#include "actors/task_description.hpp"
 #include "engine/errc.hpp"
 
 namespace stepwise::op {
@@ -88,18 +89,8 @@ void describe_task(self_ptr self, size_t idx) {
   if (!input) {
     out.error = message_of(input.error());
   } else {
-    auto& rec = st.op.steps[idx];
-    auto ms = [](duration d) {
-      return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
-    };
-    out.task = {
-      {"queue", q.queue}, {"workflow", st.op.workflow}, {"input", **input}, {"data", st.op.data}};
-    if (rec.next_attempt_at)
-      out.task["deadline_ms"] = ms(rec.next_attempt_at->time_since_epoch());
-    if (q.start_timeout)
-      out.task["start_timeout_ms"] = ms(*q.start_timeout);
-    if (q.heartbeat_timeout)
-      out.task["heartbeat_timeout_ms"] = ms(*q.heartbeat_timeout);
+    out.task = stepwise::describe_task(q, st.op.workflow, **input, st.op.data,
+                                       st.op.steps[idx].next_attempt_at);
   }
   hand_to_watcher(self, out);
 }
@@ -127,7 +118,8 @@ void hand_to_watcher(self_ptr self, watch_ready& ready) {
                     rec.attempts,
                     rec.last_attempt_at.value_or(st.rt->clk->now()),
                     std::move(ready.task),
-                    watch_report_receiver{st.dispatcher}};
+                    watch_report_receiver{st.dispatcher},
+                    st.lease_epoch};
   self->send(watcher_of(st, def), watch_atom::value, std::move(req));
   st.watched.step = idx;
   st.watched.attempt = rec.attempts;

@@ -114,11 +114,11 @@ using schedule_keeper_actor = schedules_actor::extend<
 using operation_actor = caf::typed_actor<
   // Client requests, through the dispatcher.
   caf::replies_to<get_atom>::with<operation>,
-  caf::replies_to<command_atom, command>::with<operation>,
+  caf::replies_to<command_atom, command_request>::with<operation>,
   caf::replies_to<signal_atom, signal_request>::with<signal_result>,
   // The same, stored by another process (`command_store`): the checkpoint
   // that carries it out deletes the stored command (its seq).
-  caf::replies_to<command_atom, command, int64_t>::with<operation>,
+  caf::replies_to<command_atom, command_request, int64_t>::with<operation>,
   caf::replies_to<signal_atom, signal_request, int64_t>::with<signal_result>,
   // Its checkpoint is written.
   caf::reacts_to<commit_ack>,

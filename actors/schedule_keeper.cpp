@@ -298,7 +298,7 @@ void look(keeper_ptr self, const std::string& id) {
 }
 
 void fire(keeper_ptr self, const std::string& id, time_point at,
-          std::optional<caf::typed_response_promise<start_result>> trigger) {
+          std::optional<caf::typed_response_promise<start_result>> trigger, const std::string& by) {
   auto& st = self->state;
   auto& e = st.entries.at(id);
   e.busy = true;
@@ -318,6 +318,7 @@ void fire(keeper_ptr self, const std::string& id, time_point at,
   req.idempotency_key = fire_key(id, at);
   req.schedule_id = id;
   req.fire_time = at;
+  req.by = by.empty() ? "schedule:" + id : by;
   self->send(st.dispatcher, fire_atom::value, std::move(req));
 }
 
@@ -330,15 +331,23 @@ schedule_keeper_actor::behavior_type schedule_keeper(keeper_ptr self, runtime_pt
   // there.
   return {
     // Requests of clients (schedule_keeper_requests.cpp).
-    [=](schedule_create_atom, schedule& s) { return on_create(self, s); },
-    [=](schedule_replace_atom, schedule& s) { return on_replace(self, s); },
+    [=](schedule_create_atom, schedule& s, const std::string& by) {
+      return on_create(self, s, by);
+    },
+    [=](schedule_replace_atom, schedule& s, const std::string& by) {
+      return on_replace(self, s, by);
+    },
     [=](schedule_get_atom, const std::string& id) { return on_get(self, id); },
     [=](schedule_list_atom) { return on_list(self); },
-    [=](schedule_delete_atom, const std::string& id) { return on_delete(self, id); },
-    [=](schedule_pause_atom, const std::string& id, bool paused) {
-      return on_pause(self, id, paused);
+    [=](schedule_delete_atom, const std::string& id, const std::string& by) {
+      return on_delete(self, id, by);
     },
-    [=](schedule_trigger_atom, const std::string& id) { return on_trigger(self, id); },
+    [=](schedule_pause_atom, const std::string& id, bool paused, const std::string& by) {
+      return on_pause(self, id, paused, by);
+    },
+    [=](schedule_trigger_atom, const std::string& id, const std::string& by) {
+      return on_trigger(self, id, by);
+    },
     // The engine's parts.
     [=](const commit_ack& ack) { on_written(self, ack); },
     [=](fire_answer& a) { on_fire_answer(self, a); },

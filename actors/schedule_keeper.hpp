@@ -98,9 +98,11 @@ schedule_keeper_actor::behavior_type schedule_keeper(keeper_ptr self, runtime_pt
 /// Decides what `id` does now: wait (its timer), fire, or skip.
 void look(keeper_ptr self, const std::string& id);
 
-/// Starts the fire of `id` at `at` (a trigger when `trigger` is set).
+/// Starts the fire of `id` at `at` (a trigger when `trigger` is set, asked
+/// for `by`; a fire of its own is by `schedule:<id>`).
 void fire(keeper_ptr self, const std::string& id, time_point at,
-          std::optional<caf::typed_response_promise<start_result>> trigger = std::nullopt);
+          std::optional<caf::typed_response_promise<start_result>> trigger = std::nullopt,
+          const std::string& by = {});
 
 /// The entry is free again: runs the requests held meanwhile, then looks.
 void settle(keeper_ptr self, const std::string& id);
@@ -132,7 +134,12 @@ void write(keeper_ptr self, const std::string& id, schedule next, std::vector<ev
            std::function<void(caf::error)> done);
 
 /// Deletes `id`; `done` runs once it is gone (the entry with it).
-void erase(keeper_ptr self, const std::string& id, std::function<void(caf::error)> done);
+void erase(keeper_ptr self, const std::string& id, std::vector<event> events,
+           std::function<void(caf::error)> done);
+
+/// Returns the `schedule_changed` event of a client's `change` of `id`.
+event schedule_change(keeper_ptr self, const std::string& id, const char* change,
+                      const std::string& by);
 
 /// Drops the entry of `id` (deleted); the requests it held find none.
 void forget(keeper_ptr self, const std::string& id);
@@ -149,12 +156,13 @@ void on_loaded(keeper_ptr self, loaded_schedules& res);
 
 // -- requests (schedule_keeper_requests.cpp) ---------------------------------
 
-caf::result<schedule_result> on_create(keeper_ptr self, schedule& s);
-caf::result<schedule_view> on_replace(keeper_ptr self, schedule& s);
+caf::result<schedule_result> on_create(keeper_ptr self, schedule& s, const std::string& by);
+caf::result<schedule_view> on_replace(keeper_ptr self, schedule& s, const std::string& by);
 caf::result<schedule_view> on_get(keeper_ptr self, const std::string& id);
 caf::result<std::vector<schedule_view>> on_list(keeper_ptr self);
-caf::result<schedule_view> on_delete(keeper_ptr self, const std::string& id);
-caf::result<schedule_view> on_pause(keeper_ptr self, const std::string& id, bool paused);
-caf::result<start_result> on_trigger(keeper_ptr self, const std::string& id);
+caf::result<schedule_view> on_delete(keeper_ptr self, const std::string& id, const std::string& by);
+caf::result<schedule_view> on_pause(keeper_ptr self, const std::string& id, bool paused,
+                                    const std::string& by);
+caf::result<start_result> on_trigger(keeper_ptr self, const std::string& id, const std::string& by);
 
 } // namespace stepwise

@@ -57,7 +57,7 @@ void when_loaded(keeper_ptr self, F f) {
 
 } // namespace
 
-caf::result<schedule_result> on_create(keeper_ptr self, schedule& s) {
+caf::result<schedule_result> on_create(keeper_ptr self, schedule& s, const std::string& by) {
   auto rp = self->make_response_promise<schedule_result>();
   if (auto err = check_request(self, s)) {
     rp.deliver(std::move(err));
@@ -67,7 +67,7 @@ caf::result<schedule_result> on_create(keeper_ptr self, schedule& s) {
     rp.deliver(std::move(err));
     return rp;
   }
-  when_free(self, s.id, [self, rp, s](schedule_entry* e) mutable {
+  when_free(self, s.id, [self, rp, s, by](schedule_entry* e) mutable {
     auto answer_existing = [self, rp, s](const schedule_entry& e) mutable {
       if (same_as_stored(self, e.s, s))
         rp.deliver(schedule_result{view_of(e), false});
@@ -86,28 +86,29 @@ caf::result<schedule_result> on_create(keeper_ptr self, schedule& s) {
     fresh.s.created_at = now;
     fresh.s.handled_until = now;
     auto first = fresh.s;
-    write(self, s.id, std::move(first), {}, [self, rp, s, answer_existing](caf::error err) mutable {
-      auto i = self->state.entries.find(s.id);
-      if (!err && i != self->state.entries.end()) {
-        rp.deliver(schedule_result{view_of(i->second), true});
-      } else if (i == self->state.entries.end() || i->second.s.revision == 0) {
-        forget(self, s.id); // not written, and nobody else's
-        rp.deliver(std::move(err));
-      } else {
-        answer_existing(i->second); // another process created it first
-      }
-    });
+    write(self, s.id, std::move(first), {schedule_change(self, s.id, "created", by)},
+          [self, rp, s, answer_existing](caf::error err) mutable {
+            auto i = self->state.entries.find(s.id);
+            if (!err && i != self->state.entries.end()) {
+              rp.deliver(schedule_result{view_of(i->second), true});
+            } else if (i == self->state.entries.end() || i->second.s.revision == 0) {
+              forget(self, s.id); // not written, and nobody else's
+              rp.deliver(std::move(err));
+            } else {
+              answer_existing(i->second); // another process created it first
+            }
+          });
   });
   return rp;
 }
 
-caf::result<schedule_view> on_replace(keeper_ptr self, schedule& s) {
+caf::result<schedule_view> on_replace(keeper_ptr self, schedule& s, const std::string& by) {
   auto rp = self->make_response_promise<schedule_view>();
   if (auto err = check_request(self, s)) {
     rp.deliver(std::move(err));
     return rp;
   }
-  when_free(self, s.id, [self, rp, s](schedule_entry* e) mutable {
+  when_free(self, s.id, [self, rp, s, by](schedule_entry* e) mutable {
     if (!e) {
       rp.deliver(no_schedule(s.id));
       return;
@@ -119,12 +120,13 @@ caf::result<schedule_view> on_replace(keeper_ptr self, schedule& s) {
     next.handled_until = std::max(next.handled_until, self->state.rt->clk->now());
     if (next.paused)
       e->queued.reset();
-    write(self, s.id, std::move(next), {}, [self, rp, id{s.id}](caf::error err) mutable {
-      if (err)
-        rp.deliver(std::move(err));
-      else
-        rp.deliver(view_of(self->state.entries.at(id)));
-    });
+    write(self, s.id, std::move(next), {schedule_change(self, s.id, "replaced", by)},
+          [self, rp, id{s.id}](caf::error err) mutable {
+            if (err)
+              rp.deliver(std::move(err));
+            else
+              rp.deliver(view_of(self->state.entries.at(id)));
+          });
   });
   return rp;
 }
@@ -163,15 +165,16 @@ caf::result<std::vector<schedule_view>> on_list(keeper_ptr self) {
   return rp;
 }
 
-caf::result<schedule_view> on_delete(keeper_ptr self, const std::string& id) {
+caf::result<schedule_view> on_delete(keeper_ptr self, const std::string& id,
+                                     const std::string& by) {
   auto rp = self->make_response_promise<schedule_view>();
-  when_free(self, id, [self, rp, id](schedule_entry* e) mutable {
+  when_free(self, id, [self, rp, id, by](schedule_entry* e) mutable {
     if (!e) {
       rp.deliver(no_schedule(id));
       return;
     }
     auto was = view_of(*e);
-    erase(self, id, [rp, was](caf::error err) mutable {
+    erase(self, id, {schedule_change(self, id, "deleted", by)}, [rp, was](caf::error err) mutable {
       if (err)
         rp.deliver(std::move(err));
       else
@@ -181,9 +184,10 @@ caf::result<schedule_view> on_delete(keeper_ptr self, const std::string& id) {
   return rp;
 }
 
-caf::result<schedule_view> on_pause(keeper_ptr self, const std::string& id, bool paused) {
+caf::result<schedule_view> on_pause(keeper_ptr self, const std::string& id, bool paused,
+                                    const std::string& by) {
   auto rp = self->make_response_promise<schedule_view>();
-  when_free(self, id, [self, rp, id, paused](schedule_entry* e) mutable {
+  when_free(self, id, [self, rp, id, paused, by](schedule_entry* e) mutable {
     if (!e) {
       rp.deliver(no_schedule(id));
       return;
@@ -210,7 +214,8 @@ caf::result<schedule_view> on_pause(keeper_ptr self, const std::string& id, bool
       e->queued.reset();
     else // the fires missed while paused are not caught up
       next.handled_until = std::max(next.handled_until, self->state.rt->clk->now());
-    write(self, id, std::move(next), {}, [self, rp, id](caf::error err) mutable {
+    auto change = schedule_change(self, id, paused ? "paused" : "resumed", by);
+    write(self, id, std::move(next), {std::move(change)}, [self, rp, id](caf::error err) mutable {
       if (err)
         rp.deliver(std::move(err));
       else
@@ -220,13 +225,14 @@ caf::result<schedule_view> on_pause(keeper_ptr self, const std::string& id, bool
   return rp;
 }
 
-caf::result<start_result> on_trigger(keeper_ptr self, const std::string& id) {
+caf::result<start_result> on_trigger(keeper_ptr self, const std::string& id,
+                                     const std::string& by) {
   auto rp = self->make_response_promise<start_result>();
-  when_free(self, id, [self, rp, id](schedule_entry* e) mutable {
+  when_free(self, id, [self, rp, id, by](schedule_entry* e) mutable {
     if (!e)
       rp.deliver(no_schedule(id));
     else
-      fire(self, id, trigger_time(e->s, self->state.rt->clk->now()), rp);
+      fire(self, id, trigger_time(e->s, self->state.rt->clk->now()), rp, by);
   });
   return rp;
 }

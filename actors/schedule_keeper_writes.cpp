@@ -154,12 +154,24 @@ void write(keeper_ptr self, const std::string& id, schedule next, std::vector<ev
          schedule_write{id, written, false, std::move(done)});
 }
 
-void erase(keeper_ptr self, const std::string& id, std::function<void(caf::error)> done) {
+event schedule_change(keeper_ptr self, const std::string& id, const char* change,
+                      const std::string& by) {
+  event e;
+  e.time = self->state.rt->clk->now();
+  e.type = event_type::schedule_changed;
+  // What changed, never the definition: its input may hold secrets.
+  e.extra = {{"schedule", id}, {"change", change}};
+  e.by = by;
+  return e;
+}
+
+void erase(keeper_ptr self, const std::string& id, std::vector<event> events,
+           std::function<void(caf::error)> done) {
   auto& e = self->state.entries.at(id);
   e.busy = true;
   auto gone = std::make_shared<schedule>(e.s);
   gone->revision += 1;
-  submit(self, checkpoint::kind::schedule_delete, gone, {},
+  submit(self, checkpoint::kind::schedule_delete, gone, std::move(events),
          schedule_write{id, gone, true, std::move(done)});
 }
 

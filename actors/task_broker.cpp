@@ -1,9 +1,14 @@
 // The task broker's behavior (see task_broker.hpp): watches begin and end
 // tasks, workers poll, beat and answer, and timeouts end attempts.
 #include "actors/task_broker.hpp"
+#include "actors/task_description.hpp"
 #include "actors/task_token.hpp"
 
 #include "engine/errc.hpp"
+
+#include <limits>
+
+#include <caf/send.hpp>
 
 namespace stepwise {
 
@@ -24,12 +29,18 @@ caf::expected<held_task*> holder_of(task_broker_ptr self, const std::string& tok
                       "malformed task token '" + token
                         + "': expected <operation id>.<attempt>.<nonce> as a poll returned it");
   auto i = st.tasks.find(parts->id);
-  if (i == st.tasks.end() || i->second.req.attempt != parts->attempt) {
+  if (i == st.tasks.end() || i->second.req.attempt != parts->attempt
+      || !names_attempt(*parts, i->second.req.since, i->second.req.step)) {
     st.rt->stats.tasks_stale_answers.fetch_add(1, std::memory_order_relaxed);
     return stale_answer("attempt " + std::to_string(parts->attempt) + " of operation " + parts->id
                         + " is no longer waiting for a worker: it ended, timed out or was retried");
   }
   auto& t = i->second;
+  if (t.report) {
+    st.rt->stats.tasks_stale_answers.fetch_add(1, std::memory_order_relaxed);
+    return stale_answer("attempt " + std::to_string(parts->attempt) + " of operation " + parts->id
+                        + " has ended: it was answered or timed out");
+  }
   if (t.nonce.empty()) {
     unready(self, t);
     t.nonce = parts->nonce;
@@ -45,13 +56,20 @@ caf::expected<held_task*> holder_of(task_broker_ptr self, const std::string& tok
 
 void task_watched(task_broker_ptr self, watch_request& req) {
   auto& st = self->state;
+  if (of_ended_lease(self, req))
+    return; // from an operation actor whose stop is on its way
   auto id = req.operation_id;
   if (auto i = st.tasks.find(id); i != st.tasks.end()) {
     auto& t = i->second;
-    if (t.req.attempt == req.attempt && t.req.step == req.step) {
-      // Told again (a new actor for the operation): where it stands stays.
+    if (t.req.attempt == req.attempt && t.req.step == req.step
+        && attempt_mark(t.req.since, t.req.step) == attempt_mark(req.since, req.step)) {
+      // Told again (a new actor for the operation, its attempt read back
+      // from the store at its grain): where it stands stays. An attempt of
+      // the same number that began at another time is of a later run.
       t.req.reply_to = req.reply_to;
       t.canceled = false;
+      if (t.report) // the operation did not get it: it waits still
+        caf::anon_send(t.req.reply_to, watch_done_atom::value, *t.report);
       return;
     }
     drop_task(self, id);
@@ -76,17 +94,8 @@ void task_offered(task_broker_ptr self, task_offer& offer) {
   req.step = offer.step;
   req.attempt = ctx.attempt();
   req.since = st.rt->clk->now();
-  req.task = {{"queue", offer.spec.queue},
-              {"workflow", offer.workflow},
-              {"input", ctx.input()},
-              {"data", ctx.data()}};
-  auto ms = [](duration d) {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
-  };
-  if (offer.spec.start_timeout)
-    req.task["start_timeout_ms"] = ms(*offer.spec.start_timeout);
-  if (offer.spec.heartbeat_timeout)
-    req.task["heartbeat_timeout_ms"] = ms(*offer.spec.heartbeat_timeout);
+  req.lease_epoch = st.rt->lease ? st.rt->lease->epoch() : 0;
+  req.task = describe_task(offer.spec, offer.workflow, ctx.input(), ctx.data());
   auto t = make_held(self, std::move(req));
   t.key = key;
   t.call = std::move(offer.call);
@@ -102,7 +111,7 @@ void task_unwatched(task_broker_ptr self, const std::string& id, int32_t attempt
   if (i == st.tasks.end() || i->second.req.attempt > attempt)
     return;
   auto& t = i->second;
-  if (t.nonce.empty()) {
+  if (t.nonce.empty() || t.report) {
     drop_task(self, id);
     return;
   }
@@ -210,7 +219,10 @@ void task_due(task_broker_ptr self, const std::string& what, time_point now) {
   auto ms = [](duration d) {
     return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
   };
-  if (t.canceled) {
+  if (t.report) {
+    if (t.resend_at <= now)
+      resend_report(self, t);
+  } else if (t.canceled) {
     if (t.drop_at <= now)
       drop_task(self, what);
   } else if (t.nonce.empty() && t.start_timeout && t.req.since + *t.start_timeout <= now) {
@@ -256,7 +268,7 @@ std::vector<task_queue_view> queue_views(task_broker_ptr self) {
       v.oldest_ready = std::get<0>(*ready.begin());
   }
   for (auto& [id, t] : st.tasks)
-    if (!t.nonce.empty())
+    if (!t.nonce.empty() && !t.report)
       ++out[t.queue].taken;
   for (auto& [name, polls] : st.polls)
     out[name].pollers = polls.size();
@@ -290,6 +302,15 @@ task_broker_actor::behavior_type task_broker(task_broker_ptr self, runtime_ptr r
     [=](task_queues_atom) { return queue_views(self); },
     [=](task_tick_atom, uint64_t gen) { broker_tick(self, gen); },
     [=](task_offer_atom, task_offer& offer) { task_offered(self, offer); },
+    [=](lease_lost_atom) {
+      // Another process drives every operation now: a task held stays
+      // only so that its worker learns to stop.
+      std::vector<std::string> ids;
+      for (auto& kv : self->state.tasks)
+        ids.push_back(kv.first);
+      for (auto& id : ids)
+        task_unwatched(self, id, std::numeric_limits<int32_t>::max());
+    },
   };
 }
 

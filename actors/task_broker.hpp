@@ -3,6 +3,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 #include <tuple>
@@ -10,6 +11,7 @@
 
 #include <caf/typed_response_promise.hpp>
 
+#include "actors/messages.hpp"
 #include "actors/runtime.hpp"
 #include "engine/task_requests.hpp"
 #include "engine/wait.hpp"
@@ -29,7 +31,8 @@ using task_tick_atom = caf::atom_constant<caf::atom("sw_ttick")>;
 /// The broker's protocols: a watcher's, the workers', and its own timer.
 using task_broker_actor =
   watcher_actor::extend_with<tasks_actor>::extend<caf::reacts_to<task_tick_atom, uint64_t>,
-                                                  caf::reacts_to<task_offer_atom, task_offer>>;
+                                                  caf::reacts_to<task_offer_atom, task_offer>,
+                                                  caf::reacts_to<lease_lost_atom>>;
 
 /// One task: an attempt of a task step that an operation waits on, or of
 /// a task step's compensation (`call` set).
@@ -42,6 +45,8 @@ struct held_task {
   std::string queue;
   /// Orders the queue's ready tasks: oldest first.
   uint64_t seq = 0;
+  /// When it became ready.
+  time_point ready_at;
   std::optional<duration> start_timeout;
   std::optional<duration> heartbeat_timeout;
   std::optional<time_point> deadline;
@@ -54,6 +59,15 @@ struct held_task {
   /// heartbeats learn that, until `drop_at`.
   bool canceled = false;
   time_point drop_at;
+  /// The attempt ended (a worker's answer, a timeout): its report, sent
+  /// again now and then until the operation says it left the wait (an
+  /// unwatch, or a watch of another attempt). A report can be lost on its
+  /// way (the dispatcher could not read the passive operation), and
+  /// nothing else would end the wait.
+  std::optional<watch_reply> report;
+  duration resend_gap{0};
+  time_point reported_at;
+  time_point resend_at;
 };
 
 /// A long poll waiting for a task.
@@ -86,6 +100,9 @@ struct task_broker_state {
   uint64_t timer_gen = 0;
   uint64_t next_seq = 0;
   uint64_t next_poll = 0;
+  /// Draws the tokens' nonces: seeded once from the system's entropy (a
+  /// `random_device` per token cost more than the rest of handing it out).
+  std::mt19937_64 rng{std::random_device{}()};
 };
 
 using task_broker_ptr = task_broker_actor::stateful_pointer<task_broker_state>;
@@ -97,6 +114,8 @@ task_broker_actor::behavior_type task_broker(task_broker_ptr self, runtime_ptr r
 
 /// Returns the task that `req` describes (not yet ready).
 held_task make_held(task_broker_ptr self, watch_request req);
+/// Whether `req` was asked under a lease of this process that has ended.
+bool of_ended_lease(task_broker_ptr self, const watch_request& req);
 
 /// Puts `t` (held in `tasks`) in its queue's ready tasks.
 void make_ready(task_broker_ptr self, held_task& t);
@@ -118,6 +137,10 @@ void unready(task_broker_ptr self, const held_task& t);
 
 /// Forgets the task of operation `id` (taking it out of its queue).
 void drop_task(task_broker_ptr self, const std::string& id);
+
+/// Sends the report of ended task `t` again (to its latest `reply_to`),
+/// and arms the next time; forgets it after an hour.
+void resend_report(task_broker_ptr self, held_task& t);
 
 /// Arms the broker's timer for `at` (an earlier timer stays).
 void wake_at(task_broker_ptr self, time_point at, std::string what);

@@ -4,7 +4,7 @@
 
 #include "actors/task_broker.hpp"
 #include "actors/task_token.hpp"
-#include "engine/random_hex.hpp"
+#include <cstdio>
 
 namespace stepwise {
 
@@ -28,7 +28,9 @@ std::optional<time_point> epoch_ms(const boost::json::object& task, const char* 
 task_lease hand_out(task_broker_ptr self, held_task& t, const std::string& worker) {
   auto& st = self->state;
   auto now = st.rt->clk->now();
-  t.nonce = random_hex(16);
+  char nonce[17];
+  std::snprintf(nonce, sizeof nonce, "%016llx", static_cast<unsigned long long>(st.rng()));
+  t.nonce = attempt_mark(t.req.since, t.req.step) + nonce;
   t.worker = worker;
   if (t.heartbeat_timeout) {
     t.beat_due = now + *t.heartbeat_timeout;
@@ -37,6 +39,7 @@ task_lease hand_out(task_broker_ptr self, held_task& t, const std::string& worke
   count_ready(self, -1);
   count_taken(self, 1);
   st.rt->stats.tasks_handed.fetch_add(1, std::memory_order_relaxed);
+  st.rt->stats.task_wait_seconds.observe(std::chrono::duration<double>(now - t.ready_at).count());
   auto& task = t.req.task;
   task_lease out;
   out.token = to_string(task_token{t.key, t.req.attempt, t.nonce});
@@ -51,13 +54,30 @@ task_lease hand_out(task_broker_ptr self, held_task& t, const std::string& worke
     out.data = d->as_object();
   out.deadline = t.deadline;
   out.heartbeat_timeout = t.heartbeat_timeout;
+  out.ready_at = t.ready_at;
   if (auto i = st.details.find(t.req.operation_id);
       i != st.details.end() && i->second.first == t.req.step)
     out.details = i->second.second;
   return out;
 }
 
+/// Takes `t` out of its queue's counts (ready or taken) as it ends; an
+/// ended one is in neither.
+void leave_queue(task_broker_ptr self, held_task& t) {
+  if (t.report)
+    return;
+  if (t.nonce.empty())
+    unready(self, t);
+  else
+    count_taken(self, -1);
+}
+
 } // namespace
+
+bool of_ended_lease(task_broker_ptr self, const watch_request& req) {
+  auto& lease = self->state.rt->lease;
+  return lease && req.lease_epoch != lease->epoch();
+}
 
 held_task make_held(task_broker_ptr self, watch_request req) {
   held_task t;
@@ -81,6 +101,7 @@ held_task make_held(task_broker_ptr self, watch_request req) {
 void make_ready(task_broker_ptr self, held_task& t) {
   auto& st = self->state;
   st.ready[t.queue].emplace(t.req.since, t.seq, t.key);
+  t.ready_at = st.rt->clk->now();
   count_ready(self, 1);
   if (t.start_timeout)
     wake_at(self, t.req.since + *t.start_timeout, t.key);
@@ -90,11 +111,23 @@ std::vector<task_lease> take_tasks(task_broker_ptr self, const std::string& queu
                                    const std::string& worker) {
   auto& st = self->state;
   std::vector<task_lease> out;
+  // As with a step: none begins once another process may have taken the
+  // operations over (the polls wait; a lost lease drops the tasks).
+  if (st.rt->lease && !st.rt->lease->holds())
+    return out;
   auto q = st.ready.find(queue);
   while (q != st.ready.end() && !q->second.empty() && out.size() < max) {
     auto id = std::get<2>(*q->second.begin());
+    auto& t = st.tasks.at(id);
+    if (of_ended_lease(self, t.req)) {
+      // Asked before this process rejoined: its lease_lost drop may come
+      // after this poll, and another process drives the operation now.
+      drop_task(self, id);
+      q = st.ready.find(queue); // the drop may have removed the queue
+      continue;
+    }
     q->second.erase(q->second.begin());
-    out.emplace_back(hand_out(self, st.tasks.at(id), worker));
+    out.emplace_back(hand_out(self, t, worker));
   }
   if (q != st.ready.end() && q->second.empty())
     st.ready.erase(q);
@@ -129,12 +162,7 @@ void drop_task(task_broker_ptr self, const std::string& id) {
   auto i = st.tasks.find(id);
   if (i == st.tasks.end())
     return;
-  auto& t = i->second;
-  if (t.nonce.empty()) {
-    unready(self, t);
-  } else {
-    count_taken(self, -1);
-  }
+  leave_queue(self, i->second);
   st.tasks.erase(i);
 }
 
@@ -151,12 +179,32 @@ void end_task(task_broker_ptr self, const std::string& id, outcome result,
     for (auto& kv : data)
       t.call->context().data()[kv.key()] = kv.value();
     t.call->complete(std::move(result));
-  } else {
-    watch_reply reply{t.req.operation_id, t.req.step, t.req.attempt,
-                      watch_result{std::move(result), std::move(data), {}}};
-    caf::anon_send(t.req.reply_to, watch_done_atom::value, std::move(reply));
+    drop_task(self, id);
+    return;
   }
-  drop_task(self, id);
+  leave_queue(self, t);
+  t.report = watch_reply{t.req.operation_id, t.req.step, t.req.attempt,
+                         watch_result{std::move(result), std::move(data), {}}, t.req.since};
+  t.reported_at = st.rt->clk->now();
+  t.resend_gap = std::chrono::seconds(1);
+  t.resend_at = t.reported_at + t.resend_gap;
+  caf::anon_send(t.req.reply_to, watch_done_atom::value, *t.report);
+  wake_at(self, t.resend_at, t.key);
+}
+
+void resend_report(task_broker_ptr self, held_task& t) {
+  auto& st = self->state;
+  auto now = st.rt->clk->now();
+  if (now - t.reported_at > std::chrono::hours(1)) {
+    // Its operation is gone from this process (another took it): its
+    // owner's broker has the task.
+    st.tasks.erase(t.key);
+    return;
+  }
+  caf::anon_send(t.req.reply_to, watch_done_atom::value, *t.report);
+  t.resend_gap = std::min<duration>(t.resend_gap * 2, std::chrono::seconds(30));
+  t.resend_at = now + t.resend_gap;
+  wake_at(self, t.resend_at, t.key);
 }
 
 void wake_at(task_broker_ptr self, time_point at, std::string what) {

@@ -1,9 +1,27 @@
 #include "actors/task_token.hpp"
 
+#include <cstdio>
+
 namespace stepwise {
 
 std::string to_string(const task_token& t) {
   return t.id + "." + std::to_string(t.attempt) + "." + t.nonce;
+}
+
+std::string attempt_mark(time_point since, const std::string& step) {
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(since.time_since_epoch());
+  // FNV-1a of the step's name: the next step's first attempt may begin
+  // within the same millisecond as this one.
+  uint32_t h = 2166136261u;
+  for (unsigned char c : step)
+    h = (h ^ c) * 16777619u;
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%llx-%x-", static_cast<unsigned long long>(ms.count()), h);
+  return buf;
+}
+
+bool names_attempt(const task_token& t, time_point since, const std::string& step) {
+  return t.nonce.rfind(attempt_mark(since, step), 0) == 0;
 }
 
 std::optional<task_token> parse_task_token(const std::string& text) {

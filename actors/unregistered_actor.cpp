@@ -34,13 +34,15 @@ caf::result<T> answered(self_ptr self, caf::expected<T> x) {
   return std::move(x.error());
 }
 
-caf::error refuse(const unregistered_state& st, command cmd) {
+caf::error refuse(const unregistered_state& st, const command_request& req) {
   auto& op = *st.committed;
   auto now = st.rt->clk->now();
-  if (!allows(op, cmd, now))
-    return refusal(op, cmd, now);
-  return make_error(errc::invalid_state, "cannot " + std::string{to_string(cmd)} + " operation '"
-                                           + op.id + "': " + why(st));
+  if (auto err = check_fields(op, req))
+    return err;
+  if (!allows(op, req, now))
+    return refusal(op, req, now);
+  return make_error(errc::invalid_state, "cannot " + std::string{to_string(req.kind)}
+                                           + " operation '" + op.id + "': " + why(st));
 }
 
 caf::expected<signal_result> signal_answer(const unregistered_state& st,
@@ -72,11 +74,11 @@ operation_actor::behavior_type unregistered_actor(self_ptr self, runtime_ptr rt,
   }
   // Every request is refused (or a repeated signal answered) without a
   // write: a stored one (its seq) is dropped by the process that sent it.
-  auto on_command = [=](command cmd) -> caf::result<operation> {
+  auto on_command = [=](const command_request& req) -> caf::result<operation> {
     if (!self->state.in_flight)
-      return answered<operation>(self, refuse(self->state, cmd));
+      return answered<operation>(self, refuse(self->state, req));
     auto rp = self->make_response_promise<operation>();
-    self->state.deferred.emplace_back([=]() mutable { rp.deliver(refuse(self->state, cmd)); });
+    self->state.deferred.emplace_back([=]() mutable { rp.deliver(refuse(self->state, req)); });
     return rp;
   };
   auto on_signal = [=](signal_request& req) -> caf::result<signal_result> {
@@ -111,9 +113,9 @@ operation_actor::behavior_type unregistered_actor(self_ptr self, runtime_ptr rt,
       finish(self, ok ? st.committed : op_snapshot{});
     },
     [=](get_atom) -> operation { return self->state.rt->present(*self->state.committed); },
-    [=](command_atom, command cmd) { return on_command(cmd); },
+    [=](command_atom, const command_request& req) { return on_command(req); },
     [=](signal_atom, signal_request& req) { return on_signal(req); },
-    [=](command_atom, command cmd, int64_t) { return on_command(cmd); },
+    [=](command_atom, const command_request& req, int64_t) { return on_command(req); },
     [=](signal_atom, signal_request& req, int64_t) { return on_signal(req); },
     // Nothing runs, so nothing of a running operation comes: a watcher's
     // report about a wait that can no longer go on, at most.

@@ -22,8 +22,9 @@ constexpr const char* about =
 std::unique_ptr<CLI::App> make_app(cli_options& o, std::string& steps) {
   auto app = std::make_unique<CLI::App>(about, "stepwise-bench");
   auto& a = *app;
-  a.add_option("--workload", o.workload,
-               "steps (W1), retry (W2), timers (W3), sleepers, io, schedules, children or streams")
+  a.add_option(
+     "--workload", o.workload,
+     "steps (W1), retry (W2), timers (W3), sleepers, io, schedules, children, streams or tasks")
     ->type_name("W");
   a.add_option("--n", o.n, "operations per run")
     ->type_name("N")
@@ -118,6 +119,13 @@ std::unique_ptr<CLI::App> make_app(cli_options& o, std::string& steps) {
                "streams: operations started a second (--n of them); steady: W1 operations a second")
     ->type_name("R")
     ->check(CLI::Range(0.1, 100000.0));
+  a.add_option("--workers", o.task_workers,
+               "tasks: worker connections that poll and complete tasks over HTTP")
+    ->type_name("N")
+    ->check(CLI::Range(size_t{1}, size_t{1000}));
+  a.add_option("--pollers", o.pollers, "tasks: idle long polls held open at once")
+    ->type_name("N")
+    ->check(CLI::Range(size_t{0}, size_t{100'000}));
   a.add_option("--call-ms", o.io.call_ms, "io: how long each driver call takes")->type_name("MS");
   a.add_option("--driver-connections", o.io.driver_connections,
                "io over HTTP: the started server's --driver-connections (default: its own)")
@@ -161,7 +169,7 @@ bool parse(int argc, char** argv, cli_options& o, std::string& err) {
   }
   o.inline_steps = steps == "inline";
   if (o.workload != "io" && o.workload != "schedules" && o.workload != "children"
-      && o.workload != "streams" && o.workload != "steady"
+      && o.workload != "streams" && o.workload != "steady" && o.workload != "tasks"
       && workflows::bench_workflow_of(o.workload, o.inline_steps).empty()) {
     err = "unknown workload '" + o.workload + "'";
     return false;

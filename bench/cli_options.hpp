@@ -70,6 +70,9 @@ struct cli_options {
   size_t streams = 1000;
   size_t stalled = 0;
   double rate = 20;
+  /// `tasks`: worker connections, and idle long polls held open.
+  size_t task_workers = 32;
+  size_t pollers = 10000;
   /// The `io` workload (bench/io_workload.hpp) and the driver process.
   bool url_given = false;
   io_options io;

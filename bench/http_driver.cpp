@@ -21,17 +21,6 @@ namespace {
 
 using steady = std::chrono::steady_clock;
 
-std::unique_ptr<httplib::Client> connect(const http_target& target) {
-  auto c = std::make_unique<httplib::Client>(target.url);
-  if (!target.token.empty())
-    c->set_bearer_token_auth(target.token.c_str());
-  c->set_keep_alive(true);
-  c->set_tcp_nodelay(true);
-  c->set_read_timeout(120, 0);
-  c->set_write_timeout(30, 0);
-  return c;
-}
-
 // Returns the sample `name` (no labels) of the server's /metrics, or -1.
 double metric(httplib::Client& c, const std::string& name) {
   auto r = c.Get("/metrics");
@@ -166,11 +155,11 @@ run_result run_http(const http_target& target, const std::string& workflow, size
     res.errors = n;
     return res;
   }
-  auto probe = connect(target);
+  auto probe = keep_alive_client(target);
   auto start_seq = log_end(*probe);
   auto cpu0 = metric(*probe, "process_cpu_seconds_total");
   shared_state st;
-  auto stream_client = connect(target);
+  auto stream_client = keep_alive_client(target);
   std::thread reader([&] { read_stream(stream_client.get(), start_seq, st); });
   std::vector<steady::time_point> submitted(n);
   std::vector<std::string> ids(n);
@@ -229,13 +218,24 @@ run_result run_http(const http_target& target, const std::string& workflow, size
   return res;
 }
 
+std::unique_ptr<httplib::Client> keep_alive_client(const http_target& target, int read_timeout_s) {
+  auto c = std::make_unique<httplib::Client>(target.url);
+  if (!target.token.empty())
+    c->set_bearer_token_auth(target.token.c_str());
+  c->set_keep_alive(true);
+  c->set_tcp_nodelay(true);
+  c->set_read_timeout(read_timeout_s, 0);
+  c->set_write_timeout(30, 0);
+  return c;
+}
+
 double server_metric(const http_target& target, const std::string& name) {
-  auto c = connect(target);
+  auto c = keep_alive_client(target);
   return metric(*c, name);
 }
 
 std::string http_store_backend(const http_target& target) {
-  auto c = connect(target);
+  auto c = keep_alive_client(target);
   auto r = c->Get("/readyz");
   if (!r || r->status != 200)
     return "unknown";
@@ -245,7 +245,7 @@ std::string http_store_backend(const http_target& target) {
 boost::json::value http_operation_data(const http_target& target, const std::string& id) {
   thread_local std::unique_ptr<httplib::Client> c;
   if (!c)
-    c = connect(target);
+    c = keep_alive_client(target);
   auto r = c->Get("/api/v1/operations/" + id);
   if (!r || r->status != 200)
     return nullptr;

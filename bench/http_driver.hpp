@@ -1,8 +1,13 @@
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "bench/embedded_driver.hpp"
+
+namespace httplib {
+class Client;
+} // namespace httplib
 
 namespace stepwise::bench {
 
@@ -13,6 +18,11 @@ struct http_target {
   /// Bearer token of a server with `--auth-tokens` (empty: none).
   std::string token;
 };
+
+/// Returns a keep-alive client of `target` (its token, no Nagle delay)
+/// that waits at most `read_timeout_s` for an answer.
+std::unique_ptr<httplib::Client> keep_alive_client(const http_target& target,
+                                                   int read_timeout_s = 120);
 
 /// Submits `n` operations of `workflow` through `POST /api/v1/operations` of
 /// the server `target`, from `concurrency` keep-alive

@@ -25,6 +25,7 @@
 #include "bench/proc_stats.hpp"
 #include "bench/sink_bench.hpp"
 #include "bench/streams_workload.hpp"
+#include "bench/tasks_workload.hpp"
 #include "bench/scratch_store.hpp"
 #include "bench/stats.hpp"
 #include "workflows/bench.hpp"
@@ -199,6 +200,8 @@ int main(int argc, char** argv) {
     return bench::run_schedules(o);
   if (o.workload == "children")
     return bench::run_children(o);
+  if (o.workload == "tasks")
+    return bench::run_tasks(o);
   if (o.workload == "streams")
     return bench::run_streams(o);
   if (o.workload == "steady")
@@ -322,7 +325,7 @@ int main(int argc, char** argv) {
     if (o.workload == "steps") {
       line["prefill"] = {
         {"operations", o.prefill}, {"seconds", prefill_s}, {"store_bytes", store_bytes(**st)}};
-      line["list_ms"] = bench::list_timings(*eng);
+      line["list_ms"] = bench::list_timings(*eng, o.prefill);
       if (o.retention > duration::zero())
         line["retention"] = {{"seconds", std::chrono::duration<double>(o.retention).count()},
                              {"batch", o.retention_batch},

@@ -28,13 +28,7 @@ double ms_between(steady::time_point a, steady::time_point b) {
 }
 
 std::unique_ptr<httplib::Client> api_client(const cli_options& o) {
-  auto c = std::make_unique<httplib::Client>(o.url);
-  if (!o.token.empty())
-    c->set_bearer_token_auth(o.token.c_str());
-  c->set_keep_alive(true);
-  c->set_tcp_nodelay(true);
-  c->set_read_timeout(60, 0);
-  return c;
+  return keep_alive_client(http_target{o.url, o.token}, 60);
 }
 
 // The count and digest of every event after `after`, and how many

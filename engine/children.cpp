@@ -1,6 +1,7 @@
 #include "engine/children.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <tuple>
 
@@ -24,7 +25,8 @@ std::string escape_step(const std::string& step) {
   return out;
 }
 
-std::optional<std::string> unescape_step(std::string_view s) {
+/// Reads an escaped step and its run (`%23RUN` at the end, when > 0).
+std::optional<std::pair<std::string, int32_t>> unescape_step(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
@@ -33,15 +35,23 @@ std::optional<std::string> unescape_step(std::string_view s) {
       continue;
     }
     auto code = s.substr(i + 1, 2);
-    if (code == "25")
+    if (code == "25") {
       out += '%';
-    else if (code == "3A")
+    } else if (code == "3A") {
       out += ':';
-    else
+    } else if (code == "23") {
+      auto digits = s.substr(i + 3);
+      int32_t run = 0;
+      auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), run);
+      if (ec != std::errc{} || end != digits.data() + digits.size() || run <= 0)
+        return std::nullopt;
+      return std::make_pair(std::move(out), run);
+    } else {
       return std::nullopt;
+    }
     i += 2;
   }
-  return out;
+  return std::make_pair(std::move(out), int32_t{0});
 }
 
 bool succeeded(const child_summary& c) {
@@ -54,11 +64,16 @@ std::string name_of(const child_summary& c) {
 
 } // namespace
 
-std::string child_key(const std::string& parent, const std::string& step, const std::string& key) {
+std::string child_key(const std::string& parent, const std::string& step, const std::string& key,
+                      int32_t run) {
   std::string out{child_prefix};
   out += parent;
   out += ':';
   out += escape_step(step);
+  if (run > 0) {
+    out += "%23";
+    out += std::to_string(run);
+  }
   out += ':';
   out += key;
   return out;
@@ -78,23 +93,32 @@ std::optional<child_slot> parse_child_key(std::string_view k) {
   auto step = unescape_step(k.substr(p + 1, s - p - 1));
   if (!step)
     return std::nullopt;
-  return child_slot{std::string{k.substr(0, p)}, std::move(*step), std::string{k.substr(s + 1)}};
+  return child_slot{std::string{k.substr(0, p)}, std::move(step->first),
+                    std::string{k.substr(s + 1)}, step->second};
 }
 
 std::optional<child_summary> summary_of(const operation& op) {
   auto slot = parse_child_key(op.idempotency_key);
   if (!slot || slot->parent != op.parent_id)
     return std::nullopt;
-  return child_summary{op.id,   std::move(slot->step), std::move(slot->key), op.state, op.data,
-                       op.error};
+  return child_summary{
+    op.id, std::move(slot->step), std::move(slot->key), slot->run, op.state, op.data, op.error};
 }
 
-std::vector<child_summary> watched_children(const children_wait& w,
+std::vector<child_summary> watched_children(const children_wait& w, const operation& op,
                                             std::vector<child_summary> all) {
-  if (!w.of_step.empty())
-    all.erase(std::remove_if(all.begin(), all.end(),
-                             [&](const child_summary& c) { return c.step != w.of_step; }),
-              all.end());
+  auto current_run = [&](const std::string& step) {
+    for (auto& rec : op.steps)
+      if (rec.name == step)
+        return rec.run;
+    return int32_t{0};
+  };
+  all.erase(std::remove_if(all.begin(), all.end(),
+                           [&](const child_summary& c) {
+                             return (!w.of_step.empty() && c.step != w.of_step)
+                                    || c.run != current_run(c.step);
+                           }),
+            all.end());
   // By step, then key: the order a failure is reported in does not depend
   // on how the store listed them.
   std::sort(all.begin(), all.end(), [](const child_summary& x, const child_summary& y) {

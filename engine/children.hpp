@@ -42,18 +42,23 @@ struct child_request {
 
 /// Returns the idempotency key of slot `key` of step `step` of `parent`:
 /// `child:PARENT:STEP:KEY`, with `%` and `:` of the step escaped (`%25`,
-/// `%3A`), so that the key reads back unambiguously.
-std::string child_key(const std::string& parent, const std::string& step, const std::string& key);
+/// `%3A`), so that the key reads back unambiguously. A step sent back by a
+/// repair (`step_record::run` > 0) starts children of its own, not the
+/// ones its earlier run started: `STEP%23RUN`.
+std::string child_key(const std::string& parent, const std::string& step, const std::string& key,
+                      int32_t run = 0);
 
 /// A child's place: its parent, the step that started it, its key.
 struct child_slot {
   std::string parent;
   std::string step;
   std::string key;
+  /// The step's run that started it (`step_record::run`).
+  int32_t run = 0;
 };
 
 inline bool operator==(const child_slot& x, const child_slot& y) {
-  return x.parent == y.parent && x.step == y.step && x.key == y.key;
+  return x.parent == y.parent && x.step == y.step && x.key == y.key && x.run == y.run;
 }
 
 /// Returns the slot an idempotency key names, or none when it names none.
@@ -81,6 +86,9 @@ struct child_summary {
   /// The step that started it and its key (from its idempotency key).
   std::string step;
   std::string key;
+  /// The step's run that started it: a child of an earlier run is no
+  /// longer watched.
+  int32_t run = 0;
   op_state state = op_state::pending;
   /// As shown to callers: secret values masked.
   boost::json::object data;
@@ -91,8 +99,10 @@ struct child_summary {
 /// it masked), or none when it is not a child slot.
 std::optional<child_summary> summary_of(const operation& op);
 
-/// Returns the children of `all` that `w` watches.
-std::vector<child_summary> watched_children(const children_wait& w, std::vector<child_summary> all);
+/// Returns the children of `all` that `w` watches: of its step (or any),
+/// and started by the current run of their step in `op`.
+std::vector<child_summary> watched_children(const children_wait& w, const operation& op,
+                                            std::vector<child_summary> all);
 
 /// What a children wait makes of the children it watches.
 struct children_verdict {

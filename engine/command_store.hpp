@@ -29,6 +29,8 @@ struct stored_command {
   std::string signal_id;
   boost::json::value payload;
   time_point created_at;
+  /// Who asked (see `event::by`).
+  std::string by{};
 };
 
 /// What became of a stored command, as the store tells the process that

@@ -18,6 +18,8 @@ std::string_view to_string(command x) {
       return "pause";
     case command::resume:
       return "resume";
+    case command::skip:
+      return "skip";
   }
   return "?";
 }
@@ -42,7 +44,7 @@ std::optional<command_outcome> parse_command_outcome(std::string_view s) {
 }
 
 std::optional<command> parse_command(std::string_view s) {
-  for (auto x : {command::cancel, command::retry, command::pause, command::resume})
+  for (auto x : {command::cancel, command::retry, command::pause, command::resume, command::skip})
     if (to_string(x) == s)
       return x;
   return std::nullopt;
@@ -73,7 +75,8 @@ bool allows(const operation& op, command cmd, time_point now) {
       return op.state == op_state::pending || op.state == op_state::in_progress
              || op.state == op_state::waiting || op.state == op_state::paused;
     case command::retry:
-      return (op.state == op_state::failed
+      return (op.state == op_state::failed || op.state == op_state::canceled
+              || op.state == op_state::paused
               || (op.state == op_state::succeeded && has_incomplete(op)))
              && !past_deadline(op, now);
     case command::pause:
@@ -81,6 +84,10 @@ bool allows(const operation& op, command cmd, time_point now) {
              || op.state == op_state::waiting;
     case command::resume:
       return op.state == op_state::paused || (op.pause_requested && !is_terminal(op.state));
+    case command::skip:
+      return (op.state == op_state::failed || op.state == op_state::paused
+              || op.state == op_state::waiting)
+             && !past_deadline(op, now);
   }
   return false;
 }
@@ -99,9 +106,10 @@ caf::error refusal(const operation& op, command cmd, time_point now) {
       break;
     case command::retry:
       allowed = op.state == op_state::succeeded
-                  ? "it has no incomplete steps to run again"
-                  : "only failed operations, and succeeded ones with incomplete steps, "
-                    "can be retried";
+                  ? "it has no incomplete steps to run again (name a from_step to run "
+                    "steps again)"
+                  : "only failed, canceled and paused operations, and succeeded ones with "
+                    "incomplete steps or a from_step, can be retried";
       break;
     case command::pause:
       allowed = queued(op) ? "it is queued (blocked by '" + op.blocked_by
@@ -110,6 +118,9 @@ caf::error refusal(const operation& op, command cmd, time_point now) {
       break;
     case command::resume:
       allowed = "only paused operations can be resumed";
+      break;
+    case command::skip:
+      allowed = "only a step of a failed, paused or waiting operation can be skipped";
       break;
   }
   return make_error(errc::invalid_state, "operation '" + op.id + "' is "

@@ -73,20 +73,38 @@ public:
   /// Returns the operation.
   [[nodiscard]] caf::expected<operation> get(const std::string& id);
 
+  // `by`, in the requests below: who asks (see `event::by`); the events
+  // the request writes carry it.
+
   /// Cancels a pending, running, waiting or paused operation.
-  [[nodiscard]] caf::expected<operation> cancel(const std::string& id);
+  [[nodiscard]] caf::expected<operation> cancel(const std::string& id, const std::string& by = {});
 
   /// Resumes a failed operation at its failed step, or runs the incomplete
   /// best-effort steps of a succeeded one again.
-  [[nodiscard]] caf::expected<operation> retry(const std::string& id);
+  [[nodiscard]] caf::expected<operation> retry(const std::string& id, const std::string& by = {});
+
+  /// Retries as above, and also from a paused or canceled operation, with
+  /// `opts` applied first: its input patched, and/or the steps from
+  /// `from_step` on sent back to pending (a succeeded operation too). The
+  /// operation keeps its workflow version. Fails with `invalid_argument`
+  /// naming the field that is wrong, `invalid_state` naming the state.
+  [[nodiscard]] caf::expected<operation> retry(const std::string& id, retry_options opts);
+
+  /// Records the failed, paused or waiting step `step` as skipped (with
+  /// `reason`, 1 to `max_skip_reason` bytes) and goes on with the next one.
+  [[nodiscard]] caf::expected<operation> skip(const std::string& id, std::string step,
+                                              std::string reason);
+
+  /// Sends `req` (any command, with what it carries).
+  [[nodiscard]] caf::expected<operation> apply(const std::string& id, command_request req);
 
   /// Pauses the operation at its next step boundary: at once when no
   /// attempt runs, else when the running attempt (asked to stop) ends.
-  [[nodiscard]] caf::expected<operation> pause(const std::string& id);
+  [[nodiscard]] caf::expected<operation> pause(const std::string& id, const std::string& by = {});
 
   /// Continues a paused operation at the step where it stopped, with a
   /// fresh retry budget.
-  [[nodiscard]] caf::expected<operation> resume(const std::string& id);
+  [[nodiscard]] caf::expected<operation> resume(const std::string& id, const std::string& by = {});
 
   /// Sends signal `sig` to the operation: stored in the same write as its
   /// `signal_received` event, whether or not the operation waits for it
@@ -105,6 +123,15 @@ public:
 
   /// Returns up to `limit` events with `seq > after`, oldest first.
   [[nodiscard]] caf::expected<std::vector<event>> events(int64_t after, size_t limit);
+
+  /// Returns up to `limit` events of operation `id` with `seq > after`,
+  /// oldest first, from the store's index by operation (complete however
+  /// many other operations wrote events between them). Reads the store on
+  /// the calling thread, like `event_horizon`: never call it on a CAF
+  /// scheduler thread.
+  [[nodiscard]] caf::expected<std::vector<event>> operation_events(const std::string& id,
+                                                                   int64_t after,
+                                                                   size_t limit) const;
 
   /// Returns the store's retention horizon (engine/retention_store.hpp):
   /// the highest event seq retention removed, 0 when none was or the store
@@ -128,10 +155,12 @@ public:
   /// one (`created` false); another definition under the same id fails
   /// with `idempotency_conflict`; a bad one with `invalid_argument` naming
   /// the field, an unknown workflow or version with `unknown_workflow`.
-  [[nodiscard]] caf::expected<schedule_result> create_schedule(const schedule& s);
+  [[nodiscard]] caf::expected<schedule_result> create_schedule(const schedule& s,
+                                                               const std::string& by = {});
 
   /// Replaces the definition of schedule `s.id` (from its next fire on).
-  [[nodiscard]] caf::expected<schedule_view> replace_schedule(const schedule& s);
+  [[nodiscard]] caf::expected<schedule_view> replace_schedule(const schedule& s,
+                                                              const std::string& by = {});
 
   [[nodiscard]] caf::expected<schedule_view> get_schedule(const std::string& id);
 
@@ -140,14 +169,17 @@ public:
 
   /// Deletes the schedule (the operations it started stay); returns it as
   /// it was.
-  [[nodiscard]] caf::expected<schedule_view> delete_schedule(const std::string& id);
+  [[nodiscard]] caf::expected<schedule_view> delete_schedule(const std::string& id,
+                                                             const std::string& by = {});
 
   /// Pauses (`paused`) or resumes the schedule; a resume does not catch up
   /// the fires missed while paused.
-  [[nodiscard]] caf::expected<schedule_view> pause_schedule(const std::string& id, bool paused);
+  [[nodiscard]] caf::expected<schedule_view> pause_schedule(const std::string& id, bool paused,
+                                                            const std::string& by = {});
 
   /// Fires the schedule now, once, whatever its overlap policy says.
-  [[nodiscard]] caf::expected<start_result> trigger_schedule(const std::string& id);
+  [[nodiscard]] caf::expected<start_result> trigger_schedule(const std::string& id,
+                                                             const std::string& by = {});
 
   /// Returns the schedule keeper, for requests by message
   /// (engine/schedule_requests.hpp).
@@ -194,10 +226,16 @@ public:
   /// Tells the task's attempt that its worker still works on it. Fails with
   /// `stale_task` when the attempt is no longer current.
   [[nodiscard]] caf::expected<task_beat_result> heartbeat_task(const task_beat& b);
+  /// The same, calling `done` once from one of the engine's threads; no
+  /// thread waits meanwhile.
+  void heartbeat_task(const task_beat& b,
+                      std::function<void(caf::expected<task_beat_result>)> done);
   /// Ends the task's attempt with the worker's outcome, under the step's
   /// retry policy. Fails with `stale_task` when the attempt is no longer
   /// current (nothing changes then).
   [[nodiscard]] caf::expected<void> answer_task(const task_answer& a);
+  /// The same, calling `done` once from one of the engine's threads.
+  void answer_task(const task_answer& a, std::function<void(caf::expected<void>)> done);
   /// Returns the task queues this engine holds tasks, polls or workers of.
   [[nodiscard]] caf::expected<std::vector<task_queue_view>> task_queues();
   /// Returns the task broker, for requests by message.
@@ -297,6 +335,9 @@ private:
   /// The same, to the task broker, waiting at most `extra` longer.
   template <class T, class... Ts>
   caf::expected<T> ask_tasks(duration extra, Ts&&... xs) const;
+  /// The same, calling `done` with the answer instead of waiting.
+  template <class T, class... Ts>
+  void tell_tasks(std::function<void(caf::expected<T>)> done, Ts&&... xs) const;
 
   /// Returns `engine_config::request_timeout`.
   duration request_timeout() const;

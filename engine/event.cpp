@@ -6,7 +6,7 @@ namespace stepwise {
 
 namespace {
 
-constexpr std::array<std::string_view, 23> names{
+constexpr std::array<std::string_view, 26> names{
   "operation_created",    "step_started",
   "step_succeeded",       "step_retry_scheduled",
   "step_failed",          "step_timed_out",
@@ -18,10 +18,18 @@ constexpr std::array<std::string_view, 23> names{
   "signal_received",      "operation_queued",
   "operation_paused",     "operation_resumed",
   "operation_retried",    "schedule_fired",
-  "schedule_skipped",
+  "schedule_skipped",     "schedule_changed",
+  "input_patched",        "steps_reset",
 };
 
 } // namespace
+
+void stamp_by(std::vector<event>& evs, const std::string& by, size_t from) {
+  if (by.empty())
+    return;
+  for (size_t i = from; i < evs.size(); ++i)
+    evs[i].by = by;
+}
 
 std::string_view to_string(event_type x) {
   return names[static_cast<size_t>(x)];

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <boost/json.hpp>
 
@@ -19,6 +20,8 @@ enum class event_type : uint8_t {
   step_retry_scheduled,
   step_failed,
   step_timed_out,
+  /// A step was skipped: its condition was false, or a client asked
+  /// (`extra.reason`).
   step_skipped,
   step_incomplete,
   compensation_started,
@@ -48,6 +51,16 @@ enum class event_type : uint8_t {
   /// `fire_time` of the last one, `count`, `reason`: `overlap` or
   /// `missed`).
   schedule_skipped,
+  /// A client changed a schedule (`operation_id` empty; `extra`:
+  /// `schedule`, `change`: `created`, `replaced`, `deleted`, `paused` or
+  /// `resumed`); written with the change.
+  schedule_changed,
+  /// A retry patched the operation's input (`extra.paths`: the JSON
+  /// pointers it set or removed; never the values).
+  input_patched,
+  /// A retry's `from_step` sent steps back to pending (`extra.from_step`,
+  /// `extra.steps`: their names).
+  steps_reset,
 };
 
 std::string_view to_string(event_type x);
@@ -72,6 +85,20 @@ struct event {
   std::string error;
   /// Further fields of some types (infrastructure_task_completed).
   boost::json::object extra;
+  /// Who caused it, for an event a request caused: the name of the API
+  /// token, `anonymous`, `osb:<user>`, `schedule:<id>`, `parent:<id>`.
+  /// Empty: the engine's own doing (a step's events). Stored inside
+  /// `extra` under `by_key` (storage/event_row.cpp), so it needs no
+  /// column of its own.
+  std::string by{};
 };
+
+/// The key of `extra` under which the stores keep `event::by`; never an
+/// extra field of its own.
+inline constexpr std::string_view by_key = "by";
+
+/// Sets `by` on each of `evs` from `from` on (the events one request
+/// wrote); an empty `by` changes nothing.
+void stamp_by(std::vector<event>& evs, const std::string& by, size_t from = 0);
 
 } // namespace stepwise

@@ -25,6 +25,10 @@ boost::json::object event_json(const event& e) {
     out["state"] = e.state;
   if (!e.error.empty())
     out["error"] = e.error;
+  if (!e.by.empty())
+    out["by"] = e.by;
+  else
+    out.erase("by"); // never an extra field's
   return out;
 }
 
@@ -38,8 +42,8 @@ void append_event_json(std::string& out, const event& e) {
     json_text::append_string(out, k);
     out += ':';
   };
-  static constexpr std::string_view standard[] = {"seq",  "time",    "operation_id", "type",
-                                                  "step", "attempt", "state",        "error"};
+  static constexpr std::string_view standard[] = {
+    "seq", "time", "operation_id", "type", "step", "attempt", "state", "error", "by"};
   for (auto& kv : e.extra) {
     if (std::find(std::begin(standard), std::end(standard), kv.key()) != std::end(standard))
       continue;
@@ -69,6 +73,10 @@ void append_event_json(std::string& out, const event& e) {
   if (!e.error.empty()) {
     key("error");
     json_text::append_string(out, e.error);
+  }
+  if (!e.by.empty()) {
+    key("by");
+    json_text::append_string(out, e.by);
   }
   out += '}';
 }

@@ -10,7 +10,7 @@ namespace stepwise {
 
 /// Returns the API form of an event, as `GET /api/v1/events` lists it and
 /// sinks deliver it: `{seq, time, operation_id, type}` plus `step`,
-/// `attempt`, `state`, `error` when set and the type's extra fields (which
+/// `attempt`, `state`, `error`, `by` when set and the type's extra fields (which
 /// never shadow the standard ones).
 boost::json::object event_json(const event& e);
 

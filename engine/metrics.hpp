@@ -91,6 +91,10 @@ struct metrics {
   /// Step run time in seconds.
   histogram<12> step_duration_seconds{
     {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5}};
+  /// How long a task waited in its queue, from ready to taken by a worker
+  /// (schedule-to-start), in seconds.
+  histogram<12> task_wait_seconds{
+    {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 10, 60}};
   /// Store commit latency in seconds.
   histogram<10> commit_latency_seconds{
     {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5, 1}};

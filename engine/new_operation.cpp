@@ -63,6 +63,15 @@ operation new_operation(const start_request& req, const workflow& wf, std::strin
   op.revision = 1;
   op.parent_id = req.parent_id;
   op.schedule_id = req.schedule_id;
+  // The request's own labels win over those the workflow takes from the
+  // input; a child and a scheduled operation are found by what started it.
+  op.labels = wf.labels_of(req.input);
+  for (auto& [k, v] : req.labels)
+    op.labels[k] = v;
+  if (!req.parent_id.empty())
+    op.labels["parent"] = req.parent_id;
+  if (!req.schedule_id.empty())
+    op.labels["schedule"] = req.schedule_id;
   return op;
 }
 

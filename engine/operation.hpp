@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -73,6 +74,10 @@ struct step_record {
   /// `succeeded` or `failed`.
   step_state compensation = step_state::pending;
   int32_t compensation_attempts = 0;
+  /// How many times a repair sent the step back (`retry` with
+  /// `from_step`): the children a run starts are its own
+  /// (engine/children.hpp, `child_key`).
+  int32_t run = 0;
 };
 
 /// A named external event an operation received (`engine::signal`),
@@ -147,6 +152,10 @@ struct operation {
   /// set by the process that takes it; never written by a checkpoint (the
   /// store writes the committing process).
   std::string owner;
+  /// Labels to find it by (`list_filter::labels`): the start request's, the
+  /// ones its workflow takes from the input, and `parent` / `schedule`.
+  /// Set at creation.
+  std::map<std::string, std::string> labels;
 
   /// Returns the index of the first step that has not settled, or
   /// `steps.size()` when all have.

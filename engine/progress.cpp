@@ -242,11 +242,8 @@ next_action expire(operation& op, const workflow& wf, time_point now, std::vecto
   return detail::unwind(op, wf, op_state::failed, "deadline exceeded", now, out);
 }
 
-namespace {
+namespace detail {
 
-/// Goes on after a retry: at once, or, for an operation that waits for
-/// admission, back in line (its key or slot may be another's since it
-/// ended; the store queues it again with this write).
 next_action go_on(operation& op, const workflow& wf, time_point now, std::vector<event>& out) {
   if (op.admission == admission::none)
     return begin_next(op, wf, now, out);
@@ -256,34 +253,45 @@ next_action go_on(operation& op, const workflow& wf, time_point now, std::vector
   return {next_action::kind::park, op.cursor(), 0, {}};
 }
 
-} // namespace
+void reopen(operation& op) {
+  // Steps whose compensation ran were undone: they run again.
+  for (auto& rec : op.steps) {
+    if (rec.compensation == step_state::pending)
+      continue;
+    step_record fresh;
+    fresh.name = std::move(rec.name);
+    fresh.weight = rec.weight;
+    rec = std::move(fresh);
+  }
+  auto idx = op.cursor();
+  if (idx < op.steps.size())
+    detail::fresh_budget(op.steps[idx]);
+  op.error.clear();
+}
 
-next_action retry(operation& op, const workflow& wf, time_point now, std::vector<event>& out) {
+} // namespace detail
+
+next_action retry(operation& op, const workflow& wf, time_point now, std::vector<event>& out,
+                  size_t from) {
+  bool named = from < op.steps.size();
+  if (named)
+    reset_from(op, from, now, out);
+  if (op.state == op_state::paused)
+    return resume(op, wf, now, out);
   if (op.state == op_state::succeeded) {
-    // Best-effort steps that gave up run again; the rest stays done.
+    // Best-effort steps that gave up run again; the rest stays done. With
+    // a named step, exactly that one and those after it run.
     for (auto& rec : op.steps)
-      if (rec.state == step_state::incomplete)
+      if (rec.state == step_state::incomplete && !named)
         detail::fresh_budget(rec);
   } else {
-    // Steps whose compensation ran were undone: they run again.
-    for (auto& rec : op.steps) {
-      if (rec.compensation == step_state::pending)
-        continue;
-      step_record fresh;
-      fresh.name = std::move(rec.name);
-      fresh.weight = rec.weight;
-      rec = std::move(fresh);
-    }
-    auto idx = op.cursor();
-    if (idx < op.steps.size())
-      detail::fresh_budget(op.steps[idx]);
-    op.error.clear();
+    detail::reopen(op);
   }
   op.state = op_state::pending;
   // Marks the new run in the log: a consumer counts one terminal event per
   // run, and a run that is queued or canceled at once shows no step.
   detail::emit(out, op, event_type::operation_retried, now);
-  return go_on(op, wf, now, out);
+  return detail::go_on(op, wf, now, out);
 }
 
 } // namespace stepwise::progress

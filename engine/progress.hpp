@@ -160,7 +160,33 @@ next_action end_children_wait(operation& op, const workflow& wf,
 /// a succeeded one by running its incomplete best-effort steps again, each
 /// with a fresh retry budget. One that waits for admission (a key or a
 /// limit) is queued again (`park`) until an admission round lets it go on.
-next_action retry(operation& op, const workflow& wf, time_point now, std::vector<event>& out);
+/// A canceled one goes on where it stopped; a paused one is resumed.
+/// `from` (a retry's `from_step`; none: `op.steps.size()`) sends that step
+/// and those after it back to pending first (`reset_from`); a succeeded
+/// operation then runs those only, not its incomplete steps before it.
+next_action retry(operation& op, const workflow& wf, time_point now, std::vector<event>& out,
+                  size_t from = SIZE_MAX);
+
+/// Sends steps `from` and after back to pending for a retry's `from_step`
+/// (`steps_reset`): each runs again with a fresh budget; the data they
+/// stored stays until they replace it (progress_repair.cpp).
+void reset_from(operation& op, size_t from, time_point now, std::vector<event>& out);
+
+/// Records `paths` (JSON pointers a retry's input patch set or removed) as
+/// `input_patched`.
+void note_patch(operation& op, std::vector<std::string> paths, time_point now,
+                std::vector<event>& out);
+
+/// Returns the step a retry begins with: the first that is not settled,
+/// or an earlier one whose compensation ran (it was undone).
+size_t restart_point(const operation& op);
+
+/// Skips step `idx` at a client's request (the caller checked `allows`):
+/// it is recorded `skipped` (`step_skipped`, `extra.reason`) and the
+/// operation goes on with the next step. A failed or canceled operation
+/// begins a new run (`operation_retried`), a paused one is resumed.
+next_action skip(operation& op, const workflow& wf, size_t idx, std::string reason, time_point now,
+                 std::vector<event>& out);
 
 /// Pauses the operation at its current step (`operation_paused`, `why` as
 /// its error): the step starts afresh when resumed. The caller stopped

@@ -48,6 +48,16 @@ next_action wait_timed_out(operation& op, const workflow& wf, size_t idx, time_p
 /// had not run, attempts and elapsed time counting anew.
 void fresh_budget(step_record& rec);
 
+/// Goes on after a retry: at once, or, for an operation that waits for
+/// admission, back in line (its key or slot may be another's since it
+/// ended; the store queues it again with this write).
+next_action go_on(operation& op, const workflow& wf, time_point now, std::vector<event>& out);
+
+/// Readies an ended (failed, canceled) operation for a new run: the steps
+/// whose compensation ran go back to pending, the step where it stopped
+/// gets a fresh budget, the error is cleared.
+void reopen(operation& op);
+
 /// Returns the delay before attempt `attempt + 1` per the step's policy.
 duration policy_delay(const step_def& def, int32_t attempt, double rnd);
 

@@ -113,6 +113,13 @@ std::optional<next_action> apply_watch(operation& op, const workflow& wf, const 
   if (!awaiting(op, wf, idx) || op.steps[idx].name != reply.step
       || op.steps[idx].attempts != reply.attempt || !is_watched(*wf.steps()[idx].wait))
     return std::nullopt;
+  // Compared at the store's grain: the attempt may have been read back.
+  using std::chrono::milliseconds;
+  auto began = op.steps[idx].last_attempt_at;
+  if (reply.since && began
+      && std::chrono::duration_cast<milliseconds>(reply.since->time_since_epoch())
+           != std::chrono::duration_cast<milliseconds>(began->time_since_epoch()))
+    return std::nullopt;
   for (auto& kv : reply.result.data)
     op.data[kv.key()] = kv.value();
   op.state = op_state::in_progress;

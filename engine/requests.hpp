@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,8 +32,8 @@ namespace stepwise {
 using start_atom = caf::atom_constant<caf::atom("sw_start")>;
 /// (get_atom, id) -> operation.
 using get_atom = caf::atom_constant<caf::atom("sw_get")>;
-/// (command_atom, id, command) -> operation; to an operation's own actor
-/// (command_atom, command).
+/// (command_atom, id, command_request) -> operation; to an operation's own
+/// actor (command_atom, command_request).
 using command_atom = caf::atom_constant<caf::atom("sw_cmd")>;
 /// (list_atom, list_filter) -> operation_page.
 using list_atom = caf::atom_constant<caf::atom("sw_list")>;
@@ -69,6 +70,11 @@ struct start_request {
   /// `schedule_fired` is written with its creation.
   std::string schedule_id{};
   std::optional<time_point> fire_time{};
+  /// Who asks (see `event::by`): its events carry it.
+  std::string by{};
+  /// Labels to find the operation by (engine/labels.hpp): at most 16, keys
+  /// of 1 to 63 characters `a-z 0-9 _ . -`, values of up to 256 bytes.
+  std::map<std::string, std::string> labels{};
 };
 
 /// The answer to a start request.
@@ -86,6 +92,8 @@ struct signal_request {
   /// The sender's id for the signal: a repeat with the same id is a no-op.
   /// Empty: the engine makes one up (every such signal is new).
   std::string signal_id;
+  /// Who sends it (see `event::by`): `signal_received` carries it.
+  std::string by{};
 };
 
 /// Returns whether `name` may name a signal.
@@ -139,8 +147,8 @@ using dispatcher_actor = caf::typed_actor<
   caf::replies_to<start_atom, start_request>::with<start_result>,
   // An operation by id.
   caf::replies_to<get_atom, std::string>::with<operation>,
-  // Cancel, retry, pause, resume.
-  caf::replies_to<command_atom, std::string, command>::with<operation>,
+  // Cancel, retry, pause, resume, skip.
+  caf::replies_to<command_atom, std::string, command_request>::with<operation>,
   // A signal for an operation.
   caf::replies_to<signal_atom, std::string, signal_request>::with<signal_result>,
   // A page of operations, newest first.
@@ -162,6 +170,7 @@ using dispatcher_actor = caf::typed_actor<
 } // namespace stepwise
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::command)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::command_request)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::operation)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::list_filter)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(stepwise::operation_page)

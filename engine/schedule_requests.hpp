@@ -17,24 +17,24 @@
 /// functions send the same messages.
 namespace stepwise {
 
-/// (schedule_create_atom, schedule) -> schedule_result: writes a new
+/// (schedule_create_atom, schedule, by) -> schedule_result: writes a new
 /// schedule (its definition; the state is the engine's). The same
 /// definition again answers the stored one, `created` false; another one
 /// with the same id is `errc::idempotency_conflict`.
 using schedule_create_atom = caf::atom_constant<caf::atom("sw_scnew")>;
-/// (schedule_replace_atom, schedule) -> schedule: a new definition for the
+/// (schedule_replace_atom, schedule, by) -> schedule: a new definition for the
 /// schedule of that id, from its next fire on.
 using schedule_replace_atom = caf::atom_constant<caf::atom("sw_scput")>;
 /// (schedule_get_atom, id) -> schedule_view.
 using schedule_get_atom = caf::atom_constant<caf::atom("sw_scget")>;
 /// (schedule_list_atom) -> std::vector<schedule_view>, by id.
 using schedule_list_atom = caf::atom_constant<caf::atom("sw_sclist")>;
-/// (schedule_delete_atom, id) -> schedule_view, as it was.
+/// (schedule_delete_atom, id, by) -> schedule_view, as it was.
 using schedule_delete_atom = caf::atom_constant<caf::atom("sw_scdel")>;
-/// (schedule_pause_atom, id, paused) -> schedule_view: pauses, or resumes
+/// (schedule_pause_atom, id, paused, by) -> schedule_view: pauses, or resumes
 /// (the fires missed while paused are not caught up).
 using schedule_pause_atom = caf::atom_constant<caf::atom("sw_scpause")>;
-/// (schedule_trigger_atom, id) -> start_result: one fire now, whatever the
+/// (schedule_trigger_atom, id, by) -> start_result: one fire now, whatever the
 /// overlap policy says.
 using schedule_trigger_atom = caf::atom_constant<caf::atom("sw_sctrig")>;
 
@@ -51,17 +51,20 @@ struct schedule_result {
   bool created = true;
 };
 
+/// `by`, in the requests that change a schedule: who asks (see
+/// `event::by`); `schedule_changed` (or the trigger's operation) carries it.
+///
 /// The schedule keeper as a host talks to it. Errors come as `caf::error`
 /// with an `errc` code: `invalid_argument` (naming the field),
 /// `unknown_workflow`, `not_found`, `idempotency_conflict`.
-using schedules_actor =
-  caf::typed_actor<caf::replies_to<schedule_create_atom, schedule>::with<schedule_result>,
-                   caf::replies_to<schedule_replace_atom, schedule>::with<schedule_view>,
-                   caf::replies_to<schedule_get_atom, std::string>::with<schedule_view>,
-                   caf::replies_to<schedule_list_atom>::with<std::vector<schedule_view>>,
-                   caf::replies_to<schedule_delete_atom, std::string>::with<schedule_view>,
-                   caf::replies_to<schedule_pause_atom, std::string, bool>::with<schedule_view>,
-                   caf::replies_to<schedule_trigger_atom, std::string>::with<start_result>>;
+using schedules_actor = caf::typed_actor<
+  caf::replies_to<schedule_create_atom, schedule, std::string>::with<schedule_result>,
+  caf::replies_to<schedule_replace_atom, schedule, std::string>::with<schedule_view>,
+  caf::replies_to<schedule_get_atom, std::string>::with<schedule_view>,
+  caf::replies_to<schedule_list_atom>::with<std::vector<schedule_view>>,
+  caf::replies_to<schedule_delete_atom, std::string, std::string>::with<schedule_view>,
+  caf::replies_to<schedule_pause_atom, std::string, bool, std::string>::with<schedule_view>,
+  caf::replies_to<schedule_trigger_atom, std::string, std::string>::with<start_result>>;
 
 } // namespace stepwise
 

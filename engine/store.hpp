@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <caf/expected.hpp>
@@ -107,6 +108,15 @@ struct list_filter {
   size_t limit = 50;
   /// Opaque position from a previous page's `next_cursor`; empty: first page.
   std::string cursor;
+  // The members below have initializers, so that hosts that list the ones
+  // above in braces stay warning-free.
+  /// Only the operations with every one of these labels (key, value).
+  std::vector<std::pair<std::string, std::string>> labels{};
+  /// Only the operations created strictly after, strictly before.
+  std::optional<time_point> created_after{};
+  std::optional<time_point> created_before{};
+  /// Only the operation created with this idempotency key (empty: any).
+  std::string idempotency_key{};
 };
 
 /// Where a page of active operations ended (`store::load_active_page`): the
@@ -266,6 +276,12 @@ public:
   /// Returns up to `limit` events with `seq > after`, oldest first.
   [[nodiscard]] virtual caf::expected<std::vector<event>> events_after(int64_t after,
                                                                        size_t limit) = 0;
+
+  /// Returns up to `limit` events of operation `operation_id` with
+  /// `seq > after`, oldest first. The SQL stores read their index by
+  /// operation; this fallback scans the whole log.
+  [[nodiscard]] virtual caf::expected<std::vector<event>> events_of(const std::string& operation_id,
+                                                                    int64_t after, size_t limit);
 
   /// Returns the highest `seq` written so far (0 when none).
   [[nodiscard]] virtual caf::expected<int64_t> last_seq() = 0;

@@ -76,6 +76,9 @@ struct task_lease {
   std::optional<duration> heartbeat_timeout;
   /// The last heartbeat details of an earlier attempt of this step.
   boost::json::object details;
+  /// When the task became ready in its queue (the worker's clock may tell
+  /// how long it waited).
+  time_point ready_at;
 };
 
 /// A worker's heartbeat: it still works on the task.

@@ -43,6 +43,10 @@ struct watch_reply {
   std::string step;
   int32_t attempt = 0;
   watch_result result;
+  /// When the attempt began, as the request said (none: not checked). A
+  /// resumed operation goes on with the same attempt number: a report of
+  /// the attempt before the pause, late on its way, is not for this one.
+  std::optional<time_point> since;
 };
 
 /// (watch_done_atom, watch_reply) to the dispatcher.
@@ -71,6 +75,11 @@ struct watch_request {
   boost::json::object task;
   /// Where the reply goes.
   watch_report_receiver reply_to;
+  /// The lease count (actors/lease_keeper.hpp) the operation asked under:
+  /// the task broker hands out no task asked under a lease that ended,
+  /// since another process drives that operation now. A host's watcher
+  /// may ignore it.
+  uint64_t lease_epoch = 0;
 };
 
 /// The protocol of a watcher (the infrastructure monitor, or any actor of

@@ -25,17 +25,25 @@ workflow& workflow::secret(std::string json_pointer) {
   return *this;
 }
 
+namespace {
+
+// The value at `ptr` in `input` as text (a string as it is, any other
+// value as JSON), or "" when there is none.
+std::string text_at(const boost::json::object& input, const std::string& ptr) {
+  boost::json::error_code ec;
+  boost::json::value whole = input; // find_pointer wants a value
+  auto* v = whole.find_pointer(ptr, ec);
+  if (!v || v->is_null())
+    return {};
+  return v->is_string() ? std::string{v->as_string().c_str(), v->as_string().size()}
+                        : boost::json::serialize(*v);
+}
+
+} // namespace
+
 workflow& workflow::serialize_by(std::string json_pointer) {
   auto ptr = json_pointer;
-  key_ = [ptr](const boost::json::object& input) -> std::string {
-    boost::json::error_code ec;
-    boost::json::value whole = input; // find_pointer wants a value
-    auto* v = whole.find_pointer(ptr, ec);
-    if (!v || v->is_null())
-      return {};
-    return v->is_string() ? std::string{v->as_string().c_str(), v->as_string().size()}
-                          : boost::json::serialize(*v);
-  };
+  key_ = [ptr](const boost::json::object& input) { return text_at(input, ptr); };
   key_what_ = std::move(json_pointer);
   return *this;
 }
@@ -44,6 +52,19 @@ workflow& workflow::serialize_by(key_fn fn, std::string what) {
   key_ = std::move(fn);
   key_what_ = std::move(what);
   return *this;
+}
+
+workflow& workflow::label(std::string label_key, std::string json_pointer) {
+  labels_.emplace_back(std::move(label_key), std::move(json_pointer));
+  return *this;
+}
+
+std::map<std::string, std::string> workflow::labels_of(const boost::json::object& input) const {
+  std::map<std::string, std::string> out;
+  for (auto& [k, ptr] : labels_)
+    if (auto v = text_at(input, ptr); !v.empty())
+      out[k] = v.size() > 256 ? v.substr(0, 256) : std::move(v);
+  return out;
 }
 
 workflow& workflow::limit(size_t n) {

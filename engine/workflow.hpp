@@ -2,8 +2,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <caf/expected.hpp>
@@ -45,6 +47,21 @@ public:
   /// Runs operations one at a time per key computed by `fn` (an empty key:
   /// none for that operation). `what` names it in errors and listings.
   workflow& serialize_by(key_fn fn, std::string what);
+
+  /// Labels each operation with `label_key`: the value at `json_pointer`
+  /// in its input (a string as it is, any other value as JSON; none when
+  /// the input has no value there). A start request's own label of that
+  /// key wins.
+  workflow& label(std::string label_key, std::string json_pointer);
+
+  /// Returns the labels an operation with `input` takes from it.
+  [[nodiscard]] std::map<std::string, std::string> labels_of(
+    const boost::json::object& input) const;
+
+  /// Returns the declared labels: (key, JSON pointer).
+  const std::vector<std::pair<std::string, std::string>>& input_labels() const {
+    return labels_;
+  }
 
   /// Lets at most `n` operations of this workflow (any version) be in
   /// progress at once; the rest queue in creation order. The engine's
@@ -113,6 +130,7 @@ private:
   key_fn key_;
   std::string key_what_;
   size_t limit_ = 0;
+  std::vector<std::pair<std::string, std::string>> labels_;
   std::shared_ptr<const boost::json::object> definition_;
 };
 

@@ -86,6 +86,11 @@ std::string authenticator::name_of(std::string_view authorization) const {
   return hit != nullptr ? hit->name : std::string{};
 }
 
+std::string caller_name(const authenticator* auth, std::string_view authorization) {
+  auto name = auth != nullptr ? auth->name_of(authorization) : std::string{};
+  return name.empty() ? "anonymous" : name;
+}
+
 std::optional<api_error> authenticator::check(access need, std::string_view authorization) const {
   if (need == access::open || need == access::broker)
     return std::nullopt;

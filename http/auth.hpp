@@ -74,6 +74,11 @@ private:
   std::shared_ptr<const token_set> tokens_;
 };
 
+/// Returns who makes a request that carries `authorization` (see
+/// `event::by`): the name of its token, or `anonymous` when `auth` is null
+/// (a server without tokens) or it carries no valid token.
+std::string caller_name(const authenticator* auth, std::string_view authorization);
+
 /// Returns the token of an `Authorization: Bearer TOKEN` value, or empty.
 std::string_view bearer_token(std::string_view authorization);
 

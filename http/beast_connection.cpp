@@ -214,6 +214,13 @@ void beast_connection::on_routed(std::shared_ptr<stream_source> later) {
   later_ = std::move(later);
   if (later_->streaming())
     return start_stream();
+  // A long poll may wait minutes: what parsing held goes back now (times
+  // ten thousand waiting workers), unless the client already sent more.
+  if (parser_ && parser_->is_done())
+    parser_.reset();
+  if (buffer_.size() == 0)
+    buffer_.shrink_to_fit();
+  std::string{}.swap(ex_->req.body);
   drive();
 }
 

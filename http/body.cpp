@@ -2,6 +2,9 @@
 
 #include <limits>
 
+#include "engine/errc.hpp"
+#include "engine/labels.hpp"
+
 namespace stepwise::http {
 
 namespace {
@@ -75,6 +78,30 @@ std::optional<api_error> parse_json(std::string_view body, size_t max_depth,
   return std::nullopt;
 }
 
+namespace {
+
+// The optional `labels` object of a start request: string values only,
+// checked as the engine checks them (engine/labels.hpp).
+std::optional<api_error> decode_labels(const boost::json::object& obj,
+                                       std::map<std::string, std::string>& out) {
+  auto l = obj.if_contains("labels");
+  if (l == nullptr || l->is_null())
+    return std::nullopt;
+  if (!l->is_object())
+    return wrong_type("labels", "an object of strings", *l);
+  for (auto& kv : l->get_object()) {
+    std::string k{kv.key()};
+    if (!kv.value().is_string())
+      return wrong_type("labels." + k, "a string", kv.value());
+    out[k] = std::string(kv.value().get_string());
+  }
+  if (auto err = check_labels(out))
+    return invalid_argument(message_of(err));
+  return std::nullopt;
+}
+
+} // namespace
+
 std::optional<api_error> decode_start(const boost::json::value& body, start_request& out) {
   auto obj = body.if_object();
   if (obj == nullptr)
@@ -83,10 +110,10 @@ std::optional<api_error> decode_start(const boost::json::value& body, start_requ
   for (auto& kv : *obj) {
     auto k = kv.key();
     if (k != "workflow" && k != "version" && k != "input" && k != "idempotency_key"
-        && k != "deadline")
+        && k != "deadline" && k != "labels")
       return invalid_argument("unknown field '" + std::string(k)
                               + "' (allowed: workflow, version, input, "
-                                "idempotency_key, deadline)");
+                                "idempotency_key, deadline, labels)");
   }
   auto wf = obj->if_contains("workflow");
   if (wf == nullptr)
@@ -113,6 +140,8 @@ std::optional<api_error> decode_start(const boost::json::value& body, start_requ
                               + std::to_string(max_key_length) + " characters");
     out.idempotency_key = std::string(s);
   }
+  if (auto err = decode_labels(*obj, out.labels))
+    return err;
   if (auto d = obj->if_contains("deadline"); d != nullptr && !d->is_null()) {
     if (!d->is_string())
       return wrong_type("deadline", "an RFC 3339 time string", *d);

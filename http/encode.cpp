@@ -1,5 +1,7 @@
 #include "http/encode.hpp"
 
+#include "engine/labels.hpp"
+
 #include <chrono>
 
 #include "engine/event_json.hpp"
@@ -208,6 +210,8 @@ void append_operation_json(std::string& out, const operation& op,
   m.boolean("pause_requested", op.pause_requested);
   m.text_or_null("parent_id", op.parent_id);
   m.text_or_null("schedule_id", op.schedule_id);
+  m.text_or_null("idempotency_key", op.idempotency_key);
+  json_text::append_object(m.key("labels"), labels_json(op.labels));
   // An ended operation keeps the column, but nothing drives it any more.
   static const std::string nobody;
   m.text_or_null("owner", is_terminal(op.state) ? nobody : op.owner);

@@ -39,6 +39,9 @@ public:
   void read() override {
     ctx_.hub->count_store_read();
     read_ = read_store();
+    // A worker's thread: the operations the filter follows are read here.
+    if (filter_.ops && !read_->error)
+      read_->error = filter_.ops->resolve(ctx_.eng, read_->items);
   }
 
 protected:
@@ -77,7 +80,8 @@ protected:
         horizon_ = out->horizon;
       return out;
     }
-    if (cache_trusted())
+    // A filter by workflow or label reads operations (blocking): in `read`.
+    if (cache_trusted() && !filter_.ops)
       if (auto cached = ctx_.hub->cached_after(after_, limit_))
         return events_read{std::move(*cached), horizon_, std::nullopt};
     return std::nullopt;
@@ -190,7 +194,7 @@ public:
       return s;
     }
     // Tailing the cache: its frames are rendered already.
-    if (!read_ && cache_trusted()) {
+    if (!read_ && cache_trusted() && !filter_.ops) {
       if (auto r = ctx_.hub->rendered_after(after_, limit_, s.data, filter_)) {
         if (r->count == 0)
           return wait(now, next_heartbeat_, wake);

@@ -16,7 +16,8 @@ void poll(const router& r, const route_context& ctx, request& rq, server_respons
   int64_t limit = 100;
   double wait = 0;
   event_filter filter;
-  if (auto err = q.only({"after", "limit", "wait", "type"}))
+  if (auto err =
+        q.only({"after", "limit", "wait", "type", "operation", "workflow", "label"}, {"label"}))
     return r.write(rq.raw.path, res, *err);
   if (auto err = read_event_filter(q, filter))
     return r.write(rq.raw.path, res, *err);
@@ -49,6 +50,9 @@ void poll(const router& r, const route_context& ctx, request& rq, server_respons
   // wait starts.
   if (!page.items.empty())
     after = page.items.back().seq;
+  if (filter.ops)
+    if (auto err = filter.ops->resolve(ctx.eng, page.items))
+      return r.write(rq.raw.path, res, *err);
   filter.keep_wanted(page.items);
   if (!page.items.empty() || wait <= 0 || ctx.hub->closed())
     return write_events_page(res, page.items, after);
@@ -61,7 +65,7 @@ void stream(const router& r, const route_context& ctx, request& rq, server_respo
   query q{rq.raw.params};
   int64_t after = 0;
   event_filter filter;
-  if (auto err = q.only({"after", "type"}))
+  if (auto err = q.only({"after", "type", "operation", "workflow", "label"}, {"label"}))
     return r.write(rq.raw.path, res, *err);
   if (auto err = read_event_filter(q, filter))
     return r.write(rq.raw.path, res, *err);

@@ -98,6 +98,7 @@ void monitor(const router& r, infrastructure_context& ctx, request& rq, server_r
               {"deployment_location", encode(loc)},
               {"kind", kind}};
   sr.idempotency_key = infrastructure_task_key(a.request_id);
+  sr.by = caller_name(ctx.auth.get(), rq.raw.headers.get("Authorization"));
   auto started = ctx.eng.start(sr);
   // A conflict means this request id is already monitored (the request was
   // answered before with other location details): nothing is forgotten.

@@ -6,6 +6,7 @@
 
 #include "engine/engine.hpp"
 #include "infra/driver.hpp"
+#include "http/auth.hpp"
 #include "http/router.hpp"
 
 namespace stepwise::http {
@@ -34,6 +35,9 @@ struct infrastructure_context {
   /// Told (may be empty) when the driver accepted a task whose monitor could
   /// not be started: an operator must know. Never given secrets.
   std::function<void(const std::string&)> warn;
+  /// The server's bearer tokens (null: none): a monitor's start names its
+  /// caller (`event::by`).
+  std::shared_ptr<const authenticator> auth{};
 };
 
 /// Mounts `POST /api/infrastructure/create|delete|query|find` as the Ignition

@@ -102,6 +102,23 @@ std::string render(const route_context& ctx) {
           m.notifications_lost);
   counter(w, "stepwise_leases_lost_total", "Times this process lost its lease and joined again.",
           m.leases_lost);
+  gauge(w, "stepwise_tasks_ready", "Tasks of task steps ready in their queues, not yet taken.",
+        load(m.tasks_ready));
+  gauge(w, "stepwise_tasks_taken", "Tasks a worker holds now.", load(m.tasks_taken));
+  gauge(w, "stepwise_task_pollers", "Workers' long polls waiting for a task now.",
+        load(m.task_pollers));
+  counter(w, "stepwise_tasks_handed_total", "Tasks handed to workers.", m.tasks_handed);
+  counter(w, "stepwise_task_answers_total", "Workers' answers taken (complete or fail).",
+          m.tasks_answered);
+  counter(w, "stepwise_tasks_timed_out_total",
+          "Task attempts ended because no worker took them or their worker went silent.",
+          m.tasks_timed_out);
+  counter(w, "stepwise_task_answers_stale_total",
+          "Answers and heartbeats refused: their attempt was no longer current.",
+          m.tasks_stale_answers);
+  w.family("stepwise_task_wait_seconds", "histogram",
+           "How long a task waited in its queue, from ready to taken by a worker.");
+  w.histogram("stepwise_task_wait_seconds", {}, m.task_wait_seconds);
   w.family("stepwise_store_commit_duration_seconds", "histogram",
            "Latency of one store commit (group commit of many checkpoints).");
   w.histogram("stepwise_store_commit_duration_seconds", {}, m.commit_latency_seconds);

@@ -31,7 +31,11 @@ const char* openapi_paths() {
         {"name": "parent", "in": "query", "schema": {"type": "string"}, "description": "Only the operations this operation's steps started (its children)."},
         {"name": "schedule", "in": "query", "schema": {"type": "string"}, "description": "Only the operations this schedule's fires started."},
         {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50}},
-        {"name": "cursor", "in": "query", "schema": {"type": "string"}, "description": "next_cursor of the previous page."}],
+        {"name": "cursor", "in": "query", "schema": {"type": "string"}, "description": "next_cursor of the previous page."},
+        {"name": "label", "in": "query", "style": "form", "explode": true, "schema": {"type": "array", "maxItems": 16, "items": {"type": "string", "pattern": "^[a-z0-9_.-]{1,63}=.{0,256}$"}}, "description": "key=value: only the operations with this label; repeated, only those with all of them (label=runtime=rt-1&label=location=dc1). Indexed."},
+        {"name": "created_after", "in": "query", "schema": {"type": "string", "format": "date-time"}, "description": "Only the operations created strictly after this time."},
+        {"name": "created_before", "in": "query", "schema": {"type": "string", "format": "date-time"}, "description": "Only the operations created strictly before this time."},
+        {"name": "idempotency_key", "in": "query", "schema": {"type": "string"}, "description": "Only the operation started with this idempotency key."}],
       "responses": {
         "200": {"description": "A page.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/OperationPage"}}}},
         "errors": [400, 503]}
@@ -59,9 +63,21 @@ const char* openapi_paths() {
   },
   "/api/v1/operations/{id}/retry": {
     "post": {
-      "summary": "Resume a failed operation at its failed step, or run the incomplete best-effort steps of a succeeded one again (each with a fresh retry budget): a new run, which begins with an operation_retried event and ends with a terminal event of its own. 409 when there is nothing to retry, or when the operation's deadline has passed (the run would fail at once). The body may be empty or {}.",
+      "summary": "Retry an operation: a failed or canceled one goes on where it stopped, a paused one is resumed, a succeeded one runs its incomplete best-effort steps again (each with a fresh retry budget). input is a JSON merge patch (RFC 7396) on the operation's input, applied first (input_patched, naming the patched paths, never the values; secret paths stay sealed, a patched secret is sealed anew). from_step runs that step and every step after it again (steps_reset; allowed on a succeeded operation too; the data they stored stays until they replace it); it must not lie past the step where the operation stopped. A failed, canceled or succeeded operation begins a new run (operation_retried) that ends with a terminal event of its own. The operation keeps its workflow version. 400 naming the field (non-object input, a from_step the workflow does not have); 409 naming the state when it does not allow a retry, or when the deadline has passed. The body may be empty or {}.",
       "operationId": "retryOperation",
       "parameters": [{"$ref": "#/components/parameters/OperationId"}],
+      "requestBody": {"required": false, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RetryRequest"}}}},
+      "responses": {
+        "202": {"description": "Accepted.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},
+        "errors": [400, 404, 409, 415, 503]}
+    }
+  },
+  "/api/v1/operations/{id}/skip": {
+    "post": {
+      "summary": "Skip the step a failed, paused or waiting operation stopped at: it is recorded skipped (step_skipped with the reason) and the operation goes on with the next step (a failed one in a new run, operation_retried). 400 naming the field (step missing or not in the workflow, reason missing or over 1024 bytes); 409 naming the state when the step is not the failed, paused or waiting one.",
+      "operationId": "skipStep",
+      "parameters": [{"$ref": "#/components/parameters/OperationId"}],
+      "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SkipRequest"}}}},
       "responses": {
         "202": {"description": "Accepted.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Operation"}}}},
         "errors": [400, 404, 409, 415, 503]}
@@ -145,7 +161,10 @@ const char* openapi_paths() {
         {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "default": 0}},
         {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}},
         {"name": "wait", "in": "query", "schema": {"type": "number", "minimum": 0, "maximum": 60, "default": 0}, "description": "Seconds to wait when there is no event yet; answers as soon as one exists."},
-        {"name": "type", "in": "query", "schema": {"type": "string"}, "description": "Only events of these types, comma-separated (operation_succeeded,operation_failed,operation_canceled); others are skipped, and next_after (the stream's position) moves past them."}],
+        {"name": "type", "in": "query", "schema": {"type": "string"}, "description": "Only events of these types, comma-separated (operation_succeeded,operation_failed,operation_canceled); others are skipped, and next_after (the stream's position) moves past them."},
+        {"name": "operation", "in": "query", "schema": {"type": "string"}, "description": "Only the events of this operation."},
+        {"name": "workflow", "in": "query", "schema": {"type": "string"}, "description": "Only the events of operations of this workflow."},
+        {"name": "label", "in": "query", "style": "form", "explode": true, "schema": {"type": "array", "maxItems": 16, "items": {"type": "string", "pattern": "^[a-z0-9_.-]{1,63}=.{0,256}$"}}, "description": "key=value: only the events of operations with this label; repeated, with all of them. Each operation is read once to know its labels."}],
       "responses": {
         "200": {"description": "Events (possibly none).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EventPage"}}}},
         "errors": [400, 410, 503]}
@@ -158,7 +177,10 @@ const char* openapi_paths() {
       "parameters": [
         {"name": "Last-Event-ID", "in": "header", "schema": {"type": "integer", "minimum": 0}},
         {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0}},
-        {"name": "type", "in": "query", "schema": {"type": "string"}, "description": "Only events of these types, comma-separated (operation_succeeded,operation_failed,operation_canceled); others are skipped, and next_after (the stream's position) moves past them."}],
+        {"name": "type", "in": "query", "schema": {"type": "string"}, "description": "Only events of these types, comma-separated (operation_succeeded,operation_failed,operation_canceled); others are skipped, and next_after (the stream's position) moves past them."},
+        {"name": "operation", "in": "query", "schema": {"type": "string"}, "description": "Only the events of this operation."},
+        {"name": "workflow", "in": "query", "schema": {"type": "string"}, "description": "Only the events of operations of this workflow."},
+        {"name": "label", "in": "query", "style": "form", "explode": true, "schema": {"type": "array", "maxItems": 16, "items": {"type": "string", "pattern": "^[a-z0-9_.-]{1,63}=.{0,256}$"}}, "description": "key=value: only the events of operations with this label; repeated, with all of them. Each operation is read once to know its labels."}],
       "responses": {
         "200": {"description": "An endless stream; comment lines keep it alive. It ends when it falls behind retention (a removal took events after the last one sent): reconnecting with Last-Event-ID then answers 410.", "content": {"text/event-stream": {"schema": {"type": "string"}}}},
         "errors": [400, 410, 503]}

@@ -24,9 +24,11 @@ const char* openapi_front_paths() {
       "200": {"description": "The file.", "content": {"text/javascript": {"schema": {"type": "string"}}, "text/css": {"schema": {"type": "string"}}}},
       "errors": [400, 404]}}},
   "/api/v1/operations/{id}/events": {"get": {
-    "summary": "The operation's events, oldest first (its timeline). The log has no index by operation: the server scans it from shortly before the operation's creation to shortly after its last update, within bounds.",
+    "summary": "The operation's events, oldest first (its timeline), a page at a time: complete, from the store's index by operation.",
     "operationId": "operationEvents",
-    "parameters": [{"$ref": "#/components/parameters/OperationId"}],
+    "parameters": [{"$ref": "#/components/parameters/OperationId"},
+      {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "default": 0}, "description": "Only events with a greater seq: next_after of the previous page."},
+      {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 1000}}],
     "responses": {
       "200": {"description": "The events.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/OperationEvents"}}}},
       "errors": [400, 404, 503]}}},
@@ -42,11 +44,11 @@ const char* openapi_front_paths() {
 const char* openapi_front_schemas() {
   return R"json({
   "OperationEvents": {
-    "type": "object", "required": ["items", "complete", "last_seq"],
+    "type": "object", "required": ["items", "next_after", "last_seq"],
     "properties": {
       "items": {"type": "array", "items": {"$ref": "#/components/schemas/Event"}},
-      "complete": {"type": "boolean", "description": "False when the scan stopped at its bound: events may be missing."},
-      "last_seq": {"type": "integer", "description": "The newest seq when the scan ended; stream after it for what follows."}}
+      "next_after": {"type": "integer", "nullable": true, "description": "The after of the next page; null on the last page."},
+      "last_seq": {"type": "integer", "description": "The newest seq of the log, read before the page; stream after it for what follows."}}
   },
   "LatestEvent": {"type": "object", "required": ["seq"], "properties": {"seq": {"type": "integer", "minimum": 0}}}
 })json";

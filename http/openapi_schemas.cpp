@@ -36,7 +36,7 @@ const char* openapi_components() {
     },
     "Operation": {
       "type": "object",
-      "required": ["id", "workflow", "version", "state", "input", "data", "error", "created_at", "updated_at", "deadline", "steps", "signals", "key", "blocked_by", "pause_requested", "parent_id", "schedule_id", "owner"],
+      "required": ["id", "workflow", "version", "state", "input", "data", "error", "created_at", "updated_at", "deadline", "steps", "signals", "key", "blocked_by", "pause_requested", "parent_id", "schedule_id", "idempotency_key", "labels", "owner"],
       "properties": {
         "id": {"type": "string", "description": "Opaque."},
         "workflow": {"type": "string"},
@@ -55,6 +55,8 @@ const char* openapi_components() {
         "pause_requested": {"type": "boolean", "description": "A pause was asked for while an attempt ran: the operation pauses when that attempt ends."},
         "parent_id": {"type": "string", "nullable": true, "description": "The operation whose step started this one; null for none."},
         "schedule_id": {"type": "string", "nullable": true, "description": "The schedule whose fire started this one; null for none."},
+        "idempotency_key": {"type": "string", "nullable": true, "description": "The key it was started with; null for none (GET /api/v1/operations?idempotency_key=K finds it)."},
+        "labels": {"$ref": "#/components/schemas/Labels"},
         "owner": {"type": "string", "nullable": true, "description": "The id of the server that drives it (GET /api/v1/cluster lists them), when several servers share a PostgreSQL store; null when it has ended, when no live server holds it yet (its server died and none has taken it over), and on a store of one server."},
         "children": {"type": "object", "description": "Only in the answer about one operation (GET /api/v1/operations/{id}): how many child operations its steps started (ctx.start_child), in all and in each state that has any; GET /api/v1/operations?parent=ID lists them.", "required": ["total"], "properties": {"total": {"type": "integer"}}, "additionalProperties": {"type": "integer"}}}
     },
@@ -70,6 +72,18 @@ const char* openapi_components() {
       "description": "The payload. A string signal_id, if present, is taken out of it: the sender's id for the signal, so that a repeat is a no-op.",
       "properties": {"signal_id": {"type": "string", "minLength": 1, "maxLength": 255}}
     },
+    "RetryRequest": {
+      "type": "object", "additionalProperties": false,
+      "properties": {
+        "input": {"type": "object", "additionalProperties": true, "description": "A JSON merge patch (RFC 7396) on the operation's input: null removes a member, an object merges, anything else replaces."},
+        "from_step": {"type": "string", "minLength": 1, "description": "Run this step and every step after it again."}}
+    },
+    "SkipRequest": {
+      "type": "object", "required": ["step", "reason"], "additionalProperties": false,
+      "properties": {
+        "step": {"type": "string", "minLength": 1, "description": "The failed, paused or waiting step to skip."},
+        "reason": {"type": "string", "minLength": 1, "maxLength": 1024, "description": "Why; kept in the step_skipped event."}}
+    },
     "StartRequest": {
       "type": "object", "required": ["workflow", "input"], "additionalProperties": false,
       "properties": {
@@ -77,7 +91,13 @@ const char* openapi_components() {
         "version": {"type": "integer", "minimum": 1, "nullable": true, "description": "Default: the newest registered version."},
         "input": {"type": "object"},
         "idempotency_key": {"type": "string", "minLength": 1, "maxLength": 255, "nullable": true, "description": "The same key with the same request again answers 200 with the same operation; with a different request 409."},
-        "deadline": {"type": "string", "format": "date-time", "nullable": true}}
+        "deadline": {"type": "string", "format": "date-time", "nullable": true},
+        "labels": {"$ref": "#/components/schemas/Labels"}}
+    },
+    "Labels": {
+      "type": "object", "maxProperties": 16, "propertyNames": {"pattern": "^[a-z0-9_.-]{1,63}$"},
+      "additionalProperties": {"type": "string", "maxLength": 256},
+      "description": "Labels to find the operation by (GET /api/v1/operations?label=key=value). Those of the start request, plus what its workflow takes from the input (provision_runtime and deprovision_runtime: runtime, instance_id, location), parent (a child operation) and schedule (a scheduled one). At most 16 in a request, keys of 1 to 63 characters a-z 0-9 _ . -, values up to 256 bytes; 400 otherwise."
     },
     "OperationPage": {
       "type": "object", "required": ["items", "next_cursor"],
@@ -88,14 +108,15 @@ const char* openapi_components() {
     "Event": {
       "type": "object", "required": ["seq", "time", "operation_id", "type"],
       "additionalProperties": true,
-      "description": "infrastructure_task_completed events also carry infrastructure_id, request_id, status, failure_details and outputs; schedule_fired carries schedule and fire_time; schedule_skipped (operation_id empty) schedule, fire_time (the last fire skipped), count and reason (overlap or missed).",
+      "description": "infrastructure_task_completed events also carry infrastructure_id, request_id, status, failure_details and outputs; schedule_fired carries schedule and fire_time; schedule_skipped (operation_id empty) schedule, fire_time (the last fire skipped), count and reason (overlap or missed); schedule_changed (operation_id empty) schedule and change (created, replaced, deleted, paused or resumed).",
       "properties": {
         "seq": {"type": "integer", "description": "Strictly increasing, never reused."},
         "time": {"$ref": "#/components/schemas/Time"},
         "operation_id": {"type": "string"},
-        "type": {"type": "string", "enum": ["operation_created", "step_started", "step_succeeded", "step_retry_scheduled", "step_failed", "step_timed_out", "step_skipped", "step_incomplete", "compensation_started", "compensation_succeeded", "compensation_failed", "operation_waiting", "operation_succeeded", "operation_failed", "operation_canceled", "infrastructure_task_completed", "signal_received", "operation_queued", "operation_paused", "operation_resumed", "operation_retried", "schedule_fired", "schedule_skipped"]},
+        "type": {"type": "string", "enum": ["operation_created", "step_started", "step_succeeded", "step_retry_scheduled", "step_failed", "step_timed_out", "step_skipped", "step_incomplete", "compensation_started", "compensation_succeeded", "compensation_failed", "operation_waiting", "operation_succeeded", "operation_failed", "operation_canceled", "infrastructure_task_completed", "signal_received", "operation_queued", "operation_paused", "operation_resumed", "operation_retried", "schedule_fired", "schedule_skipped", "schedule_changed", "input_patched", "steps_reset"]},
         "step": {"type": "string"}, "attempt": {"type": "integer"},
-        "state": {"type": "string"}, "error": {"type": "string"}}
+        "state": {"type": "string"}, "error": {"type": "string"},
+        "by": {"type": "string", "description": "Who caused it, on the events a request caused (start, cancel, retry, pause, resume, signal, schedule changes): the name of the caller's API token (--auth-tokens), anonymous on a server without tokens, osb:USER for the service broker (its basic-auth user), schedule:ID for a schedule's own fires, parent:ID for a parent's children (and its cancel of them). Absent on the steps' own events. Never a secret."}}
     },
     "EventPage": {
       "type": "object", "required": ["items", "next_after"],

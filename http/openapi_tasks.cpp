@@ -49,6 +49,16 @@ const char* openapi_tasks_paths() {
         "errors": [400, 409, 413, 415, 503]}
     }
   },
+  "/api/v1/tasks/complete": {
+    "post": {
+      "summary": "Completes several tasks in one request (a worker that took a batch): each is carried out as its own complete would be, and the answer says per token whether it was taken or, with the error complete would have answered (stale_task), why not. The body is checked whole first: a bad item is a 400 and nothing is carried out. Needs a worker or write token.",
+      "operationId": "completeTasks",
+      "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["tasks"], "additionalProperties": false, "properties": {"tasks": {"type": "array", "minItems": 1, "maxItems": 100, "items": {"type": "object", "required": ["token"], "additionalProperties": false, "properties": {"token": {"type": "string", "description": "As a poll returned it."}, "data": {"type": "object", "description": "Merged into the operation's data."}}}}}}}}},
+      "responses": {
+        "200": {"description": "Each answer's fate, in the order given.", "content": {"application/json": {"schema": {"type": "object", "required": ["items"], "additionalProperties": false, "properties": {"items": {"type": "array", "items": {"type": "object", "required": ["token"], "additionalProperties": false, "properties": {"token": {"type": "string"}, "accepted": {"type": "boolean", "enum": [true]}, "error": {"type": "object", "required": ["code", "message"], "additionalProperties": false, "properties": {"code": {"type": "string"}, "message": {"type": "string"}}}}}}}}}}},
+        "errors": [400, 413, 415, 503]}
+    }
+  },
   "/api/v1/tasks/queues": {
     "get": {
       "summary": "The task queues this server holds tasks, polls or workers of: ready and taken tasks, the oldest ready task's age, and the workers seen in the last 10 minutes.",
@@ -73,7 +83,7 @@ const char* openapi_tasks_schemas() {
   },
   "Task": {
     "type": "object", "additionalProperties": false,
-    "required": ["token", "operation_id", "workflow", "step", "attempt", "input", "data", "deadline", "heartbeat_timeout", "details"],
+    "required": ["token", "operation_id", "workflow", "step", "attempt", "input", "data", "deadline", "heartbeat_timeout", "details", "ready_at"],
     "properties": {
       "token": {"type": "string", "description": "Names this attempt in the worker's heartbeats and answer."},
       "operation_id": {"type": "string"},
@@ -84,7 +94,8 @@ const char* openapi_tasks_schemas() {
       "data": {"type": "object", "description": "The operation's data when the attempt began."},
       "deadline": {"type": "string", "format": "date-time", "nullable": true, "description": "When the attempt times out whatever the worker does."},
       "heartbeat_timeout": {"type": "string", "nullable": true, "description": "The longest the worker may stay silent, such as 10s; null: no heartbeat needed."},
-      "details": {"type": "object", "description": "The last heartbeat details of an earlier attempt of this step (kept in the server's memory only)."}}
+      "details": {"type": "object", "description": "The last heartbeat details of an earlier attempt of this step (kept in the server's memory only)."},
+      "ready_at": {"type": "string", "format": "date-time", "description": "When the task became ready in its queue (on the server's clock): how long it waited for a worker."}}
   },
   "TaskHeartbeat": {
     "type": "object", "additionalProperties": false,

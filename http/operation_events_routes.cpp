@@ -8,24 +8,40 @@ namespace stepwise::http {
 
 namespace {
 
-// Bounds of one timeline request: the log has no index by operation.
-constexpr size_t max_scanned = 200000;
-constexpr size_t max_items = 2000;
+constexpr int64_t max_timeline_seq = 1'000'000'000'000'000'000;
+constexpr int64_t timeline_page = 1000;
 
+// A page of one operation's events, from the store's index by operation:
+// complete however many other operations wrote between them.
 void timeline(const router& r, const route_context& ctx, request& rq, server_response& res) {
-  if (auto err = query{rq.raw.params}.only({}))
+  query q{rq.raw.params};
+  int64_t after = 0;
+  int64_t limit = std::min<int64_t>(timeline_page, static_cast<int64_t>(ctx.lim.max_events_page));
+  if (auto err = q.only({"after", "limit"}))
+    return r.write(rq.raw.path, res, *err);
+  if (auto err = q.integer("after", 0, max_timeline_seq, after))
+    return r.write(rq.raw.path, res, *err);
+  if (auto err = q.integer("limit", 1, static_cast<int64_t>(ctx.lim.max_events_page), limit))
     return r.write(rq.raw.path, res, *err);
   auto eng = ctx.eng;
+  // The newest seq first: an event the page misses comes after it, so a
+  // client that streams from `last_seq` on sees it.
+  auto last = last_event_seq(eng);
+  if (!last)
+    return r.write(rq.raw.path, res, from_engine(last.error()));
   auto op = eng.get(rq.params[0]);
   if (!op)
     return r.write(rq.raw.path, res, from_engine(op.error()));
-  auto found = events_of(eng, *op, max_scanned, max_items);
-  if (!found)
-    return r.write(rq.raw.path, res, from_engine(found.error()));
+  auto items = eng.operation_events(op->id, after, static_cast<size_t>(limit));
+  if (!items)
+    return r.write(rq.raw.path, res, from_engine(items.error()));
+  boost::json::value next = nullptr;
+  if (items->size() == static_cast<size_t>(limit))
+    next = items->back().seq;
+  auto newest = items->empty() ? *last : std::max(*last, items->back().seq);
   write_json(res, 200,
-             boost::json::object{{"items", to_json_array(found->items)},
-                                 {"complete", found->complete},
-                                 {"last_seq", found->last_seq}});
+             boost::json::object{
+               {"items", to_json_array(*items)}, {"next_after", next}, {"last_seq", newest}});
 }
 
 void latest(const router& r, const route_context& ctx, request& rq, server_response& res) {

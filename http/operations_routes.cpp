@@ -4,6 +4,7 @@
 #include "http/deferred_answer.hpp"
 #include "http/encode.hpp"
 #include "http/query.hpp"
+#include "http/repair_body.hpp"
 #include "http/reply.hpp"
 #include "http/routes.hpp"
 
@@ -31,6 +32,7 @@ void start(const router& r, const route_context& ctx, request& rq, server_respon
   start_request sr;
   if (failed(r, rq, res, decode_start(body, sr)))
     return;
+  sr.by = caller_of(ctx, rq);
   // Runs on the connection's I/O thread: the engine's answer comes back
   // by callback, and the connection sends it.
   auto answer = std::make_shared<deferred_answer>();
@@ -51,7 +53,10 @@ void start(const router& r, const route_context& ctx, request& rq, server_respon
 
 void list(const router& r, const route_context& ctx, request& rq, server_response& res) {
   query q{rq.raw.params};
-  if (failed(r, rq, res, q.only({"state", "workflow", "parent", "schedule", "limit", "cursor"})))
+  if (failed(r, rq, res,
+             q.only({"state", "workflow", "parent", "schedule", "limit", "cursor", "label",
+                     "created_after", "created_before", "idempotency_key"},
+                    {"label"})))
     return;
   list_filter f;
   std::string state;
@@ -61,6 +66,10 @@ void list(const router& r, const route_context& ctx, request& rq, server_respons
       || failed(r, rq, res, q.text("parent", f.parent))
       || failed(r, rq, res, q.text("schedule", f.schedule))
       || failed(r, rq, res, q.text("cursor", f.cursor))
+      || failed(r, rq, res, q.labels("label", f.labels))
+      || failed(r, rq, res, q.time("created_after", f.created_after))
+      || failed(r, rq, res, q.time("created_before", f.created_before))
+      || failed(r, rq, res, q.text("idempotency_key", f.idempotency_key))
       || failed(r, rq, res, q.integer("limit", 1, static_cast<int64_t>(ctx.lim.max_page), limit)))
     return;
   if (!state.empty()) {
@@ -104,13 +113,29 @@ void show(const router& r, const route_context& ctx, request& rq, server_respons
   write_json_text(res, 200, operation_text(*op, &*children));
 }
 
-// Cancel, retry, pause and resume: the same request and answer around another engine call.
-template <caf::expected<operation> (engine::*Command)(const std::string&)>
+// Cancel, pause and resume: the same request and answer around another engine call.
+template <caf::expected<operation> (engine::*Command)(const std::string&, const std::string&)>
 void command(const router& r, const route_context& ctx, request& rq, server_response& res) {
   if (failed(r, rq, res, query{rq.raw.params}.only({}))
       || failed(r, rq, res, check_empty_command(rq.body, ctx.lim.max_json_depth)))
     return;
-  auto op = (ctx.eng.*Command)(rq.params[0]);
+  auto op = (ctx.eng.*Command)(rq.params[0], caller_of(ctx, rq));
+  if (!op)
+    return r.write(rq.raw.path, res, from_engine(op.error()));
+  write_json_text(res, 202, operation_text(*op));
+}
+
+// Retry (`{input?, from_step?}`) and skip (`{step, reason}`): a request
+// that carries fields, checked here for their shape and by the operation
+// for the rest.
+template <std::optional<api_error> (*Decode)(std::string_view, size_t, command_request&)>
+void repair(const router& r, const route_context& ctx, request& rq, server_response& res) {
+  command_request req;
+  if (failed(r, rq, res, query{rq.raw.params}.only({}))
+      || failed(r, rq, res, Decode(rq.body, ctx.lim.max_json_depth, req)))
+    return;
+  req.by = caller_of(ctx, rq);
+  auto op = ctx.eng.apply(rq.params[0], std::move(req));
   if (!op)
     return r.write(rq.raw.path, res, from_engine(op.error()));
   write_json_text(res, 202, operation_text(*op));
@@ -124,7 +149,8 @@ void add_operations_routes(router& r, const route_context& ctx) {
   add_route(r, ctx, "GET", ops, list);
   add_route(r, ctx, "GET", ops + "/{id}", show);
   add_route(r, ctx, "POST", ops + "/{id}/cancel", command<&engine::cancel>);
-  add_route(r, ctx, "POST", ops + "/{id}/retry", command<&engine::retry>);
+  add_route(r, ctx, "POST", ops + "/{id}/retry", repair<&decode_retry>);
+  add_route(r, ctx, "POST", ops + "/{id}/skip", repair<&decode_skip>);
   add_route(r, ctx, "POST", ops + "/{id}/pause", command<&engine::pause>);
   add_route(r, ctx, "POST", ops + "/{id}/resume", command<&engine::resume>);
 }

@@ -8,6 +8,7 @@
 #include <caf/expected.hpp>
 
 #include "engine/engine.hpp"
+#include "engine/key_ring.hpp"
 #include "engine/operation.hpp"
 #include "http/osb_credentials.hpp"
 #include "http/router.hpp"
@@ -25,6 +26,9 @@ struct osb_context {
   find_by_key_fn find_by_key;
   /// The platform's basic credentials; every `/v2/` request needs them.
   std::shared_ptr<const basic_credentials> credentials;
+  /// The engine's key ring (null: secrets stored plain): the broker opens
+  /// a binding's credential with it to hand it to the platform.
+  std::shared_ptr<const key_ring> keys;
   size_t max_json_depth = 32;
 };
 
@@ -36,11 +40,14 @@ inline constexpr int osb_min_minor = 13;
 std::string osb_deprovision_key(const std::string& instance_id);
 
 /// Mounts the Open Service Broker API v2.17 (`/v2/catalog`,
-/// `PUT|DELETE /v2/service_instances/{instance_id}`,
-/// `GET /v2/service_instances/{instance_id}/last_operation`) on `r`: one
-/// service whose instances are runtimes made by `provision_runtime` and
-/// removed by `deprovision_runtime`. Errors under `/v2/` are
-/// `{"error", "description"}`. Needs the infrastructure workflows.
+/// `PUT|GET|PATCH|DELETE /v2/service_instances/{instance_id}`, its
+/// `last_operation`, and `PUT|GET|DELETE
+/// .../service_bindings/{binding_id}` with theirs) on `r`: one service
+/// whose instances are runtimes made by `provision_runtime`, changed by
+/// `update_runtime` and removed by `deprovision_runtime`, bound with
+/// `bind_runtime` and `unbind_runtime` (http/osb_instance.hpp). Errors
+/// under `/v2/` are `{"error", "description"}`. Needs the infrastructure
+/// workflows.
 void add_osb_routes(router& r, osb_context ctx);
 
 } // namespace stepwise::http

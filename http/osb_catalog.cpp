@@ -35,6 +35,17 @@ constexpr const char* parameters_schema = R"json({
     "properties": {"type": "object", "description": "Inputs of the template."}}
 })json";
 
+// What an update may change (http/osb_update.cpp): a runtime keeps its
+// name and location; a plan change changes its template type.
+constexpr const char* update_parameters_schema = R"json({
+  "$schema": "http://json-schema.org/draft-04/schema#",
+  "type": "object",
+  "additionalProperties": false,
+  "properties": {
+    "template": {"type": "string", "minLength": 1, "description": "The new infrastructure template: the runtime is replaced by one made from it."},
+    "properties": {"type": "object", "description": "The template's new inputs (replacing the old ones)."}}
+})json";
+
 json::value sorted(const json::value& v) {
   if (auto o = v.if_object()) {
     std::vector<std::string> keys;
@@ -89,6 +100,7 @@ const osb_plan* find_osb_plan(std::string_view id) {
 const json::value& osb_catalog() {
   static const json::value catalog = [] {
     auto schema = json::parse(parameters_schema);
+    auto update_schema = json::parse(update_parameters_schema);
     json::array ps;
     for (auto& p : plans)
       ps.push_back(json::object{
@@ -96,20 +108,22 @@ const json::value& osb_catalog() {
         {"name", p.name},
         {"description", p.description},
         {"free", true},
-        {"bindable", false},
+        {"bindable", true},
+        {"plan_updateable", true},
         {"schemas",
-         json::object{
-           {"service_instance", json::object{{"create", json::object{{"parameters", schema}}}}}}}});
+         json::object{{"service_instance",
+                       json::object{{"create", json::object{{"parameters", schema}}},
+                                    {"update", json::object{{"parameters", update_schema}}}}}}}});
     json::object service{{"id", osb_service_id},
                          {"name", "stepwise-runtime"},
                          {"description",
                           "A runtime provisioned on a deployment location by stepwise's "
                           "durable provision_runtime workflow."},
                          {"tags", json::array{"stepwise", "runtime"}},
-                         {"bindable", false},
-                         {"instances_retrievable", false},
-                         {"bindings_retrievable", false},
-                         {"plan_updateable", false},
+                         {"bindable", true},
+                         {"instances_retrievable", true},
+                         {"bindings_retrievable", true},
+                         {"plan_updateable", true},
                          {"metadata", json::object{{"displayName", "stepwise runtime"}}},
                          {"plans", std::move(ps)}};
     return json::value(json::object{{"services", json::array{std::move(service)}}});

@@ -41,6 +41,18 @@ caf::expected<void> basic_credentials::reload() {
   return caf::unit;
 }
 
+std::string osb_caller(std::string_view authorization) {
+  std::string out = "osb:";
+  auto space = authorization.find(' ');
+  if (space == std::string_view::npos)
+    return out;
+  auto decoded = base64_decode(authorization.substr(space + 1));
+  if (!decoded)
+    return out;
+  out.append(*decoded, 0, decoded->find(':'));
+  return out;
+}
+
 bool basic_credentials::check(std::string_view authorization) const {
   auto space = authorization.find(' ');
   if (space == std::string_view::npos)

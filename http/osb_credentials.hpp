@@ -41,6 +41,11 @@ private:
   digest hash_{};
 };
 
+/// Returns who makes a broker request (see `event::by`): `osb:<user>`
+/// for an `Authorization: Basic` value, the user part only (never the
+/// password); `osb:` alone when it carries none.
+std::string osb_caller(std::string_view authorization);
+
 /// Shortest password accepted in a credentials file.
 inline constexpr size_t min_broker_password = 12;
 

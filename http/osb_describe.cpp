@@ -21,16 +21,28 @@ bool osb_matches(const operation& provisioning, const std::string& service_id,
 
 json::object osb_last_operation(const operation& op) {
   auto what = op.workflow == "deprovision_runtime" ? std::string("deprovisioning")
+              : op.workflow == "update_runtime"    ? std::string("updating")
+              : op.workflow == "bind_runtime"      ? std::string("binding")
+              : op.workflow == "unbind_runtime"    ? std::string("unbinding")
                                                    : std::string("provisioning");
+  json::object ended;
+  // A failed update replaced nothing (update_runtime deletes the old
+  // infrastructure last): the instance works as before, and the same
+  // update may be tried again.
+  if (op.workflow == "update_runtime")
+    ended = {{"instance_usable", true}, {"update_repeatable", true}};
   switch (op.state) {
     case op_state::succeeded:
       return {{"state", "succeeded"}, {"description", what + " succeeded"}};
     case op_state::failed:
-      return {{"state", "failed"},
-              {"description",
-               what + " failed: " + (op.error.empty() ? std::string("no detail") : op.error)}};
+      ended["state"] = "failed";
+      ended["description"] =
+        what + " failed: " + (op.error.empty() ? std::string("no detail") : op.error);
+      return ended;
     case op_state::canceled:
-      return {{"state", "failed"}, {"description", what + " was canceled"}};
+      ended["state"] = "failed";
+      ended["description"] = what + " was canceled";
+      return ended;
     default:
       break;
   }

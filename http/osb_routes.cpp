@@ -3,7 +3,8 @@
 // deprovisions it with DELETE. The broker keeps no state of its own: an
 // instance is the provision_runtime operation whose idempotency key is its
 // id, and its deprovisioning the deprovision_runtime operation keyed
-// osb_deprovision_key(id).
+// osb_deprovision_key(id); its updates and bindings are in osb_update.cpp
+// and osb_bindings.cpp (the keys: osb_instance.hpp).
 
 #include "http/osb.hpp"
 
@@ -13,6 +14,7 @@
 #include "http/body.hpp"
 #include "http/osb_catalog.hpp"
 #include "http/osb_describe.hpp"
+#include "http/osb_instance.hpp"
 #include "http/reply.hpp"
 
 namespace stepwise::http {
@@ -22,10 +24,6 @@ namespace json = boost::json;
 namespace {
 
 using osb_ctx = std::shared_ptr<const osb_context>;
-
-api_error osb_error(int status, const char* code, std::string description) {
-  return {status, code, std::move(description)};
-}
 
 // The router's and the engine's snake_case codes as the broker's single
 // CamelCase word ("not_found" -> "NotFound").
@@ -74,56 +72,25 @@ std::optional<api_error> check_version(const server_request& req) {
                      + " or later");
 }
 
-bool accepts_incomplete(const server_request& req) {
-  return req.params.get("accepts_incomplete") == "true";
-}
-
-api_error async_required() {
-  return osb_error(422, "AsyncRequired",
-                   "This service plan requires client support for asynchronous "
-                   "service operations: add ?accepts_incomplete=true");
-}
-
 json::object operation_body(const operation& op) {
   return {{"operation", op.id}};
 }
 
-// The instance's provisioning (unmasked: only its id and input's broker
-// fields are read), or nothing.
-caf::expected<std::optional<operation>> provisioning_of(const osb_context& c,
-                                                        const std::string& id) {
-  auto found = c.find_by_key(id);
-  if (!found || !*found)
-    return found;
-  if ((*found)->workflow != "provision_runtime")
-    return std::optional<operation>{};
-  return found;
-}
-
 void provision(const router& r, const osb_context& c, request& rq, server_response& res) {
   auto& id = rq.params[0];
-  json::value body;
-  if (auto err = parse_json(rq.body, c.max_json_depth, body))
+  json::object obj;
+  if (auto err = osb_parse_body(c, rq.body, true, obj))
     return r.write(rq.raw.path, res, *err);
-  auto obj = body.if_object();
-  if (obj == nullptr)
-    return r.write(rq.raw.path, res, invalid_argument("the body must be a JSON object"));
-  auto service = obj->if_contains("service_id");
-  auto plan_id = obj->if_contains("plan_id");
-  if (service == nullptr || !service->is_string() || plan_id == nullptr || !plan_id->is_string())
-    return r.write(rq.raw.path, res,
-                   invalid_argument("'service_id' and 'plan_id' are required strings"));
-  if (service->get_string() != osb_service_id)
-    return r.write(rq.raw.path, res, invalid_argument("unknown service_id (see GET /v2/catalog)"));
-  auto plan = find_osb_plan(plan_id->get_string());
+  auto plan = find_osb_plan(obj.at("plan_id").get_string());
   if (plan == nullptr)
     return r.write(rq.raw.path, res, invalid_argument("unknown plan_id (see GET /v2/catalog)"));
-  if (!accepts_incomplete(rq.raw))
-    return r.write(rq.raw.path, res, async_required());
+  if (!osb_accepts_incomplete(rq.raw))
+    return r.write(rq.raw.path, res, osb_async_required());
   start_request sr;
+  sr.by = osb_caller(rq.raw.headers.get("Authorization"));
   sr.workflow = "provision_runtime";
   sr.idempotency_key = id;
-  if (auto err = osb_provision_input(id, *plan, obj->if_contains("parameters"), sr.input))
+  if (auto err = osb_provision_input(id, *plan, obj.if_contains("parameters"), sr.input))
     return r.write(rq.raw.path, res, *err);
   auto gone = c.find_by_key(osb_deprovision_key(id));
   if (!gone)
@@ -154,33 +121,33 @@ void deprovision(const router& r, const osb_context& c, request& rq, server_resp
   if (service.empty() || plan.empty())
     return r.write(rq.raw.path, res,
                    invalid_argument("query parameters service_id and plan_id are required"));
-  if (!accepts_incomplete(rq.raw))
-    return r.write(rq.raw.path, res, async_required());
-  auto prov = provisioning_of(c, id);
-  if (!prov)
-    return r.write(rq.raw.path, res, from_engine(prov.error()));
-  if (!*prov)
+  if (!osb_accepts_incomplete(rq.raw))
+    return r.write(rq.raw.path, res, osb_async_required());
+  auto inst = find_osb_instance(c, id);
+  if (!inst)
+    return r.write(rq.raw.path, res, from_engine(inst.error()));
+  if (!*inst)
     return write_json(res, 410, json::object{});
-  if (!osb_matches(**prov, service, plan))
+  // The plan is the newest applied update's.
+  if (!osb_matches((*inst)->runtime(), service, plan))
     return r.write(rq.raw.path, res,
                    invalid_argument("service_id or plan_id is not the instance's"));
-  auto eng = c.eng;
-  auto live = eng.get((*prov)->id);
-  if (!live)
-    return r.write(rq.raw.path, res, from_engine(live.error()));
-  if (!is_terminal(live->state))
-    return r.write(rq.raw.path, res,
-                   osb_error(422, "ConcurrencyError",
-                             "instance " + id
-                               + " is still being provisioned; "
-                                 "delete it once last_operation says succeeded or failed"));
+  auto& prov = (*inst)->provisioning;
+  if (auto what = (*inst)->busy(); what && *what != "deprovisioning")
+    return r.write(rq.raw.path, res, osb_concurrency_error(*what));
   // Nothing was created: there is nothing to delete.
-  if (!live->data.contains("infrastructure"))
+  if (!prov.data.contains("infrastructure"))
     return write_json(res, 200, json::object{});
   start_request sr;
+  sr.by = osb_caller(rq.raw.headers.get("Authorization"));
   sr.workflow = "deprovision_runtime";
   sr.idempotency_key = osb_deprovision_key(id);
-  sr.input = json::object{{"provision_operation_id", live->id}};
+  // Bindings need not be removed first (the specification leaves it to
+  // the broker): their credentials go with the runtime.
+  sr.input = json::object{{"provision_operation_id", prov.id},
+                          {"runtime_operation_id", (*inst)->runtime().id},
+                          {"name", prov.input->at("name")}};
+  auto eng = c.eng;
   auto started = eng.start(sr);
   if (!started)
     return r.write(rq.raw.path, res, from_engine(started.error()));
@@ -189,11 +156,17 @@ void deprovision(const router& r, const osb_context& c, request& rq, server_resp
     return write_json(res, 410, json::object{});
   // A platform deletes again after a failure: that retries it.
   if (!started->created && (op.state == op_state::failed || op.state == op_state::canceled)) {
-    auto again = eng.retry(op.id);
+    auto again = eng.retry(op.id, sr.by);
     if (!again)
       return r.write(rq.raw.path, res, from_engine(again.error()));
   }
   write_json(res, 202, operation_body(op));
+}
+
+// Returns whether `op` is one of instance `id`'s.
+bool of_instance(const operation& op, const std::string& id) {
+  auto& k = op.idempotency_key;
+  return k == id || k == osb_deprovision_key(id) || k.rfind("osb-update:" + id + ":", 0) == 0;
 }
 
 void last_operation(const router& r, const osb_context& c, request& rq, server_response& res) {
@@ -201,16 +174,16 @@ void last_operation(const router& r, const osb_context& c, request& rq, server_r
   auto eng = c.eng;
   std::string op_id = rq.raw.params.get("operation");
   if (op_id.empty()) {
-    // The newest of the instance's operations: its deprovisioning, if any.
-    auto gone = c.find_by_key(osb_deprovision_key(id));
-    if (!gone)
-      return r.write(rq.raw.path, res, from_engine(gone.error()));
-    auto prov = gone && *gone ? std::move(gone) : provisioning_of(c, id);
-    if (!prov)
-      return r.write(rq.raw.path, res, from_engine(prov.error()));
-    if (!*prov)
+    // The newest of the instance's operations.
+    auto inst = find_osb_instance(c, id);
+    if (!inst)
+      return r.write(rq.raw.path, res, from_engine(inst.error()));
+    if (!*inst)
       return r.write(rq.raw.path, res, osb_error(404, "NotFound", "no service instance " + id));
-    op_id = (*prov)->id;
+    auto& i = **inst;
+    op_id = i.deprovisioning ? i.deprovisioning->id
+            : i.last_update  ? i.last_update->id
+                             : i.provisioning.id;
   }
   auto op = eng.get(op_id);
   if (!op && code_of(op.error()) == static_cast<uint8_t>(errc::not_found))
@@ -218,18 +191,10 @@ void last_operation(const router& r, const osb_context& c, request& rq, server_r
                    osb_error(404, "NotFound", "no operation " + op_id + " of instance " + id));
   if (!op)
     return r.write(rq.raw.path, res, from_engine(op.error()));
-  if (op->idempotency_key != id && op->idempotency_key != osb_deprovision_key(id))
+  if (!of_instance(*op, id))
     return r.write(rq.raw.path, res,
                    invalid_argument("operation " + op_id + " is not one of instance " + id));
   write_json(res, 200, osb_last_operation(*op));
-}
-
-using osb_handler = void (*)(const router&, const osb_context&, request&, server_response&);
-
-void add(router& r, const osb_ctx& c, const char* method, std::string pattern, osb_handler h) {
-  const router* rp = &r;
-  r.add(method, std::move(pattern),
-        [rp, c, h](request& rq, server_response& res) { h(*rp, *c, rq, res); });
 }
 
 } // namespace
@@ -253,9 +218,11 @@ void add_osb_routes(router& r, osb_context ctx) {
   });
   r.add("GET", "/v2/catalog",
         [](request&, server_response& res) { write_json(res, 200, osb_catalog()); });
-  add(r, c, "PUT", "/v2/service_instances/{instance_id}", provision);
-  add(r, c, "DELETE", "/v2/service_instances/{instance_id}", deprovision);
-  add(r, c, "GET", "/v2/service_instances/{instance_id}/last_operation", last_operation);
+  add_osb_route(r, c, "PUT", "/v2/service_instances/{instance_id}", provision);
+  add_osb_route(r, c, "DELETE", "/v2/service_instances/{instance_id}", deprovision);
+  add_osb_route(r, c, "GET", "/v2/service_instances/{instance_id}/last_operation", last_operation);
+  add_osb_instance_routes(r, c);
+  add_osb_binding_routes(r, c);
 }
 
 } // namespace stepwise::http

@@ -2,9 +2,12 @@
 
 #include <cctype>
 
+#include "engine/labels.hpp"
+
 namespace stepwise::http {
 
-std::optional<api_error> query::only(std::initializer_list<std::string_view> known) const {
+std::optional<api_error> query::only(std::initializer_list<std::string_view> known,
+                                     std::initializer_list<std::string_view> repeatable) const {
   for (auto& kv : params_) {
     bool ok = false;
     for (auto k : known)
@@ -16,7 +19,10 @@ std::optional<api_error> query::only(std::initializer_list<std::string_view> kno
       return invalid_argument("unknown query parameter '" + kv.first + "'"
                               + (list.empty() ? " (none allowed)" : " (allowed: " + list + ")"));
     }
-    if (params_.count(kv.first) > 1)
+    bool repeats = false;
+    for (auto k : repeatable)
+      repeats = repeats || k == kv.first;
+    if (!repeats && params_.count(kv.first) > 1)
       return invalid_argument("query parameter '" + kv.first + "' is given more than once");
   }
   return std::nullopt;
@@ -89,6 +95,43 @@ std::optional<api_error> query::text(const char* name, std::string& out, bool al
   if (v.empty() && !allow_empty)
     return invalid_argument("query parameter '" + std::string(name) + "' must not be empty");
   out = std::move(v);
+  return std::nullopt;
+}
+
+std::optional<api_error> query::time(const char* name, std::optional<time_point>& out) const {
+  if (!params_.has(name))
+    return std::nullopt;
+  auto& v = params_.get(name);
+  auto t = parse_time(v);
+  if (!t)
+    return invalid_argument("query parameter '" + std::string(name)
+                            + "' must be an RFC 3339 time (2026-01-02T03:04:05Z), not '" + v + "'");
+  out = *t;
+  return std::nullopt;
+}
+
+std::optional<api_error> query::labels(
+  const char* name, std::vector<std::pair<std::string, std::string>>& out) const {
+  for (auto& [k, v] : params_) {
+    if (k != name)
+      continue;
+    auto eq = v.find('=');
+    auto key = v.substr(0, eq);
+    if (eq == std::string::npos || !valid_label_key(key))
+      return invalid_argument("query parameter '" + std::string(name)
+                              + "' must be key=value, the key of 1 to 63 characters of "
+                                "a-z 0-9 _ . -; not '"
+                              + v + "'");
+    auto value = v.substr(eq + 1);
+    if (value.size() > max_label_value)
+      return invalid_argument("query parameter '" + std::string(name) + "': the value of '" + key
+                              + "' must have at most " + std::to_string(max_label_value)
+                              + " bytes");
+    out.emplace_back(std::move(key), std::move(value));
+    if (out.size() > max_labels)
+      return invalid_argument("query parameter '" + std::string(name) + "' is given more than "
+                              + std::to_string(max_labels) + " times");
+  }
   return std::nullopt;
 }
 

@@ -66,7 +66,7 @@ void router::add(std::string method, std::string pattern, handler fn, bool never
   r.never_blocks = never_blocks;
   for (auto seg : split_path(pattern))
     r.segments.emplace_back(seg);
-  r.json_body = method == "POST" || method == "PUT";
+  r.json_body = method == "POST" || method == "PUT" || method == "PATCH";
   r.method = std::move(method);
   r.pattern = std::move(pattern);
   r.fn = std::move(fn);

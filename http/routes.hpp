@@ -30,6 +30,12 @@ struct route_context {
   std::function<size_t()> connections;
 };
 
+/// Returns who makes `rq` (see `event::by`): the name of its token, or
+/// `anonymous` on a server without tokens.
+inline std::string caller_of(const route_context& ctx, const request& rq) {
+  return caller_name(ctx.auth.get(), rq.raw.headers.get("Authorization"));
+}
+
 /// A route's handler: the router writes its errors, the context serves the
 /// rest.
 using route_handler = void (*)(const router& r, const route_context& ctx, request& rq,

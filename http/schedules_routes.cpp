@@ -42,7 +42,7 @@ void schedule_create(const router& r, const route_context& ctx, request& rq, ser
   schedule s;
   if (!read_schedule_body(r, ctx, rq, res, {}, s))
     return;
-  auto got = ctx.eng.create_schedule(s);
+  auto got = ctx.eng.create_schedule(s, caller_of(ctx, rq));
   if (!got)
     return r.write(rq.raw.path, res, from_engine(got.error()));
   res.headers.set("Location", std::string(schedules_base) + "/" + got->view.schedule.id);
@@ -54,7 +54,7 @@ void schedule_replace(const router& r, const route_context& ctx, request& rq,
   schedule s;
   if (!read_schedule_body(r, ctx, rq, res, rq.params[0], s))
     return;
-  auto got = ctx.eng.replace_schedule(s);
+  auto got = ctx.eng.replace_schedule(s, caller_of(ctx, rq));
   if (!got)
     return r.write(rq.raw.path, res, from_engine(got.error()));
   write_schedule(ctx, res, 200, *got);
@@ -93,7 +93,7 @@ bool schedule_command_ok(const router& r, const route_context& ctx, request& rq,
 void schedule_delete(const router& r, const route_context& ctx, request& rq, server_response& res) {
   if (!schedule_command_ok(r, ctx, rq, res))
     return;
-  auto got = ctx.eng.delete_schedule(rq.params[0]);
+  auto got = ctx.eng.delete_schedule(rq.params[0], caller_of(ctx, rq));
   if (!got)
     return r.write(rq.raw.path, res, from_engine(got.error()));
   write_schedule(ctx, res, 200, *got);
@@ -103,7 +103,7 @@ template <bool Paused>
 void schedule_pause(const router& r, const route_context& ctx, request& rq, server_response& res) {
   if (!schedule_command_ok(r, ctx, rq, res))
     return;
-  auto got = ctx.eng.pause_schedule(rq.params[0], Paused);
+  auto got = ctx.eng.pause_schedule(rq.params[0], Paused, caller_of(ctx, rq));
   if (!got)
     return r.write(rq.raw.path, res, from_engine(got.error()));
   write_schedule(ctx, res, 200, *got);
@@ -114,7 +114,7 @@ void schedule_trigger(const router& r, const route_context& ctx, request& rq,
                       server_response& res) {
   if (!schedule_command_ok(r, ctx, rq, res))
     return;
-  auto got = ctx.eng.trigger_schedule(rq.params[0]);
+  auto got = ctx.eng.trigger_schedule(rq.params[0], caller_of(ctx, rq));
   if (!got)
     return r.write(rq.raw.path, res, from_engine(got.error()));
   res.headers.set("Location", "/api/v1/operations/" + got->op.id);

@@ -46,6 +46,7 @@ void signal(const router& r, const route_context& ctx, request& rq, server_respo
                                     "A-Z a-z 0-9 _ . -"));
   if (auto err = decode_signal(rq.body, ctx.lim.max_json_depth, sig))
     return r.write(rq.raw.path, res, *err);
+  sig.by = caller_of(ctx, rq);
   auto got = ctx.eng.signal(rq.params[0], std::move(sig));
   if (!got)
     return r.write(rq.raw.path, res, from_engine(got.error()));

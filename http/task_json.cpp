@@ -115,7 +115,8 @@ json::object to_json(const task_lease& t) {
           {"data", t.data},
           {"deadline", time_or_null(t.deadline)},
           {"heartbeat_timeout", beat},
-          {"details", t.details}};
+          {"details", t.details},
+          {"ready_at", time_or_null(t.ready_at)}};
 }
 
 json::object to_json(const task_queue_view& q, time_point now) {

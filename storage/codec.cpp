@@ -48,13 +48,13 @@ caf::expected<step_record> decode_step(const json::value& v, size_t index) {
     return bad_step(index, "not an object");
   step_record rec;
   std::string state, compensation;
-  std::optional<int64_t> weight, attempts, first, last, next, duration, compensation_attempts;
+  std::optional<int64_t> weight, attempts, first, last, next, duration, compensation_attempts, run;
   if (!read_string(*obj, "n", rec.name) || !read_string(*obj, "s", state)
       || !read_string(*obj, "e", rec.last_error) || !read_int(*obj, "w", weight)
       || !read_int(*obj, "a", attempts) || !read_int(*obj, "fa", first)
       || !read_int(*obj, "la", last) || !read_int(*obj, "na", next)
       || !read_int(*obj, "d", duration) || !read_string(*obj, "c", compensation)
-      || !read_int(*obj, "ca", compensation_attempts))
+      || !read_int(*obj, "ca", compensation_attempts) || !read_int(*obj, "r", run))
     return bad_step(index, "a member has the wrong type");
   auto parsed = parse_step_state(state);
   if (!parsed)
@@ -73,6 +73,7 @@ caf::expected<step_record> decode_step(const json::value& v, size_t index) {
   rec.last_attempt_at = decode_time(last);
   rec.next_attempt_at = decode_time(next);
   rec.duration_ms = duration.value_or(0);
+  rec.run = static_cast<int32_t>(run.value_or(0));
   return rec;
 }
 
@@ -173,6 +174,8 @@ void encode_steps(std::string& out, const std::vector<step_record>& steps) {
     }
     if (s.compensation_attempts != 0)
       member("ca", s.compensation_attempts);
+    if (s.run != 0)
+      member("r", s.run);
     out += '}';
   }
   out += ']';

@@ -14,7 +14,15 @@ event_row encode_event_row(const event& ev, std::string& extra_buf) {
   row.attempt = ev.attempt;
   row.state = ev.state;
   row.error = ev.error;
-  if (!ev.extra.empty()) {
+  if (!ev.by.empty()) {
+    // Kept in `extra` under `by_key`, which no type uses, so that it
+    // needs no column (and no migration) of its own.
+    auto extra = ev.extra;
+    extra[by_key] = ev.by;
+    extra_buf.clear();
+    codec::encode_object(extra_buf, extra);
+    row.extra = extra_buf;
+  } else if (!ev.extra.empty()) {
     extra_buf.clear();
     codec::encode_object(extra_buf, ev.extra);
     row.extra = extra_buf;
@@ -50,6 +58,11 @@ caf::expected<event> decode_event_row(const event_row& row) {
     if (!extra)
       return std::move(extra.error());
     ev.extra = std::move(*extra);
+    if (auto i = ev.extra.find(by_key); i != ev.extra.end()) {
+      if (auto* by = i->value().if_string())
+        ev.by = std::string{by->data(), by->size()};
+      ev.extra.erase(i);
+    }
   }
   ev.time = from_micros(row.time);
   ev.operation_id = std::string{row.operation_id};

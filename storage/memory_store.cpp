@@ -147,14 +147,30 @@ caf::expected<std::vector<operation>> memory_store::load_active_page(
   return out;
 }
 
+namespace {
+
+// Whether `op` passes the filters of `f` (all but the page).
+bool listed(const operation& op, const list_filter& f) {
+  auto has_label = [&](const std::pair<std::string, std::string>& l) {
+    auto i = op.labels.find(l.first);
+    return i != op.labels.end() && i->second == l.second;
+  };
+  return (!f.state || op.state == *f.state) && (f.workflow.empty() || op.workflow == f.workflow)
+         && (f.parent.empty() || op.parent_id == f.parent)
+         && (f.schedule.empty() || op.schedule_id == f.schedule)
+         && (f.idempotency_key.empty() || op.idempotency_key == f.idempotency_key)
+         && (!f.created_after || op.created_at > *f.created_after)
+         && (!f.created_before || op.created_at < *f.created_before)
+         && std::all_of(f.labels.begin(), f.labels.end(), has_label);
+}
+
+} // namespace
+
 caf::expected<operation_page> memory_store::list(const list_filter& f) {
   std::lock_guard<std::mutex> guard{mtx_};
   std::vector<const operation*> all;
   for (auto& kv : ops_)
-    if ((!f.state || kv.second.state == *f.state)
-        && (f.workflow.empty() || kv.second.workflow == f.workflow)
-        && (f.parent.empty() || kv.second.parent_id == f.parent)
-        && (f.schedule.empty() || kv.second.schedule_id == f.schedule))
+    if (listed(kv.second, f))
       all.push_back(&kv.second);
   std::sort(all.begin(), all.end(), [](auto* a, auto* b) {
     return a->created_at != b->created_at ? a->created_at > b->created_at : a->id > b->id;

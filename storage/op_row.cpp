@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "engine/errc.hpp"
+#include "engine/labels.hpp"
 #include "storage/codec.hpp"
 
 namespace stepwise {
@@ -15,7 +16,10 @@ void encode_op_json(const operation& op, checkpoint::kind what, op_row_buffers& 
   buf.signals.clear();
   codec::encode_signals(buf.signals, op.signals);
   buf.input.clear();
+  buf.labels.clear();
   if (what == checkpoint::kind::create) {
+    if (!op.labels.empty())
+      buf.labels = boost::json::serialize(labels_json(op.labels));
     if (op.input)
       codec::encode_object(buf.input, *op.input);
     else
@@ -53,6 +57,8 @@ op_row op_row_of(const operation& op, checkpoint::kind what, const op_row_buffer
       row.parent_id = op.parent_id;
     if (!op.schedule_id.empty())
       row.schedule_id = op.schedule_id;
+    if (!op.labels.empty())
+      row.labels = buf.labels;
   }
   return row;
 }
@@ -60,6 +66,15 @@ op_row op_row_of(const operation& op, checkpoint::kind what, const op_row_buffer
 op_row encode_op_row(const operation& op, checkpoint::kind what, op_row_buffers& buf) {
   encode_op_json(op, what, buf);
   return op_row_of(op, what, buf);
+}
+
+bool patches_input(const checkpoint& cp) {
+  if (cp.what != checkpoint::kind::update || !cp.op)
+    return false;
+  for (auto& e : cp.events)
+    if (e.type == event_type::input_patched)
+      return true;
+  return false;
 }
 
 std::shared_ptr<const prepared_checkpoint> encode_checkpoint(const checkpoint& cp) {
@@ -102,6 +117,7 @@ op_row read_op_row(const column_reader& cols) {
   row.pause_requested = static_cast<int32_t>(cols.int64(19));
   row.parent_id = cols.optional_text(20);
   row.schedule_id = cols.optional_text(21);
+  row.labels = cols.optional_text(22);
   return row;
 }
 
@@ -153,6 +169,14 @@ caf::expected<operation> decode_op_row(const op_row& row) {
   op.pause_requested = row.pause_requested != 0;
   op.parent_id = std::string{row.parent_id.value_or("")};
   op.schedule_id = std::string{row.schedule_id.value_or("")};
+  if (row.labels) {
+    auto labels = codec::decode_object(*row.labels, "operation labels");
+    if (!labels)
+      return std::move(labels.error());
+    for (auto& [k, v] : *labels)
+      if (v.is_string())
+        op.labels.emplace(std::string{k}, std::string{v.get_string()});
+  }
   return op;
 }
 

@@ -18,7 +18,7 @@
   "id, workflow, workflow_version, state, input, data, steps, error, "                             \
   "created_at, updated_at, deadline, idempotency_key, request_hash, "                              \
   "revision, wake_at, signals, queue_key, admission, blocked_by, "                                 \
-  "pause_requested, parent_id, schedule_id"
+  "pause_requested, parent_id, schedule_id, labels"
 
 namespace stepwise {
 
@@ -65,6 +65,9 @@ struct op_row {
   /// NULL when the operation has no parent, no schedule. Set at creation.
   std::optional<std::string_view> parent_id;
   std::optional<std::string_view> schedule_id;
+  /// JSON object of the labels, NULL when it has none. Set at creation; a
+  /// trigger copies them into `operation_labels`, the index lists read.
+  std::optional<std::string_view> labels;
 };
 
 /// The JSON text of one row being written. Reused from row to row (and
@@ -76,11 +79,12 @@ struct op_row_buffers {
   std::string data;
   std::string steps;
   std::string signals;
+  std::string labels;
 };
 
 /// Returns the row of `op`. An update (`what`) leaves the columns fixed at
 /// creation unset (`input`, `created_at`, `idempotency_key`,
-/// `request_hash`, `queue_key`, `parent_id`, `schedule_id`): no backend
+/// `request_hash`, `queue_key`, `parent_id`, `schedule_id`, `labels`): no backend
 /// writes them then, and encoding
 /// the input again on every checkpoint would cost for nothing. Neither
 /// writes `admission` and `blocked_by` on an update: admission rounds own
@@ -114,6 +118,12 @@ struct encoded_checkpoint final : prepared_checkpoint {
 /// Returns the row of `cp`, from its prepared JSON if it has some, else
 /// encoded into `buf`.
 [[nodiscard]] op_row checkpoint_row(const checkpoint& cp, op_row_buffers& buf);
+
+/// Returns whether `cp` is an update that changes the operation's input
+/// (a retry's input patch: it carries `input_patched`). Its input is
+/// written with it, in the same transaction; other updates leave the
+/// input, which is otherwise fixed at creation, alone.
+[[nodiscard]] bool patches_input(const checkpoint& cp);
 
 /// Returns the row at `cols`, selected as `STEPWISE_OP_COLUMNS`.
 [[nodiscard]] op_row read_op_row(const column_reader& cols);

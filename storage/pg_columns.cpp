@@ -45,6 +45,7 @@ void pg_op_columns::add(const op_row& row) {
     blocked_by_.add(row.blocked_by);
     parent_.add(row.parent_id);
     schedule_.add(row.schedule_id);
+    labels_.add(row.labels);
   }
 }
 
@@ -54,10 +55,10 @@ void pg_op_columns::add_command(int64_t seq) {
 
 pg_params pg_op_columns::params(const std::string* owner) const {
   if (what_ == checkpoint::kind::create)
-    return binary_params({&id_,         &workflow_, &version_, &state_,   &input_,     &data_,
-                          &steps_,      &error_,    &created_, &updated_, &deadline_,  &key_,
-                          &hash_,       &revision_, &wake_,    &signals_, &queue_key_, &admission_,
-                          &blocked_by_, &pause_,    &parent_,  &schedule_},
+    return binary_params({&id_,         &workflow_, &version_, &state_,    &input_,     &data_,
+                          &steps_,      &error_,    &created_, &updated_,  &deadline_,  &key_,
+                          &hash_,       &revision_, &wake_,    &signals_,  &queue_key_, &admission_,
+                          &blocked_by_, &pause_,    &parent_,  &schedule_, &labels_},
                          owner);
   return binary_params({&id_, &state_, &data_, &steps_, &error_, &updated_, &deadline_, &revision_,
                         &wake_, &signals_, &pause_, &command_},

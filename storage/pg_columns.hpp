@@ -41,7 +41,7 @@ private:
     data_{t::text}, steps_{t::text}, error_{t::text}, created_{t::int8}, updated_{t::int8},
     deadline_{t::int8}, key_{t::text}, hash_{t::text}, revision_{t::int8}, wake_{t::int8},
     signals_{t::text}, queue_key_{t::text}, admission_{t::text}, blocked_by_{t::text},
-    pause_{t::int4}, parent_{t::text}, schedule_{t::text}, command_{t::int8};
+    pause_{t::int4}, parent_{t::text}, schedule_{t::text}, labels_{t::text}, command_{t::int8};
 };
 
 /// The columns of `pg_stmt::append_events`.

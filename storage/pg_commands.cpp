@@ -17,7 +17,7 @@ namespace {
 // A signal id taken already (here) inserts nothing and returns no row.
 constexpr auto put_sql =
   "WITH ins AS (INSERT INTO operation_commands (operation_id, kind, signal_name, signal_id, "
-  "payload, created_at) VALUES ($1, $2, $3, $4, $5, $6) "
+  "payload, created_at, requested_by) VALUES ($1, $2, $3, $4, $5, $6, $7) "
   "ON CONFLICT (operation_id, signal_id) WHERE signal_id <> '' DO NOTHING "
   "RETURNING seq, operation_id) "
   "SELECT ins.seq, pg_notify('stepwise_commands', COALESCE(o.owner, '')) "
@@ -27,8 +27,8 @@ constexpr auto put_sql =
 // whoever reads them finds them refused by that end and drops them, so
 // that one left by an owner that died is not kept forever.
 constexpr auto for_owner_sql =
-  "SELECT c.seq, c.operation_id, c.kind, c.signal_name, c.signal_id, c.payload, c.created_at "
-  "FROM operation_commands c JOIN operations o ON o.id = c.operation_id "
+  "SELECT c.seq, c.operation_id, c.kind, c.signal_name, c.signal_id, c.payload, c.created_at, "
+  "c.requested_by FROM operation_commands c JOIN operations o ON o.id = c.operation_id "
   "WHERE o.owner = $1 OR o.ended_at IS NOT NULL ORDER BY c.seq LIMIT $2";
 
 constexpr auto drop_sql = "WITH d AS (DELETE FROM operation_commands WHERE seq = $1 RETURNING seq) "
@@ -55,6 +55,12 @@ caf::expected<stored_command> read_command(const pg_result& r, int row) {
   if (ec)
     return make_error(errc::store_failure, "pg: stored command " + std::to_string(c.seq)
                                              + " has a malformed payload: " + ec.message());
+  c.by = std::string{r.text(row, 7)};
+  // A command stored before migration 15 kept who asked in its payload.
+  if (c.by.empty() && !c.is_signal)
+    if (auto* obj = c.payload.if_object())
+      if (auto* by = obj->if_contains("by"); by && by->is_string())
+        c.by = std::string{by->get_string()};
   c.created_at = from_micros(r.int64(row, 6));
   return c;
 }
@@ -63,13 +69,15 @@ caf::expected<stored_command> read_command(const pg_result& r, int row) {
 
 caf::expected<int64_t> pg_store::put(const stored_command& cmd) {
   return readers_->run([&](pg_connection& c) -> caf::expected<int64_t> {
-    pg_params p{6};
+    pg_params p{7};
     p.add(cmd.operation_id);
     p.add(cmd.is_signal ? std::string_view{"signal"} : to_string(cmd.cmd));
     p.add(cmd.signal_name);
     p.add(cmd.signal_id);
     p.add(boost::json::serialize(cmd.payload));
     p.add(to_micros(cmd.created_at));
+    // Who asked, so that the owner's events name them.
+    p.add(cmd.by);
     auto r = c.exec(put_sql, p, "store a command");
     if (!r)
       return std::move(r.error());

@@ -5,6 +5,8 @@
 
 #include "engine/errc.hpp"
 #include "engine/child_notice.hpp"
+#include "storage/codec.hpp"
+#include "storage/op_row.hpp"
 #include "storage/pg_columns.hpp"
 #include "storage/pg_pipeline.hpp"
 #include "storage/pg_statements.hpp"
@@ -250,6 +252,23 @@ caf::error append_and_commit(pg_connection& conn, const std::vector<checkpoint>&
                            p))
       return err;
   }
+  // Inputs a retry patched (`patches_input`), with their updates.
+  std::vector<size_t> patched;
+  for (size_t i = 0; i < batch.size(); ++i)
+    if (res.status[i] == write_status::ok && patches_input(batch[i])) {
+      auto& op = *batch[i].op;
+      std::string input = "{}";
+      if (op.input) {
+        input.clear();
+        codec::encode_object(input, *op.input);
+      }
+      pg_params p{2};
+      p.add(input);
+      p.add(op.id);
+      if (auto err = pl.send("UPDATE operations SET input = $1 WHERE id = $2", p))
+        return err;
+      patched.push_back(i);
+    }
   // Schedules written: the other processes' keepers read them at once.
   bool schedules = false;
   for (size_t i = 0; i < batch.size() && fence != nullptr; ++i)
@@ -286,6 +305,9 @@ caf::error append_and_commit(pg_connection& conn, const std::vector<checkpoint>&
       first = std::move(r.error());
   if (ended.size() > 0)
     if (auto r = pl.result("tell the parents of ended children"); !r && !first)
+      first = std::move(r.error());
+  for (size_t n = 0; n < patched.size(); ++n)
+    if (auto r = pl.result("write a patched input"); !r && !first)
       first = std::move(r.error());
   if (schedules)
     if (auto r = pl.result("tell of the schedules"); !r && !first)

@@ -37,6 +37,11 @@ namespace pg_reads {
 [[nodiscard]] caf::expected<std::vector<event>> events_after(pg_connection& conn, int64_t after,
                                                              size_t limit);
 
+/// `store::events_of`.
+[[nodiscard]] caf::expected<std::vector<event>> events_of(pg_connection& conn,
+                                                          const std::string& operation_id,
+                                                          int64_t after, size_t limit);
+
 /// `sink_store::routed_events_after`.
 [[nodiscard]] caf::expected<std::vector<routed_event>> routed_events_after(pg_connection& conn,
                                                                            int64_t after,

@@ -21,7 +21,7 @@ caf::expected<std::vector<T>> read_all(const pg_result& r, Read read) {
 }
 
 // The column after the shared ones (`STEPWISE_PG_OP_COLUMNS`).
-constexpr int owner_col = 22;
+constexpr int owner_col = 23;
 
 } // namespace
 

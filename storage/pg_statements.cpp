@@ -25,7 +25,7 @@ namespace {
   "$5::TEXT[], $6::TEXT[], $7::TEXT[], $8::TEXT[], $9::BIGINT[], "                                 \
   "$10::BIGINT[], $11::BIGINT[], $12::TEXT[], $13::TEXT[], $14::BIGINT[], "                        \
   "$15::BIGINT[], $16::TEXT[], $17::TEXT[], $18::TEXT[], $19::TEXT[], "                            \
-  "$20::INTEGER[], $21::TEXT[], $22::TEXT[]) "                                                     \
+  "$20::INTEGER[], $21::TEXT[], $22::TEXT[], $23::TEXT[]) "                                        \
   "WITH ORDINALITY AS u(" STEPWISE_OP_COLUMNS ", ord) "                                            \
   "ORDER BY u.ord ON CONFLICT DO NOTHING RETURNING id"
 
@@ -67,7 +67,7 @@ struct statement {
 
 constexpr statement statements[] = {
   {pg_stmt::create_many, SW_CREATE_MANY("", "")},
-  {pg_stmt::create_many_owned, SW_CREATE_MANY(", owner", ", $23")},
+  {pg_stmt::create_many_owned, SW_CREATE_MANY(", owner", ", $24")},
   {pg_stmt::update_many, SW_UPDATE_MANY("", "")},
   // A process writes the operations it owns, and adopts a terminal one
   // that it resumes (retry): no process drives a terminal operation, and

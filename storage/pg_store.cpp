@@ -236,6 +236,12 @@ caf::expected<operation_page> pg_store::list(const list_filter& filter) {
   return readers_->run([&](pg_connection& c) { return pg_reads::list(c, filter); });
 }
 
+caf::expected<std::vector<event>> pg_store::events_of(const std::string& operation_id,
+                                                      int64_t after, size_t limit) {
+  return readers_->run(
+    [&](pg_connection& c) { return pg_reads::events_of(c, operation_id, after, limit); });
+}
+
 caf::expected<std::vector<event>> pg_store::events_after(int64_t after, size_t limit) {
   return readers_->run([&](pg_connection& c) { return pg_reads::events_after(c, after, limit); });
 }

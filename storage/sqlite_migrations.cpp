@@ -20,7 +20,7 @@ struct sqlite_migration {
 // Append-only: a released migration is never edited, since databases in
 // the field already ran it. Change the schema with a new entry.
 // Times are microseconds since the Unix epoch; JSON is stored as text.
-constexpr std::array<sqlite_migration, 7> sqlite_migrations{{
+constexpr std::array<sqlite_migration, 8> sqlite_migrations{{
   {1, "operations and events", R"sql(
 CREATE TABLE operations (
   id               TEXT PRIMARY KEY NOT NULL,
@@ -142,6 +142,39 @@ CREATE TABLE workflow_definitions (
   created_at INTEGER NOT NULL,
   PRIMARY KEY (name, version)
 );
+)sql"},
+  {8, "labels", R"sql(
+-- An operation's labels as JSON (NULL: none), shown with it; set at
+-- creation.
+ALTER TABLE operations ADD COLUMN labels TEXT;
+-- One row per label: the list filtered by a label walks the index in the
+-- list order (newest first) and reads only operations that have it. The
+-- creation time is copied here for that order. The names differ from the
+-- operations' columns, so that a join selects those unqualified.
+CREATE TABLE operation_labels (
+  label_operation_id TEXT NOT NULL,
+  label_key          TEXT NOT NULL,
+  label_value        TEXT NOT NULL,
+  label_created_at   INTEGER NOT NULL,
+  PRIMARY KEY (label_operation_id, label_key)
+) WITHOUT ROWID;
+CREATE INDEX operation_labels_order ON operation_labels
+  (label_key, label_value, label_created_at DESC, label_operation_id DESC);
+-- Triggers keep the rows with their operation, whoever writes it (the
+-- commit, retention's deletes), so that no write path can forget them.
+CREATE TRIGGER operation_labels_insert AFTER INSERT ON operations
+  WHEN NEW.labels IS NOT NULL
+BEGIN
+  INSERT INTO operation_labels
+    SELECT NEW.id, j.key, j.value, NEW.created_at FROM json_each(NEW.labels) AS j;
+END;
+CREATE TRIGGER operation_labels_delete AFTER DELETE ON operations
+  WHEN OLD.labels IS NOT NULL
+BEGIN
+  DELETE FROM operation_labels WHERE label_operation_id = OLD.id;
+END;
+-- The list filtered by creation time reads operations_list_order; by key,
+-- the unique index operations_idempotency_key.
 )sql"},
 }};
 

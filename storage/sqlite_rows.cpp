@@ -9,7 +9,7 @@ namespace stepwise::sqlite_rows {
 const char* const insert_operation_sql =
   "INSERT INTO operations (" STEPWISE_OP_COLUMNS ") VALUES (?1, ?2, ?3, "
   "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
-  "?20, ?21, ?22) ON CONFLICT DO NOTHING";
+  "?20, ?21, ?22, ?23) ON CONFLICT DO NOTHING";
 
 // Parameters numbered as the insert's, so that one binding serves both.
 // Input, creation time, idempotency key, request hash and serialization key
@@ -69,6 +69,7 @@ void bind_operation(sqlite_statement& stmt, const op_row& row, bool create) {
     return; // the updates have no parameters for what is fixed at creation
   stmt.bind_ref(21, row.parent_id);
   stmt.bind_ref(22, row.schedule_id);
+  stmt.bind_ref(23, row.labels);
 }
 
 const char* const select_active_sql =
@@ -77,7 +78,17 @@ const char* const select_active_sql =
   "AND (created_at, id) > (?1, ?2) ORDER BY created_at, id LIMIT ?3";
 
 std::string select_list_sql(const list_filter& f, bool after) {
-  std::string sql = "SELECT " STEPWISE_OP_COLUMNS " FROM operations WHERE 1";
+  // A key names at most one operation: its unique index finds it, and
+  // labels are checked on that one row. Otherwise the first label's index
+  // gives the rows in list order; CROSS JOIN keeps SQLite from reading the
+  // operations first.
+  bool by_label = !f.labels.empty() && f.idempotency_key.empty();
+  std::string created = by_label ? "label_created_at" : "created_at";
+  std::string id = by_label ? "label_operation_id" : "id";
+  std::string sql = "SELECT " STEPWISE_OP_COLUMNS " FROM ";
+  sql += by_label ? "operation_labels CROSS JOIN operations ON id = label_operation_id "
+                    "WHERE label_key = ?20 AND label_value = ?21"
+                  : "operations WHERE 1";
   if (f.state)
     sql += " AND state = ?1";
   if (!f.workflow.empty())
@@ -86,9 +97,22 @@ std::string select_list_sql(const list_filter& f, bool after) {
     sql += " AND parent_id = ?6";
   if (!f.schedule.empty())
     sql += " AND schedule_id = ?7";
+  if (!f.idempotency_key.empty())
+    sql += " AND idempotency_key = ?8";
+  if (f.created_after)
+    sql += " AND " + created + " > ?9";
+  if (f.created_before)
+    sql += " AND " + created + " < ?12";
+  for (size_t i = by_label ? 1 : 0; i < f.labels.size(); ++i) {
+    auto k = std::to_string(20 + 2 * i);
+    auto v = std::to_string(21 + 2 * i);
+    sql += " AND EXISTS (SELECT 1 FROM operation_labels AS l WHERE l.label_operation_id = "
+           "operations.id AND l.label_key = ?"
+           + k + " AND l.label_value = ?" + v + ")";
+  }
   if (after)
-    sql += " AND (created_at, id) < (?3, ?4)";
-  sql += " ORDER BY created_at DESC, id DESC LIMIT ?5";
+    sql += " AND (" + created + ", " + id + ") < (?3, ?4)";
+  sql += " ORDER BY " + created + " DESC, " + id + " DESC LIMIT ?5";
   return sql;
 }
 

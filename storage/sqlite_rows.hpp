@@ -48,8 +48,10 @@ void bind_operation(sqlite_statement& stmt, const op_row& row, bool create);
 extern const char* const select_active_sql;
 
 /// Returns the list query for the filters in use, with parameters `?1`
-/// state, `?2` workflow, `?3`/`?4` created_at/id of the cursor and `?5` the
-/// row limit. One text per combination: a condition like
+/// state, `?2` workflow, `?3`/`?4` created_at/id of the cursor, `?5` the
+/// row limit, `?6` parent, `?7` schedule, `?8` idempotency key, `?9` /
+/// `?12` created after / before, `?20 + 2i`/`?21 + 2i` label i's key and
+/// value. One text per combination: a condition like
 /// "?1 IS NULL OR state = ?1" would keep SQLite from using the indexes.
 std::string select_list_sql(const list_filter& f, bool after);
 

@@ -5,6 +5,8 @@
 
 #include "engine/errc.hpp"
 #include "storage/admission_mirror.hpp"
+#include "storage/codec.hpp"
+#include "storage/op_row.hpp"
 #include "storage/sqlite_connection.hpp"
 #include "storage/sqlite_migrations.hpp"
 #include "storage/sqlite_read_pool.hpp"
@@ -19,6 +21,8 @@ struct sqlite_store::write_statements {
   sqlite_statement* insert_operation = nullptr;
   sqlite_statement* update_operation = nullptr;
   sqlite_statement* update_same_state = nullptr;
+  /// A retry's patched input (`patches_input`), after its update.
+  sqlite_statement* update_input = nullptr;
   /// One event, and `events_per_insert` events.
   sqlite_statement* insert_event = nullptr;
   sqlite_statement* insert_events = nullptr;
@@ -82,6 +86,7 @@ caf::expected<std::shared_ptr<sqlite_store>> sqlite_store::open(const std::strin
     {&stmts->insert_operation, sqlite_rows::insert_operation_sql},
     {&stmts->update_operation, sqlite_rows::update_operation_sql},
     {&stmts->update_same_state, sqlite_rows::update_same_state_sql},
+    {&stmts->update_input, "UPDATE operations SET input = ?1 WHERE id = ?2"},
     {&stmts->insert_event, one_event.c_str()},
     {&stmts->insert_events, many_events.c_str()},
   };
@@ -185,6 +190,21 @@ caf::error sqlite_store::insert_events(std::vector<event>& evs, size_t from) {
 
 caf::expected<commit_result> sqlite_store::write_batch(const std::vector<checkpoint>& batch) {
   auto* db = writer_->handle();
+  auto write_input = [&](const operation& op) -> caf::error {
+    std::string input = "{}";
+    if (op.input) {
+      input.clear();
+      codec::encode_object(input, *op.input);
+    }
+    auto& stmt = *stmts_->update_input;
+    statement_reset reset{stmt};
+    stmt.bind(1, input);
+    stmt.bind_ref(2, op.id);
+    auto rc = stmt.step();
+    if (rc != SQLITE_DONE)
+      return writer_->failure("writing the patched input of operation " + op.id, rc);
+    return caf::none;
+  };
   commit_result out;
   out.status.reserve(batch.size());
   for (size_t i = 0; i < batch.size(); ++i) {
@@ -238,6 +258,9 @@ caf::expected<commit_result> sqlite_store::write_batch(const std::vector<checkpo
       out.status.push_back(create ? write_status::duplicate_key : write_status::stale_revision);
       continue;
     }
+    if (patches_input(item))
+      if (auto err = write_input(op))
+        return err;
     out.status.push_back(write_status::ok);
     out.events.insert(out.events.end(), item.events.begin(), item.events.end());
     if (create)

@@ -140,6 +140,8 @@ public:
   caf::expected<operation_page> list(const list_filter& filter) override;
 
   caf::expected<std::vector<event>> events_after(int64_t after, size_t limit) override;
+  caf::expected<std::vector<event>> events_of(const std::string& operation_id, int64_t after,
+                                              size_t limit) override;
 
   caf::expected<int64_t> last_seq() override;
 

@@ -73,6 +73,34 @@ caf::expected<std::vector<T>> read_log(sqlite_read_pool& readers, const char* sq
   return out;
 }
 
+// The list walks the first label's index and checks the others per row:
+// the label with the fewest operations goes first (counted up to a bound,
+// so that the count itself stays cheap), or two common labels that rarely
+// meet would walk all of one's rows.
+caf::expected<list_filter> rarest_label_first(sqlite_connection& conn, list_filter f) {
+  if (f.labels.size() < 2 || !f.idempotency_key.empty())
+    return f;
+  auto stmt = conn.prepare("SELECT count(*) FROM (SELECT 1 FROM operation_labels "
+                           "WHERE label_key = ?1 AND label_value = ?2 LIMIT 10000)");
+  if (!stmt)
+    return std::move(stmt.error());
+  std::vector<std::pair<int64_t, size_t>> counts;
+  for (size_t i = 0; i < f.labels.size(); ++i) {
+    statement_reset guard{**stmt};
+    (*stmt)->bind(1, f.labels[i].first);
+    (*stmt)->bind(2, f.labels[i].second);
+    auto rc = (*stmt)->step();
+    if (rc != SQLITE_ROW)
+      return conn.failure("counting a label's operations", rc);
+    counts.emplace_back((*stmt)->int64(0), i);
+  }
+  std::stable_sort(counts.begin(), counts.end());
+  auto labels = f.labels;
+  for (size_t i = 0; i < counts.size(); ++i)
+    f.labels[i] = labels[counts[i].second];
+  return f;
+}
+
 } // namespace
 
 caf::expected<std::optional<operation>> sqlite_store::load_one(const std::string& where,
@@ -122,13 +150,13 @@ caf::expected<std::vector<operation>> sqlite_store::load_active_page(
   });
 }
 
-caf::expected<operation_page> sqlite_store::list(const list_filter& filter) {
+caf::expected<operation_page> sqlite_store::list(const list_filter& requested) {
   return guarded("list", [&]() -> caf::expected<operation_page> {
-    if (filter.limit == 0)
+    if (requested.limit == 0)
       return make_error(errc::invalid_argument, "list limit must be positive");
     std::optional<codec::list_position> after;
-    if (!filter.cursor.empty()) {
-      auto pos = codec::decode_cursor(filter.cursor);
+    if (!requested.cursor.empty()) {
+      auto pos = codec::decode_cursor(requested.cursor);
       if (!pos)
         return std::move(pos.error());
       after = std::move(*pos);
@@ -136,6 +164,10 @@ caf::expected<operation_page> sqlite_store::list(const list_filter& filter) {
     auto conn = readers_->acquire();
     if (!conn)
       return std::move(conn.error());
+    auto ordered = rarest_label_first(**conn, requested);
+    if (!ordered)
+      return std::move(ordered.error());
+    const list_filter& filter = *ordered;
     auto stmt = (*conn)->prepare(sqlite_rows::select_list_sql(filter, after.has_value()));
     if (!stmt)
       return std::move(stmt.error());
@@ -148,6 +180,16 @@ caf::expected<operation_page> sqlite_store::list(const list_filter& filter) {
       s.bind(6, filter.parent);
     if (!filter.schedule.empty())
       s.bind(7, filter.schedule);
+    if (!filter.idempotency_key.empty())
+      s.bind(8, filter.idempotency_key);
+    if (filter.created_after)
+      s.bind(9, to_micros(*filter.created_after));
+    if (filter.created_before)
+      s.bind(12, to_micros(*filter.created_before));
+    for (size_t i = 0; i < filter.labels.size(); ++i) {
+      s.bind(static_cast<int>(20 + 2 * i), filter.labels[i].first);
+      s.bind(static_cast<int>(21 + 2 * i), filter.labels[i].second);
+    }
     if (after) {
       s.bind(3, to_micros(after->created_at));
       s.bind(4, after->id);
@@ -172,6 +214,29 @@ caf::expected<std::vector<event>> sqlite_store::events_after(int64_t after, size
                            "SELECT " STEPWISE_EVENT_COLUMNS " FROM events "
                            "WHERE seq > ?1 ORDER BY seq LIMIT ?2",
                            after, limit, "reading events", read_event);
+  });
+}
+
+caf::expected<std::vector<event>> sqlite_store::events_of(const std::string& operation_id,
+                                                          int64_t after, size_t limit) {
+  return guarded("events_of", [&]() -> caf::expected<std::vector<event>> {
+    std::vector<event> out;
+    if (limit == 0)
+      return out;
+    auto conn = readers_->acquire();
+    if (!conn)
+      return std::move(conn.error());
+    // events_by_operation (migration 5) holds (operation_id, seq).
+    auto stmt = (*conn)->prepare("SELECT " STEPWISE_EVENT_COLUMNS " FROM events "
+                                 "WHERE operation_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3");
+    if (!stmt)
+      return std::move(stmt.error());
+    (*stmt)->bind(1, operation_id);
+    (*stmt)->bind(2, after);
+    (*stmt)->bind(3, clamp_limit(limit));
+    if (auto err = collect(**conn, **stmt, "reading an operation's events", read_event, out))
+      return err;
+    return out;
   });
 }
 

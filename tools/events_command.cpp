@@ -13,7 +13,8 @@ namespace {
 
 std::string detail(const boost::json::value& e) {
   std::string out;
-  for (auto key : {"attempt", "state", "error"}) {
+  // `by` first: who did it stays shown when a long error is cut.
+  for (auto key : {"by", "attempt", "state", "error"}) {
     auto v = text_of(e, key);
     if (v != "-")
       out += (out.empty() ? "" : " ") + std::string(key) + "=" + v;
@@ -45,12 +46,12 @@ int fail_events(api_result r) {
   return fail(r);
 }
 
-int follow(api_client& api, int64_t after, bool json) {
+int follow(api_client& api, int64_t after, const std::string& filter, bool json) {
   if (!json)
     print_row(header);
   int64_t last = after;
   for (;;) {
-    auto r = api.stream("/api/v1/events/stream", last, [&](const sse_event& ev) {
+    auto r = api.stream("/api/v1/events/stream?" + filter, last, [&](const sse_event& ev) {
       boost::json::error_code ec;
       auto e = boost::json::parse(ev.data, ec);
       if (ec)
@@ -78,13 +79,28 @@ struct events_args {
   int64_t after = 0;
   std::string limit = "100";
   bool follow = false;
+  std::string operation;
+  std::string workflow;
+  std::vector<std::string> labels;
+
+  /// The filter's query parameters, each followed by '&'.
+  std::string filter() const {
+    std::string q;
+    if (!operation.empty())
+      q += "operation=" + url_encode(operation) + "&";
+    if (!workflow.empty())
+      q += "workflow=" + url_encode(workflow) + "&";
+    for (auto& l : labels)
+      q += "label=" + url_encode(l) + "&";
+    return q;
+  }
 };
 
 int events(api_client& api, const events_args& a, bool json) {
   if (a.follow)
-    return follow(api, a.after, json);
-  auto r =
-    api.get("/api/v1/events?after=" + std::to_string(a.after) + "&limit=" + url_encode(a.limit));
+    return follow(api, a.after, a.filter(), json);
+  auto r = api.get("/api/v1/events?" + a.filter() + "after=" + std::to_string(a.after)
+                   + "&limit=" + url_encode(a.limit));
   if (!r.ok())
     return fail_events(r);
   if (json)
@@ -105,6 +121,12 @@ void add_events(CLI::App& root, cli_run& run) {
     ->type_name("SEQ");
   ev->add_option("--limit", a->limit, "at most N (default 100)")->type_name("N");
   ev->add_flag("-f,--follow", a->follow, "keep printing new events as they come");
+  ev->add_option("--operation", a->operation, "only this operation's events")->type_name("ID");
+  ev->add_option("--workflow", a->workflow, "only the events of this workflow's operations")
+    ->type_name("NAME");
+  ev->add_option("--label", a->labels,
+                 "only the events of operations with this label (repeat: all of them)")
+    ->type_name("KEY=VALUE");
   ev->callback([&run, a] {
     api_client api{run.flags};
     run.exit = events(api, *a, run.flags.json);

@@ -1,6 +1,8 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "tools/api_client.hpp"
 #include "tools/cli.hpp"
@@ -32,15 +34,24 @@ std::pair<std::string, std::string> progress(const boost::json::value& op) {
 
 /// `ops list`'s filters.
 struct list_filters {
-  std::string state, workflow, limit, cursor;
+  std::string state, workflow, limit, cursor, created_after, created_before, key;
+  std::vector<std::string> labels;
 };
 
 int list(api_client& api, const list_filters& f, bool json) {
   std::string q;
-  for (auto [name, v] : {std::pair{"state", &f.state}, std::pair{"workflow", &f.workflow},
-                         std::pair{"limit", &f.limit}, std::pair{"cursor", &f.cursor}})
+  auto add = [&q](const char* name, const std::string& v) {
+    q += (q.empty() ? "?" : "&") + std::string(name) + "=" + url_encode(v);
+  };
+  for (auto [name, v] :
+       {std::pair{"state", &f.state}, std::pair{"workflow", &f.workflow},
+        std::pair{"limit", &f.limit}, std::pair{"cursor", &f.cursor},
+        std::pair{"created_after", &f.created_after},
+        std::pair{"created_before", &f.created_before}, std::pair{"idempotency_key", &f.key}})
     if (!v->empty())
-      q += (q.empty() ? "?" : "&") + std::string(name) + "=" + url_encode(*v);
+      add(name, *v);
+  for (auto& l : f.labels)
+    add("label", l);
   auto r = api.get(ops_path + q);
   if (json || !r.ok())
     return print_json_or_error(r);
@@ -73,6 +84,13 @@ void print_operation(const boost::json::value& op) {
   kv.add({"input", cell(text_of(op, "input"), 100)});
   kv.add({"data", cell(text_of(op, "data"), 100)});
   kv.add({"key", text_of(op, "key")});
+  kv.add({"idempotency key", text_of(op, "idempotency_key")});
+  std::string labels;
+  if (auto l = op.as_object().if_contains("labels"); l != nullptr && l->is_object())
+    for (auto& [k, v] : l->get_object())
+      labels += (labels.empty() ? "" : ", ") + std::string(k) + "="
+                + (v.is_string() ? std::string(v.get_string()) : boost::json::serialize(v));
+  kv.add({"labels", labels.empty() ? "-" : cell(labels, 100)});
   kv.add({"blocked by", text_of(op, "blocked_by")});
   kv.add({"server", text_of(op, "owner")});
   std::string signals;
@@ -108,6 +126,8 @@ struct start_args {
   std::string input = "{}";
   std::string key, deadline;
   std::optional<int32_t> version;
+  /// `k=v`, each.
+  std::vector<std::string> labels;
 };
 
 int start(api_client& api, const start_args& a, bool json) {
@@ -122,6 +142,16 @@ int start(api_client& api, const start_args& a, bool json) {
     body["deadline"] = a.deadline;
   if (a.version)
     body["version"] = *a.version;
+  if (!a.labels.empty()) {
+    boost::json::object labels;
+    for (auto& l : a.labels) {
+      auto eq = l.find('=');
+      if (eq == std::string::npos || eq == 0)
+        return usage_error("--label must be key=value, not '" + l + "'");
+      labels[l.substr(0, eq)] = l.substr(eq + 1);
+    }
+    body["labels"] = std::move(labels);
+  }
   auto r = api.post(ops_path, boost::json::serialize(body));
   if (json || !r.ok())
     return print_json_or_error(r);
@@ -138,6 +168,45 @@ int command(api_client& api, const std::string& id, bool json, const char* verb)
   if (json || !r.ok())
     return print_json_or_error(r);
   std::printf("%s requested for %s (state now: %s)\n", verb, text_of(r.body, "id").c_str(),
+              text_of(r.body, "state").c_str());
+  return 0;
+}
+
+/// `ops retry`'s and `ops skip`'s requests.
+struct repair_args {
+  std::string id;
+  std::string input, from_step;
+  std::string step, reason;
+};
+
+int retry(api_client& api, const repair_args& a, bool json) {
+  boost::json::object body;
+  if (!a.input.empty()) {
+    boost::json::error_code ec;
+    auto patch = boost::json::parse(a.input, ec);
+    if (ec || !patch.is_object())
+      return usage_error("--input must be a JSON object (a merge patch on the input), e.g. "
+                         "'{\"size\":\"large\"}'");
+    body["input"] = std::move(patch);
+  }
+  if (!a.from_step.empty())
+    body["from_step"] = a.from_step;
+  auto r = api.post(std::string(ops_path) + "/" + url_encode(a.id) + "/retry",
+                    boost::json::serialize(body));
+  if (json || !r.ok())
+    return print_json_or_error(r);
+  std::printf("retry requested for %s (state now: %s)\n", text_of(r.body, "id").c_str(),
+              text_of(r.body, "state").c_str());
+  return 0;
+}
+
+int skip(api_client& api, const repair_args& a, bool json) {
+  boost::json::object body{{"step", a.step}, {"reason", a.reason}};
+  auto r = api.post(std::string(ops_path) + "/" + url_encode(a.id) + "/skip",
+                    boost::json::serialize(body));
+  if (json || !r.ok())
+    return print_json_or_error(r);
+  std::printf("skipped %s of %s (state now: %s)\n", a.step.c_str(), text_of(r.body, "id").c_str(),
               text_of(r.body, "state").c_str());
   return 0;
 }
@@ -179,6 +248,14 @@ void add_ops(CLI::App& root, cli_run& run) {
   lst->add_option("--limit", filters->limit, "at most N (the server caps it)")->type_name("N");
   lst->add_option("--cursor", filters->cursor, "the page after a list's 'more:' cursor")
     ->type_name("C");
+  lst->add_option("--label", filters->labels, "only those labeled K=V (repeat: all of them)")
+    ->type_name("K=V");
+  lst->add_option("--created-after", filters->created_after, "only those created after T")
+    ->type_name("RFC3339");
+  lst->add_option("--created-before", filters->created_before, "only those created before T")
+    ->type_name("RFC3339");
+  lst->add_option("--key", filters->key, "only the one started with this idempotency key")
+    ->type_name("IDEMPOTENCY_KEY");
   lst->callback([&run, api, filters] {
     auto a = api();
     run.exit = list(a, *filters, run.flags.json);
@@ -201,6 +278,8 @@ void add_ops(CLI::App& root, cli_run& run) {
   st->add_option("--version", req->version, "the workflow's version (default: the newest)")
     ->type_name("N");
   st->add_option("--deadline", req->deadline, "fail it if not done by then")->type_name("RFC3339");
+  st->add_option("--label", req->labels, "label it K=V, to find it by (repeatable)")
+    ->type_name("K=V");
   st->callback([&run, api, req] {
     auto a = api();
     run.exit = start(a, *req, run.flags.json);
@@ -210,8 +289,6 @@ void add_ops(CLI::App& root, cli_run& run) {
     const char* help;
   };
   for (auto v : {verb{"cancel", "cancel an operation (a saga undoes its steps first)"},
-                 verb{"retry", "failed: from the failed step; succeeded: its incomplete steps "
-                               "again (a new run)"},
                  verb{"pause", "stop at the next step boundary"},
                  verb{"resume", "go on from the paused step"}}) {
     auto* sub = ops->add_subcommand(v.name, v.help);
@@ -222,6 +299,31 @@ void add_ops(CLI::App& root, cli_run& run) {
       run.exit = command(a, *target, run.flags.json, name);
     });
   }
+  auto* rt = ops->add_subcommand("retry", "failed or canceled: from where it stopped (a new run); "
+                                          "paused: resume; succeeded: its incomplete steps, or "
+                                          "those from --from-step, again");
+  auto rep = std::make_shared<repair_args>();
+  rt->add_option("ID", rep->id, "the operation")->required();
+  rt->add_option("--input", rep->input, "a JSON merge patch on its input, applied first")
+    ->type_name("JSON");
+  rt->add_option("--from-step", rep->from_step, "run this step and those after it again")
+    ->type_name("S");
+  rt->callback([&run, api, rep] {
+    auto a = api();
+    run.exit = retry(a, *rep, run.flags.json);
+  });
+  auto* sk = ops->add_subcommand("skip", "record the failed, paused or waiting STEP skipped and "
+                                         "go on with the next one");
+  auto skp = std::make_shared<repair_args>();
+  sk->add_option("ID", skp->id, "the operation")->required();
+  sk->add_option("STEP", skp->step, "the step to skip")->required();
+  sk->add_option("--reason", skp->reason, "why (kept in the step_skipped event)")
+    ->type_name("R")
+    ->required();
+  sk->callback([&run, api, skp] {
+    auto a = api();
+    run.exit = skip(a, *skp, run.flags.json);
+  });
   auto* sig = ops->add_subcommand("signal", "send signal NAME to an operation");
   auto s = std::make_shared<signal_args>();
   sig->add_option("ID", s->id, "the operation")->required();

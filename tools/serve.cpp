@@ -165,7 +165,9 @@ int run_serve(const serve_options& opts, const serve_host& host) {
     log(log_level::error, "cannot start: " + message_of(keys.error()));
     return 2;
   }
-  ecfg.secret_keys = std::move(*keys);
+  ecfg.secret_keys = *keys;
+  // The broker opens binding credentials with the same keys (ecfg moves).
+  auto broker_keys = *keys;
   auto later = std::make_shared<infra::delayed_calls>(sys, ecfg.clock);
   caf::expected<std::shared_ptr<infra::driver>> drv =
     make_error(errc::invalid_argument, "the host program serves its own workflows only");
@@ -230,6 +232,7 @@ int run_serve(const serve_options& opts, const serve_host& host) {
     ictx.driver = std::move(*drv);
     ictx.max_json_depth = scfg.lim.max_json_depth;
     ictx.warn = [](const std::string& msg) { log(log_level::warn, msg); };
+    ictx.auth = auth;
     http::add_infrastructure_routes(srv.routes(), std::move(ictx));
     log(log_level::info, std::string("Infrastructure API on /api/infrastructure (driver ")
                            + (opts.driver == "sim" ? "sim" : "HTTP") + ")");
@@ -238,6 +241,7 @@ int run_serve(const serve_options& opts, const serve_host& host) {
       octx.eng = *eng;
       octx.find_by_key = [st = *st](const std::string& key) { return st->find_by_key(key); };
       octx.credentials = broker;
+      octx.keys = broker_keys;
       octx.max_json_depth = scfg.lim.max_json_depth;
       http::add_osb_routes(srv.routes(), std::move(octx));
       log(log_level::info, "Open Service Broker API on /v2/");

@@ -1,9 +1,10 @@
-// The buttons of one operation: cancel, retry, pause, resume and signal,
+// The buttons of one operation: cancel, retry, skip, pause, resume and signal,
 // each shown when the operation's state allows it, sent with the user's
 // token. Pause, resume and signals are newer routes: a server without them
 // answers 404 or 405, which is said plainly.
 
 import {ApiError, api} from './api.js';
+import {retryDialog, skipDialog} from './repair.js';
 import {h, isTerminal, parseObject, pretty, toast} from './util.js';
 
 /** Says why action `what` failed (a missing route plainly). */
@@ -102,9 +103,13 @@ export function actionButtons(op, done) {
   if (!isTerminal(s))
     out.push(h('button', {class: 'btn', type: 'button', dataset: {action: 'signal'},
       onclick: () => signalDialog(op.id, done)}, 'Signal…'));
-  if (s === 'failed')
-    out.push(h('button', {class: 'btn btn-primary', type: 'button', dataset: {action: 'retry'},
-      onclick: () => command(op.id, 'retry', 'Retry', null, done)}, 'Retry'));
+  // Retry and skip open a dialog that shows what will change before it acts.
+  if (s === 'failed' || s === 'canceled' || s === 'paused' || s === 'succeeded')
+    out.push(h('button', {class: `btn${s === 'failed' ? ' btn-primary' : ''}`, type: 'button',
+      dataset: {action: 'retry'}, onclick: () => retryDialog(op, done)}, 'Retry…'));
+  if (s === 'failed' || s === 'paused' || s === 'waiting')
+    out.push(h('button', {class: 'btn', type: 'button', dataset: {action: 'skip'},
+      onclick: () => skipDialog(op, done)}, 'Skip…'));
   if (s === 'pending' || s === 'in_progress' || s === 'waiting' || s === 'paused')
     out.push(confirmButton('Cancel', 'btn-danger', 'Click again to cancel',
       () => command(op.id, 'cancel', 'Cancel', null, done)));

@@ -87,7 +87,11 @@ export async function getText(path) {
 /** Builds a query string from the non-empty values of `params`. */
 export function qs(params) {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== '' && v !== undefined && v !== null) q.set(k, v);
+  for (const [k, v] of Object.entries(params)) {
+    // An array repeats its parameter (label=a=1&label=b=2).
+    if (Array.isArray(v)) for (const x of v) q.append(k, x);
+    else if (v !== '' && v !== undefined && v !== null) q.set(k, v);
+  }
   const s = q.toString();
   return s ? `?${s}` : '';
 }

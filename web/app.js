@@ -5,11 +5,13 @@
 //   #/workflows                        workflows and their steps
 //   #/schedules                        schedules
 //   #/schedules/ID                     one schedule and the operations it started
+//   #/queues                           task queues and their workers
 //   #/servers                          the servers sharing the store
 
 import {get, onAuthNeeded, setToken, token} from './api.js';
 import {mountDetail} from './detail.js';
 import {mountList} from './list.js';
+import {mountQueues} from './queues.js';
 import {mountScheduleDetail} from './schedule_detail.js';
 import {mountSchedules} from './schedules.js';
 import {mountServers} from './servers.js';
@@ -39,6 +41,7 @@ function route() {
   else if (parts[0] === 'workflows') unmount = mountWorkflows(view);
   else if (parts[0] === 'schedules' && parts[1]) unmount = mountScheduleDetail(view, parts[1], navigate);
   else if (parts[0] === 'schedules') unmount = mountSchedules(view);
+  else if (parts[0] === 'queues') unmount = mountQueues(view);
   else if (parts[0] === 'servers') unmount = mountServers(view);
   else unmount = mountList(view, params, navigate);
   document.title = `stepwise · ${parts[0] || 'operations'}`;

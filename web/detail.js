@@ -57,11 +57,18 @@ function eventDetail(ev) {
   if (ev.schedule) parts.push(h('a', {href: `#/schedules/${encodeURIComponent(ev.schedule)}`, class: 'mono'}, ev.schedule));
   if (ev.blocked_by) parts.push(h('span', {class: 'muted'}, `waits for ${ev.blocked_by}`));
   if (ev.attempt) parts.push(h('span', {class: 'muted'}, ` attempt ${ev.attempt}`));
+  // Repairs: what changed (patched paths, never values), and why a step was skipped.
+  if (Array.isArray(ev.paths)) parts.push(h('span', {class: 'mono muted'}, ` ${ev.paths.join(', ')}`));
+  if (Array.isArray(ev.steps)) parts.push(h('span', {class: 'mono muted'}, ` ${ev.steps.join(', ')}`));
+  if (ev.reason && ev.type === 'step_skipped') parts.push(h('div', {class: 'muted small'}, ev.reason));
   // Every event carries the operation's state after it; next to a step's
   // event it would read as the step's, and operation_waiting says it already.
   if (ev.state && !ev.type.startsWith('step_') && ev.type !== `operation_${ev.state}`)
     parts.push(h('span', {class: 'muted'}, ` · operation ${ev.state.replace('_', ' ')}`));
   if (ev.error) parts.push(h('div', {class: /failed|timed_out/.test(ev.type) ? 'error-text small' : 'muted small'}, ev.error));
+  // Who did it, when a request did (a token's name, anonymous, osb:USER,
+  // schedule:ID, parent:ID); a step's own events name nobody.
+  if (ev.by) parts.push(h('div', {class: 'event-by small', title: 'who did it'}, 'by ', h('span', {class: 'mono'}, ev.by)));
   return parts;
 }
 
@@ -155,9 +162,15 @@ export function mountDetail(view, id) {
     await refresh();
     if (!current) return;
     try {
-      const t = await get(`/api/v1/operations/${encodeURIComponent(id)}/events`);
-      for (const ev of t.items) addEvent(ev);
-      if (!t.complete) timelineNote.textContent = 'some events not shown';
+      // Page by page: the server reads its index by operation, so the
+      // timeline is whole however many other events came between.
+      let after = 0;
+      for (;;) {
+        const t = await get(`/api/v1/operations/${encodeURIComponent(id)}/events?after=${after}`);
+        for (const ev of t.items) addEvent(ev);
+        if (t.next_after === null || t.next_after === undefined) break;
+        after = t.next_after;
+      }
     } catch (e) {
       timelineNote.textContent = e.message;
     }

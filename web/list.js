@@ -45,6 +45,51 @@ function problemCell(op) {
   return h('td', {class: 'note-cell wide', title: text}, text);
 }
 
+/** The search of the page's address: labels (k=v), key, after, before. */
+export function searchFrom(params) {
+  return {labels: params.getAll('label'), key: params.get('key') || '',
+    after: params.get('after') || '', before: params.get('before') || ''};
+}
+
+/** The search box's text: `k=v` and `key:K` tokens, separated by spaces. */
+export function parseSearch(text) {
+  const out = {labels: [], key: ''};
+  for (const t of text.split(/\s+/).filter(Boolean)) {
+    if (t.startsWith('key:')) out.key = t.slice(4);
+    else out.labels.push(t.includes('=') ? t : `${t}=`);
+  }
+  return out;
+}
+
+function searchText(s) {
+  return [...s.labels, s.key ? `key:${s.key}` : ''].filter(Boolean).join(' ');
+}
+
+// <input type=datetime-local> speaks local time without a zone; the API UTC.
+function isoOf(local) {
+  return local ? new Date(local).toISOString() : '';
+}
+
+function localInput(iso) {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const off = d.getTimezoneOffset() * 60000;
+  return new Date(d.getTime() - off).toISOString().slice(0, 16);
+}
+
+// Whether a live operation still matches the search (created once: only
+// labels, key and creation time decide).
+function searched(op, s) {
+  const labels = op.labels || {};
+  return s.labels.every((kv) => {
+    const i = kv.indexOf('=');
+    return labels[kv.slice(0, i)] === kv.slice(i + 1);
+  }) && (!s.key || op.idempotency_key === s.key)
+    && (!s.after || op.created_at > new Date(s.after).toISOString())
+    && (!s.before || op.created_at < new Date(s.before).toISOString());
+}
+
 /** Renders the operations page into `view` for `params`; returns its stop. */
 export function mountList(view, params, navigate) {
   const state = params.get('state') || '';
@@ -54,9 +99,27 @@ export function mountList(view, params, navigate) {
     OP_STATES.map((s) => h('option', {value: s, selected: s === state}, s.replace('_', ' '))));
   const wfSel = h('select', {'aria-label': 'Workflow', id: 'filter-workflow'},
     h('option', {value: ''}, 'All workflows'));
-  const apply = () => navigate(`#/operations${qs({state: stateSel.value, workflow: wfSel.value})}`);
+  const search = searchFrom(params);
+  const searchBox = h('input', {type: 'search', id: 'filter-search', class: 'search',
+    'aria-label': 'Search by labels or idempotency key', value: searchText(search),
+    placeholder: 'label=value … or key:IDEMPOTENCY_KEY',
+    title: 'Labels as key=value (all must match), key:K for an idempotency key'});
+  const afterIn = h('input', {type: 'datetime-local', id: 'filter-after', 'aria-label': 'Created after',
+    title: 'Created after', value: localInput(search.after)});
+  const beforeIn = h('input', {type: 'datetime-local', id: 'filter-before', 'aria-label': 'Created before',
+    title: 'Created before', value: localInput(search.before)});
+  const apply = () => {
+    const s = parseSearch(searchBox.value);
+    navigate(`#/operations${qs({state: stateSel.value, workflow: wfSel.value, label: s.labels, key: s.key,
+      after: isoOf(afterIn.value), before: isoOf(beforeIn.value)})}`);
+  };
   stateSel.addEventListener('change', apply);
   wfSel.addEventListener('change', apply);
+  afterIn.addEventListener('change', apply);
+  beforeIn.addEventListener('change', apply);
+  searchBox.addEventListener('keydown', (e) => { if (e.key === 'Enter') apply(); });
+  const searching = search.labels.length > 0 || search.key || search.after || search.before;
+  const filtered = state || workflow || searching;
   const tbody = h('tbody');
   const more = h('button', {class: 'btn', type: 'button', hidden: true}, 'Load more');
   const status = h('span', {class: 'muted'});
@@ -67,8 +130,9 @@ export function mountList(view, params, navigate) {
     h('a', {class: 'btn btn-primary', href: '#/start'}, 'Start operation')),
     healthEl,
     h('div', {class: 'panel flush'},
-      h('div', {class: 'panel-head'}, h('div', {class: 'row'}, stateSel, wfSel,
-        state || workflow ? h('a', {href: '#/operations'}, 'Clear filters') : ''), status),
+      h('div', {class: 'panel-head'}, h('div', {class: 'row'}, stateSel, wfSel, searchBox,
+        h('label', {class: 'muted range'}, 'from', afterIn), h('label', {class: 'muted range'}, 'to', beforeIn),
+        filtered ? h('a', {href: '#/operations'}, 'Clear filters') : ''), status),
       h('table', {id: 'operations'}, h('thead', {}, h('tr', {},
         ['Operation', 'Workflow', 'State', 'Progress', 'Updated', 'Error'].map((t) => h('th', {}, t)))),
       tbody),
@@ -93,7 +157,7 @@ export function mountList(view, params, navigate) {
 
   function showEmpty() {
     if (rows.size === 0) fill(tbody, h('tr', {}, h('td', {colspan: 6, class: 'empty'},
-      state || workflow ? 'No operation matches these filters.'
+      filtered ? 'No operation matches these filters.'
         : 'No operations yet. Start one to see it here.')));
   }
 
@@ -101,7 +165,9 @@ export function mountList(view, params, navigate) {
     more.disabled = true;
     status.textContent = 'Loading…';
     try {
-      const page = await get(`/api/v1/operations${qs({state, workflow, limit: PAGE, cursor})}`);
+      const page = await get(`/api/v1/operations${qs({state, workflow, label: search.labels,
+        idempotency_key: search.key, created_after: search.after, created_before: search.before,
+        limit: PAGE, cursor})}`);
       if (rows.size === 0) tbody.replaceChildren();
       for (const op of page.items) put(op, false);
       cursor = page.next_cursor;
@@ -132,7 +198,8 @@ export function mountList(view, params, navigate) {
     for (const id of ids) {
       try {
         const op = await get(`/api/v1/operations/${encodeURIComponent(id)}`);
-        const matches = (!state || op.state === state) && (!workflow || op.workflow === workflow);
+        const matches = (!state || op.state === state) && (!workflow || op.workflow === workflow)
+          && searched(op, search);
         if (rows.has(id) && !matches && state) {
           rows.get(id).remove();
           rows.delete(id);
@@ -154,7 +221,7 @@ export function mountList(view, params, navigate) {
     }
     // A schedule's skipped fires belong to no operation.
     if (!ev.operation_id) return;
-    if (rows.has(ev.operation_id) || ev.type === 'operation_created' || state) {
+    if (rows.has(ev.operation_id) || ev.type === 'operation_created' || state || searching) {
       pending.add(ev.operation_id);
       flush();
     }

@@ -23,9 +23,9 @@ export function scheduleBadge(s) {
   return badge(s.paused ? 'paused' : 'active');
 }
 
-/** Whether event `ev` is about a schedule's fires. */
+/** Whether event `ev` is about a schedule: its fires, or a change to it. */
 export function isScheduleEvent(ev) {
-  return ev.type === 'schedule_fired' || ev.type === 'schedule_skipped';
+  return ev.type === 'schedule_fired' || ev.type === 'schedule_skipped' || ev.type === 'schedule_changed';
 }
 
 function row(s) {

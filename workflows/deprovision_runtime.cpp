@@ -8,47 +8,8 @@ namespace stepwise::workflows {
 
 namespace {
 
-constexpr const char* location_key = "deployment_location";
-
-/// Reads the provisioning operation named by the input. A store failure is
-/// temporary (the step is retried); a missing operation is not.
-infra::result<operation> read_provisioning(const read_operation_fn& read, const step_context& ctx) {
-  auto id = string_at(ctx.input(), "provision_operation_id");
-  if (id.empty())
-    return infra::error{infra::error_kind::infrastructure_error,
-                        "invalid input: \"provision_operation_id\" must be a "
-                        "non-empty string"};
-  auto res = read(id);
-  if (!res)
-    return infra::error{infra::error_kind::temporary,
-                        "cannot read operation " + id + ": " + message_of(res.error())};
-  if (!*res)
-    return infra::error{infra::error_kind::infrastructure_error, "no operation " + id};
-  return std::move(**res);
-}
-
-/// Returns the provisioning operation's deployment location, read again
-/// each time and its credentials opened in memory: keeping it in this
-/// operation's data would store a secret once more, and keeping it as a
-/// transient value would keep a sleeping monitor from being passivated.
-infra::result<infra::deployment_location> location_of(const read_operation_fn& read,
-                                                      step_context& ctx) {
-  auto op = read_provisioning(read, ctx);
-  if (auto err = std::get_if<infra::error>(&op))
-    return *err;
-  auto opened = ctx.open_secrets(std::move(std::get<operation>(op)));
-  if (!opened)
-    return infra::error{infra::error_kind::infrastructure_error, message_of(opened.error())};
-  auto& in = *opened->input;
-  auto loc = infra::location_from_json(in.if_contains(location_key));
-  if (!loc)
-    return infra::error{infra::error_kind::infrastructure_error,
-                        "the provisioning operation has no deployment_location"};
-  return *loc;
-}
-
 outcome load_provisioning(const read_operation_fn& read, step_context& ctx) {
-  auto res = read_provisioning(read, ctx);
+  auto res = read_operation_at(read, ctx, "provision_operation_id");
   if (auto err = std::get_if<infra::error>(&res))
     return err->kind == infra::error_kind::temporary ? retry_after(duration{0}, err->message)
                                                      : fail(err->message);
@@ -57,9 +18,21 @@ outcome load_provisioning(const read_operation_fn& read, step_context& ctx) {
     return fail("operation " + op.id + " is a " + op.workflow
                 + " operation, not provision_runtime");
   auto ids = infra::ids_from_json(op.data.if_contains("infrastructure"));
+  // An updated runtime's infrastructure is the last update's: the
+  // provisioning's was replaced (update_runtime).
+  if (auto current = string_at(ctx.input(), "runtime_operation_id");
+      !current.empty() && current != op.id) {
+    auto res = read(current);
+    if (!res)
+      return retry_after(duration{0},
+                         "cannot read operation " + current + ": " + message_of(res.error()));
+    if (!*res || (*res)->workflow != "update_runtime")
+      return fail("no update_runtime operation " + current);
+    ids = infra::ids_from_json((*res)->data.if_contains("infrastructure"));
+  }
   if (!ids)
     return fail("operation " + op.id + " created no infrastructure");
-  auto loc = location_of(read, ctx);
+  auto loc = provisioning_location(read, ctx);
   if (auto err = std::get_if<infra::error>(&loc))
     return fail(err->message);
   ctx.data()["target"] =
@@ -87,7 +60,7 @@ workflow deprovision_runtime(const infrastructure_deps& deps) {
   auto drv = deps.driver;
   auto read = deps.read_operation;
   auto cleanup = deps.cleanup ? deps.cleanup : cleanup_fn{record_cleanup};
-  auto locate = [read](step_context& ctx) { return location_of(read, ctx); };
+  auto locate = [read](step_context& ctx) { return provisioning_location(read, ctx); };
   // Starts on a worker: the location is read from the store.
   auto remove = [drv, locate](async_call call) {
     auto loc = locate(call.context());
@@ -123,7 +96,10 @@ workflow deprovision_runtime(const infrastructure_deps& deps) {
     .step(40, best_effort("release_dns"))
     .step(50, best_effort("remove_monitoring"))
     .secret(location_secret)
-    .serialize_by(runtime_key, "runtime:/name");
+    .serialize_by(runtime_key, "runtime:/name")
+    .label("runtime", "/name")
+    .label("instance_id", "/broker/instance_id")
+    .label("location", "/deployment_location/name");
   return wf;
 }
 

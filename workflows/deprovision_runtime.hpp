@@ -8,7 +8,10 @@ namespace stepwise::workflows {
 /// Returns the `deprovision_runtime` workflow (version 1): deletes what a
 /// `provision_runtime` operation created, reading what it stored.
 ///
-/// Input: `{"provision_operation_id"}`.
+/// Input: `{"provision_operation_id", "runtime_operation_id"?, "name"?}`:
+/// the infrastructure deleted is the one `runtime_operation_id` (an
+/// `update_runtime` that replaced it) recorded, else the provisioning's;
+/// `name` serializes it with the runtime's other operations.
 ///
 /// 1. `load_provisioning`: reads the provisioning operation; stores
 ///    `target` = {provision_operation_id, infrastructure_id, name,

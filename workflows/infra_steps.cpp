@@ -1,5 +1,6 @@
 #include "workflows/infra_steps.hpp"
 
+#include "engine/errc.hpp"
 #include "infra/task_json.hpp"
 
 namespace stepwise::workflows {
@@ -8,6 +9,36 @@ std::string string_at(const boost::json::object& obj, std::string_view key) {
   if (auto v = obj.if_contains(key); v != nullptr && v->is_string())
     return std::string(v->get_string());
   return {};
+}
+
+infra::result<operation> read_operation_at(const read_operation_fn& read, const step_context& ctx,
+                                           const char* field) {
+  auto id = string_at(ctx.input(), field);
+  if (id.empty())
+    return infra::error{infra::error_kind::infrastructure_error,
+                        std::string("invalid input: \"") + field + "\" must be a non-empty string"};
+  auto res = read(id);
+  if (!res)
+    return infra::error{infra::error_kind::temporary,
+                        "cannot read operation " + id + ": " + message_of(res.error())};
+  if (!*res)
+    return infra::error{infra::error_kind::infrastructure_error, "no operation " + id};
+  return std::move(**res);
+}
+
+infra::result<infra::deployment_location> provisioning_location(const read_operation_fn& read,
+                                                                step_context& ctx) {
+  auto op = read_operation_at(read, ctx, "provision_operation_id");
+  if (auto err = std::get_if<infra::error>(&op))
+    return *err;
+  auto opened = ctx.open_secrets(std::move(std::get<operation>(op)));
+  if (!opened)
+    return infra::error{infra::error_kind::infrastructure_error, message_of(opened.error())};
+  auto loc = infra::location_from_json(opened->input->if_contains("deployment_location"));
+  if (!loc)
+    return infra::error{infra::error_kind::infrastructure_error,
+                        "the provisioning operation has no deployment_location"};
+  return *loc;
 }
 
 outcome refused(std::string_view call, const infra::error& err) {

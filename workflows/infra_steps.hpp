@@ -7,6 +7,7 @@
 #include "engine/async_call.hpp"
 #include "engine/outcome.hpp"
 #include "engine/step_context.hpp"
+#include "workflows/infrastructure.hpp"
 
 namespace stepwise::workflows {
 
@@ -14,6 +15,20 @@ namespace stepwise::workflows {
 
 /// Returns the string at `key` of `obj`, empty when absent or not a string.
 std::string string_at(const boost::json::object& obj, std::string_view key);
+
+/// Reads the operation whose id is the input's `field`, as stored (secrets
+/// sealed). A store failure is temporary (the step is retried); a missing
+/// id or operation is not.
+infra::result<operation> read_operation_at(const read_operation_fn& read, const step_context& ctx,
+                                           const char* field);
+
+/// Returns the deployment location of the operation at the input's
+/// `provision_operation_id`, read again each time and its credentials
+/// opened in memory: keeping it in the operation's data would store a
+/// secret once more, and keeping it as a transient value would keep a
+/// sleeping monitor from being passivated.
+infra::result<infra::deployment_location> provisioning_location(const read_operation_fn& read,
+                                                                step_context& ctx);
 
 /// Maps a refused create or delete call to an outcome: a temporary error or
 /// an unreachable location is retried (paced and bounded by the step's

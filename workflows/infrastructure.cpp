@@ -2,10 +2,12 @@
 #include "workflows/expire_runtimes.hpp"
 
 #include "engine/errc.hpp"
+#include "workflows/bind_runtime.hpp"
 #include "workflows/build_and_launch.hpp"
 #include "workflows/deprovision_runtime.hpp"
 #include "workflows/infrastructure_task.hpp"
 #include "workflows/provision_runtime.hpp"
+#include "workflows/update_runtime.hpp"
 
 namespace stepwise::workflows {
 
@@ -33,7 +35,9 @@ caf::expected<void> add_infrastructure_workflows(registry& reg, infrastructure_d
     return make_error(errc::invalid_definition,
                       "deprovision_runtime needs a function that reads operations");
   std::vector<workflow> all{infrastructure_task(deps), provision_runtime(deps),
-                            deprovision_runtime(deps), build_and_launch(deps)};
+                            deprovision_runtime(deps), build_and_launch(deps),
+                            update_runtime(deps),      bind_runtime(deps),
+                            unbind_runtime(deps)};
   // Housekeeping over the store: where the server can list operations.
   if (deps.list_operations)
     all.push_back(expire_runtimes(deps));

@@ -71,7 +71,8 @@ struct infrastructure_deps {
 };
 
 /// Registers `infrastructure_task`, `provision_runtime`,
-/// `deprovision_runtime` and `build_and_launch` (each version 1, but
+/// `deprovision_runtime`, `build_and_launch`, and the service broker's
+/// `update_runtime`, `bind_runtime` and `unbind_runtime` (each version 1, but
 /// `provision_runtime` as `provision_version`).
 [[nodiscard]] caf::expected<void> add_infrastructure_workflows(registry& reg,
                                                                infrastructure_deps deps);

@@ -72,7 +72,11 @@ workflow provision_runtime(const infrastructure_deps& deps) {
     .step(30, infra::make_monitor_step("await_infrastructure", deps.monitor, src))
     .step(40, make_step("record_runtime", record_runtime))
     .secret(location_secret)
-    .serialize_by(runtime_key, "runtime:/name");
+    .serialize_by(runtime_key, "runtime:/name")
+    // Found by runtime, broker instance and location (GET /api/v1/operations?label=).
+    .label("runtime", "/name")
+    .label("instance_id", "/broker/instance_id")
+    .label("location", "/deployment_location/name");
   for (auto& added : deps.provisioning_steps)
     wf.step(added.weight, step_def{added.step}.producing_transient());
   return wf;

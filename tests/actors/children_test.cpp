@@ -55,6 +55,12 @@ TEST_CASE("a step starts children; the wait for all of them ends once every one 
     CHECK(r.at("error").as_string() == "");
   }
   CHECK(res.at("2").at("id").as_string() == kids.at("fan/2").id);
+  // Who did what: a child's start names its parent.
+  auto log = h.eng.events(0, 100'000);
+  REQUIRE(log);
+  for (auto& e : *log)
+    if (e.type == event_type::operation_created && e.operation_id != id)
+      CHECK(e.by == "parent:" + id);
 }
 
 TEST_CASE("a wait for any child ends with the first one", "[actors][children]") {

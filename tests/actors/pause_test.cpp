@@ -98,7 +98,7 @@ TEST_CASE("pausing during an attempt stops it and pauses at the next step bounda
   harness h{one(workflow("w", 1).step(1, first.step("first")).step(2, ok("second", &later)))};
   auto id = h.start("w");
   REQUIRE(h.await(id, event_type::step_started, "first"));
-  auto asked = h.eng.pause(id);
+  auto asked = h.eng.pause(id, "alice");
   REQUIRE(asked);
   CHECK(asked->state == op_state::in_progress);
   CHECK(asked->pause_requested);
@@ -112,11 +112,24 @@ TEST_CASE("pausing during an attempt stops it and pauses at the next step bounda
   CHECK(op->data.at("stopped_by") == "paused");
   CHECK(op->steps[1].state == step_state::pending);
   CHECK(later == 0);
-  REQUIRE(h.eng.resume(id));
+  REQUIRE(h.eng.resume(id, "bob"));
   auto fin = h.finish(id);
   CHECK(fin.state == op_state::succeeded);
   CHECK(later == 1);
   CHECK(first.runs == 1);
+  // Who did what: the pause taken when the attempt ended names who asked
+  // for it; the steps' own events name nobody.
+  auto log = h.eng.events(0, 1000);
+  REQUIRE(log);
+  for (auto& e : *log) {
+    INFO(to_string(e.type));
+    if (e.type == event_type::operation_paused)
+      CHECK(e.by == "alice");
+    else if (e.type == event_type::operation_resumed)
+      CHECK(e.by == "bob");
+    else if (e.type == event_type::step_succeeded)
+      CHECK(e.by.empty());
+  }
 }
 
 TEST_CASE("resume withdraws a pause not taken yet", "[actors][pause]") {

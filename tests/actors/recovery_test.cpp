@@ -228,7 +228,7 @@ TEST_CASE("recovery reads a page at a time and holds requests until the last pag
   // before that page is read: it must not find the operation absent.
   caf::scoped_actor self{*h.sys};
   auto asked = self->request(h.eng.dispatcher(), caf::infinite, command_atom::value, ids.back(),
-                             command::cancel);
+                             command_request{command::cancel, "tester"});
   st->release();
   bool answered = false;
   asked.receive(

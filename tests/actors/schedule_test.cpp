@@ -114,6 +114,16 @@ TEST_CASE("a schedule fires at each due time, once, with the fire's key", "[acto
   CHECK(v.schedule.last_operation == page->items.front().id);
   CHECK(v.next_fire == t0 + 40s);
   CHECK(h.eng.stats().schedule_fire_lateness_seconds.count == 3);
+  // Who did what: a schedule's own fires name it.
+  auto log = h.eng.events(0, 100'000);
+  REQUIRE(log);
+  size_t named = 0;
+  for (auto& e : *log)
+    if (e.type == event_type::schedule_fired || e.type == event_type::operation_created) {
+      CHECK(e.by == "schedule:tick");
+      ++named;
+    }
+  CHECK(named == 6);
 }
 
 TEST_CASE("creating a schedule: the same body again, another body, bad input",

@@ -1,7 +1,7 @@
 // The console's actions, in a real browser: on a waiting operation, a
 // signal sent from its dialog shows up on the page, pause says what the
 // server answered, and cancel (two clicks) ends the operation, live; a
-// failed operation is retried.
+// failed operation is retried. The timeline names who did each.
 
 #include <catch2/catch.hpp>
 
@@ -56,10 +56,20 @@ TEST_CASE("the console signals, pauses and cancels an operation", "[console]") {
                      std::chrono::seconds(30)));
   CHECK(b.wait_for("!!document.querySelector('#timeline [data-type=operation_canceled]')",
                    std::chrono::seconds(10)));
+  // Who did what: each request's event names the token (`console`); a
+  // step's own events name nobody.
+  for (auto type :
+       {"operation_created", "signal_received", "operation_paused", "operation_canceled"})
+    CHECK(b.eval(std::string("document.querySelector('#timeline [data-type=") + type
+                 + "] .event-by')?.innerText")
+          == "by console");
+  CHECK(b.eval("!!document.querySelector('#timeline [data-type=step_started] .event-by')")
+        == false);
   REQUIRE(b.screenshot(artifact("console-canceled.png")));
 }
 
-TEST_CASE("the console retries a failed operation", "[console]") {
+TEST_CASE("the console retries a failed operation with an input patch, after a review",
+          "[console]") {
   if (!have_chromium())
     return;
   console_session s;
@@ -76,12 +86,27 @@ TEST_CASE("the console retries a failed operation", "[console]") {
                      " && !!document.querySelector('[data-action=retry]')",
                      std::chrono::seconds(30)));
   CHECK(b.eval("document.querySelectorAll('#actions [data-action=cancel]').length") == 0);
+  CHECK(b.eval("!!document.querySelector('#actions [data-action=skip]')") == true);
   b.eval("document.querySelector('[data-action=retry]').click(); true");
+  REQUIRE(b.wait_for("!!document.querySelector('dialog[open] textarea')", std::chrono::seconds(5)));
+  // The first submit reviews what will change; nothing is sent yet.
+  b.eval("const d = document.querySelector('dialog[open]');"
+         "d.querySelector('textarea').value = '{\"image_template\": \"type: image\"}';"
+         "d.querySelector('button[type=submit]').click(); true");
+  REQUIRE(b.wait_for("document.querySelector('dialog[open] .review')?.innerText"
+                     ".includes('patch the input at /image_template')",
+                     std::chrono::seconds(5)));
+  CHECK(b.eval("document.querySelector('dialog[open] .review').innerText"
+               ".includes('keep workflow build_and_launch version')")
+        == true);
+  CHECK(b.eval("document.querySelectorAll('#timeline [data-type=operation_retried]').length") == 0);
+  REQUIRE(b.screenshot(artifact("console-retry-review.png")));
+  b.eval("document.querySelector('dialog[open] button[data-step=confirm]').click(); true");
   CHECK(b.wait_for("document.querySelector('#toasts').innerText.includes('Retry requested')",
                    std::chrono::seconds(10)));
-  // It runs the step again (and fails again), live on the page.
-  CHECK(b.wait_for("document.querySelectorAll('#timeline [data-type=step_started]').length === 2"
-                   " && document.querySelectorAll('#timeline [data-type=operation_failed]').length"
-                   "   === 2",
-                   std::chrono::seconds(30)));
+  // It runs again with the patched input, live on the page, and succeeds.
+  CHECK(b.wait_for("!!document.querySelector('#timeline [data-type=input_patched]')",
+                   std::chrono::seconds(10)));
+  CHECK(b.wait_for("document.querySelector('.title-row')?.dataset.state === 'succeeded'",
+                   std::chrono::seconds(60)));
 }

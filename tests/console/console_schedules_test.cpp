@@ -16,8 +16,7 @@ TEST_CASE("the console lists, pauses, triggers and deletes a schedule", "[consol
   auto& b = *s.b;
   INFO(s.srv->err);
   s.sign_in();
-  httplib::Client c("127.0.0.1", s.port);
-  c.set_bearer_token_auth(console_token);
+  auto c = s.api();
   // At 03:00 in Berlin: no fire of its own while the test runs (unless it
   // runs then).
   auto made = to_reply(c.Post("/api/v1/schedules",

@@ -65,9 +65,15 @@ void console_session::sign_in() {
                       std::chrono::seconds(20)));
 }
 
-std::string console_session::start(const std::string& workflow, const std::string& input) {
+httplib::Client console_session::api() const {
   httplib::Client c("127.0.0.1", port);
   c.set_bearer_token_auth(console_token);
+  c.set_read_timeout(30);
+  return c;
+}
+
+std::string console_session::start(const std::string& workflow, const std::string& input) {
+  auto c = api();
   auto r = to_reply(c.Post("/api/v1/operations",
                            R"({"workflow":")" + workflow + R"(","input":)" + input + "}",
                            "application/json"));

@@ -27,6 +27,9 @@ struct console_session {
   /// Opens the console and gives it the token (REQUIREs that it worked).
   void sign_in();
 
+  /// Returns a client of the server's API with the console's token.
+  httplib::Client api() const;
+
   /// Starts an operation through the API; returns its id.
   std::string start(const std::string& workflow, const std::string& input);
 

@@ -17,8 +17,19 @@ using test::t0;
 
 namespace {
 
-child_summary kid(std::string step, std::string key, op_state state, std::string error = {}) {
-  return {"op-" + step + key, std::move(step), std::move(key), state, {}, std::move(error)};
+child_summary kid(std::string step, std::string key, op_state state, std::string error = {},
+                  int32_t run = 0) {
+  return {"op-" + step + key, std::move(step), std::move(key), run, state, {}, std::move(error)};
+}
+
+/// An operation whose steps are `a` and `b`, `b` sent back `b_run` times.
+operation steps_ab(int32_t b_run = 0) {
+  operation op;
+  op.steps.resize(2);
+  op.steps[0].name = "a";
+  op.steps[1].name = "b";
+  op.steps[1].run = b_run;
+  return op;
 }
 
 children_wait needing(children_quorum q, size_t n = 0, bool accept = false) {
@@ -46,6 +57,17 @@ TEST_CASE("children: a slot's key reads back whatever its step and key hold", "[
   CHECK_FALSE(parse_child_key("child:op-1:f%41n:0"));
 }
 
+TEST_CASE("children: a step sent back by a repair has slots of its own", "[engine]") {
+  auto k = child_key("op-1", "fan%", "0", 2);
+  CHECK(k == "child:op-1:fan%25%232:0");
+  CHECK(parse_child_key(k) == child_slot{"op-1", "fan%", "0", 2});
+  CHECK(child_key("op-1", "fan", "0", 0) == child_key("op-1", "fan", "0"));
+  CHECK(k != child_key("op-1", "fan%", "0", 1));
+  CHECK_FALSE(parse_child_key("child:op-1:fan%23:0"));
+  CHECK_FALSE(parse_child_key("child:op-1:fan%230:0"));
+  CHECK_FALSE(parse_child_key("child:op-1:fan%232x:0"));
+}
+
 TEST_CASE("children: only an operation whose key names a slot of its parent is a child",
           "[engine]") {
   operation op;
@@ -70,16 +92,30 @@ TEST_CASE("children: a wait watches its step's children, in slot order", "[engin
   children_wait w;
   w.of_step = "b";
   auto watched =
-    watched_children(w, {kid("b", "2", op_state::pending), kid("a", "0", op_state::pending),
-                         kid("b", "10", op_state::pending)});
+    watched_children(w, steps_ab(),
+                     {kid("b", "2", op_state::pending), kid("a", "0", op_state::pending),
+                      kid("b", "10", op_state::pending)});
   REQUIRE(watched.size() == 2);
   CHECK(watched[0].key == "10");
   CHECK(watched[1].key == "2");
   w.of_step.clear();
-  CHECK(watched_children(w, {kid("b", "0", op_state::pending), kid("a", "0", op_state::pending)})
+  CHECK(watched_children(w, steps_ab(),
+                         {kid("b", "0", op_state::pending), kid("a", "0", op_state::pending)})
           .front()
           .step
         == "a");
+}
+
+TEST_CASE("children: a wait watches only the children of their step's current run", "[engine]") {
+  children_wait w;
+  auto watched =
+    watched_children(w, steps_ab(1),
+                     {kid("b", "0", op_state::failed, "old", 0),
+                      kid("b", "0", op_state::pending, {}, 1), kid("a", "0", op_state::pending)});
+  REQUIRE(watched.size() == 2);
+  CHECK(watched[0].step == "a");
+  CHECK(watched[1].run == 1);
+  CHECK(judge(w, watched).what == children_verdict::kind::waiting);
 }
 
 TEST_CASE("children: all, any and N of M", "[engine]") {

@@ -20,8 +20,8 @@ TEST_CASE("commands are allowed by state and refused with the reason", "[engine]
   auto no = refusal(op, command::retry, t0);
   CHECK(code_of(no) == static_cast<uint8_t>(errc::invalid_state));
   CHECK(message_of(no)
-        == "operation 'op-1' is in_progress: only failed operations, and "
-           "succeeded ones with incomplete steps, can be retried");
+        == "operation 'op-1' is in_progress: only failed, canceled and paused operations, and "
+           "succeeded ones with incomplete steps or a from_step, can be retried");
   CHECK(allows(op, command::pause, t0));
   CHECK(!allows(op, command::resume, t0));
   op.state = op_state::failed;

@@ -38,7 +38,7 @@ std::string schedule_body(const std::string& id) {
 
 /// Asks `method` on `target` (a route of `path`) through the balancer.
 reply ask(const cluster& c, const std::string& path, const std::string& method,
-          const std::string& target) {
+          const std::string& target, const walked_ops& ops) {
   auto cli = c.client();
   if (path == "/api/v1/events/stream") {
     // The head of the endless stream, then hang up.
@@ -63,7 +63,8 @@ reply ask(const cluster& c, const std::string& path, const std::string& method,
     return to_reply(cli.Delete(target));
   auto body = path == "/api/v1/operations"  ? std::string{R"({"workflow":"bench_one","input":{}})"}
               : path == "/api/v1/schedules" ? schedule_body("doc-new")
-                                            : std::string{};
+              : path == "/api/v1/operations/{id}/skip" ? walk_skip_body(ops)
+                                                       : std::string{};
   return to_reply(cli.Post(target, body, "application/json"));
 }
 
@@ -81,12 +82,14 @@ TEST_CASE("behind HAProxy over three servers, every documented route answers as 
   auto signaled = start(c, R"({"workflow":"bench_sleepers","input":{}})");
   auto pausable = start(c, R"({"workflow":"bench_sleepers","input":{}})");
   await_state(c, pausable, "waiting");
+  auto skippable = start(c, R"({"workflow":"bench_sleepers","input":{}})");
+  await_state(c, skippable, "waiting");
   auto failed = start(c, R"({"workflow":"demo","input":{"fail":true}})");
   await_state(c, failed, "failed");
   REQUIRE(post(c, "/api/v1/schedules", schedule_body("doc-crud")).status == 201);
   REQUIRE(post(c, "/api/v1/schedules", schedule_body("doc")).status == 201);
 
-  walked_ops ops{quick, sleepy, signaled, failed, pausable, {}, {}};
+  walked_ops ops{quick, sleepy, signaled, failed, pausable, {}, {}, skippable, "sleep"};
   auto& doc = http::openapi_document();
   validator val{doc};
   int asked = 0;
@@ -102,7 +105,7 @@ TEST_CASE("behind HAProxy over three servers, every documented route answers as 
       std::string method(m.key());
       auto target =
         walk_target(path, ops, path.rfind("/api/v1/workflows/", 0) == 0 ? "demo" : "wake", method);
-      auto r = ask(c, path, method, target);
+      auto r = ask(c, path, method, target, ops);
       INFO(method << " " << target << ": " << r.status << " " << r.body);
       CHECK((r.status / 100 == 2 || r.status == 302));
       check_documented(val, doc, path, method, r);

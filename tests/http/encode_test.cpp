@@ -17,6 +17,7 @@ TEST_CASE("the streamed form of an event is its API form", "[http][encode]") {
   full.attempt = 3;
   full.state = "waiting";
   full.error = "line\nbreak \xE2\x8F\xB1 and \x01 control";
+  full.by = "ci \"bot\"";
   event extra = plain;
   extra.type = event_type::infrastructure_task_completed;
   extra.extra = {{"request_id", "r-1"},
@@ -24,7 +25,8 @@ TEST_CASE("the streamed form of an event is its API form", "[http][encode]") {
                  {"failure_details", nullptr},
                  // A standard field cannot be shadowed by an extra one.
                  {"seq", 7},
-                 {"type", "forged"}};
+                 {"type", "forged"},
+                 {"by", "forged"}};
   for (auto* e : {&plain, &full, &extra}) {
     std::string text;
     append_event_json(text, *e);
@@ -67,10 +69,11 @@ TEST_CASE("the API form of an operation is written as text with every field", "[
   for (auto& kv : parsed)
     keys.emplace_back(kv.key());
   CHECK(keys
-        == std::vector<std::string>{"id", "workflow", "version", "state", "input", "data", "error",
-                                    "created_at", "updated_at", "deadline", "steps", "signals",
-                                    "key", "blocked_by", "pause_requested", "parent_id",
-                                    "schedule_id", "owner", "children"});
+        == std::vector<std::string>{
+          "id",     "workflow",   "version",         "state",     "input",       "data",
+          "error",  "created_at", "updated_at",      "deadline",  "steps",       "signals",
+          "key",    "blocked_by", "pause_requested", "parent_id", "schedule_id", "idempotency_key",
+          "labels", "owner",      "children"});
   CHECK(parsed["version"] == 3);
   CHECK(parsed["state"] == "waiting");
   CHECK(parsed["input"].at("name") == "rt \"1\"");

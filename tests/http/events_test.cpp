@@ -1,6 +1,7 @@
 #include <chrono>
 #include <atomic>
 #include <future>
+#include <map>
 #include <thread>
 
 #include <catch2/catch.hpp>
@@ -281,4 +282,52 @@ TEST_CASE("a filtered long poll and stream wait past the events they drop",
   REQUIRE(all.size() == ids.size());
   for (auto& f : all)
     CHECK(f.type == "operation_succeeded");
+}
+
+TEST_CASE("the log and its stream follow the operations of a workflow or with labels",
+          "[http][events][sse][find]") {
+  http_fixture fx;
+  auto start = [&](const std::string& workflow, const std::string& team) {
+    auto r = fx.post(ops, R"({"workflow":")" + workflow + R"(","input":{},"labels":{"team":")"
+                            + team + R"("}})");
+    REQUIRE(r.status == 201);
+    return std::string(r.json.at("id").as_string());
+  };
+  auto a = start("quick", "a");
+  auto b = start("quick", "b");
+  auto c = start("sleepy", "a");
+  REQUIRE(fx.await_event(a, "operation_succeeded"));
+  REQUIRE(fx.await_event(b, "operation_succeeded"));
+  REQUIRE(fx.await_event(c, "step_started"));
+  auto ids_of = [&](const std::string& query) {
+    auto r = fx.get("/api/v1/events?after=0&limit=1000" + query);
+    REQUIRE(r.status == 200);
+    std::map<std::string, size_t> out;
+    for (auto& e : r.json.at("items").as_array())
+      out[std::string(e.at("operation_id").as_string())] += 1;
+    return out;
+  };
+  auto all = ids_of("");
+  REQUIRE(all.at(a) >= 3);
+  CHECK(ids_of("&label=team=a") == std::map<std::string, size_t>{{a, all.at(a)}, {c, all.at(c)}});
+  CHECK(ids_of("&workflow=quick&label=team=b") == std::map<std::string, size_t>{{b, all.at(b)}});
+  CHECK(ids_of("&workflow=sleepy") == std::map<std::string, size_t>{{c, all.at(c)}});
+  CHECK(ids_of("&label=team=z").empty());
+  CHECK(fx.get("/api/v1/events?label=Team").status == 400);
+  CHECK(fx.get("/api/v1/events/stream?label=team").status == 400);
+  // The stream: from the start, then live, only the team's operations.
+  auto frames = read_stream(fx, 0, all.at(a) + all.at(c), "?label=team=a");
+  REQUIRE(frames.size() == all.at(a) + all.at(c));
+  for (auto& f : frames)
+    CHECK((f.data.at("operation_id") == a.c_str() || f.data.at("operation_id") == c.c_str()));
+  auto last = fx.log_seqs().back();
+  auto reader =
+    std::async(std::launch::async, [&] { return read_stream(fx, last, 2, "?label=team=a"); });
+  start("quick", "b");
+  auto d = start("quick", "a");
+  auto live = reader.get();
+  REQUIRE(live.size() == 2);
+  CHECK(live[0].type == "operation_created");
+  CHECK(live[0].data.at("operation_id") == d.c_str());
+  CHECK(live[1].data.at("operation_id") == d.c_str());
 }

@@ -23,10 +23,13 @@ std::atomic<bool> flip_allowed{false};
 registry test_registry() {
   registry reg;
   workflow quick("quick", 1);
-  quick.step(1, make_step("only", [](step_context& ctx) {
-               ctx.data()["ran"] = true;
-               return done();
-             }));
+  quick
+    .step(1, make_step("only",
+                       [](step_context& ctx) {
+                         ctx.data()["ran"] = true;
+                         return done();
+                       }))
+    .label("user", "/user"); // find_test.cpp
   REQUIRE(reg.add(std::move(quick)));
   workflow flip("flip", 1);
   flip.step(1, make_step("flip", [](step_context&) {

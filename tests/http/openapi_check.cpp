@@ -117,6 +117,7 @@ std::string walk_target(const std::string& path, const walked_ops& ops, const st
   bool schedule_path = path.rfind("/api/v1/schedules/", 0) == 0;
   sub("{id}", schedule_path ? (path == "/api/v1/schedules/{id}" ? "doc-crud" : "doc")
               : path.find("cancel") != std::string::npos  ? ops.sleepy
+              : path.find("/skip") != std::string::npos   ? ops.skippable
               : path.find("signals") != std::string::npos ? ops.signaled
               : path.find("retry") != std::string::npos   ? ops.failed
               : path.find("pause") != std::string::npos || path.find("resume") != std::string::npos
@@ -133,6 +134,10 @@ std::string walk_target(const std::string& path, const walked_ops& ops, const st
   if (path == "/api/v1/workflows/{name}" && method != "get")
     return "/api/v1/workflows/doc-wf";
   return walk_target(path, ops, name);
+}
+
+std::string walk_skip_body(const walked_ops& ops) {
+  return R"({"step":")" + ops.skip_step + R"(","reason":"walked"})";
 }
 
 std::string walk_put_body(const std::string& path, const std::string& workflow) {

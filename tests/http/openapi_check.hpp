@@ -35,7 +35,13 @@ struct walked_ops {
   std::string quick, sleepy, signaled, failed, pausable;
   /// Tokens of two tasks taken: one beaten and completed, one failed.
   std::string completed_task, failed_task;
+  /// An operation waiting at its sleep step `skip_step`, which the skip
+  /// route skips.
+  std::string skippable{}, skip_step{};
 };
+
+/// Returns the body of the skip route for such a walk.
+std::string walk_skip_body(const walked_ops& ops);
 
 /// Returns the route `path` with its variables filled in for such a walk:
 /// schedules "doc-crud" (read, replaced, deleted) and "doc" (paused,

@@ -5,20 +5,15 @@
 
 #include <signal.h>
 
-#include <thread>
-
 #include <catch2/catch.hpp>
 
-#include "http/openapi.hpp"
 #include "http/osb_catalog.hpp"
 #include "tests/http/fixture.hpp"
-#include "tests/http/openapi_check.hpp"
 #include "tests/http/osb_support.hpp"
 #include "tests/http/serve_child.hpp"
 
 using namespace stepwise;
 using namespace stepwise::test;
-using steady = std::chrono::steady_clock;
 
 namespace {
 
@@ -34,55 +29,14 @@ std::string provision_body(const std::string& plan,
          + R"(\nlatency_ms: 1500","deployment_location":{"name":"dc1","properties":{"password":"hunter2"}}}})";
 }
 
-struct broker {
-  temp_dir dir;
-  child srv;
-  int port = 0;
-
-  broker()
-    : srv({stepwise_binary(), "serve", "--listen", "127.0.0.1:0", "--store",
-           "sqlite:" + dir.path + "/sw.db", "--osb", "--osb-credentials",
-           write_broker_credentials(dir.path), "--sim-latency-ms", "20:60", "--log-level",
-           "debug"}) {
-    port = srv.await_port(std::chrono::seconds(20));
-  }
-
-  reply call(const std::string& method, const std::string& target, const std::string& body = "",
-             const char* version = "2.17", const char* password = broker_password) const {
-    httplib::Client c("127.0.0.1", port);
-    if (password != nullptr)
-      c.set_basic_auth(broker_user, password);
-    httplib::Headers hs;
-    if (version != nullptr)
-      hs.emplace("X-Broker-API-Version", version);
-    if (method == "GET")
-      return to_reply(c.Get(target, hs));
-    if (method == "DELETE")
-      return to_reply(c.Delete(target, hs));
-    return to_reply(c.Put(target, hs, body, "application/json"));
-  }
-};
-
-const boost::json::value& doc() {
-  return http::openapi_document();
-}
+using broker = broker_process;
 
 void documented(const reply& r, const std::string& path, const std::string& method) {
-  validator val{doc()};
-  check_documented(val, doc(), path, method, r);
+  osb_documented(r, path, method);
 }
 
-// Polls last_operation until it is no longer in progress (bounded).
 std::string settle(const broker& b, const std::string& target) {
-  auto deadline = steady::now() + std::chrono::seconds(30);
-  for (;;) {
-    auto r = b.call("GET", target);
-    REQUIRE(r.status == 200);
-    auto state = std::string(r.json.at("state").as_string());
-    if (state != "in progress" || steady::now() > deadline)
-      return state;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  return b.settle(target);
 }
 
 } // namespace
@@ -110,14 +64,19 @@ TEST_CASE("broker: credentials, API version and the catalog", "[http][osb]") {
   auto& services = cat.json.at("services").as_array();
   REQUIRE(services.size() == 1);
   CHECK(services[0].at("id") == service.c_str());
-  CHECK(services[0].at("bindable") == false);
+  CHECK(services[0].at("bindable") == true);
+  CHECK(services[0].at("instances_retrievable") == true);
+  CHECK(services[0].at("bindings_retrievable") == true);
+  CHECK(services[0].at("plan_updateable") == true);
   auto& plans = services[0].at("plans").as_array();
   REQUIRE(plans.size() == 2);
   auto& params = plans[0].at("schemas").at("service_instance").at("create").at("parameters");
   CHECK(params.at("$schema").as_string().find("draft-04") != std::string::npos);
   CHECK(params.at("required").as_array().size() == 2);
+  CHECK(plans[0].at("schemas").at("service_instance").at("update").at("parameters").at("type")
+        == "object");
   // Errors of unknown routes and methods keep the broker's shape.
-  auto none = b.call("GET", "/v2/service_instances/x/service_bindings/y");
+  auto none = b.call("GET", "/v2/service_instances/x/service_bindings/y/nothing");
   CHECK(none.status == 404);
   CHECK(none.json.at("error") == "NotFound");
 }

@@ -3,6 +3,7 @@
 // token may do nothing else.
 #include <fstream>
 #include <future>
+#include <map>
 
 #include <catch2/catch.hpp>
 
@@ -164,4 +165,48 @@ TEST_CASE("a worker token polls and answers tasks and may do nothing else", "[ht
   CHECK(call("POST", tasks + "/" + token + "/heartbeat", worker).status == 200);
   CHECK(call("POST", tasks + "/" + token + "/complete", worker).status == 200);
   CHECK(call("GET", ops + "/" + id, reader).status == 200);
+}
+
+TEST_CASE("a worker completes a batch of tasks in one request", "[http][tasks]") {
+  http_fixture fx;
+  auto a = fx.start_op("billed", R"({"amount":1})");
+  auto b = fx.start_op("billed", R"({"amount":2})");
+  // One poll may take both: they are kept by operation.
+  std::map<std::string, boost::json::object> taken;
+  for (int i = 0; i < 100 && taken.size() < 2; ++i) {
+    auto got =
+      fx.post(tasks + "/poll", R"({"queue":"billing","worker":"w-1","max":2,"wait":"100ms"})");
+    REQUIRE(got.status == 200);
+    for (auto& t : got.json.at("tasks").as_array())
+      taken[std::string(t.at("operation_id").as_string())] = t.as_object();
+  }
+  REQUIRE(taken.size() == 2);
+  auto ta = taken.at(a);
+  auto tb = taken.at(b);
+  CHECK(ta.at("ready_at").is_string());
+  // A bad item refuses the whole batch: nothing is carried out.
+  for (auto* bad : {R"({"tasks":[]})", R"({"tasks":[{"data":{}}]})", R"({"tokens":[]})"}) {
+    auto r = fx.post(tasks + "/complete", bad);
+    CHECK(r.status == 400);
+    CHECK(r.error_code() == "invalid_argument");
+  }
+  auto extra = fx.post(tasks + "/complete", "{\"tasks\":[{\"token\":\"" + token_of(ta)
+                                              + "\",\"data\":{},\"error\":\"x\"}]}");
+  CHECK(extra.status == 400);
+  CHECK(extra.json.at("error").at("message").as_string().find("tasks[0]") == 0);
+  CHECK(fx.get(ops + "/" + a).json.at("state") == "waiting");
+  // The same token twice: the first answer is taken, the second is stale.
+  auto body = "{\"tasks\":[{\"token\":\"" + token_of(ta) + "\",\"data\":{\"n\":1}},{\"token\":\""
+              + token_of(tb) + "\"},{\"token\":\"" + token_of(ta) + "\"}]}";
+  auto r = fx.post(tasks + "/complete", body);
+  REQUIRE(r.status == 200);
+  auto& items = r.json.at("items").as_array();
+  REQUIRE(items.size() == 3);
+  CHECK(items[0].at("token") == ta.at("token"));
+  CHECK(items[0].at("accepted") == true);
+  CHECK(items[1].at("accepted") == true);
+  CHECK(items[2].at("error").at("code") == "stale_task");
+  CHECK(fx.finish(a) == "succeeded");
+  CHECK(fx.finish(b) == "succeeded");
+  CHECK(fx.get(ops + "/" + a).json.at("data").at("n") == 1);
 }

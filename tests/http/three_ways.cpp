@@ -131,14 +131,18 @@ answer ended(world& w, way how, const std::string& id) {
 }
 
 answer order(world& w, way how, const std::string& id, command cmd) {
+  using plain_fn = caf::expected<operation> (engine::*)(const std::string&, const std::string&);
   auto fn = cmd == command::cancel  ? &engine::cancel
-            : cmd == command::retry ? &engine::retry
+            : cmd == command::retry ? static_cast<plain_fn>(&engine::retry)
             : cmd == command::pause ? &engine::pause
                                     : &engine::resume;
   auto path = ops + "/" + id + "/" + std::string{to_string(cmd)};
   return pick(
-    how, [&] { return from((w.eng.*fn)(id), op_json); },
-    [&] { return from(w.ask<operation>(command_atom::value, id, cmd), op_json); },
+    how, [&] { return from((w.eng.*fn)(id, "tester"), op_json); },
+    [&] {
+      return from(w.ask<operation>(command_atom::value, id, command_request{cmd, "tester"}),
+                  op_json);
+    },
     [&] { return from(w.cli->Post(path, "", "application/json")); });
 }
 

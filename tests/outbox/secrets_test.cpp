@@ -105,12 +105,12 @@ TEST_CASE("unreadable secret files stop the start, naming the file only", "[outb
   REQUIRE(st);
   auto eng = engine::launch(sys, engine_config{}, outbox_workflows(), *st);
   REQUIRE(eng);
-  outbox::outbox_config oc;
+  stepwise::outbox::outbox_config oc;
   oc.sinks = {sink("hook=webhook:http://127.0.0.1:1/,secret-file=" + dir.file("none"))};
-  auto ob = outbox::outbox::start(sys, *eng, *st, oc);
+  auto ob = stepwise::outbox::outbox::start(sys, *eng, *st, oc);
   REQUIRE_FALSE(ob);
   CHECK(message_of(ob.error()).find(dir.file("none")) != std::string::npos);
   oc.sinks = {sink("a=webhook:http://h/"), sink("a=webhook:http://h/")};
-  CHECK_FALSE(outbox::outbox::start(sys, *eng, *st, oc));
+  CHECK_FALSE(stepwise::outbox::outbox::start(sys, *eng, *st, oc));
   eng->shutdown();
 }

@@ -38,7 +38,7 @@ TEST_CASE("a fire refused by a draining process waits before the next try",
   auto tick = periodic_steps("tick", 5s);
   s.world().ask(
     [k = s.world().keeper(), tick](bridge_actor::pointer self, const dispatcher_actor&) {
-      self->request(k, caf::infinite, schedule_create_atom::value, tick)
+      self->request(k, caf::infinite, schedule_create_atom::value, tick, std::string{"scenario"})
         .then([](schedule_result&) {}, [](caf::error&) {});
     });
   s.settle();

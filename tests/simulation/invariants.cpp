@@ -146,7 +146,7 @@ void children_watchdog::check(sim_log& log, sim_world& world, sim_store& store) 
     auto* w = wf ? progress::awaiting_children(op, *wf) : nullptr;
     if (!w)
       continue;
-    auto verdict = judge(*w, watched_children(*w, kids[op.id]));
+    auto verdict = judge(*w, watched_children(*w, op, kids[op.id]));
     if (verdict.what == children_verdict::kind::waiting)
       continue;
     decided.insert(op.id);

@@ -22,6 +22,7 @@ std::shared_ptr<start_answer> keyed_start(scenario& s, const std::string& key) {
   start_request req;
   req.workflow = "sim.signal";
   req.idempotency_key = key;
+  req.by = "scenario";
   s.world().ask([out, req](bridge_actor::pointer self, const dispatcher_actor& d) {
     self->request(d, caf::infinite, start_atom::value, req)
       .then([out](start_result& r) { out->res = std::move(r); },

@@ -24,6 +24,8 @@ std::set<std::string> admitted_workflows() {
 scenario::scenario(engine_config cfg) {
   store = std::make_shared<sim_store>(log, rng_, sim_limits(), admitted_workflows());
   outside = std::make_shared<sim_world_state>(log, *store);
+  // The requests a test sends are about anything.
+  store->note_request("scenario", "");
   cfg.max_backlog = 0;
   cfg.log = [](log_level, std::string_view) {};
   world_ =
@@ -161,19 +163,21 @@ std::optional<operation> scenario::start(const std::string& workflow, boost::jso
   start_request req;
   req.workflow = workflow;
   req.input = std::move(input);
+  req.by = "scenario";
   ask<start_result>(std::make_tuple(start_atom::value, std::move(req)));
   settle();
   return answer_;
 }
 
 void scenario::command(const std::string& id, stepwise::command cmd) {
-  ask<operation>(std::make_tuple(command_atom::value, id, cmd));
+  ask<operation>(std::make_tuple(command_atom::value, id, command_request{cmd, "scenario"}));
 }
 
 void scenario::signal(const std::string& id, const std::string& name, std::string signal_id) {
   signal_request sig;
   sig.name = name;
   sig.signal_id = std::move(signal_id);
+  sig.by = "scenario";
   ask<signal_result>(std::make_tuple(signal_atom::value, id, std::move(sig)));
 }
 

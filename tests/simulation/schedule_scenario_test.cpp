@@ -36,14 +36,15 @@ TEST_CASE("two triggers of one schedule in one millisecond start two operations"
           "[simulation][regression][schedules]") {
   scenario s;
   auto hourly = periodic_steps("hourly", 1h);
-  REQUIRE(ask_keeper<schedule_result>(s, schedule_create_atom::value, hourly));
-  auto first = ask_keeper<start_result>(s, schedule_trigger_atom::value, hourly.id);
+  std::string by = "scenario";
+  REQUIRE(ask_keeper<schedule_result>(s, schedule_create_atom::value, hourly, by));
+  auto first = ask_keeper<start_result>(s, schedule_trigger_atom::value, hourly.id, by);
   REQUIRE(first);
   // A new definition between them: the same key would be "used with a
   // different request". The engine's time has not moved.
   hourly.input = {{"n", 2}};
-  REQUIRE(ask_keeper<schedule_view>(s, schedule_replace_atom::value, hourly));
-  auto second = ask_keeper<start_result>(s, schedule_trigger_atom::value, hourly.id);
+  REQUIRE(ask_keeper<schedule_view>(s, schedule_replace_atom::value, hourly, by));
+  auto second = ask_keeper<start_result>(s, schedule_trigger_atom::value, hourly.id, by);
   INFO((second ? std::string{} : message_of(second.error())));
   REQUIRE(second);
   CHECK(second->op.id != first->op.id);

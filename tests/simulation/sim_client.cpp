@@ -65,6 +65,7 @@ void sim_client::start(sim_world& world) {
     req.deadline = world.clock().now() + std::chrono::milliseconds(500 + rng_() % 10000);
   auto body =
     boost::json::serialize(boost::json::object{{"workflow", req.workflow}, {"input", req.input}});
+  req.by = client_by("start");
   auto key = req.idempotency_key;
   auto what = "start " + req.workflow + (key.empty() ? "" : " key " + key);
   if (drained) {
@@ -88,6 +89,9 @@ void sim_client::start(sim_world& world) {
         } else if (k->second.second != res.op.id && store_.removed(k->second.second)) {
           // A purge removed the key's operation: the key is free again.
           k->second = {body, res.op.id};
+        } else if (k->second.second != res.op.id && store_.removed(res.op.id)) {
+          // A late answer: its operation was removed since, which freed the
+          // key for the start answered first.
         } else {
           log_.check_lazy(k->second.second == res.op.id, [&] {
             return what + " gave " + res.op.id + ", the key's first start gave " + k->second.second;
@@ -113,16 +117,53 @@ void sim_client::start(sim_world& world) {
 }
 
 void sim_client::command_call(sim_world& world, const std::string& id) {
-  static const char* names[] = {"cancel", "retry", "pause", "resume"};
-  auto pick = rng_() % 4;
-  auto cmd = static_cast<command>(pick);
+  static const char* names[] = {"cancel", "retry", "pause", "resume", "repair retry", "skip"};
+  auto pick = rng_() % 6;
   auto what = std::string{names[pick]} + " " + id;
   std::set<uint8_t> allowed{code(errc::invalid_state)};
   if (id == unknown_id)
     allowed.insert(code(errc::not_found));
+  command_request req;
+  if (pick < 4) {
+    req.kind = static_cast<command>(pick);
+  } else {
+    // The repairs carry what only the operation can check (its steps): a
+    // name it does not have now and then, refused as an invalid argument.
+    allowed.insert(code(errc::invalid_argument));
+    repair_request(id, pick == 5, req);
+    what += " " + (req.kind == command::skip ? req.step : req.from_step)
+            + (req.input_patch ? " patched" : "");
+  }
+  req.by = client_by("op " + id);
   ask<operation>(
-    world, std::make_tuple(command_atom::value, id, cmd), what,
+    world, std::make_tuple(command_atom::value, id, req), what,
     [this, what](operation& op) { seen(op, what); }, allowed, id);
+}
+
+void sim_client::repair_request(const std::string& id, bool skip, command_request& req) {
+  auto op = store_.peek(id);
+  auto step = [&]() -> std::string {
+    if (!op || op->steps.empty() || rng_() % 10 == 0)
+      return "no-such-step";
+    return op->steps[rng_() % op->steps.size()].name;
+  };
+  if (skip) {
+    req.kind = command::skip;
+    req.step = step();
+    req.reason = rng_() % 20 == 0 ? std::string{} : "sim";
+    return;
+  }
+  req.kind = command::retry;
+  if (rng_() % 3 != 0)
+    req.from_step = step();
+  if (op && rng_() % 2 == 0) {
+    // A new plan for its steps (or none: each succeeds at once), as a
+    // person fixing the input would send.
+    // Parentheses: braces around one value make an array of it.
+    auto plan = rng_() % 3 == 0 ? boost::json::value()
+                                : boost::json::value(random_input(op->workflow, rng_)["plan"]);
+    req.input_patch = boost::json::object{{"plan", std::move(plan)}};
+  }
 }
 
 void sim_client::signal_call(sim_world& world, const std::string& id, std::string name) {
@@ -131,6 +172,7 @@ void sim_client::signal_call(sim_world& world, const std::string& id, std::strin
   sig.payload = boost::json::object{{"n", rng_() % 100}};
   if (rng_() % 2 == 0)
     sig.signal_id = "s" + std::to_string(rng_() % 3);
+  sig.by = client_by("op " + id);
   auto what =
     "signal " + sig.name + (sig.signal_id.empty() ? "" : " id " + sig.signal_id) + " to " + id;
   std::set<uint8_t> allowed{code(errc::invalid_state)};
@@ -213,8 +255,11 @@ bool sim_client::nudge(sim_world& world) {
       continue;
     if (op->state == op_state::paused) {
       ask<operation>(
-        world, std::make_tuple(command_atom::value, id, command::resume), "resume " + id,
-        [this, id](operation& x) { seen(x, "resume " + id); }, {code(errc::invalid_state)}, id);
+        world,
+        std::make_tuple(command_atom::value, id,
+                        command_request{command::resume, client_by("op " + id)}),
+        "resume " + id, [this, id](operation& x) { seen(x, "resume " + id); },
+        {code(errc::invalid_state)}, id);
       sent = true;
     } else if (op->state == op_state::waiting || op->state == op_state::pending) {
       auto names = signals_of(op->workflow);
@@ -230,6 +275,7 @@ bool sim_client::nudge(sim_world& world) {
       });
       if (stored)
         continue;
+      sig.by = client_by("op " + id);
       ask<signal_result>(
         world, std::make_tuple(signal_atom::value, id, sig), "signal " + sig.name + " to " + id,
         [this, id](signal_result& x) { seen(x.op, "signal to " + id); },
@@ -261,7 +307,8 @@ void sim_client::check_acked() {
         return "acknowledged signal " + sid + " of " + id + " is not in the store";
       });
     for (auto& sid : known.stored_signals)
-      log_.check_lazy(there(sid) || is_terminal(op->state) || store_.stores_signal(id, sid),
+      log_.check_lazy(there(sid) || is_terminal(op->state) || store_.stores_signal(id, sid)
+                        || store_.refused_while_ended(id, sid),
                       [&, id = id] {
                         return "signal " + sid + " stored for the owner of " + id
                                + " is lost: neither recorded nor stored, and the operation "

@@ -9,6 +9,7 @@
 
 #include <caf/message.hpp>
 
+#include "engine/commands.hpp"
 #include "engine/operation.hpp"
 #include "tests/simulation/sim_log.hpp"
 #include "tests/simulation/sim_store.hpp"
@@ -100,7 +101,19 @@ private:
 
   void start(sim_world& world);
   void command_call(sim_world& world, const std::string& id);
+  /// Fills `req` with a retry that patches the input and/or names a step
+  /// to run again from, or (`skip`) a skip of one of the operation's steps.
+  void repair_request(const std::string& id, bool skip, command_request& req);
   void signal_call(sim_world& world, const std::string& id, std::string name);
+
+  /// Returns a new `by` for a request about `about` (`start`, `op ID`,
+  /// `schedule ID`), told to the store, which checks the events that
+  /// name it.
+  std::string client_by(std::string about) {
+    auto by = "client:" + std::to_string(++bys_);
+    store_.note_request(by, std::move(about));
+    return by;
+  }
 
   /// Checks an operation in an answer against the store's history.
   void seen(const operation& op, const std::string& what);
@@ -128,6 +141,8 @@ private:
   };
   std::map<std::string, known_schedule> schedules_;
   uint64_t schedule_calls_ = 0;
+  /// Requests given a `by` of their own (`client_by`).
+  uint64_t bys_ = 0;
   /// Per schedule id: deletes sent and not answered yet (with several
   /// processes, such a delete may undo any answer until its own).
   std::map<std::string, int> deleting_;

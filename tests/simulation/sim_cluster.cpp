@@ -104,7 +104,8 @@ bool sim_cluster::act(size_t i, bool draining, bool hang_calls) {
                         draining ? 0u : 1u,
                         !out.watches.empty() ? 2u : 0u,
                         w.writer().claim_due() ? 2u : 0u,
-                        can_hear(i) ? 2u : 0u};
+                        can_hear(i) ? 2u : 0u,
+                        workers ? workers->weight(i, w, draining) : 0u};
   uint64_t total = 0;
   for (auto x : weights)
     total += x;
@@ -162,6 +163,9 @@ bool sim_cluster::act(size_t i, bool draining, bool hang_calls) {
       break;
     case 9:
       hear(i);
+      break;
+    case 10:
+      workers->act(i, w, draining);
       break;
   }
   return true;

@@ -9,6 +9,7 @@
 #include "engine/notices.hpp"
 #include "tests/simulation/sim_log.hpp"
 #include "tests/simulation/sim_store.hpp"
+#include "tests/simulation/sim_tasks.hpp"
 #include "tests/simulation/sim_workflows.hpp"
 #include "tests/simulation/sim_world.hpp"
 #include "tests/simulation/simulation.hpp"
@@ -38,6 +39,8 @@ public:
 
   std::vector<sim_process> procs;
   notice_counts counts;
+  /// The workers of task steps (shared by the processes).
+  sim_workers* workers = nullptr;
   /// Messages delivered.
   uint64_t deliveries = 0;
 

@@ -44,9 +44,11 @@ bool drain_watch::done(sim_world& world) {
 void drain_watch::check_written(sim_log& log, sim_store& store) {
   for (auto& a : finished_) {
     auto op = store.peek(a.id);
-    // A claim took it over since (a lost lease): the dropped actor's
-    // result is refused, and the operation runs the attempt again.
-    if (!op || is_terminal(op->state) || store.budgets(a.id) != a.budget || store.was_claimed(a.id))
+    // A claim took it over since (a lost lease), or its owner's lease was
+    // lost and no claim took it yet: the dropped actor's result is refused
+    // (or dropped by the writer), and the operation runs the attempt again.
+    if (!op || is_terminal(op->state) || store.budgets(a.id) != a.budget || store.was_claimed(a.id)
+        || store.owner_lost(a.id))
       continue;
     for (auto& rec : op->steps)
       log.check_lazy(

@@ -2,6 +2,7 @@
 // they found. See tests/simulation/README.md.
 #include <CLI/CLI.hpp>
 
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -54,7 +55,8 @@ int main(int argc, char** argv) {
   std::set<uint64_t> paths;
   uint64_t failed = 0, checks = 0, deliveries = 0, restarts = 0, operations = 0, drains = 0,
            drained = 0, removed = 0, stored = 0, carried = 0, shared = 0, heard = 0, twice = 0,
-           lost = 0, dropped = 0;
+           lost = 0, dropped = 0, handed = 0, taken = 0, refused = 0;
+  std::array<uint64_t, 3> repairs{};
   for (uint64_t s = from; s < from + seeds; ++s) {
     stepwise::sim::sim_options opts;
     opts.seed = s;
@@ -72,11 +74,16 @@ int main(int argc, char** argv) {
     removed += r.removed;
     stored += r.commands_stored;
     carried += r.commands_carried;
+    for (size_t i = 0; i < repairs.size(); ++i)
+      repairs[i] += r.repairs[i];
     shared += r.processes > 1 ? 1 : 0;
     heard += r.notices.delivered;
     twice += r.notices.duplicated;
     lost += r.notices.lost;
     dropped += r.notices.dropped_connections;
+    handed += r.tasks_handed;
+    taken += r.task_answers;
+    refused += r.task_answers_refused;
     if (!r.violations.empty()) {
       ++failed;
       print_failure(r);
@@ -93,8 +100,12 @@ int main(int argc, char** argv) {
             << ",\"drains\":" << drains << ",\"drained\":" << drained
             << ",\"operations\":" << operations << ",\"removed\":" << removed
             << ",\"commands_stored\":" << stored << ",\"commands_carried\":" << carried
+            << ",\"inputs_patched\":" << repairs[0] << ",\"steps_resets\":" << repairs[1]
+            << ",\"steps_skipped_by_request\":" << repairs[2]
             << ",\"seeds_with_several_processes\":" << shared << ",\"notices_heard\":" << heard
             << ",\"notices_heard_twice\":" << twice << ",\"notices_lost\":" << lost
-            << ",\"listening_connections_dropped\":" << dropped << ",\"seconds\":" << secs << "}\n";
+            << ",\"listening_connections_dropped\":" << dropped << ",\"tasks_handed\":" << handed
+            << ",\"task_answers_taken\":" << taken << ",\"task_answers_stale\":" << refused
+            << ",\"seconds\":" << secs << "}\n";
   return failed == 0 ? 0 : 1;
 }

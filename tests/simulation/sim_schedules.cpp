@@ -33,6 +33,7 @@ void sim_client::schedule_call(sim_world& world) {
   auto kind = rng_() % 8;
   log_.choose(kind);
   auto call = ++schedule_calls_;
+  auto by = client_by("schedule " + id);
   auto note = [this, id, call](const schedule_view& v) {
     auto& k = schedules_[id];
     if (call > k.deleted_at)
@@ -44,13 +45,13 @@ void sim_client::schedule_call(sim_world& world) {
     case 1: {
       auto s = random_schedule(id, rng_);
       ask_keeper<schedule_result>(
-        world, std::make_tuple(schedule_create_atom::value, s), "create schedule " + id,
+        world, std::make_tuple(schedule_create_atom::value, s, by), "create schedule " + id,
         [note](schedule_result& r) { note(r.view); }, {code(errc::idempotency_conflict)});
       break;
     }
     case 2: {
       auto s = random_schedule(id, rng_);
-      ask_keeper<schedule_view>(world, std::make_tuple(schedule_replace_atom::value, s),
+      ask_keeper<schedule_view>(world, std::make_tuple(schedule_replace_atom::value, s, by),
                                 "replace schedule " + id, note, missing);
       break;
     }
@@ -61,7 +62,7 @@ void sim_client::schedule_call(sim_world& world) {
       // its write later): only those sent after the answer count.
       deleting_[id] += 1;
       ask_keeper<schedule_view>(
-        world, std::make_tuple(schedule_delete_atom::value, id), "delete schedule " + id,
+        world, std::make_tuple(schedule_delete_atom::value, id, by), "delete schedule " + id,
         [this, id](schedule_view&) {
           if (several_processes)
             schedules_[id] = known_schedule{0, schedule_calls_};
@@ -71,7 +72,7 @@ void sim_client::schedule_call(sim_world& world) {
     case 4:
     case 5: {
       bool paused = kind == 4;
-      ask_keeper<schedule_view>(world, std::make_tuple(schedule_pause_atom::value, id, paused),
+      ask_keeper<schedule_view>(world, std::make_tuple(schedule_pause_atom::value, id, paused, by),
                                 (paused ? "pause schedule " : "resume schedule ") + id, note,
                                 missing);
       break;
@@ -81,7 +82,7 @@ void sim_client::schedule_call(sim_world& world) {
       auto with_refusal = missing;
       with_refusal.insert(code(errc::shutting_down));
       ask_keeper<start_result>(
-        world, std::make_tuple(schedule_trigger_atom::value, id), "trigger schedule " + id,
+        world, std::make_tuple(schedule_trigger_atom::value, id, by), "trigger schedule " + id,
         [this](start_result& res) {
           if (!ops_.count(res.op.id)) {
             ops_[res.op.id].workflow = res.op.workflow;
@@ -108,9 +109,9 @@ bool sim_client::pause_schedules(sim_world& world) {
   for (auto& s : *all) {
     if (s.paused)
       continue;
-    ask_keeper<schedule_view>(world, std::make_tuple(schedule_pause_atom::value, s.id, true),
-                              "pause schedule " + s.id, [](schedule_view&) {},
-                              {code(errc::not_found)});
+    ask_keeper<schedule_view>(
+      world, std::make_tuple(schedule_pause_atom::value, s.id, true, client_by("schedule " + s.id)),
+      "pause schedule " + s.id, [](schedule_view&) {}, {code(errc::not_found)});
     sent = true;
   }
   return sent;

@@ -84,7 +84,8 @@ void sim_store::check_child(const operation& op) {
   });
   if (!slot)
     return;
-  auto taken = slots_.emplace(slot->parent + "/" + slot->step + "/" + slot->key, op.id);
+  auto taken = slots_.emplace(
+    slot->parent + "/" + slot->step + "#" + std::to_string(slot->run) + "/" + slot->key, op.id);
   log_.check_lazy(taken.second, [&] {
     return "operations " + taken.first->second + " and " + op.id + " are both child '" + slot->key
            + "' of step " + slot->step + " of " + op.parent_id;
@@ -98,15 +99,19 @@ void sim_store::check_family(const operation& parent) {
   for (auto& [step, ids] : recorded->as_object()) {
     // Only a step that completed stands by its children.
     bool done = false;
+    int32_t run = 0;
     for (auto& rec : parent.steps)
-      done = done || (rec.name == step && rec.state == step_state::succeeded);
+      if (rec.name == step) {
+        done = rec.state == step_state::succeeded;
+        run = rec.run;
+      }
     if (!done)
       continue;
     std::set<std::string> written;
     for (auto& kv : ids.as_object())
       written.insert(std::string{kv.value().as_string()});
     std::set<std::string> found;
-    std::string prefix = parent.id + "/" + std::string{step} + "/";
+    std::string prefix = parent.id + "/" + std::string{step} + "#" + std::to_string(run) + "/";
     for (auto i = slots_.lower_bound(prefix);
          i != slots_.end() && i->first.compare(0, prefix.size(), prefix) == 0; ++i)
       found.insert(i->second);
@@ -177,12 +182,14 @@ void sim_store::on_event(const event& e) {
     fired_ops_.insert(e.operation_id);
     return;
   }
-  if (e.type == event_type::schedule_skipped)
+  if (e.type == event_type::schedule_skipped || e.type == event_type::schedule_changed)
     return;
   auto& top = top_seq_[e.operation_id];
   top = std::max(top, e.seq);
   if (e.type == event_type::operation_retried || e.type == event_type::operation_resumed)
     budgets_[e.operation_id] += 1;
+  check_task_event(e);
+  check_repair_event(e);
   auto& open = open_[e.operation_id];
   if (is_terminal(e.type)) {
     log_.check_lazy(open, [&] {
@@ -251,6 +258,8 @@ void sim_store::record(const checkpoint& cp, write_status status) {
            + " to " + std::to_string(op.revision);
   });
   revs[op.revision] = fingerprint(op);
+  check_task_data(op);
+  check_version(op);
   if (op.admission == admission::none || op.state == op_state::pending || is_terminal(op.state))
     return;
   auto stored = peek(op.id);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -91,6 +92,14 @@ public:
     return claimed_.count(id) > 0;
   }
 
+  /// Returns whether the process that owns `id` in the store lost its
+  /// lease (ended or expired): what it finished for `id` may never be
+  /// written (its writer drops what was queued under the lost lease).
+  bool owner_lost(const std::string& id) const {
+    auto i = owner_of_.find(id);
+    return i != owner_of_.end() && !lease_live(i->second);
+  }
+
   /// Returns whether the lease of `owner` still holds by the store's time:
   /// joined, not ended, not expired.
   bool lease_live(const std::string& owner) const;
@@ -103,9 +112,18 @@ public:
     return commands_carried_;
   }
 
+  /// Returns the repairs written: input patches, from_step resets, skips
+  /// a client asked for.
+  std::array<uint64_t, 3> repairs() const {
+    return repairs_;
+  }
+
   /// Returns whether a command to signal operation `id` with `signal_id`
   /// is stored, not yet carried out.
   bool stores_signal(const std::string& id, const std::string& signal_id) const;
+  /// Whether signal `signal_id`, stored for the owner of `id`, was refused
+  /// because the operation had ended when its owner took it.
+  bool refused_while_ended(const std::string& id, const std::string& signal_id) const;
 
   /// Returns whether a purge removed operation `id`: the only way an
   /// operation the store held may be missing from it.
@@ -154,6 +172,12 @@ public:
 
   /// Checks what must hold once everything has settled: every operation's
   /// last run ended with the terminal event of its stored state.
+  /// A client's request goes out as `by` (see `event::by`), about
+  /// `about` (`start`, `op ID`, `schedule ID`; empty: anything).
+  void note_request(const std::string& by, std::string about) {
+    requests_[by] = std::move(about);
+  }
+
   void check_settled();
 
   // -- store ------------------------------------------------------------------
@@ -210,8 +234,14 @@ public:
 
 private:
   /// What tells the items of a batch apart: its operation or schedule.
-  static const void* item_of(const checkpoint& cp) {
-    return cp.op ? static_cast<const void*>(cp.op.get()) : cp.sched.get();
+  /// Names a batch's item: its snapshot's address, which a later batch's
+  /// may reuse once this one is freed (a batch abandoned with a lost
+  /// lease), so with what it writes.
+  static std::string item_of(const checkpoint& cp) {
+    auto at = std::to_string(
+      reinterpret_cast<uintptr_t>(cp.op ? static_cast<const void*>(cp.op.get()) : cp.sched.get()));
+    return cp.op ? at + " " + cp.op->id + "@" + std::to_string(cp.op->revision)
+                 : at + " schedule " + cp.sched->id + "@" + std::to_string(cp.sched->revision);
   }
 
   bool roll(double p);
@@ -243,6 +273,9 @@ private:
     return process_ + "/" + id;
   }
   void record(const checkpoint& cp, write_status status);
+  /// Who did what (sim_store_by.cpp): each event of `cp` that a request
+  /// caused names it, and only that request's target.
+  void check_by(const checkpoint& cp);
   void on_event(const event& e);
   void check_admission(const admission_round& round);
   /// Checks what a purge removed against the store as it was before
@@ -260,6 +293,18 @@ private:
   /// The children a parent recorded for each completed step are exactly
   /// those of that step in the store: a step run again made no new ones.
   void check_family(const operation& parent);
+  /// A task step's outcome (sim_store_tasks.cpp): at most one per attempt
+  /// of a run, and a worker's failure only for the attempt it was for.
+  void check_task_event(const event& e);
+  /// A task step that succeeded did so by its worker's answer for its last
+  /// attempt.
+  void check_task_data(const operation& op);
+  /// Repairs (sim_store_repair.cpp): within a run, no step before a
+  /// retry's `from_step` starts, and no step a client skipped starts
+  /// (unless a later `from_step` sent it back to pending).
+  void check_repair_event(const event& e);
+  /// An operation keeps the workflow version it was created with.
+  void check_version(const operation& op);
 
   sim_log& log_;
   std::mt19937_64& rng_;
@@ -281,7 +326,7 @@ private:
   /// the batch it belongs to.
   struct unsure_commit {
     commit_result res;
-    std::vector<const void*> batch;
+    std::vector<std::string> batch;
   };
   /// By process.
   std::map<std::string, unsure_commit> unsure_;
@@ -298,6 +343,15 @@ private:
   int64_t horizon_seen_ = 0;
   /// Per operation: its `operation_retried` and `operation_resumed` events.
   std::unordered_map<std::string, int64_t> budgets_;
+  /// Per operation, in its current run: the steps a `from_step` allows
+  /// to start (absent: any), and the steps a client skipped.
+  std::unordered_map<std::string, std::set<std::string>> rerun_only_;
+  std::unordered_map<std::string, std::set<std::string>> skipped_;
+  /// Per operation: the workflow version it was created with.
+  std::unordered_map<std::string, int32_t> versions_;
+  std::array<uint64_t, 3> repairs_{};
+  /// Task step outcomes stored: "operation/run/step/attempt".
+  std::set<std::string> task_outcomes_;
   /// Leases by owner, and this process's owner id.
   struct lease {
     time_point expires;
@@ -316,10 +370,14 @@ private:
   /// the owner check refused: a write of theirs may be stale.
   std::set<std::string> claimed_;
   uint64_t ghosts_ = 0;
+  /// The clients' requests by their `by`, and what each is about:
+  /// `start`, `op ID`, `schedule ID`; empty: anything.
+  std::map<std::string, std::string> requests_;
   /// Stored commands by seq.
   std::map<int64_t, stored_command> commands_;
   int64_t command_seq_ = 0;
   uint64_t commands_carried_ = 0;
+  std::set<std::pair<std::string, std::string>> refused_while_ended_;
   /// The load each process published, and the notifications not yet
   /// taken.
   std::map<std::string, int64_t> held_;

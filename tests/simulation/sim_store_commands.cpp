@@ -61,8 +61,11 @@ caf::error sim_store::drop(int64_t seq, command_outcome why) {
   if (auto err = read_fault("drop a command"))
     return err;
   if (auto i = commands_.find(seq); i != commands_.end()) {
-    log_.note("store: " + command_text(i->second) + " dropped (" + std::string{to_string(why)}
-              + ")");
+    auto& c = i->second;
+    log_.note("store: " + command_text(c) + " dropped (" + std::string{to_string(why)} + ")");
+    // An ended operation refuses a signal: a retry may revive it later.
+    if (auto op = peek(c.operation_id); c.is_signal && op && is_terminal(op->state))
+      refused_while_ended_.insert({c.operation_id, c.signal_id});
     commands_.erase(i);
     notify(applied_channel, std::string{to_string(why)} + " " + std::to_string(seq));
   }
@@ -73,6 +76,10 @@ bool sim_store::stores_signal(const std::string& id, const std::string& signal_i
   return std::any_of(commands_.begin(), commands_.end(), [&](const auto& kv) {
     return kv.second.is_signal && kv.second.operation_id == id && kv.second.signal_id == signal_id;
   });
+}
+
+bool sim_store::refused_while_ended(const std::string& id, const std::string& signal_id) const {
+  return refused_while_ended_.count({id, signal_id}) > 0;
 }
 
 void sim_store::consume(const checkpoint& cp) {

@@ -62,6 +62,7 @@ caf::expected<commit_result> sim_store::commit(const std::vector<checkpoint>& ba
     record(batch[i], res->status[i]);
     if (res->status[i] != write_status::ok)
       continue;
+    check_by(batch[i]);
     if (batch[i].sched)
       schedules = true;
     if (batch[i].consumed_command != 0)

@@ -122,6 +122,31 @@ TEST_CASE("seeds that found bugs keep every invariant", "[simulation][regression
     {11386, "a resume that changed nothing answered from a process's cache after another "
             "process had deleted the schedule"},
     {1698, "a delete in flight through one process undid a replace acknowledged by another"},
+    // Task steps and their workers.
+    {70, "a worker's answer whose report the dispatcher could not deliver (the passive "
+         "operation's read failed) was forgotten: the operation waited for ever"},
+    {1667, "a report of the attempt before a pause, late on its way, was applied to the resumed "
+           "attempt of the same number; that attempt's task was handed out after it succeeded"},
+    {2665, "after a resume the operation took its attempt (counted afresh) for one its watcher "
+           "still followed: no task was offered and it waited for ever"},
+    {6846, "a process that lost its lease kept the tasks of its operations and handed one out "
+           "after the step had succeeded in the process that took the operation over"},
+    {2570, "the store took a create after a lost lease for the retry of an unsure commit whose "
+           "batch was abandoned (a snapshot at the same address): the answer showed a revision "
+           "never stored"},
+    {17952, "a drained process's result dropped by its writer with a lost lease that no claim "
+            "had taken over yet: the drain check counted it as lost"},
+    {3988, "a process whose lease had expired (another claimed its operations) handed out a task "
+           "of a step the new owner had completed"},
+    {5414, "a poll that came after the process rejoined, before its broker heard of the lost "
+           "lease, was handed a task of the ended lease: its step had succeeded elsewhere"},
+    {9688, "a retry from a step that starts children found the slot of an earlier run's child "
+           "free (retention had removed it) and started the same child again"},
+    {15070, "a retry from a children step, its earlier children kept: a second child in a slot"},
+    {13173, "a stored signal refused because its operation had failed, before a retry revived "
+            "it (the check counted it as lost)"},
+    {20994, "a late answer to a keyed start whose operation retention removed, after another "
+            "start took the freed key (the check took the later answer for the first)"},
   };
   for (auto& f : seeds) {
     INFO(f.bug);

@@ -5,14 +5,15 @@
 
 #include "engine/step.hpp"
 #include "engine/workflow.hpp"
+#include "engine/workflow_json.hpp"
 
 namespace stepwise::sim {
 
 using namespace std::chrono_literals;
 
-const std::vector<std::string> sim_workflow_names = {"sim.steps",  "sim.signal",  "sim.saga",
-                                                     "sim.keyed",  "sim.limited", "sim.watch",
-                                                     "sim.parent", "sim.quorum",  "sim.child"};
+const std::vector<std::string> sim_workflow_names = {
+  "sim.steps", "sim.signal", "sim.saga",   "sim.keyed", "sim.limited",
+  "sim.watch", "sim.parent", "sim.quorum", "sim.child", "sim.tasks"};
 
 std::vector<std::string> signals_of(const std::string& workflow) {
   if (workflow == "sim.signal" || workflow == "sim.keyed")
@@ -42,6 +43,8 @@ std::vector<std::string> planned_steps(const std::string& workflow) {
     return {"a", "b", "c"};
   if (workflow == "sim.watch")
     return {"a", "t", "b"};
+  if (workflow == "sim.tasks")
+    return {"t1", "t2"};
   return {"a", "b"};
 }
 
@@ -194,6 +197,7 @@ watch_reply settle(const watch_request& req) {
   out.operation_id = req.operation_id;
   out.step = req.step;
   out.attempt = req.attempt;
+  out.since = req.since;
   auto* plan = req.task.if_contains("input");
   out.result.result =
     plan && plan->is_object() ? planned(plan->as_object(), req.step, req.attempt) : done();
@@ -201,7 +205,25 @@ watch_reply settle(const watch_request& req) {
   return out;
 }
 
-registry sim_workflows(std::shared_ptr<sim_world_state> w, watcher_actor watcher) {
+/// A workflow defined as data whose steps workers do (sim_tasks.hpp): a
+/// task whose worker must beat, with a compensation; a sleep; a task that
+/// must be taken and ended in time.
+workflow tasks_workflow(sim_log& log, caf::actor broker) {
+  auto def = boost::json::parse(R"({"steps": [
+    {"name": "t1", "kind": "task", "queue": "simq", "heartbeat_timeout": "1s",
+     "compensate": "undo", "retry": {"max_attempts": 3, "initial": "100ms"}},
+    {"name": "s", "kind": "sleep", "duration": "500ms"},
+    {"name": "t2", "kind": "task", "queue": "simq", "start_timeout": "4s", "timeout": "6s",
+     "retry": {"max_attempts": 3, "initial": "100ms"}}]})");
+  auto wf = workflow_from_json("sim.tasks", 1, def.as_object(), std::move(broker));
+  log.check_lazy(static_cast<bool>(wf), [&] {
+    return "the simulation's data workflow is invalid: " + to_string(wf.error());
+  });
+  return wf ? std::move(*wf) : workflow("sim.tasks", 1);
+}
+
+registry sim_workflows(std::shared_ptr<sim_world_state> w, watcher_actor watcher,
+                       caf::actor broker) {
   registry reg;
   workflow steps("sim.steps", 1);
   steps.step(10, blocking(w, "a").with_policy(attempts(3)))
@@ -251,7 +273,9 @@ registry sim_workflows(std::shared_ptr<sim_world_state> w, watcher_actor watcher
   child.step(10, blocking(w, "a").with_policy(attempts(2)))
     .step(20, async_step(w, "b").with_timeout(2s))
     .limit(3);
-  for (auto* wf : {&steps, &signal, &saga, &keyed, &limited, &watch, &parent, &quorum, &child}) {
+  auto tasks = tasks_workflow(w->log, std::move(broker));
+  for (auto* wf :
+       {&steps, &signal, &saga, &keyed, &limited, &watch, &parent, &quorum, &child, &tasks}) {
     auto added = reg.add(std::move(*wf));
     w->log.check_lazy(static_cast<bool>(added), [&] {
       return "a simulation workflow is invalid: " + to_string(added.error());

@@ -60,8 +60,10 @@ boost::json::object random_input(const std::string& workflow, std::mt19937_64& r
 outcome planned(const boost::json::object& input, const std::string& step, int32_t attempt);
 
 /// Returns the simulation's workflows, their bodies bound to `world`, their
-/// watched waits to `watcher`.
-registry sim_workflows(std::shared_ptr<sim_world_state> world, watcher_actor watcher);
+/// watched waits to `watcher`, the compensations of task steps offered to
+/// `broker` (a relay to the process's task broker).
+registry sim_workflows(std::shared_ptr<sim_world_state> world, watcher_actor watcher,
+                       caf::actor broker);
 
 /// The watcher of the simulation's watched waits: it keeps what it is asked
 /// to follow in `world->watches` (a new attempt replaces an older one) and

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include <caf/event_based_actor.hpp>
 #include <caf/scheduled_actor.hpp>
 #include <caf/send.hpp>
 
@@ -31,11 +32,16 @@ event_listener::behavior_type subscriber_actor(event_listener::pointer, sim_log*
   }};
 }
 
+/// Passes a task offer on to the broker once there is one.
+caf::behavior relay_actor(caf::event_based_actor*, std::shared_ptr<caf::actor> to) {
+  return {[to](task_offer_atom a, task_offer& offer) { caf::anon_send(*to, a, std::move(offer)); }};
+}
+
 } // namespace
 
 sim_world::sim_world(std::shared_ptr<sim_world_state> outside, std::shared_ptr<sim_store> store,
                      engine_config cfg, time_point now, uint32_t node, size_t workers)
-  : outside_(std::move(outside)), store_(std::move(store)), workers_(workers) {
+  : outside_(std::move(outside)), store_(std::move(store)), node_(node), workers_(workers) {
   cfg_.set("scheduler.policy", caf::atom("testing"));
   cfg_.set("logger.console", caf::atom("none"));
   cfg_.set("logger.file-verbosity", caf::atom("quiet"));
@@ -50,13 +56,16 @@ sim_world::sim_world(std::shared_ptr<sim_world_state> outside, std::shared_ptr<s
     return "node" + std::to_string(node) + "." + std::to_string(++joins);
   };
   watcher_ = sys_->spawn(sim_watcher, outside_);
-  auto parts =
-    launch_runtime(*sys_, cfg, sim_workflows(outside_, watcher_), store_, drive::by_hand, node);
+  auto broker = std::make_shared<caf::actor>();
+  relay_ = sys_->spawn(relay_actor, broker);
+  auto parts = launch_runtime(*sys_, cfg, sim_workflows(outside_, watcher_, relay_), store_,
+                              drive::by_hand, node);
   if (!parts) {
     launch_error_ = std::move(parts.error());
     return;
   }
   parts_ = std::move(*parts);
+  *broker = caf::actor_cast<caf::actor>(parts_.rt->tasks);
   client_ = sys_->spawn(client_actor, 0);
   subscriber_ = sys_->spawn(subscriber_actor, &outside_->log);
   caf::anon_send(parts_.dispatcher, subscribe_atom::value, subscriber_);
@@ -81,6 +90,7 @@ sim_world::~sim_world() {
     caf::anon_send_exit(subscriber_, caf::exit_reason::kill);
   }
   caf::anon_send_exit(watcher_, caf::exit_reason::kill);
+  caf::anon_send_exit(relay_, caf::exit_reason::kill);
   // The pending timers hold their actors: drop them with the clock.
   clk_->forget(*sys_);
   sched_->run();
@@ -92,6 +102,7 @@ sim_world::~sim_world() {
   client_ = nullptr;
   subscriber_ = nullptr;
   watcher_ = nullptr;
+  relay_ = nullptr;
   auto* gone = sys_.get();
   sys_.reset();
   clk_->ended(gone);
@@ -134,6 +145,13 @@ void sim_world::hear(const notices& got, bool first) {
 
 void sim_world::ask(client_job job) {
   dispatcher_actor target = parts_.dispatcher;
+  caf::anon_send(client_, bridge_job{[job{std::move(job)}, target](bridge_actor::pointer self) {
+                   job(self, target);
+                 }});
+}
+
+void sim_world::ask_tasks(worker_job job) {
+  tasks_actor target = parts_.rt->tasks;
   caf::anon_send(client_, bridge_job{[job{std::move(job)}, target](bridge_actor::pointer self) {
                    job(self, target);
                  }});

@@ -113,6 +113,17 @@ public:
   /// Has the client actor run `job`.
   void ask(client_job job);
 
+  /// A worker's request: made by the client actor, to the task broker.
+  using worker_job = std::function<void(bridge_actor::pointer, const tasks_actor&)>;
+
+  /// Has the client actor run `job`.
+  void ask_tasks(worker_job job);
+
+  /// Names this process (each start gets a new number).
+  uint32_t node() const {
+    return node_;
+  }
+
   /// Returns whether nothing is left to do but wait for time: no message,
   /// no worker job, nothing to write or admit.
   bool quiet();
@@ -129,6 +140,10 @@ private:
   bridge_actor client_;
   event_listener subscriber_;
   watcher_actor watcher_;
+  /// Passes compensations' task offers to the task broker, which is
+  /// spawned after the workflows are made.
+  caf::actor relay_;
+  uint32_t node_;
   std::vector<worker_pool::job> running_;
   size_t workers_;
 };

@@ -36,6 +36,8 @@ public:
     store_->leasing = swarm_.leases;
     store_->processes = swarm_.processes;
     cluster_ = std::make_unique<sim_cluster>(log_, rng_, *store_, swarm_.processes);
+    workers_ = std::make_unique<sim_workers>(log_, rng_, *store_);
+    cluster_->workers = workers_.get();
     for (auto& p : cluster_->procs)
       p.outside = std::make_shared<sim_world_state>(log_, *store_);
     bool faults = swarm_.faults.commit_fail > 0 || swarm_.faults.commit_unsure > 0
@@ -170,6 +172,7 @@ private:
     bodies_ += outside().bodies;
     outside().bodies = 0;
     cur().world.reset();
+    workers_->restarted(cur_);
     cur().inbox.clear();
     cur().listening = false;
     cur().reconnected = false;
@@ -320,12 +323,16 @@ private:
     out.removed = store_->removals();
     out.commands_stored = store_->commands_stored();
     out.commands_carried = store_->commands_carried();
+    out.repairs = store_->repairs();
     out.answers = client_->answered();
     out.bodies = bodies_;
     for (auto& p : cluster_->procs)
       out.bodies += p.outside->bodies;
     out.processes = cluster_->size();
     out.notices = cluster_->counts;
+    out.tasks_handed = workers_->handed;
+    out.task_answers = workers_->accepted;
+    out.task_answers_refused = workers_->refused;
     out.settings = swarm_.describe();
     return out;
   }
@@ -337,6 +344,7 @@ private:
   std::shared_ptr<sim_store> store_;
   std::unique_ptr<sim_client> client_;
   std::unique_ptr<sim_cluster> cluster_;
+  std::unique_ptr<sim_workers> workers_;
   /// The process acting now.
   size_t cur_ = 0;
   /// The run is over (every operation ended, nothing left to do).

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -53,11 +54,18 @@ struct sim_report {
   /// those carried out (leases).
   uint64_t commands_stored = 0;
   uint64_t commands_carried = 0;
+  /// Repairs written: input patches, from_step resets, skips.
+  std::array<uint64_t, 3> repairs{};
   /// Processes sharing the store at once, and what became of the
   /// notifications between them.
   uint64_t processes = 1;
   notice_counts notices;
   uint64_t answers = 0;
+  /// Tasks handed to the simulated workers, and their answers taken and
+  /// refused as stale.
+  uint64_t tasks_handed = 0;
+  uint64_t task_answers = 0;
+  uint64_t task_answers_refused = 0;
   uint64_t bodies = 0;
   /// The settings the seed picked, in words.
   std::string settings;

@@ -69,3 +69,28 @@ TEST_CASE("pg commands: one refused by a process is not carried out by another",
   CHECK(left->empty());
   CHECK(!b->commands()->drop(again, command_outcome::refused));
 }
+
+TEST_CASE("pg commands: a stored command keeps who asked for it", "[storage][pg][commands]") {
+  auto schema = pg_schema_or_skip();
+  if (!schema)
+    return;
+  auto a = schema->open();
+  auto ttl = std::chrono::duration_cast<duration>(60s);
+  REQUIRE(!a->leases()->join("a", ttl));
+  auto op = make_op("x");
+  commit_ok(*a, {create(op)});
+  auto failed = next(op, op_state::failed, 2);
+  commit_ok(*a, {update(failed)});
+  stored_command c;
+  c.operation_id = "x";
+  c.cmd = command::retry;
+  c.created_at = at(5);
+  c.by = "alice";
+  REQUIRE(a->commands()->put(c));
+  auto read = a->commands()->for_owner("a", 10);
+  REQUIRE(read);
+  REQUIRE(read->size() == 1);
+  CHECK(read->front().cmd == command::retry);
+  CHECK(read->front().by == "alice");
+  CHECK(!read->front().is_signal);
+}

@@ -31,6 +31,7 @@ void check_same(const operation& got, const operation& want) {
   CHECK(to_micros(got.updated_at) == to_micros(want.updated_at));
   CHECK(us(got.deadline) == us(want.deadline));
   CHECK(got.idempotency_key == want.idempotency_key);
+  CHECK(got.labels == want.labels);
   CHECK(got.request_hash == want.request_hash);
   CHECK(got.revision == want.revision);
   CHECK(us(got.wake_at) == us(want.wake_at));
@@ -62,6 +63,7 @@ void check_same(const event& got, const event& want) {
   CHECK(got.state == want.state);
   CHECK(got.error == want.error);
   CHECK(got.extra == want.extra);
+  CHECK(got.by == want.by);
 }
 
 } // namespace stepwise::test

@@ -21,6 +21,7 @@ event task_completed(const std::string& op_id) {
     "failure_details": null, "outputs": {"ip": "10.0.0.1", "ünï": "✓"}
   })")
                .as_object();
+  ev.by = "osb:platform";
   return ev;
 }
 
@@ -44,8 +45,11 @@ TEST_CASE("events get strictly increasing seqs without gaps", "[storage]") {
       CHECK(all_events(*st).empty());
       auto a = make_op("op-a", 1);
       auto b = make_op("op-b", 2);
+      // `by` with and without extra fields (it is kept among them).
+      auto created_b = make_event("op-b", event_type::operation_created, 2);
+      created_b.by = "ci";
       auto r1 = commit_ok(*st, {create(a, {make_event("op-a", event_type::operation_created, 1)}),
-                                create(b, {make_event("op-b", event_type::operation_created, 2)})});
+                                create(b, {created_b})});
       auto a2 = next(a, op_state::in_progress, 10);
       auto b2 = next(b, op_state::in_progress, 10);
       auto r2 =
@@ -74,6 +78,11 @@ TEST_CASE("events get strictly increasing seqs without gaps", "[storage]") {
       REQUIRE(log.size() == written.size());
       for (size_t i = 0; i < log.size(); ++i)
         check_same(log[i], written[i]);
+      CHECK(log[0].by.empty());
+      CHECK(log[1].by == "ci");
+      CHECK(log[1].extra.empty());
+      CHECK(log[3].by == "osb:platform");
+      CHECK(!log[3].extra.contains("by"));
       CHECK(last_seq_ok(*st) == written.back().seq);
     }
   }
@@ -237,6 +246,7 @@ TEST_CASE("a batch of many events stores each with the seq it answers", "[storag
         CHECK(stored[i].operation_id == res.events[i].operation_id);
         CHECK(stored[i].time == res.events[i].time);
         CHECK(stored[i].extra == res.events[i].extra);
+        CHECK(stored[i].by == res.events[i].by);
         if (i > 0)
           CHECK(stored[i].seq == stored[i - 1].seq + 1);
       }

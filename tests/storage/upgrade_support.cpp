@@ -62,6 +62,34 @@ std::string check_fixture_rows(store& st) {
   for (auto& e : *events)
     of_b += e.operation_id == b.id ? 1 : 0;
   CHECK(of_b > 0);
+  // By operation, from the index: the same events.
+  auto mine = st.events_of(b.id, 0, 1000);
+  REQUIRE(mine);
+  CHECK(mine->size() == of_b);
+  // Old operations have no labels; new ones are found by theirs.
+  CHECK(a.labels.empty());
+  CHECK(a.idempotency_key == "fixture-ended");
+  operation labeled = a;
+  labeled.id = "op-upgraded-labeled";
+  labeled.idempotency_key.clear();
+  labeled.labels = {{"runtime", "rt-1"}};
+  labeled.revision = 1;
+  auto res = st.commit(
+    {checkpoint{checkpoint::kind::create, std::make_shared<const operation>(labeled), {}}});
+  REQUIRE(res);
+  list_filter by_label;
+  by_label.labels = {{"runtime", "rt-1"}};
+  auto found = st.list(by_label);
+  REQUIRE(found);
+  REQUIRE(found->items.size() == 1);
+  CHECK(found->items[0].id == labeled.id);
+  CHECK(found->items[0].labels == labeled.labels);
+  list_filter by_key;
+  by_key.idempotency_key = "fixture-ended";
+  found = st.list(by_key);
+  REQUIRE(found);
+  REQUIRE(found->items.size() == 1);
+  CHECK(found->items[0].id == a.id);
   auto sched = st.load_schedule("nightly");
   REQUIRE(sched);
   REQUIRE(sched->has_value());
