@@ -77,7 +77,7 @@ void applied(dispatcher_ptr self, int64_t seq, apply_result res) {
 /// else (the actor went away, the lease was lost, the store failed) leaves
 /// the command for the next read.
 apply_result refused_or_later(const caf::error& err) {
-  if (code_of(err) == static_cast<uint8_t>(errc::invalid_state))
+  if (code_of(err) == errc::invalid_state)
     return {command_outcome::refused};
   return not_now;
 }

@@ -65,6 +65,16 @@ void tune_actor_system(caf::actor_system_config& cfg) {
   // engine's never do (its blocking work has threads of its own), and on
   // two cores the extra workers only hand messages around.
   cfg.set("scheduler.max-threads", size_t{std::max(2U, std::thread::hardware_concurrency())});
+  // `sys.render(e)` names a stepwise error's code, as CAF's own. (CAF
+  // 0.17.6's add_error_category<T> does not compile: its renderer has the
+  // wrong signature.)
+  cfg.add_error_category(error_category,
+                         [](uint8_t code, caf::atom_value, const caf::message& context) {
+                           auto text = "stepwise." + to_string(static_cast<errc>(code));
+                           if (context.match_elements<std::string>())
+                             text += ": " + context.get_as<std::string>(0);
+                           return text;
+                         });
 }
 
 caf::expected<engine> engine::launch(caf::actor_system& sys, engine_config cfg, registry workflows,

@@ -15,7 +15,7 @@ namespace stepwise {
 struct engine::shared {
   runtime_ptr rt;
   caf::actor_system* sys = nullptr;
-  dispatcher_actor actor;
+  internal_dispatcher_actor actor;
   /// Carries the requests of threads outside CAF (`ask`).
   bridge_actor bridge;
   std::atomic<bool> down{false};

@@ -145,7 +145,7 @@ std::string lease_keeper::owner() const {
 }
 
 bool is_lease_lost(const caf::error& err) {
-  return code_of(err) == static_cast<uint8_t>(errc::stale_revision);
+  return code_of(err) == errc::stale_revision;
 }
 
 } // namespace stepwise

@@ -18,7 +18,7 @@ namespace {
 /// Returns whether a child's create failed for a reason that passes (the
 /// store, a shutdown): the step is retried rather than failed.
 bool passing(const caf::error& err) {
-  auto code = static_cast<errc>(code_of(err));
+  auto code = code_of(err);
   return code == errc::store_failure || code == errc::shutting_down || code == errc::overloaded
          || code == errc::timeout;
 }

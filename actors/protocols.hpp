@@ -46,9 +46,18 @@ using admission_keeper_actor = caf::typed_actor<caf::reacts_to<admission_poll_at
 using event_fanout_actor =
   caf::typed_actor<caf::reacts_to<event_batch>, caf::reacts_to<subscribe_atom, event_listener>>;
 
+/// (shutdown_atom): stop taking work. Only the engine handle sends it
+/// (`engine::shutdown`), which then stops the engine's other parts too.
+using shutdown_atom = caf::atom_constant<caf::atom("sw_stop")>;
+
 /// The dispatcher: the public protocol, and what the engine's own parts
 /// send it.
 using internal_dispatcher_actor = dispatcher_actor::extend<
+  // A watcher's report (engine/wait.hpp): watchers are given the
+  // dispatcher as their `reply_to`.
+  caf::reacts_to<watch_done_atom, watch_reply>,
+  // Stop taking work; answered once the operations' actors were told.
+  caf::reacts_to<shutdown_atom>,
   // An operation actor's create is written, or its key was taken, or it
   // failed.
   caf::reacts_to<created_atom, uint64_t, create_report>,

@@ -92,7 +92,7 @@ void on_checked(keeper_ptr self, maybe_op& res) {
 }
 
 bool transient(const caf::error& err) {
-  auto code = static_cast<errc>(code_of(err));
+  auto code = code_of(err);
   return code == errc::store_failure || code == errc::overloaded || code == errc::shutting_down
          || code == errc::timeout;
 }

@@ -32,6 +32,7 @@
 #include "engine/errc.hpp"
 #include "engine/retention_store.hpp"
 #include "storage/open_store.hpp"
+#include "storage/postgresql.hpp"
 
 #include "git_sha.hpp"
 
@@ -188,6 +189,7 @@ int main(int argc, char** argv) {
   // As the CLI: a write to a connection the server closed must be an error,
   // not SIGPIPE (httplib's client does not ignore it).
   std::signal(SIGPIPE, SIG_IGN);
+  stepwise::use_postgresql();
   bench::cli_options o;
   std::string err;
   if (!bench::parse(argc, argv, o, err))

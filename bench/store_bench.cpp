@@ -21,6 +21,7 @@
 
 #include "engine/errc.hpp"
 #include "storage/open_store.hpp"
+#include "storage/postgresql.hpp"
 
 using namespace stepwise;
 
@@ -91,6 +92,7 @@ std::vector<size_t> parse_sizes(const std::string& text) {
 } // namespace
 
 int main(int argc, char** argv) {
+  stepwise::use_postgresql();
   auto dir = std::filesystem::temp_directory_path() / "stepwise-store-bench";
   std::string uri = "sqlite:" + (dir / "bench.db").string();
   std::vector<size_t> sizes{1, 100, 1000};

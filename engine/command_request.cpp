@@ -32,6 +32,13 @@ caf::error state_refusal(const operation& op, std::string why) {
 
 } // namespace
 
+command_request command_request::retry(retry_options opts) {
+  command_request r{command::retry};
+  r.input_patch = std::move(opts.input_patch);
+  r.from_step = std::move(opts.from_step);
+  return r;
+}
+
 command_request plain(command cmd) {
   command_request req;
   req.kind = cmd;

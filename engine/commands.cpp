@@ -1,6 +1,9 @@
 #include "engine/commands.hpp"
 
+#include <array>
 #include <string>
+
+#include "engine/enum_names.hpp"
 
 #include "engine/command_store.hpp"
 #include "engine/errc.hpp"
@@ -8,20 +11,10 @@
 
 namespace stepwise {
 
-std::string_view to_string(command x) {
-  switch (x) {
-    case command::cancel:
-      return "cancel";
-    case command::retry:
-      return "retry";
-    case command::pause:
-      return "pause";
-    case command::resume:
-      return "resume";
-    case command::skip:
-      return "skip";
-  }
-  return "?";
+const std::string& to_string(command x) {
+  static const auto names =
+    enum_names(std::array<std::string_view, 5>{"cancel", "retry", "pause", "resume", "skip"});
+  return names[static_cast<size_t>(x)];
 }
 
 std::string_view to_string(command_outcome x) {

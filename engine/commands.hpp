@@ -29,6 +29,14 @@ enum class command : uint8_t {
   skip,
 };
 
+/// What a retry changes before it runs (`engine::retry`).
+struct retry_options {
+  /// A JSON merge patch (RFC 7396) on the operation's input.
+  std::optional<boost::json::object> input_patch{};
+  /// Run this step, and those after it, again.
+  std::string from_step{};
+};
+
 /// A client's command and what it carries (the dispatcher's and the
 /// operation actor's message). Members have initializers so that braced
 /// lists naming a few of them stay warning-free.
@@ -45,14 +53,33 @@ struct command_request {
   /// skip: the step to skip, and why (1 to `max_skip_reason` bytes).
   std::string step{};
   std::string reason{};
-};
 
-/// What a retry changes before it runs (`engine::retry`).
-struct retry_options {
-  /// A JSON merge patch (RFC 7396) on the operation's input.
-  std::optional<boost::json::object> input_patch{};
-  /// Run this step, and those after it, again.
-  std::string from_step{};
+  // Named construction: the request a host sends as
+  // `(command_atom, id, command_request::cancel())`, and so on.
+
+  static command_request cancel() {
+    return {command::cancel};
+  }
+  /// Resume a failed operation where it stopped, or (`opts`) with its
+  /// input patched or from an earlier step.
+  static command_request retry(retry_options opts = {});
+  static command_request pause() {
+    return {command::pause};
+  }
+  static command_request resume() {
+    return {command::resume};
+  }
+  /// Record step `step_name` skipped, for `why`, and go on.
+  static command_request skip(std::string step_name, std::string why) {
+    command_request r{command::skip};
+    r.step = std::move(step_name);
+    r.reason = std::move(why);
+    return r;
+  }
+  command_request asked_by(std::string who) && {
+    by = std::move(who);
+    return std::move(*this);
+  }
 };
 
 /// The longest reason a skip may give, in bytes.
@@ -70,7 +97,7 @@ caf::error check_fields(const operation& op, const command_request& req);
 /// Returns the index of the step named `name` in `op`, or `op.steps.size()`.
 size_t step_index(const operation& op, const std::string& name);
 
-std::string_view to_string(command x);
+const std::string& to_string(command x);
 
 /// A command as a client asks for it.
 /// The command `to_string` names `s`, or none.

@@ -31,7 +31,9 @@ namespace stepwise {
 /// (measured: about 4x the CPU per operation on 2 cores). It sizes the
 /// scheduler to one thread per core (at least two) where CAF starts at
 /// least four: set `scheduler.max-threads` after it if the host's own
-/// actors block.
+/// actors block. Call it before `cfg.parse`, so that the command line and
+/// `caf-application.ini` override it. It also registers the stepwise error
+/// category, so that `actor_system::render` names an `errc`.
 void tune_actor_system(caf::actor_system_config& cfg);
 
 /// The embedding API: a handle to an engine running inside the host's

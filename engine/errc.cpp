@@ -43,11 +43,15 @@ caf::error make_error(errc x, std::string context) {
   return caf::error{static_cast<uint8_t>(x), error_category, caf::make_message(std::move(context))};
 }
 
-uint8_t code_of(const caf::error& e) {
+caf::error make_error(errc x) {
+  return caf::error{static_cast<uint8_t>(x), error_category};
+}
+
+errc code_of(const caf::error& e) {
   // CAF 0.17 dereferences the missing data of an empty error.
-  if (!e)
-    return 0;
-  return e.category() == error_category ? e.code() : 0;
+  if (!e || e.category() != error_category)
+    return errc{};
+  return static_cast<errc>(e.code());
 }
 
 std::string message_of(const caf::error& e) {

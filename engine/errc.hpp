@@ -54,8 +54,15 @@ std::string to_string(errc x);
 /// Returns an error with code `x` and a human-readable `context`.
 caf::error make_error(errc x, std::string context);
 
-/// Returns the stepwise code of `e`, or 0 when `e` is not a stepwise error.
-uint8_t code_of(const caf::error& e);
+/// Returns an error with code `x` and no context. With it, `errc` is an
+/// error code enum to CAF (`caf::has_make_error`): `e == errc::not_found`
+/// compares an error's code and category (not its context), and an
+/// `errc` converts to a `caf::error`.
+caf::error make_error(errc x);
+
+/// Returns the stepwise code of `e`, or `errc{}` (0) when `e` is not a
+/// stepwise error (none, or another category such as CAF's own `sec`).
+errc code_of(const caf::error& e);
 
 /// Returns the human-readable message of `e` (its context for stepwise
 /// errors, CAF's rendering otherwise).

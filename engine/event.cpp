@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "engine/enum_names.hpp"
+
 namespace stepwise {
 
 namespace {
@@ -31,8 +33,9 @@ void stamp_by(std::vector<event>& evs, const std::string& by, size_t from) {
     evs[i].by = by;
 }
 
-std::string_view to_string(event_type x) {
-  return names[static_cast<size_t>(x)];
+const std::string& to_string(event_type x) {
+  static const auto strings = enum_names(names);
+  return strings[static_cast<size_t>(x)];
 }
 
 std::optional<event_type> parse_event_type(std::string_view s) {

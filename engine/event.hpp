@@ -63,7 +63,7 @@ enum class event_type : uint8_t {
   steps_reset,
 };
 
-std::string_view to_string(event_type x);
+const std::string& to_string(event_type x);
 std::optional<event_type> parse_event_type(std::string_view s);
 
 /// Returns whether `x` ends an operation (exactly one per operation).

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "engine/enum_names.hpp"
+
 namespace stepwise {
 
 namespace {
@@ -27,12 +29,14 @@ std::optional<admission> parse_admission(std::string_view s) {
   return std::nullopt;
 }
 
-std::string_view to_string(op_state x) {
-  return op_names[static_cast<size_t>(x)];
+const std::string& to_string(op_state x) {
+  static const auto names = enum_names(op_names);
+  return names[static_cast<size_t>(x)];
 }
 
-std::string_view to_string(step_state x) {
-  return step_names[static_cast<size_t>(x)];
+const std::string& to_string(step_state x) {
+  static const auto names = enum_names(step_names);
+  return names[static_cast<size_t>(x)];
 }
 
 std::optional<op_state> parse_op_state(std::string_view s) {

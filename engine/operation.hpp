@@ -43,8 +43,10 @@ enum class step_state : uint8_t {
   incomplete,
 };
 
-std::string_view to_string(op_state x);
-std::string_view to_string(step_state x);
+/// The state's name, e.g. `succeeded` (engine/enum_names.hpp: a string,
+/// so that `caf::aout << op.state` prints it bare).
+const std::string& to_string(op_state x);
+const std::string& to_string(step_state x);
 std::optional<op_state> parse_op_state(std::string_view s);
 std::optional<step_state> parse_step_state(std::string_view s);
 

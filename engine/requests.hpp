@@ -47,8 +47,6 @@ using wait_atom = caf::atom_constant<caf::atom("sw_wait")>;
 using subscribe_atom = caf::atom_constant<caf::atom("sw_sub")>;
 /// (signal_atom, id, signal_request) -> signal_result.
 using signal_atom = caf::atom_constant<caf::atom("sw_signal")>;
-/// (shutdown_atom): stop taking work.
-using shutdown_atom = caf::atom_constant<caf::atom("sw_stop")>;
 
 // -- what they carry ------------------------------------------------------------
 
@@ -75,6 +73,41 @@ struct start_request {
   /// Labels to find the operation by (engine/labels.hpp): at most 16, keys
   /// of 1 to 63 characters `a-z 0-9 _ . -`, values of up to 256 bytes.
   std::map<std::string, std::string> labels{};
+
+  // Named construction, for C++17 (which has no designated initializers):
+  //   start_request::of("invoice").with_input({{"n", 1}}).with_key("inv-1")
+  // Each call fills one member of the temporary and passes it on.
+
+  /// A request to start `workflow`'s newest version with an empty input.
+  static start_request of(std::string workflow) {
+    start_request r;
+    r.workflow = std::move(workflow);
+    return r;
+  }
+  start_request with_input(boost::json::object x) && {
+    input = std::move(x);
+    return std::move(*this);
+  }
+  start_request with_key(std::string x) && {
+    idempotency_key = std::move(x);
+    return std::move(*this);
+  }
+  start_request with_version(int32_t x) && {
+    version = x;
+    return std::move(*this);
+  }
+  start_request with_deadline(time_point x) && {
+    deadline = x;
+    return std::move(*this);
+  }
+  start_request with_label(std::string key, std::string value) && {
+    labels[std::move(key)] = std::move(value);
+    return std::move(*this);
+  }
+  start_request asked_by(std::string who) && {
+    by = std::move(who);
+    return std::move(*this);
+  }
 };
 
 /// The answer to a start request.
@@ -94,6 +127,28 @@ struct signal_request {
   std::string signal_id;
   /// Who sends it (see `event::by`): `signal_received` carries it.
   std::string by{};
+
+  // Named construction, as `start_request`'s:
+  //   signal_request::of("approved").with_payload({{"by", "ann"}}).with_id("ok-1")
+
+  /// Signal `name` with a null payload and an id the engine makes up.
+  static signal_request of(std::string name) {
+    signal_request r;
+    r.name = std::move(name);
+    return r;
+  }
+  signal_request with_payload(boost::json::value x) && {
+    payload = std::move(x);
+    return std::move(*this);
+  }
+  signal_request with_id(std::string x) && {
+    signal_id = std::move(x);
+    return std::move(*this);
+  }
+  signal_request asked_by(std::string who) && {
+    by = std::move(who);
+    return std::move(*this);
+  }
 };
 
 /// Returns whether `name` may name a signal.
@@ -139,9 +194,12 @@ struct event_batch {
 /// of committed events, in log order.
 using event_listener = caf::typed_actor<caf::reacts_to<event_batch>>;
 
-/// The dispatcher as a host's actors (and the engine handle, and the HTTP
-/// gateway) talk to it: the engine's whole protocol. A message it does not
-/// take does not compile. Errors come as `caf::error` with an `errc` code.
+/// The dispatcher as a host's actors (and the HTTP gateway) talk to it:
+/// every request a host may send, and its answer. A message it does not
+/// take does not compile, and neither does a handler for a wrong answer.
+/// Errors come as `caf::error` with an `errc` code (`e == errc::not_found`).
+/// What the engine's own parts send it (watchers' reports, the handle's
+/// shutdown, ...) is an internal protocol that extends this one.
 using dispatcher_actor = caf::typed_actor<
   // Starts an operation (or finds the one its idempotency key names).
   caf::replies_to<start_atom, start_request>::with<start_result>,
@@ -160,12 +218,8 @@ using dispatcher_actor = caf::typed_actor<
   caf::replies_to<wait_atom, std::string, caf::timespan>::with<operation>,
   // Every batch of committed events from now on, to a listener.
   caf::reacts_to<subscribe_atom, event_listener>,
-  // A watcher's report (engine/wait.hpp).
-  caf::reacts_to<watch_done_atom, watch_reply>,
   // The servers sharing the store.
-  caf::replies_to<cluster_atom>::with<cluster_view>,
-  // Stop taking work; answered once the operations' actors were told.
-  caf::reacts_to<shutdown_atom>>;
+  caf::replies_to<cluster_atom>::with<cluster_view>>;
 
 } // namespace stepwise
 

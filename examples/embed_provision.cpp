@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   ec.store_uri = argc > 1 ? argv[1] : "sqlite:./stepwise-example.db";
   auto eng = open_engine(sys, ec, std::move(reg));
   if (!ok || !eng) {
-    std::cerr << "start-up failed\n";
+    std::cerr << "start-up failed: " << message_of(ok ? eng.error() : ok.error()) << '\n';
     return 1;
   }
   auto started =

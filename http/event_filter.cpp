@@ -44,7 +44,7 @@ std::optional<api_error> op_matcher::resolve(engine& eng, const std::vector<even
     bool yes = false;
     if (op)
       yes = wanted(*op);
-    else if (code_of(op.error()) != static_cast<uint8_t>(errc::not_found))
+    else if (code_of(op.error()) != errc::not_found)
       return from_engine(op.error()); // a removed operation is simply not followed
     std::lock_guard<std::mutex> guard{mtx_};
     if (seen_.size() >= max_seen)

@@ -102,7 +102,7 @@ void monitor(const router& r, infrastructure_context& ctx, request& rq, server_r
   auto started = ctx.eng.start(sr);
   // A conflict means this request id is already monitored (the request was
   // answered before with other location details): nothing is forgotten.
-  if (!started && code_of(started.error()) != static_cast<uint8_t>(errc::idempotency_conflict)) {
+  if (!started && code_of(started.error()) != errc::idempotency_conflict) {
     auto e = from_engine(started.error());
     // A start that timed out may still complete; anything else did not.
     bool maybe = e.code == "timeout";

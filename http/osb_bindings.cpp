@@ -142,7 +142,7 @@ void put_binding(const router& r, const osb_context& c, request& rq, server_resp
                                                   {"plan_id", plan.get_string()}}}};
   auto eng = c.eng;
   auto started = eng.start(sr);
-  if (!started && code_of(started.error()) == static_cast<uint8_t>(errc::idempotency_conflict))
+  if (!started && code_of(started.error()) == errc::idempotency_conflict)
     return r.write(rq.raw.path, res,
                    osb_error(409, "Conflict", "binding " + bid + " is being created"));
   if (!started)
@@ -228,7 +228,7 @@ void binding_last_operation(const router& r, const osb_context& c, request& rq,
     op_id = ops->unbind ? ops->unbind->id : ops->bind->id;
   }
   auto op = eng.get(op_id);
-  if (!op && code_of(op.error()) == static_cast<uint8_t>(errc::not_found))
+  if (!op && code_of(op.error()) == errc::not_found)
     return r.write(rq.raw.path, res,
                    osb_error(404, "NotFound", "no operation " + op_id + " of binding " + bid));
   if (!op)

@@ -102,7 +102,7 @@ void provision(const router& r, const osb_context& c, request& rq, server_respon
   auto eng = c.eng;
   auto started = eng.start(sr);
   if (!started) {
-    if (code_of(started.error()) == static_cast<uint8_t>(errc::idempotency_conflict))
+    if (code_of(started.error()) == errc::idempotency_conflict)
       return r.write(
         rq.raw.path, res,
         osb_error(409, "Conflict", "instance " + id + " exists with another plan or parameters"));
@@ -186,7 +186,7 @@ void last_operation(const router& r, const osb_context& c, request& rq, server_r
                              : i.provisioning.id;
   }
   auto op = eng.get(op_id);
-  if (!op && code_of(op.error()) == static_cast<uint8_t>(errc::not_found))
+  if (!op && code_of(op.error()) == errc::not_found)
     return r.write(rq.raw.path, res,
                    osb_error(404, "NotFound", "no operation " + op_id + " of instance " + id));
   if (!op)

@@ -150,7 +150,7 @@ void patch_instance(const router& r, const osb_context& c, request& rq, server_r
   auto eng = c.eng;
   auto started = eng.start(sr);
   // Another PATCH took this number first.
-  if (!started && code_of(started.error()) == static_cast<uint8_t>(errc::idempotency_conflict))
+  if (!started && code_of(started.error()) == errc::idempotency_conflict)
     return r.write(rq.raw.path, res, osb_concurrency_error("another update"));
   if (!started)
     return r.write(rq.raw.path, res, from_engine(started.error()));

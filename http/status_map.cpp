@@ -27,8 +27,7 @@ constexpr mapping table[] = {
 } // namespace
 
 api_error from_engine(const caf::error& err) {
-  if (auto code = code_of(err); code != 0) {
-    auto x = static_cast<errc>(code);
+  if (auto x = code_of(err); x != errc{}) {
     for (auto& m : table)
       if (m.code == x)
         return {m.status, to_string(x), message_of(err)};

@@ -151,7 +151,7 @@ void runner::on_saved(saved& s) {
     saved_at_ = now();
     if (s.error && error_to_store_ == *s.error)
       error_to_store_.reset();
-  } else if (code_of(s.err) == static_cast<uint8_t>(errc::stale_revision)) {
+  } else if (code_of(s.err) == errc::stale_revision) {
     lose_lease();
   } else {
     warn_once("writing the cursor failed (retried): " + message_of(s.err));

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <mutex>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "engine/errc.hpp"
-#include "storage/pg_store.hpp"
 #include "storage/sqlite_store.hpp"
 
 namespace stepwise {
@@ -50,7 +52,35 @@ caf::expected<store_ptr> open_sqlite(const std::string& uri) {
   return store_ptr{std::move(*st)};
 }
 
+struct scheme_table {
+  std::mutex mtx;
+  std::vector<std::pair<std::string, store_opener>> schemes;
+};
+
+scheme_table& schemes() {
+  static scheme_table table;
+  return table;
+}
+
+store_opener opener_of(const std::string& uri) {
+  auto& t = schemes();
+  std::lock_guard<std::mutex> guard{t.mtx};
+  for (auto& [prefix, open] : t.schemes)
+    if (starts_with(uri, prefix))
+      return open;
+  return nullptr;
+}
+
 } // namespace
+
+void add_store_scheme(const std::string& prefix, store_opener open) {
+  auto& t = schemes();
+  std::lock_guard<std::mutex> guard{t.mtx};
+  for (auto& known : t.schemes)
+    if (known.first == prefix)
+      return;
+  t.schemes.emplace_back(prefix, open);
+}
 
 std::string redact_store_uri(const std::string& uri) {
   auto out = uri;
@@ -76,12 +106,13 @@ std::string redact_store_uri(const std::string& uri) {
 caf::expected<store_ptr> open_store(const std::string& uri) {
   if (starts_with(uri, "sqlite:"))
     return open_sqlite(uri);
-  if (starts_with(uri, "postgresql://") || starts_with(uri, "postgres://")) {
-    auto st = pg_store::open(uri);
-    if (!st)
-      return std::move(st.error());
-    return store_ptr{std::move(*st)};
-  }
+  if (auto open = opener_of(uri))
+    return open(uri);
+  if (starts_with(uri, "postgresql://") || starts_with(uri, "postgres://"))
+    return make_error(errc::invalid_argument,
+                      "cannot open '" + redact_store_uri(uri)
+                        + "': this program was built without PostgreSQL (link the "
+                          "stepwise-postgresql library and call stepwise::use_postgresql())");
   return make_error(errc::invalid_argument, "invalid store URI '" + redact_store_uri(uri)
                                               + "': expected sqlite:PATH or postgresql://...");
 }

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <iostream>
 
+#include "storage/postgresql.hpp"
+
 namespace {
 
 struct program {
@@ -19,6 +21,7 @@ constexpr program programs[] = {
 } // namespace
 
 int main(int argc, char** argv) {
+  stepwise::use_postgresql();
   if (argc >= 2)
     for (auto& p : programs)
       if (std::strcmp(argv[1], p.name) == 0)

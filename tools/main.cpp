@@ -3,6 +3,7 @@
 
 #include <csignal>
 
+#include "storage/postgresql.hpp"
 #include "tools/cli.hpp"
 
 int main(int argc, char** argv) {
@@ -11,5 +12,7 @@ int main(int argc, char** argv) {
   // and kill it before it prints the answer. httplib's server ignores
   // SIGPIPE, its client does not.
   std::signal(SIGPIPE, SIG_IGN);
+  // backup, purge and the secrets commands open stores of either kind.
+  stepwise::use_postgresql();
   return stepwise::tools::run_command_line(argc, argv);
 }

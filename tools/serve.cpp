@@ -27,6 +27,7 @@
 #include "tools/host.hpp"
 #include "tools/make_driver.hpp"
 #include "tools/stop_signals.hpp"
+#include "storage/postgresql.hpp"
 
 namespace stepwise::tools {
 
@@ -94,6 +95,7 @@ caf::expected<registry> make_registry(const serve_options& opts, const serve_hos
 } // namespace
 
 int run_serve(const serve_options& opts, const serve_host& host) {
+  use_postgresql();
   set_log_level(opts.level);
   if (auto refused = check_exposure(opts)) {
     log(log_level::error, *refused);

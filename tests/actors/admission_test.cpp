@@ -159,7 +159,7 @@ TEST_CASE("an input without the key is refused at start", "[actors][admission]")
   rq.input = {{"other", 1}};
   auto res = h.eng.start(rq);
   REQUIRE_FALSE(res);
-  CHECK(code_of(res.error()) == static_cast<uint8_t>(errc::invalid_argument));
+  CHECK(code_of(res.error()) == errc::invalid_argument);
   CHECK(message_of(res.error()).find("'/name'") != std::string::npos);
   rq.input = {{"name", 42}}; // any JSON value makes a key
   REQUIRE(h.eng.start(rq));

@@ -78,7 +78,7 @@ TEST_CASE("commands: pause, resume, signal and cancel through a process that doe
   // A refusal by the stored state is B's own.
   auto again = b.resume(id);
   REQUIRE_FALSE(again);
-  CHECK(code_of(again.error()) == static_cast<uint8_t>(errc::invalid_state));
+  CHECK(code_of(again.error()) == errc::invalid_state);
   // A signal id is stored once, whichever process hears it again.
   auto sent = b.signal(id, {"go", boost::json::object{{"image", "img-1"}}, "s-1", "ann"});
   REQUIRE(sent);
@@ -130,7 +130,7 @@ TEST_CASE("commands: retry with an input patch and skip through a process that d
   wrong.from_step = "nope";
   auto refused = b.retry(id, wrong);
   REQUIRE_FALSE(refused);
-  CHECK(code_of(refused.error()) == static_cast<uint8_t>(errc::invalid_argument));
+  CHECK(code_of(refused.error()) == errc::invalid_argument);
   // The patch travels in the stored command; A applies it, and the store
   // holds the patched input.
   retry_options fix;

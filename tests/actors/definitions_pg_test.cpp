@@ -64,7 +64,7 @@ TEST_CASE("definitions: one stored by a process reaches the others at once",
   CHECK(started->op.workflow_version == 2);
   auto refused = b.delete_workflow("order");
   REQUIRE_FALSE(refused);
-  CHECK(code_of(refused.error()) == static_cast<uint8_t>(errc::invalid_state));
+  CHECK(code_of(refused.error()) == errc::invalid_state);
   REQUIRE(a.cancel(started->op.id));
   REQUIRE(eventually([&] {
     auto op = a.get(started->op.id);

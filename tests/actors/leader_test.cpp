@@ -59,7 +59,7 @@ TEST_CASE("leader: the oldest lease leads, removes for all, and the next takes o
     auto started = b.start({"quick", std::nullopt, {}, {}, std::nullopt});
     REQUIRE(started);
     REQUIRE(test::eventually([&] { return removed(a) + removed(b) == i; }, 20s));
-    CHECK(code_of(b.get(started->op.id).error()) == static_cast<uint8_t>(errc::not_found));
+    CHECK(code_of(b.get(started->op.id).error()) == errc::not_found);
   }
   CHECK(removed(a) == 10);
   CHECK(removed(b) == 0);

@@ -133,7 +133,7 @@ TEST_CASE("engine lease: a taken-over operation completes once, the old "
   if (waited_op)
     CHECK(waited_op->state == op_state::succeeded);
   else
-    CHECK(code_of(waited) == static_cast<uint8_t>(errc::stale_revision));
+    CHECK(code_of(waited) == errc::stale_revision);
   REQUIRE(test::eventually([&] { return a.stats().leases_lost.load() == 1; }, 20s));
   REQUIRE(test::eventually([&] { return a.owner() != a_owner; }, 20s));
   CHECK(!a.owner().empty());
@@ -285,7 +285,7 @@ TEST_CASE("engine lease: a failed operation can be retried through any "
   // A retry through A now sees a succeeded operation.
   auto again = a.retry(id);
   REQUIRE_FALSE(again);
-  CHECK(code_of(again.error()) == static_cast<uint8_t>(errc::invalid_state));
+  CHECK(code_of(again.error()) == errc::invalid_state);
   a.shutdown();
   b.shutdown();
 }

@@ -274,10 +274,10 @@ TEST_CASE("cancel while waiting makes the timer stale", "[actors]") {
   CHECK(h.count(id, event_type::operation_canceled) == 1);
   auto again = h.eng.cancel(id);
   REQUIRE(!again);
-  CHECK(code_of(again.error()) == static_cast<uint8_t>(errc::invalid_state));
+  CHECK(code_of(again.error()) == errc::invalid_state);
   auto unknown = h.eng.cancel("op-nope");
   REQUIRE(!unknown);
-  CHECK(code_of(unknown.error()) == static_cast<uint8_t>(errc::not_found));
+  CHECK(code_of(unknown.error()) == errc::not_found);
 }
 
 TEST_CASE("retry resumes a failed operation at its failed step", "[actors]") {
@@ -301,7 +301,7 @@ TEST_CASE("retry resumes a failed operation at its failed step", "[actors]") {
   CHECK(second == 2);
   auto again = h.eng.retry(id);
   REQUIRE(!again);
-  CHECK(code_of(again.error()) == static_cast<uint8_t>(errc::invalid_state));
+  CHECK(code_of(again.error()) == errc::invalid_state);
 }
 
 TEST_CASE("a deadline fails an operation that is still running", "[actors]") {
@@ -354,9 +354,9 @@ TEST_CASE("an idempotency key replays the same request and rejects another", "[a
   req.input = {{"x", 2}};
   auto other = h.eng.start(req);
   REQUIRE(!other);
-  CHECK(code_of(other.error()) == static_cast<uint8_t>(errc::idempotency_conflict));
+  CHECK(code_of(other.error()) == errc::idempotency_conflict);
   req.workflow = "nope";
   auto unknown = h.eng.start(req);
   REQUIRE(!unknown);
-  CHECK(code_of(unknown.error()) == static_cast<uint8_t>(errc::unknown_workflow));
+  CHECK(code_of(unknown.error()) == errc::unknown_workflow);
 }

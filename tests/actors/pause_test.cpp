@@ -19,7 +19,7 @@ using test::one;
 namespace {
 
 bool refused(const caf::expected<operation>& res) {
-  return !res && code_of(res.error()) == static_cast<uint8_t>(errc::invalid_state);
+  return !res && code_of(res.error()) == errc::invalid_state;
 }
 
 /// Waits until `n` operations sleep (passivated: no actor).

@@ -76,10 +76,6 @@ std::string fire_op(harness& h, const std::string& sched) {
   return page->items.back().id;
 }
 
-uint8_t code(errc x) {
-  return static_cast<uint8_t>(x);
-}
-
 } // namespace
 
 TEST_CASE("a schedule fires at each due time, once, with the fire's key", "[actors][schedule]") {
@@ -139,14 +135,14 @@ TEST_CASE("creating a schedule: the same body again, another body, bad input",
   other.every = 2min;
   auto conflict = h.eng.create_schedule(other);
   REQUIRE_FALSE(conflict);
-  CHECK(code_of(conflict.error()) == code(errc::idempotency_conflict));
+  CHECK(code_of(conflict.error()) == errc::idempotency_conflict);
 
   auto bad_cron = every("s2", 1min);
   bad_cron.every.reset();
   bad_cron.cron = "0 25 * * *";
   auto res = h.eng.create_schedule(bad_cron);
   REQUIRE_FALSE(res);
-  CHECK(code_of(res.error()) == code(errc::invalid_argument));
+  CHECK(code_of(res.error()) == errc::invalid_argument);
   CHECK_THAT(message_of(res.error()), Catch::StartsWith("cron: ") && Catch::Contains("(hour)"));
   auto bad_zone = every("s3", 1min);
   bad_zone.time_zone = "Mars/Olympus";
@@ -155,7 +151,7 @@ TEST_CASE("creating a schedule: the same body again, another body, bad input",
   CHECK_THAT(message_of(res.error()), Catch::StartsWith("time_zone:"));
   res = h.eng.create_schedule(every("s4", 1min, "nope"));
   REQUIRE_FALSE(res);
-  CHECK(code_of(res.error()) == code(errc::unknown_workflow));
+  CHECK(code_of(res.error()) == errc::unknown_workflow);
   res = h.eng.create_schedule(every("s5", 500ms));
   REQUIRE_FALSE(res);
   CHECK(message_of(res.error()) == "every: at least 1s");
@@ -287,7 +283,7 @@ TEST_CASE("pause, resume, trigger and delete while a fire is due", "[actors][sch
   h.clk->advance(30s); // its next fire was due: nothing fires
   auto missing = h.eng.get_schedule("p");
   REQUIRE_FALSE(missing);
-  CHECK(code_of(missing.error()) == code(errc::not_found));
+  CHECK(code_of(missing.error()) == errc::not_found);
   CHECK_FALSE(h.eng.trigger_schedule("p"));
   REQUIRE(h.eng.create_schedule(every("other", 10s)));
   h.clk->advance(10s);
@@ -325,7 +321,7 @@ TEST_CASE("an edit takes effect from the next fire", "[actors][schedule]") {
   auto missing = every("nobody", 10s);
   auto res = h.eng.replace_schedule(missing);
   REQUIRE_FALSE(res);
-  CHECK(code_of(res.error()) == code(errc::not_found));
+  CHECK(code_of(res.error()) == errc::not_found);
 }
 
 TEST_CASE("a schedule's secret input values are stored sealed and shown masked",

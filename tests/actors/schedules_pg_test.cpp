@@ -66,7 +66,7 @@ TEST_CASE("schedules: one written in another process is read at once",
   REQUIRE(eventually(
     [&] {
       auto got = b.get_schedule("nightly");
-      return !got && code_of(got.error()) == static_cast<uint8_t>(errc::not_found);
+      return !got && code_of(got.error()) == errc::not_found;
     },
     10s));
   a.shutdown();

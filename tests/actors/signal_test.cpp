@@ -105,14 +105,14 @@ TEST_CASE("signals to ended, unknown operations and with bad names are refused",
   REQUIRE(h.finish(id).state == op_state::succeeded);
   auto late = h.eng.signal(id, sig("go"));
   REQUIRE_FALSE(late);
-  CHECK(code_of(late.error()) == static_cast<uint8_t>(errc::invalid_state));
+  CHECK(code_of(late.error()) == errc::invalid_state);
   CHECK(message_of(late.error()).find("succeeded") != std::string::npos);
   auto unknown = h.eng.signal("op-nope", sig("go"));
   REQUIRE_FALSE(unknown);
-  CHECK(code_of(unknown.error()) == static_cast<uint8_t>(errc::not_found));
+  CHECK(code_of(unknown.error()) == errc::not_found);
   auto bad = h.eng.signal(id, sig("no spaces"));
   REQUIRE_FALSE(bad);
-  CHECK(code_of(bad.error()) == static_cast<uint8_t>(errc::invalid_argument));
+  CHECK(code_of(bad.error()) == errc::invalid_argument);
   CHECK(signal_events(h, id) == 1);
 }
 
@@ -233,7 +233,7 @@ TEST_CASE("a watched task and a signal race: one ends the wait, once", "[actors]
       // The report won and the operation (its actor still alive: a watched
       // wait lingers before it passivates) ended before the signal came:
       // refused as by any ended operation, and not stored.
-      CHECK(res.error().code() == static_cast<uint8_t>(errc::invalid_state));
+      CHECK(res.error() == errc::invalid_state);
       CHECK(op.signals.empty());
       CHECK(op.data.contains("by"));
       continue;

@@ -68,7 +68,7 @@ task_answer failure(const task_lease& t, std::string error, bool final = false) 
 }
 
 bool is_stale(const caf::expected<void>& got) {
-  return !got && code_of(got.error()) == static_cast<uint8_t>(errc::stale_task);
+  return !got && code_of(got.error()) == errc::stale_task;
 }
 
 } // namespace
@@ -249,7 +249,7 @@ TEST_CASE("bad polls and tokens are refused with what is wrong", "[actors][tasks
   a.token = "no-dots";
   auto got = h.eng.answer_task(a);
   REQUIRE_FALSE(got);
-  CHECK(code_of(got.error()) == static_cast<uint8_t>(errc::invalid_argument));
+  CHECK(code_of(got.error()) == errc::invalid_argument);
   a.token = "op-1.1.abc";
   CHECK(is_stale(h.eng.answer_task(a)));
 }

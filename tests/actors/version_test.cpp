@@ -117,11 +117,11 @@ TEST_CASE("an operation whose version is gone after a restart fails, naming it",
   // failed operation.
   auto again = h.eng.retry(id);
   REQUIRE(!again);
-  CHECK(code_of(again.error()) == static_cast<uint8_t>(errc::invalid_state));
+  CHECK(code_of(again.error()) == errc::invalid_state);
   CHECK(message_of(again.error()).find("unknown workflow 'w' version 1") != std::string::npos);
   auto cancel = h.eng.cancel(id);
   REQUIRE(!cancel);
-  CHECK(code_of(cancel.error()) == static_cast<uint8_t>(errc::invalid_state));
+  CHECK(code_of(cancel.error()) == errc::invalid_state);
   CHECK(b2 == 0);
   CHECK(h.eng.get(id)->state == op_state::failed);
 }
@@ -160,7 +160,7 @@ TEST_CASE("a failed operation whose version is gone is refused a retry, not run"
   harness h{test::one(w_v2()), st};
   auto res = h.eng.retry(id);
   REQUIRE(!res);
-  CHECK(code_of(res.error()) == static_cast<uint8_t>(errc::invalid_state));
+  CHECK(code_of(res.error()) == errc::invalid_state);
   CHECK(message_of(res.error())
         == "cannot retry operation '" + id
              + "': unknown workflow 'w' version 1: not registered in this process "

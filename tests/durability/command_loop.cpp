@@ -15,7 +15,7 @@ namespace {
 using namespace std::chrono_literals;
 
 std::string refusal(const caf::error& err) {
-  return "err " + std::to_string(code_of(err)) + " " + message_of(err);
+  return "err " + std::to_string(static_cast<int>(code_of(err))) + " " + message_of(err);
 }
 
 boost::json::value parse_json(const std::string& text) {

@@ -18,7 +18,7 @@ TEST_CASE("commands are allowed by state and refused with the reason", "[engine]
   CHECK(allows(op, command::cancel, t0));
   CHECK(!allows(op, command::retry, t0));
   auto no = refusal(op, command::retry, t0);
-  CHECK(code_of(no) == static_cast<uint8_t>(errc::invalid_state));
+  CHECK(code_of(no) == errc::invalid_state);
   CHECK(message_of(no)
         == "operation 'op-1' is in_progress: only failed, canceled and paused operations, and "
            "succeeded ones with incomplete steps or a from_step, can be retried");
@@ -55,7 +55,7 @@ TEST_CASE("a retry is refused once the deadline has passed", "[engine]") {
   CHECK(allows(op, command::retry, t0 + 9s));
   CHECK(!allows(op, command::retry, t0 + 10s));
   auto no = refusal(op, command::retry, t0 + 11s);
-  CHECK(code_of(no) == static_cast<uint8_t>(errc::invalid_state));
+  CHECK(code_of(no) == errc::invalid_state);
   CHECK(message_of(no).find("deadline") != std::string::npos);
   CHECK(message_of(no).find("start a new operation") != std::string::npos);
   // Other refusals keep their reason.

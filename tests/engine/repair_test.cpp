@@ -71,7 +71,7 @@ TEST_CASE("retry from a step resets it and those after it, never those before",
   CHECK(op.steps[0].state == step_state::succeeded);
   CHECK(op.workflow_version == 1);
   auto unknown = repair(command::retry, "z");
-  CHECK(code_of(check_fields(op, unknown)) == static_cast<uint8_t>(errc::invalid_argument));
+  CHECK(code_of(check_fields(op, unknown)) == errc::invalid_argument);
   CHECK(message_of(check_fields(op, unknown))
         == "from_step: workflow 'w' version 1 has no step 'z' (its steps: a, b, c)");
 }
@@ -88,7 +88,7 @@ TEST_CASE("a from_step past the step where the operation stopped is refused", "[
   CHECK(allows(op, repair(command::retry, "b"), t0));
   CHECK(!allows(op, repair(command::retry, "c"), t0));
   auto no = refusal(op, repair(command::retry, "c"), t0);
-  CHECK(code_of(no) == static_cast<uint8_t>(errc::invalid_state));
+  CHECK(code_of(no) == errc::invalid_state);
   CHECK(message_of(no).find("comes after step 'b'") != std::string::npos);
 }
 
@@ -104,7 +104,7 @@ TEST_CASE("skip: only the failed, paused or waiting step, with a reason", "[engi
         == "reason: required (why the "
            "step is skipped)");
   CHECK(code_of(check_fields(op, repair(command::skip, "b", std::string(2000, 'x'))))
-        == static_cast<uint8_t>(errc::invalid_argument));
+        == errc::invalid_argument);
   CHECK(!allows(op, repair(command::skip, "c", "x"), t0));
   CHECK(!allows(op, repair(command::skip, "a", "x"), t0));
   REQUIRE(allows(op, repair(command::skip, "b", "by hand"), t0));

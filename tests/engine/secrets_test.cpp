@@ -38,7 +38,7 @@ TEST_CASE("a malformed key file is refused by line, never quoting a key", "[engi
   auto refused = [](const std::string& text) {
     auto r = key_ring::parse(text, "f");
     REQUIRE(!r);
-    CHECK(code_of(r.error()) == static_cast<uint8_t>(errc::invalid_argument));
+    CHECK(code_of(r.error()) == errc::invalid_argument);
     return error_of(r.error());
   };
   CHECK(refused("").find("no key") != std::string::npos);
@@ -88,7 +88,7 @@ TEST_CASE("a value opens only with its key, unchanged, for its owner", "[engine]
   auto fails = [&](const key_ring* keys, const std::string& text, const char* owner) {
     auto res = secret_box::open(keys, text, owner);
     REQUIRE(!res);
-    CHECK(code_of(res.error()) == static_cast<uint8_t>(errc::secret_key));
+    CHECK(code_of(res.error()) == errc::secret_key);
     auto msg = error_of(res.error());
     CHECK(msg.find("'k1'") != std::string::npos);
     CHECK(msg.find("hunter2") == std::string::npos);
@@ -109,7 +109,7 @@ TEST_CASE("a value opens only with its key, unchanged, for its owner", "[engine]
   fails(&r, changed, "op-1");
   auto malformed = secret_box::open(&r, "1:k1:not base64!", "op-1");
   REQUIRE(!malformed);
-  CHECK(code_of(malformed.error()) == static_cast<uint8_t>(errc::invalid_argument));
+  CHECK(code_of(malformed.error()) == errc::invalid_argument);
 }
 
 TEST_CASE("secret paths of a document are sealed and open again", "[engine][secrets]") {
@@ -198,7 +198,7 @@ TEST_CASE("a step keeps a secret sealed in its data and reads it back", "[engine
                      ctx.data(), {},  nullptr};
   auto lost = later.secret("api_token");
   REQUIRE(!lost);
-  CHECK(code_of(lost.error()) == static_cast<uint8_t>(errc::secret_key));
+  CHECK(code_of(lost.error()) == errc::secret_key);
   CHECK(error_of(lost.error()).find("'k1'") != std::string::npos);
 }
 

@@ -88,7 +88,7 @@ TEST_CASE("only blocking and asynchronous steps may produce transient values",
   CHECK(workflow("w", 1).step(1, noop("a").producing_transient()).validate());
   auto bad = workflow("w", 1).step(1, make_sleep("s", 1s).producing_transient()).validate();
   REQUIRE(!bad);
-  CHECK(code_of(bad.error()) == static_cast<uint8_t>(errc::invalid_definition));
+  CHECK(code_of(bad.error()) == errc::invalid_definition);
   CHECK(message_of(bad.error()).find("'s' produces transient values") != std::string::npos);
 }
 

@@ -14,7 +14,7 @@ TEST_CASE("registration checks definitions and orders steps by weight", "[engine
   registry reg;
   auto bad = reg.add(workflow("w", 1).step(1, noop("a")).step(2, noop("a")));
   REQUIRE(!bad);
-  CHECK(code_of(bad.error()) == static_cast<uint8_t>(errc::invalid_definition));
+  CHECK(code_of(bad.error()) == errc::invalid_definition);
   CHECK(message_of(bad.error()).find("'a' is used twice") != std::string::npos);
   CHECK(!reg.add(workflow("w", 1)));
   CHECK(!reg.add(workflow("", 1).step(1, noop("a"))));

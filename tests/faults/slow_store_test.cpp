@@ -169,7 +169,7 @@ TEST_CASE("a slow store: timeouts and a bounded backlog, nothing lost", "[faults
     auto api = http::from_engine(errors[i]);
     INFO(api.message);
     CHECK(api.status == 503);
-    if (code_of(errors[i]) == static_cast<uint8_t>(errc::overloaded)) {
+    if (code_of(errors[i]) == errc::overloaded) {
       ++overloaded;
       overloaded_message = api.message;
     } else if (api.code == "timeout") {
@@ -198,7 +198,7 @@ TEST_CASE("a slow store: timeouts and a bounded backlog, nothing lost", "[faults
       again = eng->start(request(i));
     }
     REQUIRE(again);
-    bool refused = !answered[i] && code_of(errors[i]) == static_cast<uint8_t>(errc::overloaded);
+    bool refused = !answered[i] && code_of(errors[i]) == errc::overloaded;
     if (answered[i] || refused)
       CHECK(again->created == refused);
     auto done = eng->wait(again->op.id, std::chrono::seconds(30));

@@ -21,7 +21,7 @@ answer from(caf::expected<T> x, Encode encode) {
     return a;
   }
   auto c = code_of(x.error());
-  a.code = c != 0 ? to_string(static_cast<errc>(c)) : "not a stepwise error";
+  a.code = c != errc{} ? to_string(c) : "not a stepwise error";
   a.message = message_of(x.error());
   return a;
 }

@@ -23,7 +23,7 @@ meson install -C "$build" --no-rebuild --quiet --destdir "$work/root" >/dev/null
 pc=$(find "$work/root" -name stepwise.pc)
 [ -n "$pc" ] || fail "no stepwise.pc installed"
 export PKG_CONFIG_PATH="$(dirname "$pc")"
-flags=$(pkg-config --cflags --libs stepwise)
+flags=$(pkg-config --cflags --libs stepwise-serve)
 echo "pkg-config: $flags"
 case "$flags" in *"$src"* | *"$build"*) fail "the flags name the source or build tree" ;; esac
 stepwise=$(find "$work/root" -path '*/bin/stepwise' -type f)
@@ -46,7 +46,7 @@ fi
 # time.
 inc=$(find "$work/root" -type d -path '*/include/stepwise' | head -n 1)
 [ -n "$inc" ] || fail "no include/stepwise installed"
-cflags=$(pkg-config --cflags stepwise)
+cflags=$(pkg-config --cflags stepwise-serve)
 (cd "$inc" && find . -name '*.hpp' | sort | sed 's|^\./||') >"$work/headers"
 # shellcheck disable=SC2016
 xargs -P 2 -I{} sh -c 'printf "#include \"%s\"\n" "$1" |
@@ -55,6 +55,23 @@ xargs -P 2 -I{} sh -c 'printf "#include \"%s\"\n" "$1" |
   <"$work/headers" >"$work/headers.log" 2>&1 ||
   { cat "$work/headers.log" >&2; fail "an installed header does not compile alone"; }
 echo "installed headers: $(wc -l <"$work/headers") compile alone"
+
+# A host on SQLite alone links the `stepwise` module only: neither it nor
+# the program names libpq, librdkafka or libcurl.
+libs=$(pkg-config --libs stepwise)
+case "$libs" in *-lpq* | *rdkafka* | *curl* | *httplib*) fail "pkg-config --libs stepwise names more than the engine on SQLite: $libs" ;; esac
+cp "$src/examples/embed_provision.cpp" "$work/embed.cpp"
+# shellcheck disable=SC2046
+c++ -std=c++17 -O2 "$work/embed.cpp" -o "$work/embed" $(pkg-config --cflags --libs stepwise) \
+  >"$work/embed.log" 2>&1 || { cat "$work/embed.log" >&2; fail "the SQLite-only host does not build"; }
+shared=$(ldd "$work/embed" | awk '{print $1}' | tr '\n' ' ')
+case "$shared" in *libpq* | *librdkafka* | *libcurl*) fail "the SQLite-only host loads $shared" ;; esac
+"$work/embed" "sqlite:$work/embed.db" >"$work/embed.out" 2>&1 || { cat "$work/embed.out" >&2; fail "the SQLite-only host failed"; }
+grep -q ' succeeded ' "$work/embed.out" || fail "the SQLite-only host's operation did not succeed"
+# Given a PostgreSQL URI, it says what it lacks.
+"$work/embed" "postgresql://nobody@127.0.0.1:1/none" >"$work/embed.out" 2>&1 && fail "the SQLite-only host opened a PostgreSQL store"
+grep -q 'built without PostgreSQL' "$work/embed.out" || { cat "$work/embed.out" >&2; fail "no clear error for a PostgreSQL URI"; }
+echo "sqlite-only host: $(stat -c %s "$work/embed") bytes; loads $shared"
 
 # Out of the tree: a copy of the example, nothing else of the source.
 cp -r "$src/examples/host" "$work/host"

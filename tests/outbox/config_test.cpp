@@ -45,7 +45,7 @@ TEST_CASE("bad sink specs are refused with the reason", "[outbox][config]") {
     INFO(spec);
     auto c = parse_sink(spec);
     REQUIRE_FALSE(c);
-    CHECK(code_of(c.error()) == static_cast<uint8_t>(errc::invalid_argument));
+    CHECK(code_of(c.error()) == errc::invalid_argument);
   }
 }
 

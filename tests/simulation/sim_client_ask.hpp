@@ -61,7 +61,7 @@ void sim_client::ask_via(sim_world& world, Pick pick, std::tuple<Ts...> msg, std
             answered();
           // Only a draining process refuses as it shuts down: a start
           // sent just before the drain reaches it after.
-          auto c = code_of(err);
+          auto c = static_cast<uint8_t>(code_of(err));
           bool ok = allowed.count(c) > 0 && (c != code(errc::shutting_down) || drained);
           // Removed by a purge since it was sent: not found, or (a change
           // read before the purge and written after it) refused as stale.

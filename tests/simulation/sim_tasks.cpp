@@ -14,7 +14,7 @@ using namespace std::chrono_literals;
 constexpr size_t workers = 3;
 
 bool stale(const caf::error& err) {
-  return code_of(err) == static_cast<uint8_t>(errc::stale_task);
+  return code_of(err) == errc::stale_task;
 }
 
 std::string attempt_key(const sim_lease& l) {

@@ -7,8 +7,8 @@ using namespace stepwise;
 
 namespace {
 
-constexpr auto store_failure = static_cast<uint8_t>(errc::store_failure);
-constexpr auto invalid_argument = static_cast<uint8_t>(errc::invalid_argument);
+constexpr auto store_failure = errc::store_failure;
+constexpr auto invalid_argument = errc::invalid_argument;
 
 } // namespace
 

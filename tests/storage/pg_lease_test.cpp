@@ -37,7 +37,7 @@ void expire() {
 }
 
 bool is_lease_lost(const caf::error& err) {
-  return code_of(err) == static_cast<uint8_t>(errc::stale_revision);
+  return code_of(err) == errc::stale_revision;
 }
 
 } // namespace
@@ -77,8 +77,8 @@ TEST_CASE("pg lease: an owner id is taken once", "[storage][pg][lease]") {
   join_ok(*a, "same", long_ttl);
   auto err = b->join("same", long_ttl);
   REQUIRE(err);
-  CHECK(code_of(err) == static_cast<uint8_t>(errc::invalid_argument));
-  CHECK(code_of(b->renew()) == static_cast<uint8_t>(errc::invalid_state));
+  CHECK(code_of(err) == errc::invalid_argument);
+  CHECK(code_of(b->renew()) == errc::invalid_state);
 }
 
 TEST_CASE("pg lease: an expired owner's operations are taken over and it "

@@ -52,7 +52,7 @@ TEST_CASE("pg: a newer schema than the build knows is refused", "[storage][pg]")
   schema->admin("INSERT INTO " + schema->name() + ".schema_migrations VALUES (9999, 'future', 0)");
   auto st = pg_store::open(schema->uri());
   REQUIRE_FALSE(st);
-  CHECK(code_of(st.error()) == static_cast<uint8_t>(errc::store_failure));
+  CHECK(code_of(st.error()) == errc::store_failure);
   CHECK_THAT(message_of(st.error()), Catch::Contains("knows up to"));
 }
 
@@ -186,7 +186,7 @@ TEST_CASE("pg: a lost connection fails one call, the next reconnects", "[storage
   auto op2 = next(op, op_state::in_progress, 10);
   auto failed = st->commit({update(op2)});
   REQUIRE_FALSE(failed);
-  CHECK(code_of(failed.error()) == static_cast<uint8_t>(errc::store_failure));
+  CHECK(code_of(failed.error()) == errc::store_failure);
   auto retried = commit_ok(*st, {update(op2)});
   CHECK(retried.status[0] == write_status::ok);
   // A pooled reader connection died too: reads retry it once on a fresh
@@ -223,7 +223,7 @@ TEST_CASE("pg: a server error in either round trip rolls the batch back", "[stor
     auto res = st->commit(
       {update(a2, {ev}), create(make_op(bad), {make_event(bad, event_type::operation_created)})});
     REQUIRE_FALSE(res);
-    CHECK(code_of(res.error()) == static_cast<uint8_t>(errc::store_failure));
+    CHECK(code_of(res.error()) == errc::store_failure);
     CHECK_THAT(message_of(res.error()), Catch::Contains("boom"));
     CHECK(load_ok(*st, "a").revision == 1);
     require_absent(*st, bad);

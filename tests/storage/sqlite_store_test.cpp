@@ -134,7 +134,7 @@ TEST_CASE("a database from a newer binary is refused", "[storage][sqlite]") {
                   + std::to_string(newer) + ", 0)");
   auto st = sqlite_store::open(path);
   REQUIRE_FALSE(st);
-  CHECK(code_of(st.error()) == static_cast<uint8_t>(errc::store_failure));
+  CHECK(code_of(st.error()) == errc::store_failure);
   auto msg = message_of(st.error());
   INFO(msg);
   CHECK(contains(msg, "knows up to"));
@@ -226,7 +226,7 @@ TEST_CASE("damaged rows are store failures, not crashes", "[storage][sqlite]") {
     INFO(id);
     auto res = st->load(id);
     REQUIRE_FALSE(res);
-    CHECK(code_of(res.error()) == static_cast<uint8_t>(errc::store_failure));
+    CHECK(code_of(res.error()) == errc::store_failure);
   }
   CHECK(contains(message_of(st->load("op-a").error()), "operation data"));
   CHECK(contains(message_of(st->load("op-b").error()), "steps"));
@@ -250,13 +250,13 @@ TEST_CASE("a file that is not a database is a store failure", "[storage][sqlite]
   }
   auto st = sqlite_store::open(path);
   REQUIRE_FALSE(st);
-  CHECK(code_of(st.error()) == static_cast<uint8_t>(errc::store_failure));
+  CHECK(code_of(st.error()) == errc::store_failure);
   CHECK(contains(message_of(st.error()), "not a database"));
 }
 
 TEST_CASE("open_store picks the backend from the URI", "[storage][sqlite]") {
   temp_dir dir;
-  auto invalid = static_cast<uint8_t>(errc::invalid_argument);
+  auto invalid = errc::invalid_argument;
   SECTION("sqlite: opens a file") {
     auto st = open_store("sqlite:" + dir.file("a.db"));
     REQUIRE(st);
@@ -283,7 +283,7 @@ TEST_CASE("open_store picks the backend from the URI", "[storage][sqlite]") {
   SECTION("a file that cannot be opened is a store failure") {
     auto st = open_store("sqlite:" + dir.file("missing-dir/x.db"));
     REQUIRE_FALSE(st);
-    CHECK(code_of(st.error()) == static_cast<uint8_t>(errc::store_failure));
+    CHECK(code_of(st.error()) == errc::store_failure);
     CHECK(contains(message_of(st.error()), "missing-dir"));
   }
   SECTION("PostgreSQL URIs reach the PostgreSQL backend") {
@@ -291,7 +291,7 @@ TEST_CASE("open_store picks the backend from the URI", "[storage][sqlite]") {
     for (std::string uri : {"postgresql://127.0.0.1:1/stepwise", "postgres://u@127.0.0.1:1/db"}) {
       auto st = open_store(uri);
       REQUIRE_FALSE(st);
-      CHECK(code_of(st.error()) == static_cast<uint8_t>(errc::store_failure));
+      CHECK(code_of(st.error()) == errc::store_failure);
       CHECK(contains(message_of(st.error()), "pg: connect"));
     }
   }

@@ -173,7 +173,7 @@ TEST_CASE("a failed commit writes nothing of its batch", "[storage]") {
         st->commit({update(a2, {make_event("op-a", event_type::step_started)}),
                     create(b, {make_event("op-b", event_type::operation_created)}), broken});
       REQUIRE_FALSE(res);
-      CHECK(code_of(res.error()) != 0);
+      CHECK(code_of(res.error()) != errc{});
       check_same(load_ok(*st, "op-a"), a);
       require_absent(*st, "op-b");
       CHECK(all_events(*st).empty());

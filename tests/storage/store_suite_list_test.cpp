@@ -150,11 +150,11 @@ TEST_CASE("list rejects a malformed cursor and a zero limit", "[storage]") {
         f.cursor = bad;
         auto res = st->list(f);
         REQUIRE_FALSE(res);
-        CHECK(code_of(res.error()) == static_cast<uint8_t>(errc::invalid_argument));
+        CHECK(code_of(res.error()) == errc::invalid_argument);
       }
       auto res = st->list(limit(0));
       REQUIRE_FALSE(res);
-      CHECK(code_of(res.error()) == static_cast<uint8_t>(errc::invalid_argument));
+      CHECK(code_of(res.error()) == errc::invalid_argument);
     }
   }
 }

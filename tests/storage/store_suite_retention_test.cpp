@@ -298,7 +298,7 @@ TEST_CASE("a purge of no operations is refused", "[storage][retention]") {
       auto st = make();
       auto res = retention_of(st).purge({at(0), {}, 0, false, std::nullopt});
       REQUIRE_FALSE(res);
-      CHECK(code_of(res.error()) == static_cast<uint8_t>(errc::invalid_argument));
+      CHECK(code_of(res.error()) == errc::invalid_argument);
     }
   }
 }

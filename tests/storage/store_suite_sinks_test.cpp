@@ -111,8 +111,7 @@ TEST_CASE("one holder at a time: renewal, release, expiry and stealing", "[stora
       REQUIRE_FALSE(s.release_sink("hook", "p1"));
       CHECK(record_ok(s).holder.empty());
       CHECK(acquire_ok(s, "p2") == 0);
-      CHECK(code_of(s.update_sink("hook", "p1", 10s, {5, std::nullopt}))
-            == static_cast<uint8_t>(errc::stale_revision));
+      CHECK(code_of(s.update_sink("hook", "p1", 10s, {5, std::nullopt})) == errc::stale_revision);
       // An expired lease goes to whoever asks.
       CHECK(acquire_ok(s, "p2", 0us) == 0);
       CHECK(acquire_ok(s, "p3") == 0);
