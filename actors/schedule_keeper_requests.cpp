@@ -1,5 +1,6 @@
 // The requests of clients about schedules (engine/schedule_requests.hpp).
 #include <algorithm>
+#include <functional>
 
 #include "actors/schedule_keeper.hpp"
 #include "engine/errc.hpp"
@@ -55,6 +56,27 @@ void when_loaded(keeper_ptr self, F f) {
     self->state.before_load.push_back(f);
 }
 
+/// An answer, or the error in its place.
+template <class T>
+using answer_fn = std::function<void(caf::expected<T>)>;
+
+/// Makes a change that names no revision, which means the newest: when
+/// another process sharing the store wrote the schedule since this one
+/// read it (`stale_revision`), the entry now holds what it found, and the
+/// change is made again on that, a few times at most.
+template <class T>
+void on_newest(std::function<void(answer_fn<T>)> attempt, caf::typed_response_promise<T> rp,
+               int tries = 3) {
+  attempt([attempt, rp, tries](caf::expected<T> r) mutable {
+    if (!r && r.error() == errc::stale_revision && tries > 1)
+      on_newest(attempt, rp, tries - 1);
+    else if (r)
+      rp.deliver(std::move(*r));
+    else
+      rp.deliver(std::move(r.error()));
+  });
+}
+
 } // namespace
 
 caf::result<schedule_result> on_create(keeper_ptr self, schedule& s, const std::string& by) {
@@ -108,26 +130,29 @@ caf::result<schedule_view> on_replace(keeper_ptr self, schedule& s, const std::s
     rp.deliver(std::move(err));
     return rp;
   }
-  when_free(self, s.id, [self, rp, s, by](schedule_entry* e) mutable {
-    if (!e) {
-      rp.deliver(no_schedule(s.id));
-      return;
-    }
-    auto next = e->s;
-    set_definition(next, s);
-    // From the next fire on: the fires due before the edit were the old
-    // definition's.
-    next.handled_until = std::max(next.handled_until, self->state.rt->clk->now());
-    if (next.paused)
-      e->queued.reset();
-    write(self, s.id, std::move(next), {schedule_change(self, s.id, "replaced", by)},
-          [self, rp, id{s.id}](caf::error err) mutable {
-            if (err)
-              rp.deliver(std::move(err));
-            else
-              rp.deliver(view_of(self->state.entries.at(id)));
-          });
-  });
+  auto attempt = [self, s, by](answer_fn<schedule_view> done) {
+    when_free(self, s.id, [self, s, by, done](schedule_entry* e) {
+      if (!e) {
+        done(no_schedule(s.id));
+        return;
+      }
+      auto next = e->s;
+      set_definition(next, s);
+      // From the next fire on: the fires due before the edit were the old
+      // definition's.
+      next.handled_until = std::max(next.handled_until, self->state.rt->clk->now());
+      if (next.paused)
+        e->queued.reset();
+      write(self, s.id, std::move(next), {schedule_change(self, s.id, "replaced", by)},
+            [self, done, id{s.id}](caf::error err) {
+              if (err)
+                done(std::move(err));
+              else
+                done(view_of(self->state.entries.at(id)));
+            });
+    });
+  };
+  on_newest<schedule_view>(attempt, rp);
   return rp;
 }
 
@@ -168,60 +193,69 @@ caf::result<std::vector<schedule_view>> on_list(keeper_ptr self) {
 caf::result<schedule_view> on_delete(keeper_ptr self, const std::string& id,
                                      const std::string& by) {
   auto rp = self->make_response_promise<schedule_view>();
-  when_free(self, id, [self, rp, id, by](schedule_entry* e) mutable {
-    if (!e) {
-      rp.deliver(no_schedule(id));
-      return;
-    }
-    auto was = view_of(*e);
-    erase(self, id, {schedule_change(self, id, "deleted", by)}, [rp, was](caf::error err) mutable {
-      if (err)
-        rp.deliver(std::move(err));
-      else
-        rp.deliver(std::move(was));
+  auto attempt = [self, id, by](answer_fn<schedule_view> done) {
+    when_free(self, id, [self, id, by, done](schedule_entry* e) {
+      if (!e) {
+        done(no_schedule(id));
+        return;
+      }
+      auto was = view_of(*e);
+      erase(self, id, {schedule_change(self, id, "deleted", by)}, [done, was](caf::error err) {
+        if (err)
+          done(std::move(err));
+        else
+          done(was);
+      });
     });
-  });
+  };
+  on_newest<schedule_view>(attempt, rp);
   return rp;
 }
 
 caf::result<schedule_view> on_pause(keeper_ptr self, const std::string& id, bool paused,
                                     const std::string& by) {
   auto rp = self->make_response_promise<schedule_view>();
-  when_free(self, id, [self, rp, id, paused, by](schedule_entry* e) mutable {
-    if (!e) {
-      rp.deliver(no_schedule(id));
-      return;
-    }
-    if (e->s.paused == paused && !self->state.rt->lease) {
-      rp.deliver(view_of(*e));
-      return;
-    }
-    if (e->s.paused == paused) {
-      // Nothing to write: answered from a read, as another process may
-      // have changed or deleted it since this one last read it.
-      read_all(self, [self, rp, id]() mutable {
+  auto attempt = [self, id, paused, by](answer_fn<schedule_view> done) {
+    // The entry's view, read anew: another process may have changed or
+    // deleted it since this one last read it.
+    auto answer_read = [self, id, done] {
+      read_all(self, [self, id, done] {
         auto i = self->state.entries.find(id);
         if (i == self->state.entries.end() || i->second.s.revision == 0)
-          rp.deliver(no_schedule(id));
+          done(no_schedule(id));
         else
-          rp.deliver(view_of(i->second));
+          done(view_of(i->second));
       });
-      return;
-    }
-    auto next = e->s;
-    next.paused = paused;
-    if (paused)
-      e->queued.reset();
-    else // the fires missed while paused are not caught up
-      next.handled_until = std::max(next.handled_until, self->state.rt->clk->now());
-    auto change = schedule_change(self, id, paused ? "paused" : "resumed", by);
-    write(self, id, std::move(next), {std::move(change)}, [self, rp, id](caf::error err) mutable {
-      if (err)
-        rp.deliver(std::move(err));
-      else
-        rp.deliver(view_of(self->state.entries.at(id)));
+    };
+    when_free(self, id, [self, id, paused, by, done, answer_read](schedule_entry* e) {
+      if (!e) {
+        done(no_schedule(id));
+        return;
+      }
+      if (e->s.paused == paused && !self->state.rt->lease) {
+        done(view_of(*e));
+        return;
+      }
+      if (e->s.paused == paused) { // nothing to write
+        answer_read();
+        return;
+      }
+      auto next = e->s;
+      next.paused = paused;
+      if (paused)
+        e->queued.reset();
+      else // the fires missed while paused are not caught up
+        next.handled_until = std::max(next.handled_until, self->state.rt->clk->now());
+      auto change = schedule_change(self, id, paused ? "paused" : "resumed", by);
+      write(self, id, std::move(next), {std::move(change)}, [self, done, id](caf::error err) {
+        if (err)
+          done(std::move(err));
+        else
+          done(view_of(self->state.entries.at(id)));
+      });
     });
-  });
+  };
+  on_newest<schedule_view>(attempt, rp);
   return rp;
 }
 

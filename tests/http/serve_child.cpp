@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -69,7 +70,19 @@ bool child::await_output(const std::string& text, std::chrono::seconds bound) {
 }
 
 int child::wait_exit(std::chrono::seconds bound) {
-  return reap(pid, bound);
+  // Reads what it writes meanwhile: with its stderr pipe full, a server
+  // that logs as it drains would block in its logging, and never exit.
+  auto deadline = steady::now() + bound;
+  while (pid > 0 && steady::now() < deadline) {
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      pid = -1;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    if (!read_some(err_fd, err, std::min(deadline, steady::now() + std::chrono::milliseconds(20))))
+      std::this_thread::sleep_for(std::chrono::milliseconds(5)); // at its end of file
+  }
+  return -1;
 }
 
 std::string run_cli(const std::string& args) {
