@@ -1,6 +1,7 @@
 // Two engines on one PostgreSQL schema (two "processes" in one): an
 // operation whose owner's lease ended is taken over and completed by the
 // other engine, and the old owner's late checkpoint is fenced.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -107,6 +108,17 @@ TEST_CASE("engine lease: a taken-over operation completes once, the old "
   auto id = started->op.id;
   REQUIRE(test::eventually([&] { return a_runs == 1; }, 20s));
   CHECK(a.stats().leader.load() == 1); // alone on the store
+  // The step runs while its start is being written, and that commit
+  // renews A's lease: ended before it, the lease would be renewed after,
+  // and B would find A alive.
+  REQUIRE(test::eventually(
+    [&] {
+      auto evs = a.operation_events(id, 0, 100);
+      return evs && std::any_of(evs->begin(), evs->end(), [](const event& e) {
+               return e.type == event_type::step_started;
+             });
+    },
+    20s));
 
   // A stops renewing (as if paused): its lease expires. B's recovery at
   // launch ends it and claims the operation; B leads from then on.
