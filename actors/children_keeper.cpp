@@ -83,7 +83,7 @@ void on_listed(children_self self, children_read& read) {
     if (!is_terminal(c.state)
         && std::find(abandoned->begin(), abandoned->end(), c.step) == abandoned->end())
       caf::anon_send(st.dispatcher, command_atom::value, c.id,
-                     command_request{command::cancel, "parent:" + read.parent_id});
+                     command_request::cancel().asked_by("parent:" + read.parent_id));
 }
 
 /// A child of `parent` ended in `state` (its key `child_key`): the

@@ -137,39 +137,27 @@ caf::expected<operation> engine::get(const std::string& id) {
 }
 
 caf::expected<operation> engine::cancel(const std::string& id, const std::string& by) {
-  return ask<operation>(request_timeout(), command_atom::value, id,
-                        command_request{command::cancel, by});
+  return apply(id, command_request::cancel().asked_by(by));
 }
 
 caf::expected<operation> engine::retry(const std::string& id, const std::string& by) {
-  return ask<operation>(request_timeout(), command_atom::value, id,
-                        command_request{command::retry, by});
+  return apply(id, command_request::retry().asked_by(by));
 }
 
 caf::expected<operation> engine::pause(const std::string& id, const std::string& by) {
-  return ask<operation>(request_timeout(), command_atom::value, id,
-                        command_request{command::pause, by});
+  return apply(id, command_request::pause().asked_by(by));
 }
 
 caf::expected<operation> engine::resume(const std::string& id, const std::string& by) {
-  return ask<operation>(request_timeout(), command_atom::value, id,
-                        command_request{command::resume, by});
+  return apply(id, command_request::resume().asked_by(by));
 }
 
 caf::expected<operation> engine::retry(const std::string& id, retry_options opts) {
-  command_request req;
-  req.kind = command::retry;
-  req.input_patch = std::move(opts.input_patch);
-  req.from_step = std::move(opts.from_step);
-  return apply(id, std::move(req));
+  return apply(id, command_request::retry(std::move(opts)));
 }
 
 caf::expected<operation> engine::skip(const std::string& id, std::string step, std::string reason) {
-  command_request req;
-  req.kind = command::skip;
-  req.step = std::move(step);
-  req.reason = std::move(reason);
-  return apply(id, std::move(req));
+  return apply(id, command_request::skip(std::move(step), std::move(reason)));
 }
 
 caf::expected<operation> engine::apply(const std::string& id, command_request req) {

@@ -39,12 +39,6 @@ command_request command_request::retry(retry_options opts) {
   return r;
 }
 
-command_request plain(command cmd) {
-  command_request req;
-  req.kind = cmd;
-  return req;
-}
-
 size_t step_index(const operation& op, const std::string& name) {
   size_t i = 0;
   while (i < op.steps.size() && op.steps[i].name != name)

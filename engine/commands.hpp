@@ -85,9 +85,6 @@ struct command_request {
 /// The longest reason a skip may give, in bytes.
 inline constexpr size_t max_skip_reason = 1024;
 
-/// Returns a request for `cmd` that carries nothing else.
-command_request plain(command cmd);
-
 /// Returns the `errc::invalid_argument` error for the first field of `req`
 /// that is wrong for `op`, whatever its state (a step it does not have, a
 /// missing or too long reason, a patch holding sealed-value forms), naming

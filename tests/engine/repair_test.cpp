@@ -58,7 +58,7 @@ TEST_CASE("retry from a step resets it and those after it, never those before",
   for (size_t i = 0; i < 3; ++i)
     progress::apply_result(op, wf, i, done(), false, 1ms, t0, 0.5, ev);
   REQUIRE(op.state == op_state::succeeded);
-  CHECK(!allows(op, plain(command::retry), t0));
+  CHECK(!allows(op, command_request::retry(), t0));
   auto req = repair(command::retry, "b");
   CHECK(!check_fields(op, req));
   REQUIRE(allows(op, req, t0));
