@@ -123,7 +123,8 @@ void read_stream(httplib::Client* c, int64_t after, shared_state& st) {
   }
 }
 
-// Splits `http://HOST:PORT` (the submitters speak plain HTTP only).
+} // namespace
+
 bool plain_http(const std::string& url, std::string& host, unsigned short& port) {
   const std::string scheme = "http://";
   if (url.rfind(scheme, 0) != 0)
@@ -141,8 +142,6 @@ bool plain_http(const std::string& url, std::string& host, unsigned short& port)
   port = static_cast<unsigned short>(p);
   return true;
 }
-
-} // namespace
 
 run_result run_http(const http_target& target, const std::string& workflow, size_t n,
                     size_t concurrency, double limit_s, const input_fn& input) {

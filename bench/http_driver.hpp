@@ -19,6 +19,10 @@ struct http_target {
   std::string token;
 };
 
+/// Splits `http://HOST:PORT` (the epoll clients speak plain HTTP only);
+/// false for any other URL.
+bool plain_http(const std::string& url, std::string& host, unsigned short& port);
+
 /// Returns a keep-alive client of `target` (its token, no Nagle delay)
 /// that waits at most `read_timeout_s` for an answer.
 std::unique_ptr<httplib::Client> keep_alive_client(const http_target& target,

@@ -14,12 +14,12 @@ namespace stepwise::bench {
 
 boost::json::object hold_pollers(const std::string& url, const std::string& token, int pid,
                                  size_t n) {
-  auto rest = url.substr(url.find("://") + 3);
-  auto colon = rest.rfind(':');
-  auto host = rest.substr(0, colon);
+  std::string host;
+  unsigned short port = 0;
+  if (!plain_http(url, host, port))
+    return {{"error", "the idle polls need http://HOST:PORT, not " + url}};
   if (host == "localhost")
     host = "127.0.0.1";
-  auto port = std::atoi(rest.substr(colon + 1).c_str());
   if (net::raise_fd_limit() < n + 64)
     return {{"error", "too few open files (ulimit -Hn) for " + std::to_string(n) + " polls"}};
   http_target api{url, token};

@@ -15,6 +15,7 @@
 #include "bench/http_driver.hpp"
 #include "bench/scratch_store.hpp"
 #include "bench/stats.hpp"
+#include "bench/task_workers.hpp"
 #include "engine/time.hpp"
 #include "git_sha.hpp"
 
@@ -34,75 +35,6 @@ bool define(httplib::Client& c, const std::string& name, const std::string& queu
   return r && (r->status == 200 || r->status == 201);
 }
 
-/// Workers: each polls `queue` and completes what it gets at once, until
-/// `stop`; `on_task` sees each task as it arrives.
-class worker_set {
-public:
-  /// `batch`: each poll's tasks are answered in one request
-  /// (`POST /api/v1/tasks/complete`), else one request each.
-  worker_set(const http_target& t, const std::string& queue, size_t n, size_t max, bool batch,
-             std::function<void(const json::object&)> on_task = {}) {
-    for (size_t i = 0; i < n; ++i)
-      threads_.emplace_back([=] { run(t, queue, "w-" + std::to_string(i), max, batch, on_task); });
-  }
-
-  ~worker_set() {
-    stop = true;
-    for (auto& t : threads_)
-      t.join();
-  }
-
-  std::atomic<bool> stop{false};
-  std::atomic<uint64_t> completed{0};
-  std::atomic<uint64_t> errors{0};
-
-private:
-  void run(const http_target& t, const std::string& queue, const std::string& name, size_t max,
-           bool batch, const std::function<void(const json::object&)>& on_task) {
-    auto c = keep_alive_client(t);
-    auto poll = json::serialize(
-      json::object{{"queue", queue}, {"worker", name}, {"max", max}, {"wait", "1s"}});
-    while (!stop) {
-      auto r = c->Post("/api/v1/tasks/poll", poll, "application/json");
-      if (!r || r->status != 200) {
-        ++errors;
-        std::this_thread::sleep_for(10ms);
-        continue;
-      }
-      auto got = json::parse(r->body);
-      auto& tasks = got.at("tasks").as_array();
-      if (batch && !tasks.empty()) {
-        json::array answers;
-        for (auto& task : tasks)
-          answers.push_back(json::object{{"token", task.at("token")}});
-        auto a =
-          c->Post("/api/v1/tasks/complete",
-                  json::serialize(json::object{{"tasks", std::move(answers)}}), "application/json");
-        if (!a || a->status != 200) {
-          errors += tasks.size();
-          continue;
-        }
-        auto fates = json::parse(a->body); // kept: the loop reads into it
-        for (auto& item : fates.at("items").as_array())
-          ++(item.as_object().contains("accepted") ? completed : errors);
-        continue;
-      }
-      for (auto& task : tasks) {
-        if (on_task)
-          on_task(task.as_object());
-        auto token = std::string{task.at("token").as_string()};
-        auto a = c->Post("/api/v1/tasks/" + token + "/complete", "{}", "application/json");
-        if (a && a->status == 200)
-          ++completed;
-        else
-          ++errors;
-      }
-    }
-  }
-
-  std::vector<std::thread> threads_;
-};
-
 json::object quantiles(const std::vector<double>& v) {
   return {{"p50", quantile(v, 0.5)},
           {"p99", quantile(v, 0.99)},
@@ -119,14 +51,14 @@ std::vector<double> ready_to_taken(const http_target& t, size_t n) {
   std::mutex mtx;
   std::vector<double> waits;
   {
-    worker_set pollers{t, "bench1", 4, 1, false, [&](const json::object& task) {
-                         auto now = std::chrono::system_clock::now();
-                         auto ready = parse_time(task.at("ready_at").as_string());
-                         std::lock_guard<std::mutex> g{mtx};
-                         if (ready)
-                           waits.push_back(
-                             std::chrono::duration<double, std::milli>(now - *ready).count());
-                       }};
+    task_workers pollers{t, "bench1", 4, 1, false, [&](const json::object& task) {
+                           auto now = std::chrono::system_clock::now();
+                           auto ready = parse_time(task.at("ready_at").as_string());
+                           std::lock_guard<std::mutex> g{mtx};
+                           if (ready)
+                             waits.push_back(
+                               std::chrono::duration<double, std::milli>(now - *ready).count());
+                         }};
     std::this_thread::sleep_for(200ms); // the pollers wait
     auto c = keep_alive_client(t);
     for (size_t i = 0; i < n; ++i) {
@@ -179,7 +111,7 @@ int run_tasks(const cli_options& o) {
   run_result w1, w1_batched;
   uint64_t worker_errors = 0;
   for (bool batch : {false, true}) {
-    worker_set workers{target, "bench", o.task_workers, 32, batch};
+    task_workers workers{target, "bench", o.task_workers, 32, batch};
     (batch ? w1_batched : w1) = run_http(target, "bench_tasks", o.n, o.concurrency, o.limit_s);
     worker_errors += workers.errors;
   }
