@@ -9,6 +9,8 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 
+#include "bench/json_post.hpp"
+
 namespace stepwise::bench {
 
 namespace {
@@ -51,14 +53,7 @@ private:
     if (b_.next >= b_.n)
       return;
     i_ = b_.next++;
-    req_ = {http::verb::post, b_.path, 11};
-    req_.set(http::field::host, b_.host);
-    req_.set(http::field::content_type, "application/json");
-    if (!b_.token.empty())
-      req_.set(http::field::authorization, "Bearer " + b_.token);
-    req_.keep_alive(true);
-    req_.body() = (*b_.body)(i_);
-    req_.prepare_payload();
+    req_ = json_post(b_.host, b_.token, b_.path, (*b_.body)(i_));
     (*b_.before)(i_);
     http::async_write(sock_, req_, [self = shared_from_this()](error_code ec, size_t) {
       if (ec)

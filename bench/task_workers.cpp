@@ -1,5 +1,6 @@
 #include "bench/task_workers.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -10,6 +11,8 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
+
+#include "bench/json_post.hpp"
 
 namespace stepwise::bench {
 
@@ -32,6 +35,14 @@ struct task_workers::shared {
 };
 
 namespace {
+
+/// `body` as a JSON object; empty when it is not one (then what it should
+/// hold counts as errors rather than throwing out of the workers' thread).
+json::object parse_object(const std::string& body) {
+  error_code ec;
+  auto v = json::parse(body, ec);
+  return !ec && v.is_object() ? std::move(v.get_object()) : json::object{};
+}
 
 /// One worker: poll, answer what came, poll again, until told to stop.
 class worker : public std::enable_shared_from_this<worker> {
@@ -73,13 +84,19 @@ private:
       pause_.async_wait([self = shared_from_this()](error_code) { self->poll(); });
       return;
     }
-    auto got = json::parse(body);
     tokens_.clear();
     next_ = 0;
-    for (auto& task : got.at("tasks").as_array()) {
+    auto got = parse_object(body);
+    auto* tasks = got.if_contains("tasks");
+    for (auto& task : tasks && tasks->is_array() ? tasks->get_array() : json::array{}) {
+      auto* token = task.is_object() ? task.get_object().if_contains("token") : nullptr;
+      if (!token || !token->is_string()) {
+        ++*s_.errors; // not a task a poll hands out: nothing to answer
+        continue;
+      }
       if (s_.on_task)
-        s_.on_task(task.as_object());
-      tokens_.emplace_back(task.at("token").as_string());
+        s_.on_task(task.get_object());
+      tokens_.emplace_back(token->get_string());
     }
     if (!s_.batch || tokens_.empty())
       return answer_next();
@@ -94,9 +111,14 @@ private:
     if (status != 200) {
       *s_.errors += tokens_.size();
     } else {
-      auto fates = json::parse(body);
-      for (auto& item : fates.at("items").as_array())
-        ++*(item.as_object().contains("accepted") ? s_.completed : s_.errors);
+      auto fates = parse_object(body);
+      auto* items = fates.if_contains("items");
+      size_t accepted = 0;
+      if (items && items->is_array())
+        for (auto& item : items->get_array())
+          accepted += item.is_object() && item.get_object().contains("accepted") ? 1 : 0;
+      *s_.completed += accepted;
+      *s_.errors += tokens_.size() - std::min(accepted, tokens_.size());
     }
     poll();
   }
@@ -116,14 +138,7 @@ private:
   /// ends this worker (its tasks time out on the server, as a dead
   /// worker's do).
   void send(const std::string& path, std::string body, then_fn then) {
-    req_ = {http::verb::post, path, 11};
-    req_.set(http::field::host, s_.host);
-    req_.set(http::field::content_type, "application/json");
-    if (!s_.token.empty())
-      req_.set(http::field::authorization, "Bearer " + s_.token);
-    req_.keep_alive(true);
-    req_.body() = std::move(body);
-    req_.prepare_payload();
+    req_ = json_post(s_.host, s_.token, path, std::move(body));
     http::async_write(sock_, req_, [self = shared_from_this(), then](error_code ec, size_t) {
       if (ec)
         return self->broke(ec);
@@ -158,7 +173,7 @@ private:
 
 task_workers::task_workers(const http_target& t, const std::string& queue, size_t n, size_t max,
                            bool batch, std::function<void(const json::object&)> on_task)
-  : shared_(std::make_shared<shared>()) {
+  : shared_(std::make_unique<shared>()) {
   unsigned short port = 0;
   auto& s = *shared_;
   s.token = t.token;
@@ -174,7 +189,8 @@ task_workers::task_workers(const http_target& t, const std::string& queue, size_
     errors += n;
     return;
   }
-  thread_ = std::thread([sh = shared_, n, port] {
+  // The thread ends before the set does (the destructor joins it).
+  thread_ = std::thread([sh = shared_.get(), n, port] {
     asio::io_context io{1};
     tcp::resolver resolver{io};
     error_code ec;

@@ -36,10 +36,11 @@ public:
   std::atomic<uint64_t> completed{0};
   std::atomic<uint64_t> errors{0};
 
+  /// What the workers share with the set (task_workers.cpp).
   struct shared;
 
 private:
-  std::shared_ptr<shared> shared_;
+  std::unique_ptr<shared> shared_;
   std::thread thread_;
 };
 
