@@ -202,10 +202,14 @@ namespace {
 void answer_get(dispatcher_ptr self, caf::typed_response_promise<operation> rp,
                 const std::string& id) {
   auto absent = [=] { get_from_store(self, rp, id); };
-  route(
-    self, id,
-    [=](const operation_actor& a) { ask_actor<operation>(self, a, rp, absent, get_atom::value); },
-    absent);
+  // Any error of the actor's (gone after its terminal write, fenced while
+  // a commit was in flight) leaves the store to answer.
+  auto ask = [=](const operation_actor& a) {
+    self->request(a, caf::infinite, get_atom::value)
+      .then([=](operation& op) mutable { rp.deliver(std::move(op)); },
+            [=](caf::error&) mutable { absent(); });
+  };
+  route(self, id, ask, absent);
 }
 
 } // namespace

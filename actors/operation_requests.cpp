@@ -111,12 +111,25 @@ void store_signal(self_ptr self, signal_request& req,
 
 caf::result<operation> on_get(self_ptr self) {
   auto& st = self->state;
-  if (st.commit.durable)
+  if (!st.commit.durable) {
+    // Its create is being written: answered once it is.
+    auto rp = self->make_response_promise<operation>();
+    when_idle(self,
+              [=]() mutable { rp.deliver(self->state.rt->present(*self->state.commit.durable)); });
+    return rp;
+  }
+  if (st.rt->lease && (st.rt->lease->epoch() != st.lease_epoch || !st.rt->lease->holds()))
+    // Another process may drive the operation by now and have written it
+    // since: the dispatcher answers from the store instead.
+    return make_error(errc::stale_revision, "this process's lease on operation '" + st.op.id
+                                              + "' is not sure: read it from the store");
+  if (st.commit.in_flight == nullptr)
     return st.rt->present(*st.commit.durable);
-  // Its create is being written: answered once it is.
+  // A commit in flight may be read already (its events, a list) before its
+  // ack reaches this actor: the answer waits for the ack, so no reader sees
+  // the operation older than something it has read of it.
   auto rp = self->make_response_promise<operation>();
-  when_idle(self,
-            [=]() mutable { rp.deliver(self->state.rt->present(*self->state.commit.durable)); });
+  st.commit.waiters.emplace_back(rp);
   return rp;
 }
 

@@ -119,7 +119,8 @@ void hand_to_watcher(self_ptr self, watch_ready& ready) {
                     rec.last_attempt_at.value_or(st.rt->clk->now()),
                     std::move(ready.task),
                     watch_report_receiver{st.dispatcher},
-                    st.lease_epoch};
+                    st.lease_epoch,
+                    rec.run};
   self->send(watcher_of(st, def), watch_atom::value, std::move(req));
   st.watched.step = idx;
   st.watched.attempt = rec.attempts;

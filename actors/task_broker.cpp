@@ -30,7 +30,7 @@ caf::expected<held_task*> holder_of(task_broker_ptr self, const std::string& tok
                         + "': expected <operation id>.<attempt>.<nonce> as a poll returned it");
   auto i = st.tasks.find(parts->id);
   if (i == st.tasks.end() || i->second.req.attempt != parts->attempt
-      || !names_attempt(*parts, i->second.req.since, i->second.req.step)) {
+      || !names_attempt(*parts, i->second.req.since, i->second.req.step, i->second.req.run)) {
     st.rt->stats.tasks_stale_answers.fetch_add(1, std::memory_order_relaxed);
     return stale_answer("attempt " + std::to_string(parts->attempt) + " of operation " + parts->id
                         + " is no longer waiting for a worker: it ended, timed out or was retried");
@@ -62,7 +62,8 @@ void task_watched(task_broker_ptr self, watch_request& req) {
   if (auto i = st.tasks.find(id); i != st.tasks.end()) {
     auto& t = i->second;
     if (t.req.attempt == req.attempt && t.req.step == req.step
-        && attempt_mark(t.req.since, t.req.step) == attempt_mark(req.since, req.step)) {
+        && attempt_mark(t.req.since, t.req.step, t.req.run)
+             == attempt_mark(req.since, req.step, req.run)) {
       // Told again (a new actor for the operation, its attempt read back
       // from the store at its grain): where it stands stays. An attempt of
       // the same number that began at another time is of a later run.

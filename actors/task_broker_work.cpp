@@ -30,7 +30,7 @@ task_lease hand_out(task_broker_ptr self, held_task& t, const std::string& worke
   auto now = st.rt->clk->now();
   char nonce[17];
   std::snprintf(nonce, sizeof nonce, "%016llx", static_cast<unsigned long long>(st.rng()));
-  t.nonce = attempt_mark(t.req.since, t.req.step) + nonce;
+  t.nonce = attempt_mark(t.req.since, t.req.step, t.req.run) + nonce;
   t.worker = worker;
   if (t.heartbeat_timeout) {
     t.beat_due = now + *t.heartbeat_timeout;
@@ -183,8 +183,7 @@ void end_task(task_broker_ptr self, const std::string& id, outcome result,
     return;
   }
   leave_queue(self, t);
-  t.report = watch_reply{t.req.operation_id, t.req.step, t.req.attempt,
-                         watch_result{std::move(result), std::move(data), {}}, t.req.since};
+  t.report = answer_watch(t.req, watch_result{std::move(result), std::move(data), {}});
   t.reported_at = st.rt->clk->now();
   t.resend_gap = std::chrono::seconds(1);
   t.resend_at = t.reported_at + t.resend_gap;

@@ -111,7 +111,8 @@ std::optional<next_action> apply_watch(operation& op, const workflow& wf, const 
                                        double unit_random, std::vector<event>& out) {
   auto idx = op.cursor();
   if (!awaiting(op, wf, idx) || op.steps[idx].name != reply.step
-      || op.steps[idx].attempts != reply.attempt || !is_watched(*wf.steps()[idx].wait))
+      || op.steps[idx].attempts != reply.attempt || !is_watched(*wf.steps()[idx].wait)
+      || (reply.run && *reply.run != op.steps[idx].run))
     return std::nullopt;
   // Compared at the store's grain: the attempt may have been read back.
   using std::chrono::milliseconds;

@@ -47,6 +47,11 @@ struct watch_reply {
   /// resumed operation goes on with the same attempt number: a report of
   /// the attempt before the pause, late on its way, is not for this one.
   std::optional<time_point> since;
+  /// The step's run, as the request said (none: not checked). A repair
+  /// that sends the step back counts its attempts from 1 again, possibly
+  /// within the same millisecond: a late report of the run before is not
+  /// for this one.
+  std::optional<int32_t> run;
 };
 
 /// (watch_done_atom, watch_reply) to the dispatcher.
@@ -80,7 +85,17 @@ struct watch_request {
   /// since another process drives that operation now. A host's watcher
   /// may ignore it.
   uint64_t lease_epoch = 0;
+  /// The step's run (`step_record::run`): with the attempt, it tells this
+  /// wait from one before a repair sent the step back.
+  int32_t run = 0;
 };
+
+/// Returns the report of `req`'s task settling as `result`: a watcher's
+/// answer, naming the wait it is for.
+inline watch_reply answer_watch(const watch_request& req, watch_result result) {
+  return watch_reply{req.operation_id,  req.step,  req.attempt,
+                     std::move(result), req.since, req.run};
+}
 
 /// The protocol of a watcher (the infrastructure monitor, or any actor of
 /// a host that follows tasks): it is told what to follow and what to stop

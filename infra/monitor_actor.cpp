@@ -102,10 +102,9 @@ void report(self_ptr self, const std::string& id, outcome result, boost::json::o
   if (i == st.tasks.end())
     return;
   auto& req = i->second.req;
-  watch_reply reply{req.operation_id, req.step, req.attempt,
-                    watch_result{std::move(result), std::move(data), std::move(emitted)},
-                    req.since};
-  caf::anon_send(req.reply_to, watch_done_atom::value, std::move(reply));
+  caf::anon_send(
+    req.reply_to, watch_done_atom::value,
+    answer_watch(req, watch_result{std::move(result), std::move(data), std::move(emitted)}));
   st.tasks.erase(i);
   st.stats->reports.fetch_add(1, std::memory_order_relaxed);
   st.stats->watching.fetch_sub(1, std::memory_order_relaxed);

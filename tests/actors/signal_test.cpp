@@ -173,9 +173,8 @@ test_watcher_actor::behavior_type test_watcher(
     // The test's report: answer the last watch with success.
     [=](watch_done_atom) {
       auto& w = self->state.watches.back();
-      watch_reply reply{w.operation_id, w.step, w.attempt, watch_result{done(), {{"by", by}}, {}},
-                        std::nullopt};
-      caf::anon_send(w.reply_to, watch_done_atom::value, std::move(reply));
+      caf::anon_send(w.reply_to, watch_done_atom::value,
+                     answer_watch(w, watch_result{done(), {{"by", by}}, {}}));
     },
   };
 }

@@ -278,6 +278,14 @@ TEST_CASE("transitions: a watcher's report about an attempt that is over is stal
   CHECK(!progress::apply_watch(op, wf, old, {}, t0 + 1s, 0.5, ev));
   watch_reply now = old;
   now.attempt = op.steps[0].attempts;
+  // The same attempt number, begun at the same time, of the run before a
+  // repair sent the step back.
+  op.steps[0].run = 1;
+  watch_reply earlier_run = now;
+  earlier_run.since = op.steps[0].last_attempt_at;
+  earlier_run.run = 0;
+  CHECK(!progress::apply_watch(op, wf, earlier_run, {}, t0 + 1s, 0.5, ev));
+  now.run = 1;
   auto act = progress::apply_watch(op, wf, now, {}, t0 + 1s, 0.5, ev);
   REQUIRE(act);
   CHECK(act->what == next_action::kind::finish);

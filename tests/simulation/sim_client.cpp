@@ -219,9 +219,20 @@ void sim_client::random_call(sim_world& world) {
         [this, what](operation& op) { seen(op, what); }, allowed, id);
       return;
     }
+    // What the store held when the get was sent: the answer is no older
+    // (an event of a newer revision may have been read by then).
+    auto stored = id == unknown_id ? std::nullopt : store_.peek(id);
+    auto floor = stored ? stored->revision : 0;
     ask<operation>(
       world, std::make_tuple(get_atom::value, id), "get " + id,
-      [this, id](operation& op) { seen(op, "get " + id); }, allowed, id);
+      [this, id, floor](operation& op) {
+        seen(op, "get " + id);
+        log_.check_lazy(op.revision >= floor, [&] {
+          return "get " + id + ": the answer shows revision " + std::to_string(op.revision)
+                 + ", older than the " + std::to_string(floor) + " stored when it was asked";
+        });
+      },
+      allowed, id);
   } else if (kind < 12) {
     command_call(world, id);
   } else if (kind < 15) {

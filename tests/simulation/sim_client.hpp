@@ -37,6 +37,15 @@ public:
   /// carried out in either order until both are answered.
   bool several_processes = false;
 
+  /// Whether requests sent one after another may be carried out in either
+  /// order until answered: on several processes, or on one whose change
+  /// met its lost lease and is made again behind those that came after it
+  /// (the schedule keeper's retry on the newest revision). Either order
+  /// is one a client could see, since neither was answered.
+  bool unordered() const {
+    return several_processes || leases;
+  }
+
   /// Sends one random request through `world`.
   void random_call(sim_world& world);
 

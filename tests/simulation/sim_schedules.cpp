@@ -57,14 +57,14 @@ void sim_client::schedule_call(sim_world& world) {
     }
     case 3:
       schedules_[id] = known_schedule{0, call};
-      // Several processes: requests sent to others before this one's
-      // answer may be carried out before the delete (their keepers read
-      // its write later): only those sent after the answer count.
+      // Unordered (several processes, a lost lease): requests sent before
+      // this one's answer may be carried out before the delete: only those
+      // sent after the answer count.
       deleting_[id] += 1;
       ask_keeper<schedule_view>(
         world, std::make_tuple(schedule_delete_atom::value, id, by), "delete schedule " + id,
         [this, id](schedule_view&) {
-          if (several_processes)
+          if (unordered())
             schedules_[id] = known_schedule{0, schedule_calls_};
         },
         missing, [this, id] { deleting_[id] -= 1; });
@@ -126,7 +126,7 @@ void sim_client::check_schedules() {
     for (auto& s : *all)
       if (s.id == id)
         found = &s;
-    if (several_processes && deleting_[id] > 0)
+    if (unordered() && deleting_[id] > 0)
       continue; // carried out at any point until it is answered
     log_.check_lazy(found || k.acked == 0, [&, id = id] {
       return "acknowledged schedule " + id + " is not in the store";

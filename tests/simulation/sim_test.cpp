@@ -147,6 +147,8 @@ TEST_CASE("seeds that found bugs keep every invariant", "[simulation][regression
             "it (the check counted it as lost)"},
     {20994, "a late answer to a keyed start whose operation retention removed, after another "
             "start took the freed key (the check took the later answer for the first)"},
+    {1981, "a task's answer, deferred while a pause was written, applied after a retry reset "
+           "the step (attempt 1 again, in the same millisecond) to the next run's attempt"},
   };
   for (auto& f : seeds) {
     INFO(f.bug);

@@ -193,11 +193,7 @@ watcher_actor::behavior_type sim_watcher(watcher_actor::pointer,
 }
 
 watch_reply settle(const watch_request& req) {
-  watch_reply out;
-  out.operation_id = req.operation_id;
-  out.step = req.step;
-  out.attempt = req.attempt;
-  out.since = req.since;
+  auto out = answer_watch(req, {});
   auto* plan = req.task.if_contains("input");
   out.result.result =
     plan && plan->is_object() ? planned(plan->as_object(), req.step, req.attempt) : done();
