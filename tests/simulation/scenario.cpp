@@ -46,6 +46,17 @@ void scenario::deliver() {
   }
 }
 
+bool scenario::deliver_through(const std::string& receiver, const std::string& words) {
+  while (world_->sched().has_job()) {
+    auto what = world_->deliver(0, true);
+    log.note(what);
+    check_actors(log, *world_);
+    if (what.find(receiver) != std::string::npos && what.find(words) != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
 void scenario::commit() {
   deliver();
   while (world_->writer().has_work() || world_->writer().admission_due()) {

@@ -28,6 +28,11 @@ public:
   /// Delivers every queued message, in the order sent.
   void deliver();
 
+  /// Delivers queued messages one at a time, in the order sent, until one
+  /// whose description holds `receiver` and `words` was delivered. Returns
+  /// false when none was.
+  bool deliver_through(const std::string& receiver, const std::string& words);
+
   /// Writes until nothing is left to write or admit, delivering after each.
   void commit();
 

@@ -222,3 +222,25 @@ TEST_CASE("an admission from a round that read an earlier turn in line is ignore
   INFO(violations(s.log)); // before the fix: it ran without being admitted
   CHECK(!s.log.failed());
 }
+
+TEST_CASE("a get that reaches an operation's actor while its commit is written shows that commit",
+          "[simulation][regression]") {
+  // A reader of the store (the event log) sees a commit before its ack
+  // reaches the actor: a get the actor answered in between showed the
+  // operation older than the operation_succeeded a client had just read.
+  scenario s;
+  auto id = s.start("sim.steps")->id;
+  REQUIRE(s.take_job());
+  s.run_job(); // step a ends
+  s.deliver(); // its result's commit is in flight
+  auto before = s.stored(id)->revision;
+  s.get(id);
+  REQUIRE(s.deliver_through("dispatcher", "sw_get")); // passed on to the actor
+  REQUIRE(s.world().writer().write_once());           // written; its ack comes after the get
+  REQUIRE(s.stored(id)->revision > before);
+  s.deliver();
+  INFO(violations(s.log));
+  CHECK(!s.log.failed());
+  REQUIRE(s.answer());
+  CHECK(s.answer()->revision == s.stored(id)->revision); // before the fix: the revision before
+}
