@@ -14,9 +14,9 @@ namespace stepwise {
 /// is for the current attempt, and for the worker that holds it. The nonce
 /// begins with the step, when the attempt began and the step's run
 /// (`attempt_mark`): the next step's attempt, or a run after a retry or a
-/// repair (attempts count afresh), has the same number, and a token of theirs must not pass for this one's
-/// (a broker after a restart knows no nonce, only the attempt's stored
-/// start).
+/// repair (attempts count afresh), has the same number, and a token of
+/// theirs must not pass for this one's (a broker after a restart knows no
+/// nonce, only the attempt's stored start).
 struct task_token {
   std::string id;
   int32_t attempt = 0;

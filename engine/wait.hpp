@@ -100,7 +100,8 @@ inline watch_reply answer_watch(const watch_request& req, watch_result result) {
 /// The protocol of a watcher (the infrastructure monitor, or any actor of
 /// a host that follows tasks): it is told what to follow and what to stop
 /// following, and answers each watch once, with `(watch_done_atom,
-/// watch_reply)` to the request's `reply_to`.
+/// watch_reply)` to the request's `reply_to` (`answer_watch` builds it, so
+/// that it names the wait it is for).
 using watcher_actor = caf::typed_actor<caf::reacts_to<watch_atom, watch_request>,
                                        caf::reacts_to<unwatch_atom, std::string, int32_t>>;
 

@@ -39,18 +39,21 @@ scenario::~scenario() {
     (void)world_.release(); // see simulation.cpp
 }
 
+std::string scenario::deliver_one(bool say) {
+  auto what = world_->deliver(0, say);
+  log.note(what);
+  check_actors(log, *world_);
+  return what;
+}
+
 void scenario::deliver() {
-  while (world_->sched().has_job()) {
-    log.note(world_->deliver(0, log.tracing()));
-    check_actors(log, *world_);
-  }
+  while (world_->sched().has_job())
+    deliver_one(log.tracing());
 }
 
 bool scenario::deliver_through(const std::string& receiver, const std::string& words) {
   while (world_->sched().has_job()) {
-    auto what = world_->deliver(0, true);
-    log.note(what);
-    check_actors(log, *world_);
+    auto what = deliver_one(true);
     if (what.find(receiver) != std::string::npos && what.find(words) != std::string::npos)
       return true;
   }

@@ -91,6 +91,9 @@ public:
   std::shared_ptr<sim_store> store;
 
 private:
+  /// Delivers the first queued message; returns what it was (`say`).
+  std::string deliver_one(bool say);
+
   template <class T, class... Ts>
   void ask(std::tuple<Ts...> msg);
 
