@@ -37,7 +37,7 @@ TEST_CASE("keys and limits hold across SIGKILL at random points", "[durability][
     CHECK(killed_or_clean(runs[i]));
   }
   auto pid = spawn({child, "admission", uri, effects, acked, "finish"});
-  REQUIRE(WEXITSTATUS(reap(pid)) == 0);
+  REQUIRE(exited_zero(reap(pid)));
 
   auto st = open_store(uri);
   REQUIRE(st);

@@ -12,6 +12,7 @@
 
 #include "engine/errc.hpp"
 #include "storage/open_engine.hpp"
+#include "storage/open_store.hpp"
 
 namespace stepwise::test {
 
@@ -41,18 +42,26 @@ int64_t wall_us() {
     .count();
 }
 
-// Operations not yet terminal, of every process when the store is shared.
-// A failed list counts as active: the child must not exit on it.
-bool any_active(engine& eng) {
-  for (auto st : {op_state::pending, op_state::in_progress, op_state::waiting}) {
-    list_filter f;
-    f.state = st;
-    f.limit = 1;
-    auto page = eng.list(f);
-    if (!page || !page->items.empty())
+// Whether an operation of any process (the store may be shared) is not
+// yet terminal and not paused. One store query per page, not one list per
+// state: an operation that went from waiting back to in_progress between
+// two lists was in neither, and the child exited under it (the parent of a
+// fan-out, whose children all ended, in the sanitized CI). Pages follow
+// creation order, so every operation is looked at once; one still active
+// when looked at keeps the child running. A failed read counts as active.
+bool any_active(store& st) {
+  std::optional<active_position> after;
+  for (;;) {
+    auto page = st.load_active_page(after, 256);
+    if (!page)
       return true;
+    for (auto& op : *page)
+      if (op.state != op_state::paused)
+        return true;
+    if (page->size() < 256)
+      return false;
+    after = active_position{page->back().created_at, page->back().id};
   }
-  return false;
 }
 
 } // namespace
@@ -121,7 +130,12 @@ int run_child(const child_args& args, child_setup setup) {
   std::optional<std::chrono::steady_clock::time_point> give_up;
   if (setup.idle_within)
     give_up = std::chrono::steady_clock::now() + *setup.idle_within;
-  while (any_active(*eng) || !setup.exit_when_idle) {
+  auto reads = open_store(setup.engine.store_uri);
+  if (!reads) {
+    std::cerr << message_of(reads.error()) << '\n';
+    return exit_launch_failed;
+  }
+  while (!setup.exit_when_idle || any_active(**reads)) {
     if (give_up && std::chrono::steady_clock::now() > *give_up) {
       auto s = std::chrono::duration_cast<std::chrono::seconds>(*setup.idle_within);
       std::cerr << "child: operations still active after " << s.count() << " s\n";

@@ -111,8 +111,12 @@ std::vector<int> kill_at_random(const std::vector<std::string>& args, const std:
   return out;
 }
 
+bool exited_zero(int status) {
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 bool killed_or_clean(int status) {
-  return WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  return WIFSIGNALED(status) || exited_zero(status);
 }
 
 event_log read_event_log(store& st) {

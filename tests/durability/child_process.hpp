@@ -55,6 +55,10 @@ int crash_cycles(int fallback);
 std::vector<int> kill_at_random(const std::vector<std::string>& args, const std::string& acked,
                                 int runs);
 
+/// Returns whether `status` is an exit with 0 (not a death by a signal,
+/// whose WEXITSTATUS is 0 too).
+bool exited_zero(int status);
+
 /// Returns whether `status` is a death by a signal or an exit with 0.
 bool killed_or_clean(int status);
 

@@ -39,7 +39,7 @@ TEST_CASE("operations survive SIGKILL at random points", "[durability]") {
     CHECK(killed_or_clean(runs[i]));
   }
   auto pid = spawn({child, "crash", db, effects, acked, "finish"});
-  REQUIRE(WEXITSTATUS(reap(pid)) == 0);
+  REQUIRE(exited_zero(reap(pid)));
 
   auto st = open_store("sqlite:" + db);
   REQUIRE(st);

@@ -98,7 +98,7 @@ TEST_CASE("SIGKILL during fan-outs of 1,000 children never makes a second child 
     CHECK(killed_or_clean(status));
   }
   auto pid = spawn({child, "fanout", db, effects, acked, "finish", n});
-  REQUIRE(WEXITSTATUS(reap(pid)) == 0);
+  REQUIRE(exited_zero(reap(pid)));
 
   auto st = open_store("sqlite:" + db);
   REQUIRE(st);

@@ -90,7 +90,7 @@ TEST_CASE("a paused operation stays paused across SIGKILL and resumes after it",
   CHECK(lines(effects).size() == effects_when_held);
 
   pid = spawn({child, "admission", uri, effects, acked, "resume", id});
-  REQUIRE(WEXITSTATUS(reap(pid)) == 0);
+  REQUIRE(exited_zero(reap(pid)));
 
   auto st = open_store(uri);
   REQUIRE(st);

@@ -79,7 +79,7 @@ struct killed_on_v1 {
   store_ptr restarted_as(const std::string& mode) {
     auto pid = spawn({env_or_empty("STEPWISE_TEST_CHILD"), "version", dir + "/ops.db", effects(),
                       dir + "/acked", mode});
-    REQUIRE(WEXITSTATUS(reap(pid)) == 0);
+    REQUIRE(exited_zero(reap(pid)));
     auto st = open_store("sqlite:" + dir + "/ops.db");
     REQUIRE(st);
     return *st;
