@@ -232,14 +232,22 @@ void on_finished(dispatcher_ptr self, const std::string& id, const op_snapshot& 
   // owns may be refused too (the stored command it carried out was
   // refused by another process meanwhile). Resumed from the store then,
   // else nobody would drive it.
+  // Not if this process loses its lease meanwhile: the lease's owner id
+  // stays until it rejoins, so the owner check alone would resume, under
+  // the next lease, an operation another process has claimed since. At
+  // once, not by a message to itself, which a loss could overtake.
   if (!snap && st.rt->lease)
     self->request(st.rt->reader(), caf::infinite, load_atom::value, id)
       .then(
-        [self](maybe_op& res) {
+        [self, epoch = st.rt->leases_lost_handled.load(std::memory_order_acquire)](maybe_op& res) {
+          auto& st = self->state;
           auto& op = res.value;
-          if (op && !is_terminal(op->state) && op->owner == self->state.rt->lease->owner()
-              && self->state.live.count(op->id) == 0)
-            self->send(self, recover_atom::value, recovered_ops{{std::move(*op)}});
+          if (op && !is_terminal(op->state) && op->owner == st.rt->lease->owner()
+              && epoch == st.rt->leases_lost_handled.load(std::memory_order_acquire)
+              && st.live.count(op->id) == 0) {
+            recovered_ops found{{std::move(*op)}};
+            on_recover(self, found);
+          }
         },
         [](caf::error&) {
           // The engine stops: recovery at the next start resumes it.

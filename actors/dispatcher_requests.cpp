@@ -186,8 +186,14 @@ void to_actor(dispatcher_ptr self, promise<T> rp, const std::string& id,
 } // namespace
 
 // A report about an operation this process does not drive is dropped (its
-// owner tells its own watcher again).
+// owner tells its own watcher again), as is one of a watch asked under a
+// lease this process has lost since (the operation's new actor told its
+// watcher again: engine/wait.hpp).
 void on_report(dispatcher_ptr self, watch_reply& reply) {
+  auto& rt = self->state.rt;
+  if (rt->lease && reply.lease_epoch
+      && *reply.lease_epoch != rt->leases_lost_handled.load(std::memory_order_acquire))
+    return;
   auto id = reply.operation_id;
   if (self->state.sleepers.contains(id))
     wake(self, id);

@@ -68,9 +68,12 @@ void task_watched(task_broker_ptr self, watch_request& req) {
       // from the store at its grain): where it stands stays. An attempt of
       // the same number that began at another time is of a later run.
       t.req.reply_to = req.reply_to;
+      t.req.lease_epoch = req.lease_epoch;
       t.canceled = false;
-      if (t.report) // the operation did not get it: it waits still
+      if (t.report) { // the operation did not get it: it waits still
+        t.report->lease_epoch = req.lease_epoch;
         caf::anon_send(t.req.reply_to, watch_done_atom::value, *t.report);
+      }
       return;
     }
     drop_task(self, id);

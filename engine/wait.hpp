@@ -52,6 +52,12 @@ struct watch_reply {
   /// within the same millisecond: a late report of the run before is not
   /// for this one.
   std::optional<int32_t> run;
+  /// The lease count the request was asked under (none: not checked). A
+  /// report of a watch asked before this process lost its lease is not
+  /// applied: the operation's new actor has told its watcher again, and
+  /// that watch reports; applying the old report too would leave the new
+  /// watch's task to be handed out after its step succeeded.
+  std::optional<uint64_t> lease_epoch{};
 };
 
 /// (watch_done_atom, watch_reply) to the dispatcher.
@@ -93,8 +99,8 @@ struct watch_request {
 /// Returns the report of `req`'s task settling as `result`: a watcher's
 /// answer, naming the wait it is for.
 inline watch_reply answer_watch(const watch_request& req, watch_result result) {
-  return watch_reply{req.operation_id,  req.step,  req.attempt,
-                     std::move(result), req.since, req.run};
+  return watch_reply{req.operation_id, req.step, req.attempt,    std::move(result),
+                     req.since,        req.run,  req.lease_epoch};
 }
 
 /// The protocol of a watcher (the infrastructure monitor, or any actor of

@@ -78,7 +78,10 @@ cp -r "$src/examples/host" "$work/host"
 meson setup "$work/host-build" "$work/host" >/dev/null || fail "meson setup of the host failed"
 ninja -C "$work/host-build" >"$work/compile.log" 2>&1 || { cat "$work/compile.log" >&2; fail "the host does not build"; }
 
-"$work/host-build/host" --listen 127.0.0.1:0 --store "sqlite:$work/host.db" >"$work/host.log" 2>&1 &
+# The log exists before the loop below reads it: the background job
+# opens its redirection only once it runs.
+: >"$work/host.log"
+"$work/host-build/host" --listen 127.0.0.1:0 --store "sqlite:$work/host.db" >>"$work/host.log" 2>&1 &
 pid=$!
 url=
 i=0

@@ -122,6 +122,8 @@ TEST_CASE("seeds that found bugs keep every invariant", "[simulation][regression
     {11386, "a resume that changed nothing answered from a process's cache after another "
             "process had deleted the schedule"},
     {1698, "a delete in flight through one process undid a replace acknowledged by another"},
+    {50023, "an operation whose write was fenced, read back to be resumed, was resumed after "
+            "its process had lost its lease and rejoined: another process had claimed it"},
     // Task steps and their workers.
     {70, "a worker's answer whose report the dispatcher could not deliver (the passive "
          "operation's read failed) was forgotten: the operation waited for ever"},
@@ -138,6 +140,9 @@ TEST_CASE("seeds that found bugs keep every invariant", "[simulation][regression
             "had taken over yet: the drain check counted it as lost"},
     {3988, "a process whose lease had expired (another claimed its operations) handed out a task "
            "of a step the new owner had completed"},
+    {48897, "a worker's answer, resent after its process lost and rejoined its lease, completed "
+            "the step through the operation's new actor while that actor's watch was on its way "
+            "to the broker, which then handed the task out again"},
     {5414, "a poll that came after the process rejoined, before its broker heard of the lost "
            "lease, was handed a task of the ended lease: its step had succeeded elsewhere"},
     {9688, "a retry from a step that starts children found the slot of an earlier run's child "
