@@ -243,6 +243,13 @@ caf::result<operation> on_command(dispatcher_ptr self, const std::string& id,
   req->from_store = [cmd, clk](const operation& op) -> caf::expected<operation> {
     if (auto err = check_fields(op, cmd))
       return err;
+    if (allows(op, cmd, clk->now()))
+      // The process that drives it refused the stored command, in the
+      // state it saw then; the operation has moved on since.
+      return make_error(errc::invalid_state, "operation '" + op.id + "' is " + to_string(op.state)
+                                               + ": the process that drives it refused the "
+                                               + to_string(cmd.kind)
+                                               + " in the state it was in then; send it again");
     return refusal(op, cmd, clk->now());
   };
   req->storable = req->revive;

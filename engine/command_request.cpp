@@ -109,6 +109,8 @@ caf::error refusal(const operation& op, const command_request& req, time_point n
       if (!allows(op, req.kind, now) && !succeeded_ok)
         break;
       auto stop = progress::restart_point(op);
+      if (stop >= op.steps.size())
+        break; // nothing has to run first: not refused for the step
       return state_refusal(op, "from_step '" + req.from_step + "' comes after step '"
                                  + op.steps[stop].name
                                  + "', which has to run first; retry from that step or "

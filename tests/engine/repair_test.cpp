@@ -92,6 +92,24 @@ TEST_CASE("a from_step past the step where the operation stopped is refused", "[
   CHECK(message_of(no).find("comes after step 'b'") != std::string::npos);
 }
 
+// The dispatcher asks for the refusal of a command that the process
+// driving the operation refused, for the operation as read back, which
+// may take the command by now.
+TEST_CASE("the refusal of a retry from a step of an operation that would take it names its state",
+          "[engine][repair]") {
+  auto wf = three();
+  auto op = fresh(wf);
+  std::vector<event> ev;
+  progress::create(op, wf, t0, ev);
+  for (size_t i = 0; i < 3; ++i)
+    progress::apply_result(op, wf, i, done(), false, 1ms, t0, 0.5, ev);
+  auto req = repair(command::retry, "b");
+  REQUIRE(allows(op, req, t0));
+  auto no = refusal(op, req, t0);
+  CHECK(code_of(no) == errc::invalid_state);
+  CHECK(message_of(no).rfind("operation '" + op.id + "' is succeeded: ", 0) == 0);
+}
+
 TEST_CASE("skip: only the failed, paused or waiting step, with a reason", "[engine][repair]") {
   auto wf = three();
   auto op = fresh(wf);

@@ -124,6 +124,9 @@ TEST_CASE("seeds that found bugs keep every invariant", "[simulation][regression
     {1698, "a delete in flight through one process undid a replace acknowledged by another"},
     {50023, "an operation whose write was fenced, read back to be resumed, was resumed after "
             "its process had lost its lease and rejoined: another process had claimed it"},
+    {105929, "a retry from a step, stored for the owner and refused by it, was answered from "
+             "the operation read back, which would now take it: the refusal's text read past "
+             "the steps, and the dispatcher died of bad_alloc"},
     // Task steps and their workers.
     {70, "a worker's answer whose report the dispatcher could not deliver (the passive "
          "operation's read failed) was forgotten: the operation waited for ever"},
