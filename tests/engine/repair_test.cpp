@@ -20,6 +20,16 @@ workflow three() {
   return workflow("w", 1).step(1, noop("a")).step(2, noop("b")).step(3, noop("c"));
 }
 
+/// An operation of `three()` whose three steps succeeded; `ev` has its
+/// events.
+operation all_done(const workflow& wf, std::vector<event>& ev) {
+  auto op = fresh(wf);
+  progress::create(op, wf, t0, ev);
+  for (size_t i = 0; i < 3; ++i)
+    progress::apply_result(op, wf, i, done(), false, 1ms, t0, 0.5, ev);
+  return op;
+}
+
 command_request repair(command kind, std::string step, std::string reason = {}) {
   command_request req;
   req.kind = kind;
@@ -52,11 +62,8 @@ TEST_CASE("merge patch: RFC 7396, sealed values replaced whole, paths named", "[
 TEST_CASE("retry from a step resets it and those after it, never those before",
           "[engine][repair]") {
   auto wf = three();
-  auto op = fresh(wf);
   std::vector<event> ev;
-  progress::create(op, wf, t0, ev);
-  for (size_t i = 0; i < 3; ++i)
-    progress::apply_result(op, wf, i, done(), false, 1ms, t0, 0.5, ev);
+  auto op = all_done(wf, ev);
   REQUIRE(op.state == op_state::succeeded);
   CHECK(!allows(op, command_request::retry(), t0));
   auto req = repair(command::retry, "b");
@@ -98,11 +105,8 @@ TEST_CASE("a from_step past the step where the operation stopped is refused", "[
 TEST_CASE("the refusal of a retry from a step of an operation that would take it names its state",
           "[engine][repair]") {
   auto wf = three();
-  auto op = fresh(wf);
   std::vector<event> ev;
-  progress::create(op, wf, t0, ev);
-  for (size_t i = 0; i < 3; ++i)
-    progress::apply_result(op, wf, i, done(), false, 1ms, t0, 0.5, ev);
+  auto op = all_done(wf, ev);
   auto req = repair(command::retry, "b");
   REQUIRE(allows(op, req, t0));
   auto no = refusal(op, req, t0);
