@@ -66,6 +66,10 @@ void route(dispatcher_ptr self, const std::string& id,
   absent();
 }
 
+bool lost_since(dispatcher_ptr self, uint64_t epoch) {
+  return epoch < self->state.rt->leases_lost_handled.load(std::memory_order_acquire);
+}
+
 bool from_owner(dispatcher_ptr self, const std::string& id) {
   auto i = self->state.live.find(id);
   return i != self->state.live.end()
@@ -231,11 +235,10 @@ void on_finished(dispatcher_ptr self, const std::string& id, const op_snapshot& 
   // Fenced on a shared store: a write of an operation this process still
   // owns may be refused too (the stored command it carried out was
   // refused by another process meanwhile). Resumed from the store then,
-  // else nobody would drive it.
-  // Not if this process loses its lease meanwhile: the lease's owner id
-  // stays until it rejoins, so the owner check alone would resume, under
-  // the next lease, an operation another process has claimed since. At
-  // once, not by a message to itself, which a loss could overtake.
+  // else nobody would drive it; but not after a lost lease (its owner id
+  // stays until the process rejoins, so the owner check alone would
+  // resume an operation another process claimed since), and at once, not
+  // by a message to itself, which a loss could overtake.
   if (!snap && st.rt->lease)
     self->request(st.rt->reader(), caf::infinite, load_atom::value, id)
       .then(
@@ -243,8 +246,7 @@ void on_finished(dispatcher_ptr self, const std::string& id, const op_snapshot& 
           auto& st = self->state;
           auto& op = res.value;
           if (op && !is_terminal(op->state) && op->owner == st.rt->lease->owner()
-              && epoch == st.rt->leases_lost_handled.load(std::memory_order_acquire)
-              && st.live.count(op->id) == 0) {
+              && !lost_since(self, epoch) && st.live.count(op->id) == 0) {
             recovered_ops found{{std::move(*op)}};
             on_recover(self, found);
           }

@@ -311,6 +311,11 @@ void forget_task(dispatcher_ptr self, const std::string& id);
 /// one already drives the same operation (dispatcher.cpp).
 bool from_owner(dispatcher_ptr self, const std::string& id);
 
+/// Returns whether the lease counted `epoch` (`runtime::leases_lost_handled`
+/// when something was asked under it) was lost and its loss handled since:
+/// what was asked under it no longer counts here.
+bool lost_since(dispatcher_ptr self, uint64_t epoch);
+
 /// Loads a passivated (or unowned) operation and gives it an actor again;
 /// requests for it are held meanwhile (dispatcher_parking.cpp).
 void wake(dispatcher_ptr self, const std::string& id);

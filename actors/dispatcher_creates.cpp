@@ -15,13 +15,6 @@ namespace stepwise {
 
 namespace {
 
-/// An operation written under the lease's `epoch`: that lease was lost,
-/// and this process dropped its operations then. (A later epoch: the
-/// loss is not handled yet, and drops it with the others.)
-bool lost_since(dispatcher_ptr self, uint64_t epoch) {
-  return epoch < self->state.rt->leases_lost_handled.load(std::memory_order_acquire);
-}
-
 /// The actor of `id` is gone or is told to go: it is no longer live.
 void drop(dispatcher_ptr self, const std::string& id, bool stop) {
   auto& st = self->state;

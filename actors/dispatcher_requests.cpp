@@ -190,9 +190,7 @@ void to_actor(dispatcher_ptr self, promise<T> rp, const std::string& id,
 // lease this process has lost since (the operation's new actor told its
 // watcher again: engine/wait.hpp).
 void on_report(dispatcher_ptr self, watch_reply& reply) {
-  auto& rt = self->state.rt;
-  if (rt->lease && reply.lease_epoch
-      && *reply.lease_epoch != rt->leases_lost_handled.load(std::memory_order_acquire))
+  if (self->state.rt->lease && reply.lease_epoch && lost_since(self, *reply.lease_epoch))
     return;
   auto id = reply.operation_id;
   if (self->state.sleepers.contains(id))

@@ -50,15 +50,16 @@ int64_t wall_us() {
 // creation order, so every operation is looked at once; one still active
 // when looked at keeps the child running. A failed read counts as active.
 bool any_active(store& st) {
+  constexpr size_t page_size = 256;
   std::optional<active_position> after;
   for (;;) {
-    auto page = st.load_active_page(after, 256);
+    auto page = st.load_active_page(after, page_size);
     if (!page)
       return true;
     for (auto& op : *page)
       if (op.state != op_state::paused)
         return true;
-    if (page->size() < 256)
+    if (page->size() < page_size)
       return false;
     after = active_position{page->back().created_at, page->back().id};
   }
